@@ -1,0 +1,116 @@
+// Commander wiring: flags -> parsed options -> a lazily imported command (STYLE.md "Commands").
+// Nothing here may import the Kubernetes client, the AWS SDK or zod: `--help` and `--version` must stay fast.
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
+import { ExitCode, KarpDriftError } from './errors.js';
+import type { GlobalOptions, Io } from './io.js';
+
+/** What every command receives besides its own options. */
+export interface CommandContext {
+  globals: GlobalOptions;
+  io: Io;
+  env: NodeJS.ProcessEnv;
+  /** Aborted on SIGINT/SIGTERM. */
+  signal: AbortSignal;
+}
+
+export interface RunEnvironment {
+  io: Io;
+  env: NodeJS.ProcessEnv;
+  stdoutIsTTY: boolean;
+  signal: AbortSignal;
+  /** argv[1]'s basename, so `kubectl karp-drift` names itself that way. */
+  invokedAs?: string;
+}
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+export function buildProgram(run: RunEnvironment): Command {
+  const program = new Command();
+  program
+    .name(run.invokedAs === 'kubectl-karp_drift' ? 'kubectl karp-drift' : 'karp-drift')
+    .description('Upgrade Karpenter-managed EKS worker nodes through drift: resolve EKS-optimized AMIs, pin them, apply, follow.')
+    .version(version(), '--version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG or ~/.kube/config)')
+    .option('--context <name>', 'kubeconfig context to use')
+    .option('--region <region>', 'AWS region (default: the SDK chain, e.g. $AWS_REGION)')
+    .option('--profile <name>', 'AWS shared-config profile')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['human', 'json']).default('human'))
+    .option('--no-color', 'disable colour (also NO_COLOR)')
+    .option('-v, --verbose', 'log API calls and decisions to stderr')
+    .option('-q, --quiet', 'print results only, no progress')
+    .configureHelp({ showGlobalOptions: true })
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => run.io.out(s), writeErr: (s) => run.io.err(s) });
+
+  const context = async (cmd: Command): Promise<CommandContext> => {
+    const { parseGlobalOptions } = await import('./options.js');
+    return { globals: parseGlobalOptions(cmd.optsWithGlobals(), run.env, run.stdoutIsTTY), io: run.io, env: run.env, signal: run.signal };
+  };
+
+  program
+    .command('amis')
+    .description('Resolve EKS-optimized AMI IDs from SSM public parameters and verify them in EC2')
+    .requiredOption('--to <minor>', 'Kubernetes minor version, e.g. 1.31')
+    .option('--family <list>', 'al2, al2023, bottlerocket, windows2019, windows2022, windows2025; a comma list or all (default: al2023)')
+    .option('--arch <list>', 'amd64, arm64; a comma list or all (default: all)')
+    .option('--variant <list>', 'standard, nvidia, neuron; a comma list or all (default: standard)')
+    .option('--release <release>', 'latest, or a pinned AMI release: vYYYYMMDD (AL2, AL2023), X.Y.Z (Bottlerocket)', 'latest')
+    .action(async (flags: Record<string, unknown>, cmd: Command) => {
+      const ctx = await context(cmd);
+      const [{ parseAmisOptions }, { amis }] = await Promise.all([import('./options.js'), import('./commands/amis.js')]);
+      await amis(parseAmisOptions(flags), ctx);
+    });
+
+  program
+    .command('render')
+    .description('Render an EC2NodeClass and a NodePool with pinned amiSelectorTerms (multi-document YAML on stdout)')
+    .requiredOption('--to <minor>', 'Kubernetes minor version, e.g. 1.31')
+    .requiredOption('--cluster-name <name>', 'EKS cluster name (selects subnets and security groups tagged karpenter.sh/discovery)')
+    .requiredOption('--role <iam-role>', 'IAM role name of the nodes')
+    .option('--family <family>', 'AMI family: al2, al2023, bottlerocket, windows2019, windows2022, windows2025', 'al2023')
+    .addOption(new Option('--pin <form>', 'id: one id term per architecture; alias: family@release').choices(['id', 'alias']).default('id'))
+    .option('--release <release>', 'AMI release to pin (default: the newest concrete release)', 'latest')
+    .option('--templates <dir>', 'directory holding your own ec2nodeclass.yaml and nodepool.yaml')
+    .option('--name <name>', 'name of both objects', 'default')
+    .action(async (flags: Record<string, unknown>, cmd: Command) => {
+      const ctx = await context(cmd);
+      const [{ parseRenderOptions }, { render }] = await Promise.all([import('./options.js'), import('./commands/render.js')]);
+      await render(parseRenderOptions(flags), ctx);
+    });
+
+  return program;
+}
+
+function printError(io: Io, err: KarpDriftError, verbose: boolean): void {
+  io.err(`error: ${err.message}\n`);
+  if (err.hint) io.err(`  next: ${err.hint}\n`);
+  if (verbose && err.cause instanceof Error) io.err(`  cause: ${err.cause.message}\n`);
+}
+
+/** Runs the CLI and returns the exit code; never exits the process itself. */
+export async function runCli(argv: string[], run: RunEnvironment): Promise<ExitCode> {
+  const program = buildProgram(run);
+  const verbose = argv.includes('-v') || argv.includes('--verbose');
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return ExitCode.Success;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      const ok = ['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(err.code);
+      return ok ? ExitCode.Success : ExitCode.Usage;
+    }
+    if (err instanceof KarpDriftError) {
+      printError(run.io, err, verbose);
+      return err.exitCode;
+    }
+    const e = err instanceof Error ? err : new Error(String(err));
+    run.io.err(`internal error (a bug in karp-drift; please report it with this output):\n${e.stack ?? e.message}\n`);
+    return ExitCode.Internal;
+  }
+}

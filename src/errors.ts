@@ -1,0 +1,52 @@
+// Typed errors carrying the exit-code contract (README "Exit codes"). Only src/main.ts exits.
+export const ExitCode = {
+  Success: 0,
+  Failure: 1,
+  Usage: 2,
+  Refused: 3,
+  Stalled: 4,
+  Timeout: 5,
+  Internal: 70,
+  Interrupted: 130,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+export interface KarpDriftErrorOptions extends ErrorOptions {
+  /** What the user should do next; printed on its own line under the message. */
+  hint?: string;
+}
+
+export abstract class KarpDriftError extends Error {
+  abstract readonly exitCode: ExitCode;
+  readonly hint?: string;
+  constructor(message: string, options: KarpDriftErrorOptions = {}) {
+    super(message, options);
+    this.name = new.target.name;
+    this.hint = options.hint;
+  }
+}
+
+/** An AWS or Kubernetes API call failed, or an apply was rejected. */
+export class RuntimeFailure extends KarpDriftError {
+  readonly exitCode = ExitCode.Failure;
+}
+/** Bad flag or value, unknown version or family, nothing found for what was asked. Nothing was changed. */
+export class UsageError extends KarpDriftError {
+  readonly exitCode = ExitCode.Usage;
+}
+/** A preflight check or a field-manager conflict stopped it. Nothing was changed. */
+export class RefusedError extends KarpDriftError {
+  readonly exitCode = ExitCode.Refused;
+}
+/** No progress for --stall-timeout; changes are applied and the diagnosis has been printed. */
+export class StalledError extends KarpDriftError {
+  readonly exitCode = ExitCode.Stalled;
+}
+/** --timeout reached; changes are applied. */
+export class TimeoutError extends KarpDriftError {
+  readonly exitCode = ExitCode.Timeout;
+}
+/** SIGINT/SIGTERM. */
+export class InterruptedError extends KarpDriftError {
+  readonly exitCode = ExitCode.Interrupted;
+}

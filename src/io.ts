@@ -1,0 +1,39 @@
+// The three outputs a command has: results on stdout, progress and logs on stderr, and whether a person is watching.
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  /** stdout and stdin are a terminal: confirmation prompts and live redraws are allowed. */
+  interactive: boolean;
+}
+
+export type OutputFormat = 'human' | 'json';
+
+/** Options every command takes (README "Global options"). */
+export interface GlobalOptions {
+  kubeconfig?: string;
+  context?: string;
+  region?: string;
+  profile?: string;
+  output: OutputFormat;
+  color: boolean;
+  verbose: boolean;
+  quiet: boolean;
+}
+
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  debug(message: string): void;
+}
+
+export function logger(io: Io, options: Pick<GlobalOptions, 'quiet' | 'verbose'>): Logger {
+  return {
+    info: (m) => {
+      if (!options.quiet) io.err(`${m}\n`);
+    },
+    warn: (m) => io.err(`warning: ${m}\n`),
+    debug: (m) => {
+      if (options.verbose) io.err(`debug: ${m}\n`);
+    },
+  };
+}

@@ -1,0 +1,177 @@
+// Strings in, typed options out: the pure parsing behind every command's flags (STYLE.md "Commands").
+// Imported lazily from cli.ts so that `--help` loads neither zod nor anything heavier.
+import { z } from 'zod';
+import { UsageError } from './errors.js';
+import { AMI_FAMILIES, ARCHES, VARIANTS, type AmiFamily, type Arch, type Variant } from './ami/families.js';
+import type { GlobalOptions, OutputFormat } from './io.js';
+
+const MINOR_FORMS = 'accepted forms: 1.31, v1.31, or 1.31.4 (AMIs are published per minor)';
+
+export interface KubernetesMinor {
+  /** "1.31" */
+  version: string;
+  /** Set when the input carried more than a minor, e.g. a patch. */
+  note?: string;
+}
+
+export function parseKubernetesMinor(value: string, flag = '--to'): KubernetesMinor {
+  const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?$/.exec(value.trim());
+  if (!m || m[1] !== '1') {
+    throw new UsageError(`${flag} ${JSON.stringify(value)} is not a Kubernetes version; ${MINOR_FORMS}`);
+  }
+  const version = `1.${Number(m[2])}`;
+  if (m[3] !== undefined) {
+    return { version, note: `${flag} ${value}: EKS-optimized AMIs are published per minor; using ${version}` };
+  }
+  return { version };
+}
+
+/** One value, a comma list, or `all`. */
+export function parseChoiceList<T extends string>(value: string, allowed: readonly T[], flag: string): { values: T[]; all: boolean } {
+  const items = value
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+  if (items.length === 1 && items[0] === 'all') return { values: [...allowed], all: true };
+  if (items.length === 0) throw new UsageError(`${flag} is empty; expected one of ${allowed.join(', ')}, a comma list, or all`);
+  for (const item of items) {
+    if (!(allowed as readonly string[]).includes(item)) {
+      const hint = item === 'x86_64' ? ' (architectures use Kubernetes names: amd64, arm64)' : '';
+      throw new UsageError(`${flag} ${JSON.stringify(item)} is not valid${hint}; expected one of ${allowed.join(', ')}, a comma list, or all`);
+    }
+  }
+  return { values: [...new Set(items)] as T[], all: false };
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Go-style durations (`90s`, `15m`, `1h30m`), as kubectl's --timeout; `2d` is rejected as Go rejects it. */
+export function parseDuration(value: string, flag: string): number {
+  const text = value.trim();
+  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
+  if (!text || parts.map((p) => p[0]).join('') !== text) {
+    throw new UsageError(`${flag} ${JSON.stringify(value)} is not a duration; use Go durations such as 90s, 15m or 1h30m (units ms, s, m, h)`);
+  }
+  return parts.reduce((ms, p) => ms + Number(p[1]) * DURATION_UNITS[p[2]!]!, 0);
+}
+
+/** Releases as the versioned SSM paths name them: vYYYYMMDD (AL2, AL2023) or X.Y.Z (Bottlerocket, `v` optional). */
+export function parseRelease(value: string): string {
+  const text = value.trim();
+  if (text === 'latest') return 'latest';
+  if (/^v?\d{8}$/.test(text)) return text.startsWith('v') ? text : `v${text}`;
+  if (/^v?\d+\.\d+\.\d+$/.test(text)) return text.replace(/^v/, '');
+  throw new UsageError(
+    `--release ${JSON.stringify(value)} is not an AMI release; use latest, vYYYYMMDD (AL2, AL2023, e.g. v20241109) or X.Y.Z (Bottlerocket, e.g. 1.26.1)`,
+  );
+}
+
+// Each flag parser throws UsageError; this turns it into a zod issue so one schema reports the first bad flag.
+function flag<T>(parse: (v: string) => T) {
+  return z.string().transform((v, ctx) => {
+    try {
+      return parse(v);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
+      return z.NEVER;
+    }
+  });
+}
+
+function parseWith<S extends z.ZodType>(schema: S, flags: unknown): z.output<S> {
+  const result = schema.safeParse(flags);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const where = issue.path.length > 0 && issue.code !== 'custom' ? `--${issue.path.join('.').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: ` : '';
+    throw new UsageError(`${where}${issue.message}`);
+  }
+  return result.data;
+}
+
+export function parseGlobalOptions(flags: Record<string, unknown>, env: NodeJS.ProcessEnv, stdoutIsTTY: boolean): GlobalOptions {
+  const schema = z.object({
+    kubeconfig: z.string().min(1).optional(),
+    context: z.string().min(1).optional(),
+    region: z.string().min(1).optional(),
+    profile: z.string().min(1).optional(),
+    output: z.enum(['human', 'json'] satisfies OutputFormat[], { message: '-o/--output must be human or json' }).default('human'),
+    color: z.boolean().default(true),
+    verbose: z.boolean().default(false),
+    quiet: z.boolean().default(false),
+  });
+  const g = parseWith(schema, flags);
+  if (g.verbose && g.quiet) throw new UsageError('-v/--verbose and -q/--quiet cannot be used together');
+  const noColorEnv = env.NO_COLOR !== undefined && env.NO_COLOR !== '';
+  return { ...g, color: g.color && !noColorEnv && stdoutIsTTY && g.output === 'human' };
+}
+
+export interface AmiSelection {
+  kubernetes: KubernetesMinor;
+  families: AmiFamily[];
+  arches: Arch[];
+  variants: Variant[];
+  /** True for a list that came from `all`: combinations that do not exist are skipped, not refused. */
+  expand: { families: boolean; arches: boolean; variants: boolean };
+  release: string;
+}
+
+export type AmisOptions = AmiSelection;
+
+export function parseAmisOptions(flags: Record<string, unknown>): AmisOptions {
+  const schema = z.object({
+    to: flag((v) => parseKubernetesMinor(v)),
+    family: flag((v) => parseChoiceList(v, AMI_FAMILIES, '--family')).default({ values: ['al2023'], all: false }),
+    arch: flag((v) => parseChoiceList(v, ARCHES, '--arch')).default({ values: ['amd64', 'arm64'], all: true }),
+    variant: flag((v) => parseChoiceList(v, VARIANTS, '--variant')).default({ values: ['standard'], all: false }),
+    release: flag(parseRelease).default('latest'),
+  });
+  const o = parseWith(schema, flags);
+  return {
+    kubernetes: o.to,
+    families: o.family.values,
+    arches: o.arch.values,
+    variants: o.variant.values,
+    expand: { families: o.family.all, arches: o.arch.all, variants: o.variant.all },
+    release: o.release,
+  };
+}
+
+export type PinMode = 'id' | 'alias';
+
+export interface RenderOptions {
+  kubernetes: KubernetesMinor;
+  clusterName: string;
+  role: string;
+  family: AmiFamily;
+  pin: PinMode;
+  release: string;
+  /** Directory with the user's own ec2nodeclass.yaml and nodepool.yaml; undefined = the bundled templates/. */
+  templates?: string;
+  name: string;
+}
+
+// Kubernetes object names (DNS-1123 subdomain), as the API server would check them.
+const DNS1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+export function parseRenderOptions(flags: Record<string, unknown>): RenderOptions {
+  const schema = z.object({
+    to: flag((v) => parseKubernetesMinor(v)),
+    clusterName: z.string().min(1, '--cluster-name is empty'),
+    role: z.string().min(1, '--role is empty'),
+    family: flag((v) => {
+      const list = parseChoiceList(v, AMI_FAMILIES, '--family');
+      if (list.all || list.values.length !== 1) throw new UsageError('--family takes exactly one family for render');
+      return list.values[0]!;
+    }).default('al2023'),
+    pin: z.enum(['id', 'alias'], { message: '--pin must be id or alias' }).default('id'),
+    release: flag(parseRelease).default('latest'),
+    templates: z.string().min(1).optional(),
+    name: z
+      .string()
+      .max(63, '--name must be at most 63 characters')
+      .regex(DNS1123, '--name must be a lowercase DNS-1123 name (a-z, 0-9, -, .)')
+      .default('default'),
+  });
+  const o = parseWith(schema, flags);
+  return { kubernetes: o.to, clusterName: o.clusterName, role: o.role, family: o.family, pin: o.pin, release: o.release, templates: o.templates, name: o.name };
+}
