@@ -1,8 +1,23 @@
+// `karp-drift amis`: selection -> SSM + EC2 (ami/resolve.ts) -> table or JSON on stdout; notes and warnings on stderr.
 import type { CommandContext } from '../cli.js';
 import type { AmisOptions } from '../options.js';
-import { RuntimeFailure } from '../errors.js';
+import { resolveAmis } from '../ami/resolve.js';
+import { logger } from '../io.js';
+import { amisJson, amisTable } from '../report/amis.js';
 
-export async function amis(_options: AmisOptions, _ctx: CommandContext): Promise<void> {
-  await Promise.resolve();
-  throw new RuntimeFailure('amis: being implemented');
+export async function amis(options: AmisOptions, ctx: CommandContext): Promise<void> {
+  const log = logger(ctx.io, ctx.globals);
+  if (options.kubernetes.note) log.info(options.kubernetes.note);
+  const { region, amis } = await resolveAmis(
+    options,
+    { region: ctx.globals.region, profile: ctx.globals.profile },
+    log,
+  );
+  for (const a of amis.filter((x) => x.deprecated)) {
+    log.warn(
+      `${a.id} (${a.family} ${a.arch} ${a.variant}, ${a.name}): ${a.problems.join('; ')}; Karpenter can still launch it, but pin a newer release soon`,
+    );
+  }
+  const result = { kubernetesVersion: options.kubernetes.version, region, amis };
+  ctx.io.out(ctx.globals.output === 'json' ? amisJson(result) : amisTable(result));
 }

@@ -1,0 +1,179 @@
+// The AWS edge: SSM GetParameters for the image_id (and metadata) parameters, then one EC2 DescribeImages for every
+// ID, then the pure checks of verify.ts. The only file that imports @aws-sdk/* (STYLE.md "Pure core, thin edges").
+import { DescribeImagesCommand, EC2Client, type DescribeImagesCommandOutput, type Image } from '@aws-sdk/client-ec2';
+import { GetParametersCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { amiQueries } from './select.js';
+import { ssmMetadataPaths, ssmParameterPath, type AmiQuery } from './parameters.js';
+import { resolvedAmi, verifyImage, type ImageView, type ReleaseMetadata, type ResolvedAmi } from './verify.js';
+import { RuntimeFailure, UsageError } from '../errors.js';
+import { ec2Failure, missingParametersError, ssmFailure } from './aws-failures.js';
+import type { Logger } from '../io.js';
+import type { AmiSelection } from '../options.js';
+
+export type { ResolvedAmi } from './verify.js';
+
+export interface AwsOptions {
+  region?: string;
+  profile?: string;
+}
+
+export interface ResolvedAmis {
+  region: string;
+  amis: ResolvedAmi[];
+}
+
+/** GetParameters accepts at most 10 names a call (SSM API reference, GetParameters `Names`). */
+export const SSM_BATCH_SIZE = 10;
+
+export async function resolveAmis(selection: AmiSelection, aws: AwsOptions, log: Logger): Promise<ResolvedAmis> {
+  return resolveAmiQueries(amiQueries(selection), aws, log);
+}
+
+/** Resolves and verifies explicit queries (render, plan, upgrade); throws unless every AMI passed verification. */
+export async function resolveAmiQueries(
+  queries: readonly AmiQuery[],
+  aws: AwsOptions,
+  log: Logger,
+): Promise<ResolvedAmis> {
+  // Only what the user gave: everything else (credentials, region, AWS_ENDPOINT_URL[_SSM|_EC2], retries) comes from
+  // the SDK's default chain. Passing `endpoint` here would override the endpoint variables the sandbox relies on.
+  const config = {
+    ...(aws.region !== undefined && { region: aws.region }),
+    ...(aws.profile !== undefined && { profile: aws.profile }),
+  };
+  const ssm = new SSMClient(config);
+  const ec2 = new EC2Client(config);
+  try {
+    const region = await clientRegion(ssm);
+    if (queries.length === 0) return { region, amis: [] };
+    log.info(
+      `Resolving ${queries.length} EKS-optimized AMI(s) for Kubernetes ${[...new Set(queries.map((q) => q.kubernetesVersion))].join(', ')} in ${region}`,
+    );
+    const parameters = await readParameters(ssm, parameterNames(queries), region, log);
+    const missing = queries.filter((q) => !parameters.has(ssmParameterPath(q)));
+    if (missing.length > 0) throw missingParametersError(missing, region);
+
+    const ids = [...new Set(queries.map((q) => parameters.get(ssmParameterPath(q))!))];
+    const images = await describeImages(ec2, ids, region, log);
+    const now = new Date();
+    const checked = queries.map((q) => {
+      const id = parameters.get(ssmParameterPath(q))!;
+      const image = images.get(id);
+      const verdict = verifyImage(q, image, now);
+      return { ami: resolvedAmi(q, id, metadataOf(q, parameters), image, verdict), failures: verdict.failures };
+    });
+    const failing = checked.filter((c) => c.failures.length > 0);
+    if (failing.length > 0) {
+      const lines = failing.map(
+        ({ ami, failures }) =>
+          `  ${ami.id} (${ami.family} ${ami.arch} ${ami.variant}, ${ami.parameter}): ${failures.join('; ')}`,
+      );
+      throw new RuntimeFailure(
+        `EC2 verification failed for ${failing.length} AMI(s) in ${region}:\n${lines.join('\n')}`,
+        {
+          hint: 'do not pin these images; if a release is still being published, retry later, otherwise pin an earlier release with --release',
+        },
+      );
+    }
+    return { region, amis: checked.map((c) => c.ami) };
+  } finally {
+    // Keep-alive sockets would otherwise hold the process open after the command is done.
+    ssm.destroy();
+    ec2.destroy();
+  }
+}
+
+async function clientRegion(ssm: SSMClient): Promise<string> {
+  try {
+    return await ssm.config.region();
+  } catch (err) {
+    throw new UsageError('no AWS region: pass --region or set AWS_REGION (or a region in the AWS profile)', {
+      cause: err,
+    });
+  }
+}
+
+/** image_id first, then the metadata of each query, without duplicates (AL2 nvidia and neuron share a parameter). */
+function parameterNames(queries: readonly AmiQuery[]): string[] {
+  const names = queries.flatMap((q) => [ssmParameterPath(q), ...Object.values(ssmMetadataPaths(q))]);
+  return [...new Set(names)];
+}
+
+function metadataOf(q: AmiQuery, parameters: ReadonlyMap<string, string>): ReleaseMetadata {
+  const paths = ssmMetadataPaths(q);
+  return {
+    releaseVersion: paths.releaseVersion && parameters.get(paths.releaseVersion),
+    imageName: paths.imageName && parameters.get(paths.imageName),
+    imageVersion: paths.imageVersion && parameters.get(paths.imageVersion),
+  };
+}
+
+async function readParameters(
+  ssm: SSMClient,
+  names: string[],
+  region: string,
+  log: Logger,
+): Promise<Map<string, string>> {
+  const batches: string[][] = [];
+  for (let i = 0; i < names.length; i += SSM_BATCH_SIZE) batches.push(names.slice(i, i + SSM_BATCH_SIZE));
+  const answers = await Promise.all(
+    batches.map(async (batch) => {
+      log.debug(`SSM GetParameters in ${region}: ${batch.join(', ')}`);
+      try {
+        return await ssm.send(new GetParametersCommand({ Names: batch }));
+      } catch (err) {
+        throw ssmFailure(err, batch, region);
+      }
+    }),
+  );
+  const values = new Map<string, string>();
+  for (const answer of answers) {
+    for (const p of answer.Parameters ?? [])
+      if (p.Name !== undefined && p.Value !== undefined) values.set(p.Name, p.Value);
+    // Missing metadata is not an error: the image name in EC2 still names the release.
+    for (const name of answer.InvalidParameters ?? []) log.debug(`SSM parameter ${name} does not exist in ${region}`);
+  }
+  return values;
+}
+
+async function describeImages(
+  ec2: EC2Client,
+  ids: string[],
+  region: string,
+  log: Logger,
+): Promise<Map<string, ImageView>> {
+  const images = new Map<string, ImageView>();
+  let nextToken: string | undefined;
+  do {
+    log.debug(`EC2 DescribeImages in ${region}: ${ids.join(', ')}`);
+    // The image-id filter, not ImageIds: naming a deregistered ID in ImageIds can fail the whole call with
+    // InvalidAMIID.NotFound (EC2 API reference, DescribeImages), while the filter simply leaves it out, so one missing
+    // image is reported as such. IncludeDeprecated: pinned parameters keep pointing at deprecated images.
+    let page: DescribeImagesCommandOutput;
+    try {
+      page = await ec2.send(
+        new DescribeImagesCommand({
+          Filters: [{ Name: 'image-id', Values: ids }],
+          IncludeDeprecated: true,
+          NextToken: nextToken,
+        }),
+      );
+    } catch (err) {
+      throw ec2Failure(err, region);
+    }
+    for (const image of page.Images ?? []) if (image.ImageId !== undefined) images.set(image.ImageId, imageView(image));
+    nextToken = page.NextToken;
+  } while (nextToken);
+  return images;
+}
+
+function imageView(image: Image): ImageView {
+  return {
+    id: image.ImageId!,
+    name: image.Name,
+    state: image.State,
+    architecture: image.Architecture,
+    deprecationTime: image.DeprecationTime,
+    creationDate: image.CreationDate,
+  };
+}

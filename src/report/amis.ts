@@ -1,0 +1,58 @@
+// `karp-drift amis` output: a kubectl-style table, or the one JSON document scripts read (README "JSON output").
+import type { ResolvedAmi } from '../ami/verify.js';
+
+export interface AmisResult {
+  kubernetesVersion: string;
+  region: string;
+  amis: readonly ResolvedAmi[];
+}
+
+const HEADERS = ['FAMILY', 'ARCH', 'VARIANT', 'RELEASE', 'AMI-ID', 'NAME', 'STATE'];
+
+/** Columns padded like `kubectl get` (three spaces); a deprecated image reads `available,deprecated`, as kubectl writes `Ready,SchedulingDisabled`. */
+export function amisTable(result: AmisResult): string {
+  const rows = result.amis.map((a) => [
+    a.family,
+    a.arch,
+    a.variant,
+    a.release,
+    a.id,
+    a.name,
+    a.deprecated ? `${a.state},deprecated` : a.state,
+  ]);
+  const widths = HEADERS.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  return [HEADERS, ...rows]
+    .map(
+      (cells) =>
+        `${cells
+          .map((c, i) => c.padEnd(widths[i]!))
+          .join('   ')
+          .trimEnd()}\n`,
+    )
+    .join('');
+}
+
+/** The documented keys first and in order; extra detail after them. */
+export function amisJson(result: AmisResult): string {
+  const doc = {
+    kubernetesVersion: result.kubernetesVersion,
+    region: result.region,
+    amis: result.amis.map((a) => ({
+      family: a.family,
+      arch: a.arch,
+      variant: a.variant,
+      release: a.release,
+      id: a.id,
+      name: a.name,
+      parameter: a.parameter,
+      state: a.state,
+      deprecated: a.deprecated,
+      releaseVersion: a.releaseVersion,
+      architecture: a.architecture,
+      deprecationTime: a.deprecationTime,
+      creationDate: a.creationDate,
+      problems: a.problems,
+    })),
+  };
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}

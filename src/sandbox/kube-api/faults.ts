@@ -1,0 +1,118 @@
+// Injected API server trouble, changed at run time by tests and scenarios: failed requests (500, or 429 with
+// Retry-After as API Priority and Fairness answers), RBAC refusals, slow answers, and watch connections cut as a
+// load balancer or an apiserver restart cuts them. Rates draw from a seeded generator so a run replays exactly.
+
+/** Which requests a fault applies to; an omitted field matches everything. `resource` is e.g. `nodeclaims`. */
+export interface KubeFaultTarget {
+  verbs?: string[];
+  resources?: string[];
+}
+
+export type FailureFault = KubeFaultTarget & {
+  code: 500 | 429;
+  /** Seconds for Retry-After on a 429 (default 1). */
+  retryAfterSeconds?: number;
+} & ({ rate: number } | { next: number });
+
+export interface FaultDecision {
+  delayMs: number;
+  failure?: { code: 500 | 429; retryAfterSeconds: number } | { code: 403 };
+}
+
+interface Rule<T> {
+  target: KubeFaultTarget;
+  spec: T;
+}
+
+export class KubeFaults {
+  private failures: Array<
+    Rule<{
+      code: 500 | 429;
+      retryAfterSeconds: number;
+      rate?: number;
+      next?: number;
+    }>
+  > = [];
+  private forbids: Array<Rule<null>> = [];
+  private delays: Array<Rule<number>> = [];
+  private readonly watchDroppers = new Set<() => void>();
+  private dropTimer: NodeJS.Timeout | undefined;
+  private state: number;
+
+  constructor(seed = 1) {
+    this.state = seed >>> 0;
+  }
+
+  /** Fail a fraction (0–1) of matching requests until cleared, or the next N of them. */
+  fail(fault: FailureFault): void {
+    const { verbs, resources, code } = fault;
+    const spec = 'rate' in fault ? { rate: fault.rate } : { next: fault.next };
+    this.failures.push({
+      target: { verbs, resources },
+      spec: { code, retryAfterSeconds: fault.retryAfterSeconds ?? 1, ...spec },
+    });
+  }
+
+  /** Answer matching requests 403 Forbidden, as RBAC does for a user without the permission. */
+  forbid(target: KubeFaultTarget): void {
+    this.forbids.push({ target, spec: null });
+  }
+
+  /** Hold matching responses for `ms` before answering. */
+  delay(ms: number, target: KubeFaultTarget = {}): void {
+    this.delays.push({ target, spec: ms });
+  }
+
+  /** Closes every open watch connection now; clients see the stream end mid-flight. */
+  dropWatches(): void {
+    for (const drop of [...this.watchDroppers]) drop();
+  }
+
+  /** Closes every open watch connection every `seconds` until cleared (0 or clear() stops it). */
+  dropWatchesEvery(seconds: number): void {
+    clearInterval(this.dropTimer);
+    this.dropTimer = seconds > 0 ? setInterval(() => this.dropWatches(), seconds * 1000).unref() : undefined;
+  }
+
+  clear(): void {
+    this.failures = [];
+    this.forbids = [];
+    this.delays = [];
+    this.dropWatchesEvery(0);
+  }
+
+  /** For the watch handler: registers how to cut one open watch; returns the unregistration. */
+  onDropWatches(drop: () => void): () => void {
+    this.watchDroppers.add(drop);
+    return () => this.watchDroppers.delete(drop);
+  }
+
+  decide(verb: string, resource: string | undefined): FaultDecision {
+    const applies = (t: KubeFaultTarget) =>
+      (t.verbs === undefined || t.verbs.includes(verb)) &&
+      (t.resources === undefined || (resource !== undefined && t.resources.includes(resource)));
+    const delayMs = this.delays.filter((r) => applies(r.target)).reduce((sum, r) => sum + r.spec, 0);
+    if (this.forbids.some((r) => applies(r.target))) return { delayMs, failure: { code: 403 } };
+    for (const rule of this.failures) {
+      if (!applies(rule.target)) continue;
+      const { code, retryAfterSeconds } = rule.spec;
+      if (rule.spec.next !== undefined && rule.spec.next > 0) {
+        rule.spec.next--;
+        return { delayMs, failure: { code, retryAfterSeconds } };
+      }
+      if (rule.spec.rate !== undefined && this.random() < rule.spec.rate) {
+        return { delayMs, failure: { code, retryAfterSeconds } };
+      }
+    }
+    return { delayMs };
+  }
+
+  // mulberry32, as the AWS endpoints' faults use: small, seedable, good enough for fault rates.
+  private random(): number {
+    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    let t = this.state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+}

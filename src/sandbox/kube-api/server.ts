@@ -1,0 +1,250 @@
+// The sandbox's Kubernetes API server: HTTPS on 127.0.0.1 with a CA generated at start and one bearer token, so
+// @kubernetes/client-node and the real kubectl reach it through an ordinary kubeconfig (kubeconfig.ts).
+// Behaviour is specified in ../README.md.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CustomResourceDefinition } from './crds.js';
+import {
+  apiGroupDocument,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  eksVersion,
+  type KubeVersion,
+} from './discovery.js';
+import { KubeFaults } from './faults.js';
+import { openApiV3Document, openApiV3Index } from './openapi.js';
+import { sandboxControllers } from './garbage-collector.js';
+import { KubeStore } from './registry-store.js';
+import { requestInfo, type RequestInfo } from './request-info.js';
+import { ResourceRegistry } from './resources.js';
+import { serveResource, type Reply } from './rest.js';
+import { internalError, pathNotFound, statusBody } from './status.js';
+import { ObjectStore } from './store.js';
+import { generateServingCertificates } from './tls.js';
+import { ApiStatusError } from './types.js';
+
+export interface KubeApiServerOptions {
+  /** Default 0: a free port. */
+  port?: number;
+  /** /version; default EKS 1.30 (`v1.30.4-eks-a737599`). */
+  version?: KubeVersion;
+  /** Default: 32 random bytes, hex. */
+  token?: string;
+  /** CRDs stored at start, e.g. `loadKarpenterCrds('v1')`. */
+  crds?: CustomResourceDefinition[];
+  /** Namespaces besides default, kube-system, kube-public and kube-node-lease. */
+  namespaces?: string[];
+  /** Changes kept for watches to resume from (default 10,000). */
+  historySize?: number;
+  /** How often a watch with allowWatchBookmarks gets a BOOKMARK (default 60 s, kube-apiserver's cadence). */
+  bookmarkIntervalMs?: number;
+  faultSeed?: number;
+  now?: () => Date;
+}
+
+export interface KubeRequestRecord {
+  verb: string;
+  /** The resource for resource requests (`nodeclaims`), else the path (`/apis`). */
+  resource?: string;
+  path: string;
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+  code: number;
+  userAgent: string;
+}
+
+export interface KubeApiServer {
+  url: string;
+  /** PEM of the CA: the kubeconfig's certificate-authority-data. */
+  caData: string;
+  token: string;
+  store: KubeStore;
+  faults: KubeFaults;
+  requests: KubeRequestRecord[];
+  stop(): Promise<void>;
+}
+
+// kube-apiserver's system:public-info-viewer role lets anyone read these; everything else needs the token.
+const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version']);
+const DEFAULT_NAMESPACES = ['default', 'kube-node-lease', 'kube-public', 'kube-system'];
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function authorized(header: string | undefined, token: string): boolean {
+  const presented = Buffer.from(/^Bearer (.+)$/i.exec(header ?? '')?.[1]?.trim() ?? '');
+  const expected = Buffer.from(token);
+  return presented.length === expected.length && timingSafeEqual(presented, expected);
+}
+
+function nonResource(info: RequestInfo, store: KubeStore, version: KubeVersion, host: string): Reply {
+  const json = (value: unknown): Reply => ({
+    code: 200,
+    body: JSON.stringify(value),
+  });
+  const parts = info.path.split('/').filter((p) => p !== '');
+  if (['/healthz', '/livez', '/readyz'].includes(info.path))
+    return {
+      code: 200,
+      body: 'ok',
+      headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+    };
+  if (info.path === '/version') return json(version);
+  if (info.path === '/api') return json(apiVersions(host));
+  if (info.path === '/apis') return json(apiGroupList(store.resources));
+  if (info.path === '/openapi/v3') return json(openApiV3Index(store));
+  const doc = info.path.startsWith('/openapi/v3/')
+    ? openApiV3Document(store, info.path.slice('/openapi/v3/'.length))
+    : parts[0] === 'api' && parts.length === 2
+      ? apiResourceList(store.resources, '', parts[1] ?? '')
+      : parts[0] === 'apis' && parts.length === 2
+        ? apiGroupDocument(store.resources, parts[1] ?? '')
+        : parts[0] === 'apis' && parts.length === 3
+          ? apiResourceList(store.resources, parts[1] ?? '', parts[2] ?? '')
+          : undefined;
+  if (!doc) throw pathNotFound();
+  return json(doc);
+}
+
+export async function startKubeApiServer(options: KubeApiServerOptions = {}): Promise<KubeApiServer> {
+  const tls = await generateServingCertificates();
+  const token = options.token ?? randomBytes(32).toString('hex');
+  const version = options.version ?? eksVersion();
+  const resources = new ResourceRegistry();
+  const store = new KubeStore(new ObjectStore(options.historySize), resources, options.now);
+  store.controllers = sandboxControllers();
+  for (const name of [...DEFAULT_NAMESPACES, ...(options.namespaces ?? [])]) {
+    store.create('namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name },
+    });
+  }
+  for (const crd of options.crds ?? []) {
+    store.create('customresourcedefinitions.apiextensions.k8s.io', structuredClone(crd) as never);
+  }
+  const faults = new KubeFaults(options.faultSeed);
+  const requests: KubeRequestRecord[] = [];
+  const ctx = {
+    store,
+    faults,
+    bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+  };
+  const stopping = new AbortController();
+  let host = '127.0.0.1';
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'https://localhost');
+    const info = requestInfo(req.method ?? 'GET', url);
+    const body = await readBody(req);
+    const record: KubeRequestRecord = {
+      verb: info.verb,
+      ...(info.isResourceRequest ? { resource: info.resource } : {}),
+      path: info.path,
+      ...(info.namespace !== undefined ? { namespace: info.namespace } : {}),
+      ...(info.name !== undefined ? { name: info.name } : {}),
+      ...(info.subresource !== undefined ? { subresource: info.subresource } : {}),
+      code: 0,
+      userAgent: req.headers['user-agent'] ?? '',
+    };
+    requests.push(record);
+    res.on('close', () => (record.code = res.statusCode));
+    let reply: Reply | undefined;
+    try {
+      if (!PUBLIC_PATHS.has(info.path) && !authorized(req.headers.authorization, token)) {
+        throw new ApiStatusError(401, 'Unauthorized', 'Unauthorized');
+      }
+      const decision = faults.decide(info.verb, info.resource);
+      if (decision.delayMs > 0) await sleep(decision.delayMs, undefined, { signal: stopping.signal });
+      if (decision.failure) throw faultError(decision.failure, info);
+      reply = info.isResourceRequest
+        ? serveResource(req, res, info, body, ctx)
+        : nonResource(info, store, version, host);
+    } catch (err) {
+      if (stopping.signal.aborted) return;
+      const status = err instanceof ApiStatusError ? err : internalError(err);
+      const headers: Record<string, string> = {};
+      if (status.details?.retryAfterSeconds !== undefined)
+        headers['Retry-After'] = String(status.details.retryAfterSeconds);
+      reply = {
+        code: status.code,
+        body: JSON.stringify(statusBody(status)),
+        headers,
+      };
+    }
+    if (!reply) {
+      record.code = 200; // a watch: its headers are out
+      return;
+    }
+    record.code = reply.code;
+    res.writeHead(reply.code, {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-cache, private',
+      ...reply.headers,
+      'Content-Length': Buffer.byteLength(reply.body),
+    });
+    res.end(reply.body);
+  }
+
+  const server = createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
+    handle(req, res).catch((err: unknown) => res.destroy(err instanceof Error ? err : new Error(String(err))));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  host = `127.0.0.1:${port}`;
+  let stopped: Promise<void> | undefined;
+  return {
+    url: `https://127.0.0.1:${port}`,
+    caData: tls.caCert,
+    token,
+    store,
+    faults,
+    requests,
+    // Idempotent; cuts open watches and keep-alive connections instead of waiting for them.
+    stop: () =>
+      (stopped ??= new Promise<void>((resolve, reject) => {
+        stopping.abort();
+        faults.clear();
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      })),
+  };
+}
+
+// API Priority and Fairness answers 429 with Retry-After (apiserver pkg/server/filters/priority-and-fairness.go);
+// RBAC's refusal names the user, verb and resource (authorization/authorizer `forbiddenMessage`).
+function faultError(
+  failure: NonNullable<ReturnType<KubeFaults['decide']>['failure']>,
+  info: RequestInfo,
+): ApiStatusError {
+  if (failure.code === 403) {
+    const resource = info.group ? `${info.resource ?? ''}.${info.group}` : (info.resource ?? '');
+    const scope = info.namespace ? `in the namespace "${info.namespace}"` : 'at the cluster scope';
+    const message = `${resource}${info.name ? ` "${info.name}"` : ''} is forbidden: User "karp-drift-sandbox-admin" cannot ${info.verb} resource "${info.resource ?? ''}" in API group "${info.group}" ${scope}`;
+    return new ApiStatusError(403, 'Forbidden', message, {
+      ...(info.name ? { name: info.name } : {}),
+      ...(info.group ? { group: info.group } : {}),
+      kind: info.resource,
+    });
+  }
+  if (failure.code === 429) {
+    return new ApiStatusError(429, 'TooManyRequests', 'Too many requests, please try again later.', {
+      retryAfterSeconds: failure.retryAfterSeconds,
+    });
+  }
+  return internalError(new Error('injected fault'));
+}

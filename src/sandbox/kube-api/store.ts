@@ -1,0 +1,263 @@
+import type { KubeObject } from './types.js';
+
+// The sandbox's etcd: every object once, per group-resource, keyed as kube-apiserver keys etcd
+// (`/registry/<resource>/<namespace>/<name>`, so lists come back sorted by namespace then name), one global
+// resourceVersion counter (etcd's revision), and a bounded history of changes that watches replay from. Like the
+// watch cache (storage/cacher/watch_cache.go), a resourceVersion older than the history's start is "too old".
+// Objects are never mutated once stored: a write stores a new object, so a reader may keep what it got.
+
+export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface Change {
+  type: ChangeType;
+  /** The group-resource key, e.g. `pods` or `nodeclaims.karpenter.sh`. */
+  groupResource: string;
+  resourceVersion: number;
+  object: KubeObject;
+  /** The object before the change (MODIFIED and DELETED), for selector transitions in watches. */
+  previous?: KubeObject;
+}
+
+export type ChangeListener = (change: Change) => void;
+
+interface Table {
+  byNamespace: Map<string, Map<string, KubeObject>>;
+  /** `namespace/name` keys in etcd order; rebuilt lazily after an insert or removal. */
+  sorted?: string[];
+  count: number;
+}
+
+const key = (namespace: string, name: string) => `${namespace}/${name}`;
+
+export class ObjectStore {
+  private readonly tables = new Map<string, Table>();
+  private readonly history: Change[] = [];
+  private historyStart = 0; // index of history[0] in the logical log, so trimming is O(1) amortised
+  private readonly listeners = new Set<ChangeListener>();
+  private readonly json = new WeakMap<KubeObject, string>();
+  private readonly podsByNode = new Map<string, Map<string, KubeObject>>();
+  private readonly dependents = new Map<string, Map<string, { groupResource: string; object: KubeObject }>>();
+  private revision: number;
+  /** Every change after this revision is still in the history. */
+  private compactedRevision: number;
+
+  constructor(
+    private readonly historySize = 10_000,
+    initialRevision = 1000,
+  ) {
+    this.revision = initialRevision;
+    this.compactedRevision = initialRevision;
+  }
+
+  get resourceVersion(): number {
+    return this.revision;
+  }
+
+  /** The oldest resourceVersion a watch or continue token may still start from. */
+  get oldestResourceVersion(): number {
+    return this.compactedRevision;
+  }
+
+  get(groupResource: string, namespace: string, name: string): KubeObject | undefined {
+    return this.tables.get(groupResource)?.byNamespace.get(namespace)?.get(name);
+  }
+
+  count(groupResource: string, namespace?: string): number {
+    const table = this.tables.get(groupResource);
+    if (!table) return 0;
+    return namespace === undefined ? table.count : (table.byNamespace.get(namespace)?.size ?? 0);
+  }
+
+  /** Objects in etcd key order, optionally one namespace only, starting at `startKey` (`namespace/name`). */
+  *list(groupResource: string, namespace?: string, startKey?: string): Generator<KubeObject> {
+    const table = this.tables.get(groupResource);
+    if (!table) return;
+    if (namespace !== undefined) {
+      const objects = table.byNamespace.get(namespace);
+      if (!objects) return;
+      for (const name of [...objects.keys()].sort()) {
+        if (startKey === undefined || key(namespace, name) >= startKey) yield objects.get(name) as KubeObject;
+      }
+      return;
+    }
+    table.sorted ??= [...table.byNamespace.entries()]
+      .flatMap(([ns, objects]) => [...objects.keys()].map((n) => key(ns, n)))
+      .sort();
+    let i = startKey === undefined ? 0 : lowerBound(table.sorted, startKey);
+    for (; i < table.sorted.length; i++) {
+      const k = table.sorted[i] as string;
+      const slash = k.indexOf('/');
+      const object = table.byNamespace.get(k.slice(0, slash))?.get(k.slice(slash + 1));
+      if (object) yield object;
+    }
+  }
+
+  /** Pods bound to a node: the `spec.nodeName` index kube-apiserver's watch cache keeps for kubelets. */
+  podsOnNode(nodeName: string): KubeObject[] {
+    return [...(this.podsByNode.get(nodeName)?.values() ?? [])];
+  }
+
+  /** Objects whose ownerReferences name `uid`: what the garbage collector's graph holds. */
+  dependentsOf(uid: string): Array<{ groupResource: string; object: KubeObject }> {
+    return [...(this.dependents.get(uid)?.values() ?? [])];
+  }
+
+  /** The object as JSON, serialized once per stored version: lists concatenate these. */
+  serialized(object: KubeObject): string {
+    let text = this.json.get(object);
+    if (text === undefined) {
+      text = JSON.stringify(object);
+      this.json.set(object, text);
+    }
+    return text;
+  }
+
+  /** Stores `object` under a new resourceVersion and tells watchers. */
+  put(groupResource: string, object: KubeObject): KubeObject {
+    const namespace = object.metadata.namespace ?? '';
+    const name = object.metadata.name ?? '';
+    const previous = this.get(groupResource, namespace, name);
+    this.revision++;
+    const stored = {
+      ...object,
+      metadata: { ...object.metadata, resourceVersion: String(this.revision) },
+    };
+    const table = this.table(groupResource);
+    let objects = table.byNamespace.get(namespace);
+    if (!objects) table.byNamespace.set(namespace, (objects = new Map<string, KubeObject>()));
+    if (!previous) {
+      table.count++;
+      table.sorted = undefined;
+    }
+    objects.set(name, stored);
+    this.index(groupResource, previous, stored);
+    this.emit({
+      type: previous ? 'MODIFIED' : 'ADDED',
+      groupResource,
+      resourceVersion: this.revision,
+      object: stored,
+      previous,
+    });
+    return stored;
+  }
+
+  /** Removes the object; the DELETED event carries its last state under a new resourceVersion, as etcd's does. */
+  remove(groupResource: string, namespace: string, name: string): KubeObject | undefined {
+    const table = this.tables.get(groupResource);
+    const objects = table?.byNamespace.get(namespace);
+    const previous = objects?.get(name);
+    if (!table || !objects || !previous) return undefined;
+    objects.delete(name);
+    if (objects.size === 0) table.byNamespace.delete(namespace);
+    table.count--;
+    table.sorted = undefined;
+    this.index(groupResource, previous, undefined);
+    this.revision++;
+    const last = {
+      ...previous,
+      metadata: {
+        ...previous.metadata,
+        resourceVersion: String(this.revision),
+      },
+    };
+    this.emit({
+      type: 'DELETED',
+      groupResource,
+      resourceVersion: this.revision,
+      object: last,
+      previous,
+    });
+    return last;
+  }
+
+  /** Drops every object of a group-resource without events (its CRD is gone: watches on it are closed). */
+  dropResource(groupResource: string): void {
+    for (const object of this.list(groupResource)) this.index(groupResource, object, undefined);
+    this.tables.delete(groupResource);
+  }
+
+  /** Changes after `resourceVersion`, or undefined when the history no longer reaches back that far. */
+  changesSince(resourceVersion: number): Change[] | undefined {
+    if (resourceVersion < this.compactedRevision) return undefined;
+    const first = lowerBoundBy(this.history, resourceVersion + 1, this.historyStart);
+    return this.history.slice(first);
+  }
+
+  /** Forgets the whole history, as an etcd compaction does: older resourceVersions become "too old". */
+  compact(): void {
+    this.history.length = 0;
+    this.historyStart = 0;
+    this.compactedRevision = this.revision;
+  }
+
+  subscribe(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private table(groupResource: string): Table {
+    let table = this.tables.get(groupResource);
+    if (!table) this.tables.set(groupResource, (table = { byNamespace: new Map(), count: 0 }));
+    return table;
+  }
+
+  private emit(change: Change): void {
+    this.history.push(change);
+    if (this.history.length - this.historyStart > this.historySize) {
+      this.compactedRevision = (this.history[this.historyStart] as Change).resourceVersion;
+      this.historyStart++;
+      if (this.historyStart > this.historySize) {
+        this.history.splice(0, this.historyStart);
+        this.historyStart = 0;
+      }
+    }
+    for (const listener of this.listeners) listener(change);
+  }
+
+  private index(groupResource: string, before: KubeObject | undefined, after: KubeObject | undefined): void {
+    const objectKey = (o: KubeObject) => `${groupResource}/${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
+    if (groupResource === 'pods') {
+      const nodeOf = (o: KubeObject | undefined) => (o?.spec as { nodeName?: string } | undefined)?.nodeName;
+      const was = nodeOf(before);
+      if (was && before) this.podsByNode.get(was)?.delete(objectKey(before));
+      const now = nodeOf(after);
+      if (now && after) {
+        let pods = this.podsByNode.get(now);
+        if (!pods) this.podsByNode.set(now, (pods = new Map<string, KubeObject>()));
+        pods.set(objectKey(after), after);
+      }
+    }
+    for (const ref of before?.metadata.ownerReferences ?? [])
+      this.dependents.get(ref.uid)?.delete(objectKey(before as KubeObject));
+    for (const ref of after?.metadata.ownerReferences ?? []) {
+      let set = this.dependents.get(ref.uid);
+      if (!set) this.dependents.set(ref.uid, (set = new Map<string, { groupResource: string; object: KubeObject }>()));
+      set.set(objectKey(after as KubeObject), {
+        groupResource,
+        object: after as KubeObject,
+      });
+    }
+  }
+}
+
+function lowerBound(sorted: readonly string[], value: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((sorted[mid] as string) < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function lowerBoundBy(changes: readonly Change[], resourceVersion: number, from: number): number {
+  let lo = from;
+  let hi = changes.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((changes[mid] as Change).resourceVersion < resourceVersion) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

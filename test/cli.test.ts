@@ -1,0 +1,217 @@
+// argv -> parsed options, with the command modules mocked (changesets packages/cli/src/cli.test.ts), and exit codes.
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { runCli, type CommandContext, type RunEnvironment } from '../src/cli.js';
+import { amis } from '../src/commands/amis.js';
+import { render } from '../src/commands/render.js';
+import { RuntimeFailure } from '../src/errors.js';
+import type { AmisOptions, RenderOptions } from '../src/options.js';
+
+vi.mock('../src/commands/amis.js', () => ({ amis: vi.fn() }));
+vi.mock('../src/commands/render.js', () => ({ render: vi.fn() }));
+
+const amisMock = vi.mocked(amis);
+const renderMock = vi.mocked(render);
+
+function run(argv: string[], overrides: Partial<RunEnvironment> = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const env: RunEnvironment = {
+    io: { out: (s) => void out.push(s), err: (s) => void err.push(s), interactive: false },
+    env: {},
+    stdoutIsTTY: false,
+    signal: new AbortController().signal,
+    ...overrides,
+  };
+  return runCli(argv, env).then((code) => ({ code, stdout: out.join(''), stderr: err.join('') }));
+}
+
+beforeEach(() => {
+  amisMock.mockReset();
+  renderMock.mockReset();
+});
+
+const amisDefaults: AmisOptions = {
+  kubernetes: { version: '1.31' },
+  families: ['al2023'],
+  arches: ['amd64', 'arm64'],
+  variants: ['standard'],
+  expand: { families: false, arches: true, variants: false },
+  release: 'latest',
+};
+
+const globalsDefaults: CommandContext['globals'] = { output: 'human', color: false, verbose: false, quiet: false };
+
+describe('karp-drift amis', () => {
+  it.each<[string[], AmisOptions, Partial<CommandContext['globals']>]>([
+    [['amis', '--to', '1.31'], amisDefaults, {}],
+    [['amis', '--to', 'v1.31'], amisDefaults, {}],
+    [
+      ['amis', '--to', '1.31.4', '--release', '20241109'],
+      {
+        ...amisDefaults,
+        kubernetes: { version: '1.31', note: '--to 1.31.4: EKS-optimized AMIs are published per minor; using 1.31' },
+        release: 'v20241109',
+      },
+      {},
+    ],
+    [
+      [
+        'amis',
+        '--to',
+        '1.30',
+        '--family',
+        'al2,bottlerocket',
+        '--arch',
+        'arm64',
+        '--variant',
+        'all',
+        '--release',
+        'v1.20.4',
+      ],
+      {
+        ...amisDefaults,
+        kubernetes: { version: '1.30' },
+        families: ['al2', 'bottlerocket'],
+        arches: ['arm64'],
+        variants: ['standard', 'nvidia', 'neuron'],
+        expand: { families: false, arches: false, variants: true },
+        release: '1.20.4',
+      },
+      {},
+    ],
+    [
+      ['--region', 'eu-west-1', '--profile', 'prod', '-o', 'json', 'amis', '--to', '1.31', '--family', 'all'],
+      {
+        ...amisDefaults,
+        families: ['al2', 'al2023', 'bottlerocket', 'windows2019', 'windows2022', 'windows2025'],
+        expand: { families: true, arches: true, variants: false },
+      },
+      { region: 'eu-west-1', profile: 'prod', output: 'json' },
+    ],
+    // Global options also work after the command, as kubectl's do.
+    [
+      ['amis', '--to', '1.31', '--region', 'us-east-2', '-q', '--no-color'],
+      amisDefaults,
+      { region: 'us-east-2', quiet: true },
+    ],
+    [
+      ['amis', '--to', '1.31', '--kubeconfig', '/tmp/kc', '--context', 'prod', '-v'],
+      amisDefaults,
+      { kubeconfig: '/tmp/kc', context: 'prod', verbose: true },
+    ],
+  ])('%j', async (argv, options, globals) => {
+    const result = await run(argv);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(amisMock).toHaveBeenCalledTimes(1);
+    const [parsed, ctx] = amisMock.mock.calls[0]!;
+    expect(parsed).toEqual(options);
+    expect(ctx.globals).toEqual({ ...globalsDefaults, ...globals });
+  });
+});
+
+describe('karp-drift render', () => {
+  const required = ['render', '--to', '1.31', '--cluster-name', 'prod', '--role', 'KarpenterNodeRole-prod'];
+  const renderDefaults: RenderOptions = {
+    kubernetes: { version: '1.31' },
+    clusterName: 'prod',
+    role: 'KarpenterNodeRole-prod',
+    family: 'al2023',
+    pin: 'id',
+    release: 'latest',
+    templates: undefined,
+    name: 'default',
+  };
+
+  it.each<[string[], RenderOptions]>([
+    [required, renderDefaults],
+    [
+      [
+        ...required,
+        '--family',
+        'bottlerocket',
+        '--pin',
+        'alias',
+        '--release',
+        '1.26.1',
+        '--templates',
+        './tpl',
+        '--name',
+        'gpu',
+      ],
+      { ...renderDefaults, family: 'bottlerocket', pin: 'alias', release: '1.26.1', templates: './tpl', name: 'gpu' },
+    ],
+  ])('%j', async (argv, options) => {
+    expect(await run(argv)).toMatchObject({ code: 0 });
+    expect(renderMock.mock.calls[0]![0]).toEqual(options);
+  });
+});
+
+describe('exit codes', () => {
+  it.each<[string, string[], number, { stdout?: string; stderr?: string }]>([
+    ['--help', ['--help'], 0, { stdout: 'Usage: karp-drift [options] [command]' }],
+    ['amis --help', ['amis', '--help'], 0, { stdout: 'Usage: karp-drift amis [options]' }],
+    ['--version', ['--version'], 0, { stdout: '0.1.0' }],
+    ['an unknown flag', ['amis', '--to', '1.31', '--bogus'], 2, { stderr: "error: unknown option '--bogus'" }],
+    ['an unknown command', ['upgrde'], 2, { stderr: "error: unknown command 'upgrde'" }],
+    ['a missing --to', ['amis'], 2, { stderr: "error: required option '--to <minor>' not specified" }],
+    [
+      'a bad --to',
+      ['amis', '--to', '1.3O'],
+      2,
+      { stderr: 'error: --to "1.3O" is not a Kubernetes version; accepted forms: 1.31, v1.31, or 1.31.4' },
+    ],
+    ['--to latest', ['amis', '--to', 'latest'], 2, { stderr: 'error: --to "latest" is not a Kubernetes version' }],
+    [
+      'a bad -o',
+      ['-o', 'yaml', 'amis', '--to', '1.31'],
+      2,
+      { stderr: "error: option '-o, --output <format>' argument 'yaml' is invalid" },
+    ],
+    [
+      '-v with -q',
+      ['amis', '--to', '1.31', '-v', '-q'],
+      2,
+      { stderr: 'error: -v/--verbose and -q/--quiet cannot be used together' },
+    ],
+    [
+      'an x86_64 --arch',
+      ['amis', '--to', '1.31', '--arch', 'x86_64'],
+      2,
+      { stderr: '(architectures use Kubernetes names: amd64, arm64)' },
+    ],
+  ])('%s -> %d', async (_name, argv, code, output) => {
+    const result = await run(argv);
+    expect(result.code).toBe(code);
+    if (output.stdout) expect(result.stdout).toContain(output.stdout);
+    if (output.stderr) expect(result.stderr).toContain(output.stderr);
+    expect(amisMock).not.toHaveBeenCalled();
+  });
+
+  it('maps a KarpDriftError from the command to its exit code and prints what to do next', async () => {
+    amisMock.mockRejectedValue(
+      new RuntimeFailure('access denied: SSM GetParameters in us-west-2 (AccessDeniedException)', {
+        hint: 'allow ssm:GetParameters',
+      }),
+    );
+    expect(await run(['amis', '--to', '1.31'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'error: access denied: SSM GetParameters in us-west-2 (AccessDeniedException)\n  next: allow ssm:GetParameters\n',
+    });
+  });
+
+  it('reports any other error as an internal error (70) with its stack', async () => {
+    amisMock.mockRejectedValue(new TypeError('boom'));
+    const result = await run(['amis', '--to', '1.31']);
+    expect(result.code).toBe(70);
+    expect(result.stderr).toMatch(
+      /^internal error \(a bug in karp-drift; please report it with this output\):\nTypeError: boom\n {4}at /,
+    );
+  });
+
+  it('names itself as a kubectl plugin when invoked as kubectl-karp_drift', async () => {
+    const result = await run(['--help'], { invokedAs: 'kubectl-karp_drift' });
+    expect(result.stdout).toContain('Usage: kubectl karp-drift [options] [command]');
+  });
+});

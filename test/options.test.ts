@@ -1,0 +1,214 @@
+// Flag parsing: strings in, typed options out, and the exact message for each bad value (exit 2).
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../src/errors.js';
+import {
+  parseAmisOptions,
+  parseChoiceList,
+  parseDuration,
+  parseGlobalOptions,
+  parseKubernetesMinor,
+  parseRelease,
+  parseRenderOptions,
+} from '../src/options.js';
+import { ARCHES } from '../src/ami/families.js';
+
+function usageMessage(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof UsageError) return err.message;
+    throw err;
+  }
+  throw new Error('expected a UsageError');
+}
+
+const FORMS = 'accepted forms: 1.31, v1.31, or 1.31.4 (AMIs are published per minor)';
+
+describe('parseKubernetesMinor', () => {
+  it.each([
+    ['1.31', { version: '1.31' }],
+    ['v1.31', { version: '1.31' }],
+    [' 1.30 ', { version: '1.30' }],
+    ['1.031', { version: '1.31' }],
+    ['1.31.4', { version: '1.31', note: '--to 1.31.4: EKS-optimized AMIs are published per minor; using 1.31' }],
+    ['v1.29.10', { version: '1.29', note: '--to v1.29.10: EKS-optimized AMIs are published per minor; using 1.29' }],
+  ])('%j -> %j', (input, expected) => {
+    expect(parseKubernetesMinor(input)).toEqual(expected);
+  });
+
+  it.each(['1.3O', '2', 'latest', '2.1', '', '1', 'v1.31.x', '1.31.4.1'])(
+    'refuses %j listing the accepted forms',
+    (input) => {
+      expect(usageMessage(() => parseKubernetesMinor(input))).toBe(
+        `--to ${JSON.stringify(input)} is not a Kubernetes version; ${FORMS}`,
+      );
+    },
+  );
+});
+
+describe('parseChoiceList', () => {
+  it.each([
+    ['amd64', { values: ['amd64'], all: false }],
+    ['arm64, AMD64', { values: ['arm64', 'amd64'], all: false }],
+    ['amd64,amd64', { values: ['amd64'], all: false }],
+    ['all', { values: ['amd64', 'arm64'], all: true }],
+  ])('%j -> %j', (input, expected) => {
+    expect(parseChoiceList(input, ARCHES, '--arch')).toEqual(expected);
+  });
+
+  it.each([
+    [
+      'x86_64',
+      '--arch "x86_64" is not valid (architectures use Kubernetes names: amd64, arm64); expected one of amd64, arm64, a comma list, or all',
+    ],
+    ['amd64,all', '--arch "all" is not valid; expected one of amd64, arm64, a comma list, or all'],
+    [',', '--arch is empty; expected one of amd64, arm64, a comma list, or all'],
+  ])('refuses %j', (input, message) => {
+    expect(usageMessage(() => parseChoiceList(input, ARCHES, '--arch'))).toBe(message);
+  });
+});
+
+describe('parseRelease', () => {
+  it.each([
+    ['latest', 'latest'],
+    ['v20241109', 'v20241109'],
+    ['20241109', 'v20241109'],
+    ['1.26.1', '1.26.1'],
+    ['v1.26.1', '1.26.1'],
+  ])('%j -> %j', (input, expected) => {
+    expect(parseRelease(input)).toBe(expected);
+  });
+
+  it.each(['v2024', 'newest', '1.26', 'al2023@v20241109'])('refuses %j', (input) => {
+    expect(usageMessage(() => parseRelease(input))).toBe(
+      `--release ${JSON.stringify(input)} is not an AMI release; use latest, vYYYYMMDD (AL2, AL2023, e.g. v20241109) or X.Y.Z (Bottlerocket, e.g. 1.26.1)`,
+    );
+  });
+});
+
+describe('parseDuration', () => {
+  it.each([
+    ['90s', 90_000],
+    ['15m', 900_000],
+    ['1h30m', 5_400_000],
+    ['500ms', 500],
+    ['1.5h', 5_400_000],
+  ])('%j -> %d ms', (input, ms) => {
+    expect(parseDuration(input, '--timeout')).toBe(ms);
+  });
+
+  it.each(['2d', '10', '', 'm5'])('refuses %j', (input) => {
+    expect(usageMessage(() => parseDuration(input, '--timeout'))).toBe(
+      `--timeout ${JSON.stringify(input)} is not a duration; use Go durations such as 90s, 15m or 1h30m (units ms, s, m, h)`,
+    );
+  });
+});
+
+describe('parseGlobalOptions', () => {
+  const defaults = { output: 'human', color: true, verbose: false, quiet: false };
+
+  it.each<[string, Record<string, unknown>, NodeJS.ProcessEnv, boolean, Record<string, unknown>]>([
+    ['colour on a terminal', {}, {}, true, { ...defaults, color: true }],
+    ['no colour when stdout is not a terminal', {}, {}, false, { ...defaults, color: false }],
+    ['no colour with NO_COLOR', {}, { NO_COLOR: '1' }, true, { ...defaults, color: false }],
+    ['colour with an empty NO_COLOR', {}, { NO_COLOR: '' }, true, { ...defaults, color: true }],
+    ['no colour with --no-color', { color: false }, {}, true, { ...defaults, color: false }],
+    ['no colour in JSON', { output: 'json' }, {}, true, { ...defaults, output: 'json', color: false }],
+    [
+      'AWS and kube flags',
+      { region: 'eu-west-1', profile: 'prod', kubeconfig: '/k', context: 'c', verbose: true },
+      {},
+      false,
+      {
+        ...defaults,
+        color: false,
+        verbose: true,
+        region: 'eu-west-1',
+        profile: 'prod',
+        kubeconfig: '/k',
+        context: 'c',
+      },
+    ],
+  ])('%s', (_name, flags, env, tty, expected) => {
+    expect(parseGlobalOptions(flags, env, tty)).toEqual(expected);
+  });
+
+  it.each<[Record<string, unknown>, string]>([
+    [{ verbose: true, quiet: true }, '-v/--verbose and -q/--quiet cannot be used together'],
+    [{ output: 'yaml' }, '-o/--output must be human or json'],
+  ])('refuses %j', (flags, message) => {
+    // toContain: zod-checked flags may carry a `--flag: ` prefix in front of their own message.
+    expect(usageMessage(() => parseGlobalOptions(flags, {}, false))).toContain(message);
+  });
+});
+
+describe('parseAmisOptions', () => {
+  it.each<[Record<string, string>, ReturnType<typeof parseAmisOptions>]>([
+    [
+      { to: '1.31' },
+      {
+        kubernetes: { version: '1.31' },
+        families: ['al2023'],
+        arches: ['amd64', 'arm64'],
+        variants: ['standard'],
+        expand: { families: false, arches: true, variants: false },
+        release: 'latest',
+      },
+    ],
+    [
+      { to: 'v1.30.2', family: 'all', arch: 'arm64', variant: 'nvidia,standard', release: 'v1.20.4' },
+      {
+        kubernetes: { version: '1.30', note: '--to v1.30.2: EKS-optimized AMIs are published per minor; using 1.30' },
+        families: ['al2', 'al2023', 'bottlerocket', 'windows2019', 'windows2022', 'windows2025'],
+        arches: ['arm64'],
+        variants: ['nvidia', 'standard'],
+        expand: { families: true, arches: false, variants: false },
+        release: '1.20.4',
+      },
+    ],
+  ])('%j', (flags, expected) => {
+    expect(parseAmisOptions(flags)).toEqual(expected);
+  });
+
+  it.each<[Record<string, unknown>, string]>([
+    [{ to: 'latest' }, `--to "latest" is not a Kubernetes version; ${FORMS}`],
+    [
+      { to: '1.31', family: 'ubuntu' },
+      '--family "ubuntu" is not valid; expected one of al2, al2023, bottlerocket, windows2019, windows2022, windows2025, a comma list, or all',
+    ],
+    [
+      { to: '1.31', variant: 'gpu' },
+      '--variant "gpu" is not valid; expected one of standard, nvidia, neuron, a comma list, or all',
+    ],
+  ])('refuses %j', (flags, message) => {
+    expect(usageMessage(() => parseAmisOptions(flags))).toBe(message);
+  });
+});
+
+describe('parseRenderOptions', () => {
+  const required = { to: '1.31', clusterName: 'prod', role: 'KarpenterNodeRole-prod' };
+
+  it('defaults to al2023 pinned by id, the newest release, named default', () => {
+    expect(parseRenderOptions(required)).toEqual({
+      kubernetes: { version: '1.31' },
+      clusterName: 'prod',
+      role: 'KarpenterNodeRole-prod',
+      family: 'al2023',
+      pin: 'id',
+      release: 'latest',
+      templates: undefined,
+      name: 'default',
+    });
+  });
+
+  it.each<[Record<string, unknown>, string]>([
+    [{ family: 'al2,al2023' }, '--family takes exactly one family for render'],
+    [{ family: 'all' }, '--family takes exactly one family for render'],
+    [{ pin: 'name' }, '--pin must be id or alias'],
+    [{ name: 'Default' }, '--name must be a lowercase DNS-1123 name (a-z, 0-9, -, .)'],
+    [{ name: 'a'.repeat(64) }, '--name must be at most 63 characters'],
+    [{ clusterName: '' }, '--cluster-name is empty'],
+  ])('refuses %j', (flags, message) => {
+    expect(usageMessage(() => parseRenderOptions({ ...required, ...flags }))).toContain(message);
+  });
+});
