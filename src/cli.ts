@@ -75,7 +75,7 @@ export function buildProgram(run: RunEnvironment): Command {
     .requiredOption('--role <iam-role>', 'IAM role name of the nodes')
     .option('--family <family>', 'AMI family: al2, al2023, bottlerocket, windows2019, windows2022, windows2025', 'al2023')
     .addOption(new Option('--pin <form>', 'id: one id term per architecture; alias: family@release').choices(['id', 'alias']).default('id'))
-    .option('--release <release>', 'AMI release to pin (default: the newest concrete release)', 'latest')
+    .option('--release <release>', 'AMI release to pin: latest (the newest concrete release, never @latest), vYYYYMMDD, or X.Y.Z for Bottlerocket', 'latest')
     .option('--templates <dir>', 'directory holding your own ec2nodeclass.yaml and nodepool.yaml')
     .option('--name <name>', 'name of both objects', 'default')
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
