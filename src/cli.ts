@@ -84,6 +84,20 @@ export function buildProgram(run: RunEnvironment): Command {
       await render(parseRenderOptions(flags), ctx);
     });
 
+  program
+    .command('sandbox')
+    .description('Run a simulated EKS cluster with Karpenter locally (API server, SSM/EC2 endpoints, drift simulator) until interrupted')
+    .option('--scenario <name|file>', 'a built-in scenario or a scenario YAML file', 'default')
+    .option('--speed <n>', 'simulated seconds per real second (default: the scenario\'s, usually 60)')
+    .option('--port <n>', 'API server port on 127.0.0.1 (default: a free port)')
+    .option('--env-out <path>', 'also write the export lines to this file, for scripts')
+    .action(async (flags: Record<string, unknown>, cmd: Command) => {
+      const ctx = await context(cmd);
+      const [{ parseSandboxOptions }, { sandbox }] = await Promise.all([import('./options.js'), import('./commands/sandbox.js')]);
+      // --kubeconfig is global: here it is where the sandbox writes its kubeconfig.
+      await sandbox(parseSandboxOptions({ ...flags, kubeconfig: ctx.globals.kubeconfig }), ctx);
+    });
+
   return program;
 }
 

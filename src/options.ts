@@ -175,3 +175,33 @@ export function parseRenderOptions(flags: Record<string, unknown>): RenderOption
   const o = parseWith(schema, flags);
   return { kubernetes: o.to, clusterName: o.clusterName, role: o.role, family: o.family, pin: o.pin, release: o.release, templates: o.templates, name: o.name };
 }
+
+export interface SandboxCommandOptions {
+  scenario: string;
+  speed?: number;
+  port?: number;
+  kubeconfig?: string;
+  envOut?: string;
+}
+
+function positiveNumber(value: unknown, flag: string, integer: boolean, max = Infinity): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || n > max || (integer && !Number.isInteger(n))) {
+    const what = integer ? `a whole number from 1 to ${max}` : 'a number greater than 0';
+    throw new UsageError(`${flag} ${JSON.stringify(typeof value === 'string' ? value : JSON.stringify(value))} is not valid; expected ${what}`);
+  }
+  return n;
+}
+
+/** `karp-drift sandbox`: the scenario stays a string here; the sandbox resolves built-in names and files. */
+export function parseSandboxOptions(flags: Record<string, unknown>): SandboxCommandOptions {
+  const scenario = typeof flags.scenario === 'string' && flags.scenario.trim() ? flags.scenario.trim() : 'default';
+  return {
+    scenario,
+    speed: positiveNumber(flags.speed, '--speed', false),
+    port: positiveNumber(flags.port, '--port', true, 65535),
+    ...(typeof flags.kubeconfig === 'string' ? { kubeconfig: flags.kubeconfig } : {}),
+    ...(typeof flags.envOut === 'string' ? { envOut: flags.envOut } : {}),
+  };
+}

@@ -1,0 +1,126 @@
+// What every simulated controller shares: the API (the sandbox store, through which all reads and writes go, with the
+// same validation, finalizer and watch semantics as HTTP requests), simulated time, events, seeded randomness, the
+// scenario's timing and faults, and the little memory a controller keeps between passes (Karpenter keeps the same in
+// its cluster state and orchestration queue).
+import type { AmiCatalog } from '../aws/types.js';
+import type { KubeStore } from '../kube-api/registry-store.js';
+import type { KubeObject } from '../kube-api/types.js';
+import type { SimClock } from './clock.js';
+import type { EventRecorder } from './events.js';
+
+/** Simulated seconds unless named otherwise. */
+export interface SimTiming {
+  driftDetectionSeconds: number;
+  launchSeconds: number;
+  registerSeconds: [number, number];
+  initializeSeconds: number;
+  podStartSeconds: number;
+  registrationTimeoutMinutes: number;
+  launchRetryBackoffSeconds: number;
+  disruptionPollSeconds: number;
+}
+
+export const DEFAULT_TIMING: SimTiming = {
+  driftDetectionSeconds: 5,
+  launchSeconds: 60,
+  registerSeconds: [30, 90],
+  initializeSeconds: 10,
+  podStartSeconds: 5,
+  registrationTimeoutMinutes: 15,
+  launchRetryBackoffSeconds: 30,
+  disruptionPollSeconds: 10,
+};
+
+export interface SimFaults {
+  launchFailures?: { nodePool: string; count: number; reason: string };
+  neverRegisters?: { nodePool: string };
+  slowDrain?: { podTerminationSeconds: number };
+  /** Images the simulated Karpenter's account cannot see once the class is changed (not shared). */
+  hiddenImageIds?: ReadonlySet<string>;
+}
+
+export interface Random {
+  next(): number;
+  int(lo: number, hi: number): number;
+}
+
+/** A disruption command in flight (Karpenter's orchestration queue entry). */
+export interface Command {
+  candidate: string; // old NodeClaim name
+  nodeName: string;
+  nodePool: string;
+  replacement?: string; // replacement NodeClaim name; none for an empty node
+  startedAt: number;
+}
+
+export interface LifecyclePhase {
+  launchAt: number;
+  /** Set when EC2 answered. */
+  launchedAt?: number;
+  nodeName?: string;
+  registerAt?: number;
+  initializeAt?: number;
+  /** The launch fails with this reason (an injected fault). */
+  fail?: string;
+}
+
+export interface SimMemory {
+  driftSeenAt: Map<string, number>;
+  commands: Map<string, Command>;
+  /** Old NodeClaim → simulated ms before which it may not be a candidate again (after a failed command). */
+  retryAfter: Map<string, number>;
+  /** NodeClaim lifecycle deadlines (simulated ms): launch, register, initialize. */
+  lifecycle: Map<string, LifecyclePhase>;
+  launchFailuresLeft: number;
+  /** Pods evicted and terminating: namespace/name → simulated ms when they are gone. */
+  terminating: Map<string, number>;
+  /** Pods created by their controller and not yet Running: namespace/name → ms when they become Ready. */
+  starting: Map<string, number>;
+  /** PodDisruptionBudget (namespace/name) → evictions still allowed; recomputed every pass. */
+  pdbAllowed: Map<string, number>;
+  /** Pods waiting for a node (namespace/name). */
+  pending: Set<string>;
+  lastDisruptionPass: number;
+  nameCounter: number;
+}
+
+export interface SimContext {
+  store: KubeStore;
+  clock: SimClock;
+  events: EventRecorder;
+  rng: Random;
+  timing: SimTiming;
+  faults: SimFaults;
+  catalog: AmiCatalog;
+  controlPlaneVersion: string;
+  /** karpenter.sh/v1, or karpenter.sh/v1beta1 for a v0.3x install. */
+  karpenterApi: 'v1' | 'v1beta1';
+  memory: SimMemory;
+  log(message: string): void;
+}
+
+export const NODECLAIMS = 'nodeclaims.karpenter.sh';
+export const NODEPOOLS = 'nodepools.karpenter.sh';
+export const EC2NODECLASSES = 'ec2nodeclasses.karpenter.k8s.aws';
+export const MANAGER = 'karpenter';
+
+export function key(o: KubeObject): string {
+  return o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : (o.metadata.name ?? '');
+}
+
+export function status<T = Record<string, unknown>>(o: KubeObject): T {
+  return (o.status ?? {}) as T;
+}
+
+export function spec<T = Record<string, unknown>>(o: KubeObject): T {
+  return (o.spec ?? {}) as T;
+}
+
+/** Writes status through the status subresource, as a controller does. */
+export function writeStatus(ctx: SimContext, resource: string, o: KubeObject, next: Record<string, unknown>): KubeObject {
+  return ctx.store.update(resource, { ...o, status: next }, { subresource: 'status', manager: MANAGER });
+}
+
+export function writeObject(ctx: SimContext, resource: string, o: KubeObject): KubeObject {
+  return ctx.store.update(resource, o, { manager: MANAGER });
+}

@@ -1,0 +1,217 @@
+// The disruption controller for drift (kubernetes-sigs/karpenter pkg/controllers/disruption/{controller,drift,queue,
+// helpers}.go, DOMAIN.md §2.5–2.7): every poll it clears stale disruption taints, computes each NodePool's allowed
+// Drifted disruptions, filters candidates (do-not-disrupt, PDBs), takes empty nodes first and the oldest drift next,
+// and starts one command at a time: taint, DisruptionReason, replacement NodeClaim. The queue waits for the
+// replacement to initialize before deleting the old NodeClaim; a replacement that disappears fails the command.
+import type { KubeObject } from '../kube-api/types.js';
+import { allowedDisruptions, type Budget } from '../../plan/budgets.js';
+import { EC2NODECLASSES, NODECLAIMS, NODEPOOLS, key, spec, status, writeObject, writeStatus, type Command, type SimContext } from './context.js';
+import { blockingPdb } from './pdbs.js';
+import { hasDoNotDisrupt, reschedulablePods } from './pods.js';
+import { replacementFor } from './replacement.js';
+import { DISRUPTED_TAINT, DISRUPTING_TAINT_V1BETA1, conditionOf, isTrue, withCondition, withoutCondition, type Condition } from './objects.js';
+
+/** Karpenter's queue gives up on a replacement that has not initialized after this long (queue.go minRetryDuration). */
+const COMMAND_TIMEOUT_MS = 10 * 60_000;
+
+interface Candidate {
+  claim: KubeObject;
+  node: KubeObject;
+  nodePool: string;
+  driftedAt: string;
+  empty: boolean;
+}
+
+export function reconcileDisruption(ctx: SimContext): void {
+  processQueue(ctx);
+  const now = ctx.clock.now().getTime();
+  if (now - ctx.memory.lastDisruptionPass < ctx.timing.disruptionPollSeconds * 1000) return;
+  ctx.memory.lastDisruptionPass = now;
+  disruptionPass(ctx);
+}
+
+function taintOf(ctx: SimContext): { key: string; value?: string; effect: string } {
+  return ctx.karpenterApi === 'v1' ? DISRUPTED_TAINT : DISRUPTING_TAINT_V1BETA1;
+}
+
+function disruptionPass(ctx: SimContext): void {
+  const now = ctx.clock.now();
+  const claims = ctx.store.list(NODECLAIMS);
+  const nodes = new Map(ctx.store.list('nodes').map((n) => [n.metadata.name ?? '', n]));
+  const inFlight = new Set([...ctx.memory.commands.values()].map((c) => c.candidate));
+  cleanUpStaleTaints(ctx, claims, nodes, inFlight);
+
+  const pools = ctx.store.list(NODEPOOLS);
+  const allowed = new Map<string, number>();
+  for (const pool of pools) {
+    const name = pool.metadata.name ?? '';
+    const members = claims.filter((c) => c.metadata.labels?.['karpenter.sh/nodepool'] === name);
+    const counted = members.filter((c) => isTrue(c, 'Initialized') && nodes.has(nodeNameOf(c)) && !isTrue(c, 'InstanceTerminating'));
+    const disrupting = counted.filter(
+      (c) => !isTrue(nodes.get(nodeNameOf(c))!, 'Ready') || c.metadata.deletionTimestamp !== undefined || inFlight.has(c.metadata.name ?? ''),
+    ).length;
+    const budgets = spec<{ disruption?: { budgets?: Budget[] } }>(pool).disruption?.budgets;
+    const result = allowedDisruptions(budgets, { numNodes: counted.length, disrupting }, 'Drifted', now);
+    allowed.set(name, result.allowed);
+    if (result.limit === 0 && counted.length > 0) {
+      ctx.events.publish({
+        object: pool,
+        type: 'Normal',
+        reason: 'DisruptionBlocked',
+        message: 'No allowed disruptions for disruption reason Drifted due to blocking budget',
+        dedupe: [pool.metadata.uid ?? '', 'Drifted'],
+        dedupeTimeoutMs: 60_000,
+      });
+    }
+  }
+
+  // Empty nodes first (a delete, no replacement), then by how long ago they drifted (drift.go).
+  const candidates = driftCandidates(ctx, claims, nodes, inFlight).sort(
+    (a, b) => Number(b.empty) - Number(a.empty) || a.driftedAt.localeCompare(b.driftedAt),
+  );
+  for (const candidate of candidates) {
+    const left = allowed.get(candidate.nodePool) ?? 0;
+    if (left <= 0) continue;
+    startCommand(ctx, candidate);
+    allowed.set(candidate.nodePool, left - 1);
+  }
+}
+
+function nodeNameOf(claim: KubeObject): string {
+  return status<{ nodeName?: string }>(claim).nodeName ?? '';
+}
+
+function driftCandidates(ctx: SimContext, claims: KubeObject[], nodes: Map<string, KubeObject>, inFlight: Set<string>): Candidate[] {
+  const now = ctx.clock.now().getTime();
+  const out: Candidate[] = [];
+  for (const claim of claims) {
+    const name = claim.metadata.name ?? '';
+    const drifted = conditionOf(claim, 'Drifted');
+    if (drifted?.status !== 'True' || claim.metadata.deletionTimestamp || inFlight.has(name)) continue;
+    if ((ctx.memory.retryAfter.get(name) ?? 0) > now) continue;
+    const node = nodes.get(nodeNameOf(claim));
+    const nodePool = node?.metadata.labels?.['karpenter.sh/nodepool'];
+    if (!node || !nodePool || !isTrue(claim, 'Initialized') || node.metadata.deletionTimestamp) continue;
+    const blocked = blockReason(ctx, claim, node);
+    if (blocked !== undefined) {
+      // Karpenter publishes no event for do-not-disrupt, "an intentional user action" (disruption/events/events.go).
+      if (!blocked.includes('karpenter.sh/do-not-disrupt')) {
+        for (const object of [node, claim]) {
+          ctx.events.publish({ object, type: 'Normal', reason: 'DisruptionBlocked', message: blocked });
+        }
+      }
+      continue;
+    }
+    const empty = reschedulablePods(ctx, node.metadata.name ?? '').length === 0;
+    out.push({ claim, node, nodePool, driftedAt: drifted.lastTransitionTime, empty });
+  }
+  return out;
+}
+
+/** Why a drifted node may not be disrupted now (statenode.go ValidateNodeDisruptable / ValidatePodsDisruptable). */
+export function blockReason(ctx: SimContext, claim: KubeObject, node: KubeObject): string | undefined {
+  if (hasDoNotDisrupt(node)) return 'disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation';
+  // Drift is an "eventual" method: a NodeClaim with its own terminationGracePeriod ignores pod-level blockers.
+  if (spec<{ terminationGracePeriod?: string }>(claim).terminationGracePeriod) return undefined;
+  for (const pod of reschedulablePods(ctx, node.metadata.name ?? '')) {
+    if (hasDoNotDisrupt(pod)) return `pod "${key(pod)}" has "karpenter.sh/do-not-disrupt" annotation`;
+    const pdb = blockingPdb(ctx, pod);
+    if (pdb !== undefined) return pdb;
+  }
+  return undefined;
+}
+
+function cleanUpStaleTaints(ctx: SimContext, claims: KubeObject[], nodes: Map<string, KubeObject>, inFlight: Set<string>): void {
+  const taint = taintOf(ctx);
+  for (const claim of claims) {
+    if (claim.metadata.deletionTimestamp || inFlight.has(claim.metadata.name ?? '')) continue;
+    const node = nodes.get(nodeNameOf(claim));
+    if (node && !node.metadata.deletionTimestamp && taintsOf(node).some((t) => t.key === taint.key)) untaint(ctx, node);
+    if (conditionOf(claim, 'DisruptionReason')) clearDisruptionReason(ctx, claim);
+  }
+}
+
+function taintsOf(node: KubeObject): Array<{ key: string; value?: string; effect: string }> {
+  return spec<{ taints?: Array<{ key: string; value?: string; effect: string }> }>(node).taints ?? [];
+}
+
+export function taint(ctx: SimContext, node: KubeObject): void {
+  const t = taintOf(ctx);
+  if (taintsOf(node).some((x) => x.key === t.key)) return;
+  writeObject(ctx, 'nodes', { ...node, spec: { ...spec<Record<string, unknown>>(node), taints: [...taintsOf(node), { ...t }] } });
+}
+
+function untaint(ctx: SimContext, node: KubeObject): void {
+  const t = taintOf(ctx);
+  writeObject(ctx, 'nodes', { ...node, spec: { ...spec<Record<string, unknown>>(node), taints: taintsOf(node).filter((x) => x.key !== t.key) } });
+}
+
+function clearDisruptionReason(ctx: SimContext, claim: KubeObject): void {
+  writeStatus(ctx, NODECLAIMS, claim, { ...status<Record<string, unknown>>(claim), conditions: withoutCondition(status<{ conditions?: Condition[] }>(claim).conditions, 'DisruptionReason') });
+}
+
+function startCommand(ctx: SimContext, c: Candidate): void {
+  const now = ctx.clock.now();
+  const name = c.claim.metadata.name ?? '';
+  taint(ctx, c.node);
+  const conditions = withCondition(
+    status<{ conditions?: Condition[] }>(c.claim).conditions,
+    { type: 'DisruptionReason', status: 'True', reason: 'Drifted', message: '', observedGeneration: c.claim.metadata.generation ?? 1 },
+    now,
+  );
+  writeStatus(ctx, NODECLAIMS, c.claim, { ...status(c.claim), conditions });
+  const command: Command = { candidate: name, nodeName: c.node.metadata.name ?? '', nodePool: c.nodePool, startedAt: now.getTime() };
+  if (!c.empty) {
+    const pool = ctx.store.get(NODEPOOLS, c.nodePool);
+    const nodeClass = ctx.store.get(EC2NODECLASSES, spec<{ nodeClassRef?: { name?: string } }>(c.claim).nodeClassRef?.name ?? '');
+    if (!pool || !nodeClass) return;
+    const replacement = ctx.store.create(NODECLAIMS, replacementFor(ctx, pool, c.claim), { manager: 'karpenter' });
+    command.replacement = replacement.metadata.name;
+    ctx.events.publish({ object: replacement, type: 'Normal', reason: 'DisruptionLaunching', message: 'Launching NodeClaim: Drifted', dedupe: [replacement.metadata.uid ?? '', 'Drifted'] });
+  }
+  ctx.memory.commands.set(name, command);
+  ctx.log(
+    `disrupting node(s): command="Drifted: ${c.empty ? 'delete' : 'replace'}: nodepools=[${c.nodePool}]: [${command.nodeName}] -> [${command.replacement ?? 'no replacement'}]"`,
+  );
+  if (c.empty) finishCommand(ctx, command);
+}
+
+function processQueue(ctx: SimContext): void {
+  const now = ctx.clock.now().getTime();
+  for (const command of [...ctx.memory.commands.values()]) {
+    const replacement = command.replacement ? ctx.store.get(NODECLAIMS, command.replacement) : undefined;
+    if (command.replacement && (!replacement || replacement.metadata.deletionTimestamp || now - command.startedAt > COMMAND_TIMEOUT_MS)) {
+      failCommand(ctx, command);
+      continue;
+    }
+    if (replacement && !isTrue(replacement, 'Initialized')) {
+      ctx.events.publish({ object: replacement, type: 'Normal', reason: 'DisruptionWaitingReadiness', message: 'Waiting on readiness to continue disruption' });
+      continue;
+    }
+    finishCommand(ctx, command);
+  }
+}
+
+function finishCommand(ctx: SimContext, command: Command): void {
+  ctx.memory.commands.delete(command.candidate);
+  const claim = ctx.store.get(NODECLAIMS, command.candidate);
+  const node = ctx.store.get('nodes', command.nodeName);
+  if (!claim) return;
+  if (node) ctx.events.publish({ object: node, type: 'Normal', reason: 'DisruptionTerminating', message: 'Disrupting Node: Drifted', dedupe: [node.metadata.uid ?? '', 'Drifted'] });
+  ctx.events.publish({ object: claim, type: 'Normal', reason: 'DisruptionTerminating', message: 'Disrupting NodeClaim: Drifted', dedupe: [claim.metadata.uid ?? '', 'Drifted'] });
+  ctx.store.delete(NODECLAIMS, command.candidate);
+  ctx.log(`command succeeded: deleting nodeclaim ${command.candidate}`);
+}
+
+function failCommand(ctx: SimContext, command: Command): void {
+  ctx.memory.commands.delete(command.candidate);
+  const now = ctx.clock.now().getTime();
+  ctx.memory.retryAfter.set(command.candidate, now + ctx.timing.launchRetryBackoffSeconds * 1000);
+  const node = ctx.store.get('nodes', command.nodeName);
+  if (node && !node.metadata.deletionTimestamp) untaint(ctx, node);
+  const claim = ctx.store.get(NODECLAIMS, command.candidate);
+  if (claim && !claim.metadata.deletionTimestamp) clearDisruptionReason(ctx, claim);
+  const replacement = command.replacement ? ctx.store.get(NODECLAIMS, command.replacement) : undefined;
+  if (replacement && !replacement.metadata.deletionTimestamp) ctx.store.delete(NODECLAIMS, command.replacement ?? '');
+  ctx.log(`failed terminating nodes while executing a disruption command: replacement ${command.replacement} did not initialize`);
+}

@@ -1,0 +1,66 @@
+// Kubernetes Events as Karpenter's recorder writes them (kubernetes-sigs/karpenter pkg/events/recorder.go): an event
+// is deduplicated on its DedupeValues for a timeout (2 minutes by default, 1 minute for the NodePool budget event),
+// so a blocked node is reported once per window, not once per 10-second disruption pass.
+import type { KubeStore } from '../kube-api/registry-store.js';
+import type { KubeObject } from '../kube-api/types.js';
+import { rfc3339 } from './objects.js';
+
+export interface KarpenterEvent {
+  object: KubeObject;
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+  /** What makes two events the same (Karpenter's DedupeValues); default: the object's uid and the reason. */
+  dedupe?: string[];
+  dedupeTimeoutMs?: number;
+}
+
+const DEFAULT_DEDUPE_MS = 2 * 60_000;
+
+export class EventRecorder {
+  private readonly lastSent = new Map<string, number>();
+  private counter = 0;
+  /** Every event published, in order, for tests and the simulator's own log. */
+  readonly published: Array<{ at: Date; reason: string; kind: string; name: string; message: string }> = [];
+
+  constructor(
+    private readonly store: KubeStore,
+    private readonly now: () => Date,
+  ) {}
+
+  publish(event: KarpenterEvent): void {
+    const now = this.now();
+    const { metadata } = event.object;
+    const key = [event.reason, ...(event.dedupe ?? [metadata.uid ?? metadata.name ?? ''])].join('/');
+    const last = this.lastSent.get(key);
+    if (last !== undefined && now.getTime() - last < (event.dedupeTimeoutMs ?? DEFAULT_DEDUPE_MS)) return;
+    this.lastSent.set(key, now.getTime());
+    this.published.push({ at: now, reason: event.reason, kind: event.object.kind, name: metadata.name ?? '', message: event.message });
+    const time = rfc3339(now);
+    this.counter += 1;
+    // Events about cluster-scoped objects go to the default namespace, as client-go's recorder puts them.
+    const namespace = metadata.namespace ?? 'default';
+    this.store.create('events', {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: `${metadata.name ?? 'object'}.${(now.getTime() * 1000 + this.counter).toString(16)}`, namespace },
+      involvedObject: {
+        apiVersion: event.object.apiVersion,
+        kind: event.object.kind,
+        name: metadata.name,
+        ...(metadata.namespace ? { namespace: metadata.namespace } : {}),
+        uid: metadata.uid,
+        resourceVersion: metadata.resourceVersion,
+      },
+      reason: event.reason,
+      message: event.message,
+      type: event.type,
+      source: { component: 'karpenter' },
+      reportingComponent: 'karpenter',
+      reportingInstance: '',
+      firstTimestamp: time,
+      lastTimestamp: time,
+      count: 1,
+    });
+  }
+}

@@ -1,0 +1,130 @@
+// What the cluster's other controllers do to pods during a rollout, reduced to their outcome: a ReplicaSet recreates
+// an evicted pod, kube-scheduler binds it to a schedulable node of its NodePool, and the kubelet starts it after
+// `podStartSeconds`. PDB status follows from the pods (the sandbox store recomputes it on every pod write).
+import type { KubeObject } from '../kube-api/types.js';
+import { key, spec, status, type SimContext } from './context.js';
+import { DISRUPTED_TAINT, isTrue, rfc3339 } from './objects.js';
+
+type Pod = KubeObject & { spec?: { nodeName?: string; nodeSelector?: Record<string, string> }; status?: { phase?: string; conditions?: unknown[] } };
+
+export const DO_NOT_DISRUPT = 'karpenter.sh/do-not-disrupt';
+
+export function isDaemonSetPod(pod: KubeObject): boolean {
+  return (pod.metadata.ownerReferences ?? []).some((r) => r.kind === 'DaemonSet');
+}
+
+export function isTerminal(pod: KubeObject): boolean {
+  const phase = (pod as Pod).status?.phase;
+  return phase === 'Succeeded' || phase === 'Failed';
+}
+
+/** Pods that must move when the node goes (Karpenter's "reschedulable" pods): not DaemonSet-owned, not finished. */
+export function reschedulablePods(ctx: SimContext, nodeName: string): KubeObject[] {
+  return ctx.store.objects.podsOnNode(nodeName).filter((p) => !isDaemonSetPod(p) && !isTerminal(p) && !p.metadata.deletionTimestamp);
+}
+
+export function hasDoNotDisrupt(o: KubeObject): boolean {
+  return o.metadata.annotations?.[DO_NOT_DISRUPT] === 'true';
+}
+
+/** A node pods may land on: Ready, initialized, not tainted for disruption, not being deleted. */
+export function schedulable(node: KubeObject): boolean {
+  const taints = spec<{ taints?: Array<{ key: string }>; unschedulable?: boolean }>(node);
+  return (
+    !node.metadata.deletionTimestamp &&
+    isTrue(node, 'Ready') &&
+    node.metadata.labels?.['karpenter.sh/initialized'] === 'true' &&
+    !taints.unschedulable &&
+    !(taints.taints ?? []).some((t) => t.key === DISRUPTED_TAINT.key || t.key === 'karpenter.sh/disruption')
+  );
+}
+
+function nodeFor(ctx: SimContext, pod: Pod): string | undefined {
+  const selector = pod.spec?.nodeSelector ?? {};
+  let best: { name: string; load: number } | undefined;
+  for (const node of ctx.store.list('nodes')) {
+    if (!schedulable(node)) continue;
+    if (!Object.entries(selector).every(([k, v]) => node.metadata.labels?.[k] === v)) continue;
+    const load = ctx.store.objects.podsOnNode(node.metadata.name ?? '').length;
+    if (!best || load < best.load) best = { name: node.metadata.name ?? '', load };
+  }
+  return best?.name;
+}
+
+/** The ReplicaSet's answer to an eviction: the same pod template under a new name, scheduled if a node fits. */
+export function recreatePod(ctx: SimContext, evicted: KubeObject, nodePool: string | undefined): void {
+  const old = evicted as Pod;
+  const owner = old.metadata.ownerReferences?.[0];
+  if (!owner) return; // a bare pod has no controller to bring it back
+  const selector = old.spec?.nodeSelector ?? (nodePool ? { 'karpenter.sh/nodepool': nodePool } : {});
+  ctx.memory.nameCounter += 1;
+  const suffix = ctx.rng.int(0, 36 ** 5 - 1).toString(36).padStart(5, '0');
+  const base = owner.kind === 'ReplicaSet' ? owner.name : (old.metadata.generateName ?? `${old.metadata.name}-`).replace(/-$/, '');
+  const pod: Pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: `${base}-${suffix}`,
+      namespace: old.metadata.namespace,
+      labels: old.metadata.labels,
+      ...(old.metadata.annotations ? { annotations: old.metadata.annotations } : {}),
+      ownerReferences: old.metadata.ownerReferences,
+    },
+    spec: { ...(old.spec ?? {}), nodeSelector: selector, nodeName: undefined },
+    status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable' }] },
+  };
+  delete pod.spec!.nodeName;
+  const created = ctx.store.create('pods', pod, { wholeObject: true, manager: 'kube-controller-manager' });
+  if (!bind(ctx, created)) ctx.memory.pending.add(key(created));
+}
+
+function bind(ctx: SimContext, pod: Pod): boolean {
+  const nodeName = nodeFor(ctx, pod);
+  if (!nodeName) return false;
+  const now = ctx.clock.now();
+  const bound = ctx.store.update('pods', { ...pod, spec: { ...pod.spec, nodeName } }, { wholeObject: true, manager: 'kube-scheduler' });
+  ctx.store.update(
+    'pods',
+    { ...bound, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: rfc3339(now) }] } },
+    { subresource: 'status', manager: 'kube-scheduler' },
+  );
+  ctx.memory.starting.set(key(pod), now.getTime() + ctx.timing.podStartSeconds * 1000);
+  return true;
+}
+
+/** Binds pending pods and starts bound ones whose start time has come; removes pods whose termination has ended. */
+export function reconcilePods(ctx: SimContext): void {
+  const now = ctx.clock.now().getTime();
+  for (const [podKey, until] of ctx.memory.terminating) {
+    if (now < until) continue;
+    ctx.memory.terminating.delete(podKey);
+    const [namespace, name] = podKey.split('/') as [string, string];
+    if (ctx.store.get('pods', name, namespace)) ctx.store.delete('pods', name, namespace);
+  }
+  for (const podKey of ctx.memory.pending) {
+    const [namespace, name] = podKey.split('/') as [string, string];
+    const pod: Pod | undefined = ctx.store.get('pods', name, namespace);
+    if (!pod || pod.spec?.nodeName || bind(ctx, pod)) ctx.memory.pending.delete(podKey);
+  }
+  for (const [podKey, at] of ctx.memory.starting) {
+    if (now < at) continue;
+    ctx.memory.starting.delete(podKey);
+    const [namespace, name] = podKey.split('/') as [string, string];
+    const pod = ctx.store.get('pods', name, namespace);
+    if (!pod) continue;
+    const t = rfc3339(new Date(now));
+    ctx.store.update(
+      'pods',
+      {
+        ...pod,
+        status: {
+          ...status<Record<string, unknown>>(pod),
+          phase: 'Running',
+          startTime: t,
+          conditions: ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready'].map((type) => ({ type, status: 'True', lastTransitionTime: t })),
+        },
+      },
+      { subresource: 'status', manager: 'kubelet' },
+    );
+  }
+}

@@ -1,0 +1,117 @@
+// Node and NodeClaim termination (kubernetes-sigs/karpenter pkg/controllers/node/termination, nodeclaim/lifecycle
+// finalize; DOMAIN.md §1.4): a deleted NodeClaim deletes its Node; the Node is tainted and drained through evictions
+// that honour PDBs and do-not-disrupt (FailedDraining while pods wait), then the instance is terminated
+// (InstanceTerminating) and the karpenter.sh/termination finalizers are removed, Node first.
+import type { KubeObject } from '../kube-api/types.js';
+import { NODECLAIMS, key, spec, status, writeObject, writeStatus, type SimContext } from './context.js';
+import { taint } from './disruption-controller.js';
+import { blockingPdb, recordEviction } from './pdbs.js';
+import { hasDoNotDisrupt, recreatePod, reschedulablePods } from './pods.js';
+import { TERMINATION_FINALIZER, conditionOf, rfc3339, withCondition, type Condition } from './objects.js';
+
+const TGP_ANNOTATION = 'karpenter.sh/nodeclaim-termination-timestamp';
+
+export function reconcileTermination(ctx: SimContext): void {
+  for (const claim of ctx.store.list(NODECLAIMS)) {
+    if (!claim.metadata.deletionTimestamp || !claim.metadata.finalizers?.includes(TERMINATION_FINALIZER)) continue;
+    finalizeNodeClaim(ctx, claim);
+  }
+}
+
+function tgpDeadline(claim: KubeObject): number | undefined {
+  const at = claim.metadata.annotations?.[TGP_ANNOTATION];
+  return at ? Date.parse(at) : undefined;
+}
+
+function finalizeNodeClaim(ctx: SimContext, claim: KubeObject): void {
+  let current = claim;
+  const tgp = spec<{ terminationGracePeriod?: string }>(claim).terminationGracePeriod;
+  if (tgp && !claim.metadata.annotations?.[TGP_ANNOTATION]) {
+    const deadline = new Date(Date.parse(claim.metadata.deletionTimestamp ?? '') + goDurationMs(tgp));
+    current = writeObject(ctx, NODECLAIMS, { ...claim, metadata: { ...claim.metadata, annotations: { ...claim.metadata.annotations, [TGP_ANNOTATION]: rfc3339(deadline) } } });
+  }
+  const nodeName = status<{ nodeName?: string }>(current).nodeName;
+  const node = nodeName ? ctx.store.get('nodes', nodeName) : undefined;
+  if (node) {
+    if (!node.metadata.deletionTimestamp) ctx.store.delete('nodes', nodeName ?? '');
+    drainNode(ctx, ctx.store.get('nodes', nodeName ?? '') ?? node, current);
+    return;
+  }
+  // The Node is gone (or never registered): terminate the instance, then let the NodeClaim go.
+  if (conditionOf(current, 'InstanceTerminating')?.status !== 'True' && conditionOf(current, 'Launched')?.status === 'True') {
+    const conditions = withCondition(
+      status<{ conditions?: Condition[] }>(current).conditions,
+      { type: 'InstanceTerminating', status: 'True', reason: 'InstanceTerminating', message: '', observedGeneration: current.metadata.generation ?? 1 },
+      ctx.clock.now(),
+    );
+    current = writeStatus(ctx, NODECLAIMS, current, { ...status<Record<string, unknown>>(current), conditions });
+  }
+  ctx.store.update(NODECLAIMS, { ...current, metadata: { ...current.metadata, finalizers: (current.metadata.finalizers ?? []).filter((f) => f !== TERMINATION_FINALIZER) } }, { manager: 'karpenter' });
+  ctx.memory.lifecycle.delete(current.metadata.name ?? '');
+  ctx.log(`deleted nodeclaim ${current.metadata.name}`);
+}
+
+function drainNode(ctx: SimContext, node: KubeObject, claim: KubeObject): void {
+  taint(ctx, node);
+  const nodeName = node.metadata.name ?? '';
+  const now = ctx.clock.now().getTime();
+  const deadline = tgpDeadline(claim);
+  const forced = deadline !== undefined && now >= deadline;
+  const waiting: KubeObject[] = [];
+  const pods = reschedulablePods(ctx, nodeName).filter((p) => !ctx.memory.terminating.has(key(p)));
+  for (const pod of pods) {
+    if (!forced && (hasDoNotDisrupt(pod) || blockingPdb(ctx, pod) !== undefined)) {
+      waiting.push(pod);
+      continue;
+    }
+    evict(ctx, pod, node.metadata.labels?.['karpenter.sh/nodepool']);
+  }
+  const terminatingHere = [...ctx.memory.terminating.keys()].some((k) => {
+    const [namespace, name] = k.split('/') as [string, string];
+    return spec<{ nodeName?: string }>(ctx.store.get('pods', name, namespace) ?? node).nodeName === nodeName;
+  });
+  if (waiting.length > 0 || terminatingHere) {
+    setDrained(ctx, claim, false);
+    if (waiting.length > 0) {
+      ctx.events.publish({ object: node, type: 'Warning', reason: 'FailedDraining', message: `Failed to drain node, ${waiting.length} pods are waiting to be evicted` });
+    }
+    return;
+  }
+  // Drained: what is left (DaemonSet pods) goes with the node.
+  for (const pod of ctx.store.objects.podsOnNode(nodeName)) ctx.store.delete('pods', pod.metadata.name ?? '', pod.metadata.namespace);
+  setDrained(ctx, claim, true);
+  const latest = ctx.store.get('nodes', nodeName);
+  if (latest) ctx.store.update('nodes', { ...latest, metadata: { ...latest.metadata, finalizers: (latest.metadata.finalizers ?? []).filter((f) => f !== TERMINATION_FINALIZER) } }, { manager: 'karpenter' });
+  ctx.log(`deleted node ${nodeName}`);
+}
+
+function evict(ctx: SimContext, pod: KubeObject, nodePool: string | undefined): void {
+  const slow = ctx.faults.slowDrain?.podTerminationSeconds ?? 0;
+  recordEviction(ctx, pod);
+  ctx.events.publish({ object: pod, type: 'Normal', reason: 'Evicted', message: 'Evicted pod: Drifted' });
+  if (slow > 0) ctx.memory.terminating.set(key(pod), ctx.clock.now().getTime() + slow * 1000);
+  else ctx.store.delete('pods', pod.metadata.name ?? '', pod.metadata.namespace);
+  recreatePod(ctx, pod, nodePool);
+}
+
+function setDrained(ctx: SimContext, claim: KubeObject, drained: boolean): void {
+  const latest = ctx.store.get(NODECLAIMS, claim.metadata.name ?? '');
+  if (!latest) return;
+  const want = drained ? 'True' : 'Unknown';
+  if (conditionOf(latest, 'Drained')?.status === want) return;
+  const conditions = withCondition(
+    status<{ conditions?: Condition[] }>(latest).conditions,
+    drained
+      ? { type: 'Drained', status: 'True', reason: 'Drained', message: '', observedGeneration: latest.metadata.generation ?? 1 }
+      : { type: 'Drained', status: 'Unknown', reason: 'Draining', message: 'Draining', observedGeneration: latest.metadata.generation ?? 1 },
+    ctx.clock.now(),
+  );
+  writeStatus(ctx, NODECLAIMS, latest, { ...status<Record<string, unknown>>(latest), conditions });
+}
+
+// Go's time.ParseDuration for the forms the CRD allows (e.g. 24h, 1h30m, 90s).
+function goDurationMs(text: string): number {
+  let ms = 0;
+  for (const [, n, unit] of text.matchAll(/(\d+(?:\.\d+)?)(h|m|s)/g)) ms += Number(n) * (unit === 'h' ? 3_600_000 : unit === 'm' ? 60_000 : 1000);
+  return ms;
+}

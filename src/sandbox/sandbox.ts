@@ -1,0 +1,140 @@
+// startSandbox: the simulated EKS cluster in one call — the Kubernetes API server (HTTPS, a generated CA, a token),
+// the SSM/EC2 endpoints, a scenario's objects, and the simulated Karpenter — plus the kubeconfig and the environment
+// that point karp-drift, kubectl and the AWS SDK at it. `karp-drift sandbox`, `demo` and the tests all start here.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startAwsEndpoints, type AwsEndpoints } from './aws/server.js';
+import { scaledClock, type ManualClock, type SimClock } from './karpenter/clock.js';
+import { REGION } from './karpenter/objects.js';
+import { KarpenterSimulator } from './karpenter/simulator.js';
+import { loadKarpenterCrds } from './kube-api/crds.js';
+import { eksVersion } from './kube-api/discovery.js';
+import { writeKubeconfig } from './kube-api/kubeconfig.js';
+import { startKubeApiServer, type KubeApiServer } from './kube-api/server.js';
+import { buildCluster, type BuiltCluster } from './scenarios/build.js';
+import { loadScenario } from './scenarios/load.js';
+import { karpenterApiOf } from './scenarios/versions.js';
+import { seededRandom } from './scenarios/random.js';
+import type { Scenario } from './scenarios/schema.js';
+
+export interface SandboxOptions {
+  /** A built-in name, a YAML path, or a parsed scenario (default: `default`). */
+  scenario?: string | Scenario;
+  /** Overrides the scenario's speed (simulated seconds per real second). */
+  speed?: number;
+  port?: number;
+  /** Where to write the kubeconfig (default: a new temp folder, removed by stop()). */
+  kubeconfig?: string;
+  /** Tests: a clock that moves only when told, and no background passes (call simulator.pass()). */
+  manualClock?: ManualClock;
+  /** Karpenter's log lines. */
+  log?: (line: string) => void;
+}
+
+export interface Sandbox {
+  scenario: Scenario;
+  kube: KubeApiServer;
+  aws: AwsEndpoints;
+  simulator: KarpenterSimulator;
+  cluster: BuiltCluster;
+  clock: SimClock;
+  kubeconfigPath: string;
+  /** KUBECONFIG, AWS_ENDPOINT_URL_SSM/EC2, AWS_REGION and dummy credentials: what a shell or a child process needs. */
+  env: Record<string, string>;
+  /** One line: what is running. */
+  summary: string;
+  stop(): Promise<void>;
+}
+
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const scenario = typeof options.scenario === 'object' ? options.scenario : loadScenario(options.scenario ?? 'default');
+  const speed = options.speed ?? scenario.speed;
+  const clock: SimClock = options.manualClock ?? scaledClock(speed, new Date());
+  const api = karpenterApiOf(scenario.karpenterVersion);
+  const aws = await startAwsEndpoints({ seed: scenario.seed, region: REGION, faultSeed: scenario.seed });
+  let kube: KubeApiServer | undefined;
+  let tempDir: string | undefined;
+  try {
+    kube = await startKubeApiServer({
+      port: options.port,
+      version: eksVersion(scenario.controlPlaneVersion),
+      crds: loadKarpenterCrds(api),
+      faultSeed: scenario.seed,
+      now: () => clock.now(),
+    });
+    const cluster = buildCluster(scenario, { store: kube.store, catalog: aws.catalog, now: clock.now() });
+    const simulator = new KarpenterSimulator({
+      store: kube.store,
+      catalog: aws.catalog,
+      clock,
+      rng: seededRandom(scenario.seed, 'karpenter'),
+      controlPlaneVersion: scenario.controlPlaneVersion,
+      karpenterApi: api,
+      timing: { ...scenario.timing, registerSeconds: [scenario.timing.registerSeconds[0], scenario.timing.registerSeconds[1]] },
+      faults: {
+        launchFailures: scenario.faults.launchFailures,
+        neverRegisters: scenario.faults.neverRegisters,
+        slowDrain: scenario.faults.slowDrain,
+        hiddenImageIds: hiddenImages(scenario, cluster, aws),
+      },
+      log: options.log,
+    });
+    simulator.pass(); // status.amis and conditions before anyone looks
+    if (!options.manualClock) simulator.start();
+    const { apiErrors, watchDrops } = scenario.faults;
+    // Injected after the cluster is built, so the scenario's own objects always get created.
+    if (apiErrors) kube.faults.fail({ code: apiErrors.status, rate: apiErrors.rate });
+    if (watchDrops) kube.faults.dropWatchesEvery(watchDrops.everySeconds);
+
+    if (!options.kubeconfig) tempDir = await mkdtemp(join(tmpdir(), 'karp-drift-sandbox-'));
+    const kubeconfigPath = options.kubeconfig ?? join(tempDir!, 'kubeconfig');
+    await writeKubeconfig(kubeconfigPath, { server: kube.url, caData: kube.caData, token: kube.token, clusterName: `karp-drift-sandbox-${scenario.name}` });
+    const env = {
+      KUBECONFIG: kubeconfigPath,
+      AWS_ENDPOINT_URL_SSM: aws.url,
+      AWS_ENDPOINT_URL_EC2: aws.url,
+      AWS_REGION: REGION,
+      AWS_ACCESS_KEY_ID: 'AKIASANDBOXEXAMPLE',
+      AWS_SECRET_ACCESS_KEY: 'sandbox-secret-not-a-real-credential',
+    };
+    const nodes = kube.store.list('nodes').length;
+    const summary =
+      `sandbox "${scenario.name}": EKS ${scenario.controlPlaneVersion} at ${kube.url}, Karpenter ${scenario.karpenterVersion} (${api}) simulated at ${speed}x, ` +
+      `${scenario.nodeClasses.length} EC2NodeClass(es), ${scenario.nodePools.length} NodePool(s), ${nodes} nodes`;
+    const server = kube;
+    return {
+      scenario,
+      kube: server,
+      aws,
+      simulator,
+      cluster,
+      clock,
+      kubeconfigPath,
+      env,
+      summary,
+      stop: async () => {
+        simulator.stop();
+        await Promise.all([server.stop(), aws.stop()]);
+        if (tempDir) await rm(tempDir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    await Promise.all([kube?.stop(), aws.stop()]);
+    if (tempDir) await rm(tempDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+// amiNotFound: the images a class could be changed to exist in SSM and EC2 (karp-drift's lookups pass), but the
+// simulated Karpenter's account cannot see them, as with an AMI that is not shared. Only the images the class's
+// nodes run now stay visible.
+function hiddenImages(scenario: Scenario, cluster: BuiltCluster, aws: AwsEndpoints): ReadonlySet<string> | undefined {
+  const fault = scenario.faults.amiNotFound;
+  if (!fault) return undefined;
+  const nodeClass = cluster.nodeClasses.find((c) => c.name === fault.nodeClass);
+  if (!nodeClass) return undefined;
+  const keep = new Set(Object.values(nodeClass.imageIds));
+  return new Set(aws.catalog.releases.filter((r) => r.family === nodeClass.family && !keep.has(r.imageId)).map((r) => r.imageId));
+}

@@ -1,0 +1,129 @@
+// Creates a scenario's starting cluster in the sandbox's store, in the order and with the field managers of the
+// people and controllers who made it: a platform team's EC2NodeClasses and NodePools, Karpenter's NodeClaims, the
+// kubelets' Nodes, the workload controllers' pods and the PDBs applied with kubectl. Nothing is drifted yet;
+// EC2NodeClass status is the simulated Karpenter's to write.
+import type { AmiFamily, Arch } from '../../ami/families.js';
+import { UsageError } from '../../errors.js';
+import type { AmiCatalog } from '../aws/types.js';
+import type { KubeStore } from '../kube-api/registry-store.js';
+import { groupVersion } from '../kube-api/resources.js';
+import { argoCdApply, kubectlApply } from './field-managers.js';
+import { classImages, ec2NodeClassManifest, nodePoolManifest, type ClassImages } from './node-classes.js';
+import { buildPoolNodes, type BuiltNode, type NodeBuildContext } from './nodes.js';
+import { seededRandom } from './random.js';
+import type { Scenario } from './schema.js';
+import { karpenterApiOf, type KarpenterApi } from './versions.js';
+import { buildPdb, buildWorkloadPods, ensureNamespace } from './workloads.js';
+
+/** The Argo CD application that owns `fieldManager: argocd` classes, and its destination namespace. */
+export const ARGOCD_APP = 'karpenter';
+export const ARGOCD_APP_NAMESPACE = 'karpenter';
+
+export interface BuiltNodeClass {
+  name: string;
+  family: AmiFamily;
+  kubernetesVersion: string;
+  variant: 'standard' | 'nvidia';
+  arches: Arch[];
+  /** The AMI release the nodes run (`v20240917`, Bottlerocket `1.20.4`). */
+  release: string;
+  /** The AMI each arch's nodes run: what their NodeClaims' status.imageID says. */
+  imageIds: Partial<Record<Arch, string>>;
+}
+
+export interface BuiltNodePool {
+  name: string;
+  uid: string;
+  nodeClass: string;
+  nodes: BuiltNode[];
+}
+
+export interface BuiltCluster {
+  karpenterApi: KarpenterApi;
+  nodeClasses: BuiltNodeClass[];
+  nodePools: BuiltNodePool[];
+  pods: number;
+  /** NodeClaim names, node DNS names and instance IDs in use: pass them to names.ts for replacements. */
+  taken: NodeBuildContext['taken'];
+}
+
+export interface BuildOptions {
+  store: KubeStore;
+  catalog: AmiCatalog;
+  /** Condition and start times; creationTimestamps come from the store's clock. */
+  now?: Date;
+}
+
+/**
+ * Builds the scenario into `store`, which must serve the Karpenter CRDs of the scenario's API
+ * (`loadKarpenterCrds(karpenterApiOf(scenario.karpenterVersion))`). PodDisruptionBudget status is computed by the
+ * store in a microtask, so it is there once the caller next awaits.
+ */
+export function buildCluster(scenario: Scenario, options: BuildOptions): BuiltCluster {
+  const { store, catalog } = options;
+  const now = options.now ?? store.now();
+  const api = karpenterApiOf(scenario.karpenterVersion);
+  const apis = {
+    nodeClass: servedVersion(store, 'ec2nodeclasses.karpenter.k8s.aws', api),
+    nodePool: servedVersion(store, 'nodepools.karpenter.sh', api),
+  };
+  servedVersion(store, 'nodeclaims.karpenter.sh', api);
+
+  const images = new Map<string, ClassImages>();
+  scenario.nodeClasses.forEach((c, i) => {
+    const resolved = classImages(scenario, i, catalog);
+    images.set(c.name, resolved);
+    const manifest = ec2NodeClassManifest(scenario, c, resolved, apis.nodeClass);
+    if (c.fieldManager === 'argocd')
+      argoCdApply(store, 'ec2nodeclasses.karpenter.k8s.aws', manifest, ARGOCD_APP, ARGOCD_APP_NAMESPACE);
+    else kubectlApply(store, 'ec2nodeclasses.karpenter.k8s.aws', manifest);
+  });
+
+  const ctx: NodeBuildContext = {
+    store,
+    rng: seededRandom(scenario.seed, 'nodes'),
+    now,
+    taken: { names: new Set(), dnsNames: new Set(), instanceIds: new Set() },
+  };
+  const nodePools = scenario.nodePools.map((pool): BuiltNodePool => {
+    const poolImages = images.get(pool.nodeClass) as ClassImages;
+    const manifest = nodePoolManifest(pool, poolImages.family, api, apis.nodePool);
+    const created = kubectlApply(store, 'nodepools.karpenter.sh', manifest);
+    const nodes = buildPoolNodes(ctx, pool, created, poolImages);
+    return { name: pool.name, uid: created.metadata.uid ?? '', nodeClass: pool.nodeClass, nodes };
+  });
+
+  const poolNodes = new Map(nodePools.map((p) => [p.name, p.nodes]));
+  let pods = 0;
+  for (const w of scenario.workloads) {
+    ensureNamespace(store, w.namespace);
+    buildPdb(store, w);
+    pods += buildWorkloadPods(store, scenario.seed, w, poolNodes.get(w.nodePool) ?? [], now);
+  }
+
+  return {
+    karpenterApi: api,
+    nodeClasses: [...images.values()].map(({ releases: _releases, ...c }) => c),
+    nodePools,
+    pods,
+    taken: ctx.taken,
+  };
+}
+
+// The store stores custom resources in their CRD's storage version: v1 for Karpenter 1.x, v1beta1 for 0.32–0.37.
+function servedVersion(store: KubeStore, resource: string, api: KarpenterApi): string {
+  let info;
+  try {
+    info = store.info(resource);
+  } catch (err) {
+    throw new UsageError(`the sandbox store serves no ${resource}: store the Karpenter ${api} CRDs first`, {
+      cause: err,
+    });
+  }
+  if (info.version !== api) {
+    throw new UsageError(
+      `the scenario installs the Karpenter ${api} API, but the store holds ${resource} as ${info.version}: load loadKarpenterCrds('${api}')`,
+    );
+  }
+  return groupVersion(info);
+}

@@ -1,0 +1,187 @@
+// A sandbox scenario: the cluster the sandbox starts with (EC2NodeClasses, NodePools, nodes, workloads) and how the
+// simulated world misbehaves. Scenarios are YAML (scenarios/*.yaml for the built-ins); this module checks their
+// shape with zod and their cross-references with checks.ts, and reports every problem with its field path.
+import { load } from 'js-yaml';
+import { z } from 'zod';
+import { AMI_FAMILIES, ARCHES } from '../../ami/families.js';
+import { UsageError } from '../../errors.js';
+import { KUBERNETES_MINORS } from '../aws/releases.js';
+import { scenarioProblems, type Problem } from './checks.js';
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const name = z.string().max(63).regex(DNS_LABEL, 'must be a DNS label: lowercase letters, digits and "-"');
+
+// YAML reads an unquoted 1.30 as the number 1.3, which is the mistake worth naming.
+const kubernetesVersion = z
+  .string({ error: (issue) => (issue.input === undefined ? undefined : 'must be a quoted string such as "1.30"') })
+  .refine((v) => KUBERNETES_MINORS.includes(v), {
+    error: `must be a Kubernetes version the sandbox publishes AMIs for (${KUBERNETES_MINORS[0]}–${KUBERNETES_MINORS.at(-1)})`,
+  });
+
+const intOrPercent = z.custom<number | string>(
+  (v) =>
+    (typeof v === 'number' && Number.isInteger(v) && v >= 0) || (typeof v === 'string' && /^(100|[1-9]?\d)%$/.test(v)),
+  { error: 'must be a whole number or a percentage such as "50%"' },
+);
+
+const seconds = z.number().min(0);
+
+const timing = z.strictObject({
+  driftDetectionSeconds: seconds.default(5),
+  launchSeconds: seconds.default(60),
+  registerSeconds: z.tuple([seconds, seconds]).default([30, 90]),
+  initializeSeconds: seconds.default(10),
+  podStartSeconds: seconds.default(5),
+  registrationTimeoutMinutes: seconds.default(15),
+  launchRetryBackoffSeconds: seconds.default(30),
+  disruptionPollSeconds: seconds.default(10),
+});
+
+const nodeClass = z.strictObject({
+  name,
+  family: z.enum(AMI_FAMILIES),
+  kubernetesVersion,
+  /**
+   * The release the nodes run: a release tag (`v20240917`, Bottlerocket `1.20.4`) or `latest`; absent, the newest.
+   * With `pin: alias`, absent pins the alias to the newest tag, while `latest` writes `<family>@latest`.
+   */
+  release: z.string().min(1).optional(),
+  /** `id`: one id term per arch plus amiFamily; `alias`: `<family>@<release>`, resolved against the control plane. */
+  pin: z.enum(['id', 'alias']).default('id'),
+  /** `kubectl`: client-side apply; `argocd`: server-side apply by Argo CD's controller, with its tracking metadata. */
+  fieldManager: z.enum(['kubectl', 'argocd']).default('kubectl'),
+});
+
+// karpenter.sh_nodepools.yaml: spec.disruption.budgets[] (v1; v1beta1 has no reasons).
+const budget = z.strictObject({
+  nodes: z
+    .string({ error: 'must be a quoted string such as "10%" or "0"' })
+    .regex(/^((100|[0-9]{1,2})%|[0-9]+)$/, 'must be a count or a percentage such as "10%"'),
+  reasons: z
+    .array(z.enum(['Underutilized', 'Empty', 'Drifted']))
+    .min(1)
+    .optional(),
+  schedule: z.string().min(1).optional(),
+  duration: z
+    .string()
+    .regex(/^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$/, 'must be hours and minutes such as "8h" or "1h30m"')
+    .optional(),
+});
+
+const nodePool = z.strictObject({
+  name,
+  nodeClass: z.string(),
+  nodes: z.number().int().min(0).max(20_000),
+  /** Nodes alternate over these architectures. */
+  arch: z.array(z.enum(ARCHES)).min(1).default(['amd64']),
+  /** A GPU instance type (g5.xlarge) and the class's nvidia AMI. */
+  gpu: z.boolean().default(false),
+  /** Absent: the CRD default, one budget of 10%. */
+  budgets: z.array(budget).max(50).optional(),
+  terminationGracePeriod: z
+    .string()
+    .regex(/^([0-9]+(s|m|h))+$/, 'must be a duration such as "24h" or "90m"')
+    .optional(),
+  /** How many of the pool's nodes carry `karpenter.sh/do-not-disrupt: "true"`. */
+  doNotDisruptNodes: z.number().int().min(0).default(0),
+});
+
+const workload = z.strictObject({
+  name,
+  namespace: name.default('default'),
+  nodePool: z.string(),
+  /** Required unless daemonSet (one pod per node of the pool). */
+  replicas: z.number().int().min(0).optional(),
+  pdb: z.strictObject({ maxUnavailable: intOrPercent.optional(), minAvailable: intOrPercent.optional() }).optional(),
+  doNotDisrupt: z.boolean().default(false),
+  daemonSet: z.boolean().default(false),
+});
+
+const faults = z.strictObject({
+  launchFailures: z
+    .strictObject({
+      nodePool: z.string(),
+      count: z.number().int().min(1).default(1),
+      reason: z.string().min(1).default('InsufficientCapacityError'),
+    })
+    .optional(),
+  /** Replacements' Nodes never become Ready. */
+  neverRegisters: z.strictObject({ nodePool: z.string() }).optional(),
+  slowDrain: z.strictObject({ podTerminationSeconds: z.number().positive() }).optional(),
+  /** The simulated Karpenter cannot see the AMIs the class is later changed to (not shared with the account). */
+  amiNotFound: z.strictObject({ nodeClass: z.string() }).optional(),
+  apiErrors: z
+    .strictObject({
+      rate: z.number().gt(0).max(1),
+      status: z.union([z.literal(500), z.literal(429)], { error: 'must be 500 or 429' }).default(500),
+    })
+    .optional(),
+  watchDrops: z.strictObject({ everySeconds: z.number().positive() }).optional(),
+});
+
+export const scenarioSchema = z.strictObject({
+  name,
+  description: z.string().default(''),
+  /** /version of the API server; aliases resolve against it. */
+  controlPlaneVersion: kubernetesVersion,
+  /** 1.x serves the v1 API; 0.32–0.37 means a v1beta1 install. */
+  karpenterVersion: z.string({ error: 'must be a quoted string such as "1.14.1"' }).default('1.14.1'),
+  /** Simulated seconds per real second. */
+  speed: z.number().positive().default(60),
+  seed: z.number().int().default(1),
+  clusterName: name.default('sandbox'),
+  timing: timing.prefault({}),
+  nodeClasses: z.array(nodeClass).min(1),
+  nodePools: z.array(nodePool).min(1),
+  workloads: z.array(workload).default([]),
+  faults: faults.prefault({}),
+});
+
+export type Scenario = z.output<typeof scenarioSchema>;
+export type ScenarioNodeClass = Scenario['nodeClasses'][number];
+export type ScenarioNodePool = Scenario['nodePools'][number];
+export type ScenarioWorkload = Scenario['workloads'][number];
+
+/** A scenario that failed to parse; `problems` are the lines of the message, each `<field path>: <what is wrong>`. */
+export class ScenarioError extends UsageError {
+  constructor(
+    readonly source: string,
+    readonly problems: string[],
+  ) {
+    super(`scenario ${source} is invalid:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  }
+}
+
+export function parseScenario(yamlText: string, source: string): Scenario {
+  let document: unknown;
+  try {
+    document = load(yamlText, { filename: source });
+  } catch (err) {
+    throw new ScenarioError(source, [`(document): not valid YAML: ${(err as Error).message}`]);
+  }
+  const parsed = scenarioSchema.safeParse(document ?? {});
+  // Cross-references are checked once every field has its shape: checks.ts reads the typed scenario.
+  const problems = parsed.success ? scenarioProblems(parsed.data) : parsed.error.issues.flatMap(issueProblems);
+  if (problems.length > 0)
+    throw new ScenarioError(
+      source,
+      problems.map((p) => `${p.path}: ${p.message}`),
+    );
+  return parsed.data as Scenario;
+}
+
+function issueProblems(issue: z.core.$ZodIssue): Problem[] {
+  const path = fieldPath(issue.path);
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => ({ path: fieldPath([...issue.path, key]), message: 'unknown field' }));
+  }
+  const message = /received undefined$/.test(issue.message) ? 'required' : issue.message;
+  return [{ path, message }];
+}
+
+/** `nodePools[1].nodeClass`, the way kubectl names fields. */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) out += typeof part === 'number' ? `[${part}]` : `${out ? '.' : ''}${String(part)}`;
+  return out || '(document)';
+}

@@ -1,0 +1,145 @@
+// A scenario's workloads as their controllers left them: a Deployment's pods (owned by its ReplicaSet) or a
+// DaemonSet's pods, scheduled and Running, plus the PodDisruptionBudget someone applied with kubectl. apps/v1 is not
+// served, so the owners exist only as ownerReferences, which is all Karpenter reads of them.
+import { DO_NOT_DISRUPT, rfc3339 } from '../karpenter/objects.js';
+import type { KubeStore } from '../kube-api/registry-store.js';
+import type { KubeObject } from '../kube-api/types.js';
+import { kubectlApply } from './field-managers.js';
+import { generatedName, hexDigits, seededUid, templateHash } from './names.js';
+import { seededRandom } from './random.js';
+import type { BuiltNode } from './nodes.js';
+import type { ScenarioWorkload } from './schema.js';
+
+const IMAGE = 'public.ecr.aws/nginx/nginx:1.27';
+
+// The tolerations the DefaultTolerationSeconds admission plugin adds to every pod, and those the DaemonSet
+// controller adds to its pods (pkg/controller/daemon/util AddOrUpdateDaemonPodTolerations).
+const DEFAULT_TOLERATIONS = [
+  { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+  { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+];
+const DAEMON_TOLERATIONS = [
+  { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute' },
+  { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute' },
+  { key: 'node.kubernetes.io/disk-pressure', operator: 'Exists', effect: 'NoSchedule' },
+  { key: 'node.kubernetes.io/memory-pressure', operator: 'Exists', effect: 'NoSchedule' },
+  { key: 'node.kubernetes.io/pid-pressure', operator: 'Exists', effect: 'NoSchedule' },
+  { key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' },
+];
+
+export function ensureNamespace(store: KubeStore, name: string): void {
+  if (store.get('namespaces', name)) return;
+  store.create(
+    'namespaces',
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+    { manager: 'kubectl-create' },
+  );
+}
+
+/** Creates the workload's pods spread round-robin over `nodes`; returns how many. */
+export function buildWorkloadPods(
+  store: KubeStore,
+  seed: number,
+  w: ScenarioWorkload,
+  nodes: BuiltNode[],
+  now: Date,
+): number {
+  if (nodes.length === 0) return 0;
+  const rng = seededRandom(seed, `workload/${w.namespace}/${w.name}`);
+  const hash = templateHash(rng);
+  const owner = w.daemonSet
+    ? {
+        apiVersion: 'apps/v1',
+        kind: 'DaemonSet',
+        name: w.name,
+        uid: seededUid(rng),
+        controller: true,
+        blockOwnerDeletion: true,
+      }
+    : {
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        name: `${w.name}-${hash}`,
+        uid: seededUid(rng),
+        controller: true,
+        blockOwnerDeletion: true,
+      };
+  const labels: Record<string, string> = w.daemonSet
+    ? { app: w.name, 'controller-revision-hash': hash, 'pod-template-generation': '1' }
+    : { app: w.name, 'pod-template-hash': hash };
+  const count = w.daemonSet ? nodes.length : (w.replicas ?? 0);
+  const taken = new Set<string>();
+  const started = rfc3339(now);
+  const imageID = `${IMAGE.split(':')[0]}@sha256:${hexDigits(rng, 64)}`;
+  for (let j = 0; j < count; j++) {
+    const node = nodes[j % nodes.length] as BuiltNode;
+    const name = generatedName(rng, `${owner.name}-`, taken);
+    const podIP = `${node.ip.split('.').slice(0, 3).join('.')}.${rng.int(1, 254)}`;
+    const condition = (type: string) => ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: started });
+    const pod: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name,
+        namespace: w.namespace,
+        // Every pod gets its own copies: the store keeps objects as given, and a simulator may edit one pod's.
+        labels: { ...labels },
+        ...(w.doNotDisrupt ? { annotations: { [DO_NOT_DISRUPT]: 'true' } } : {}),
+        ownerReferences: [{ ...owner }],
+      },
+      spec: {
+        containers: [{ name: w.name, image: IMAGE, resources: { requests: { cpu: '100m', memory: '128Mi' } } }],
+        nodeName: node.nodeName,
+        restartPolicy: 'Always',
+        schedulerName: 'default-scheduler',
+        serviceAccountName: 'default',
+        terminationGracePeriodSeconds: 30,
+        tolerations: (w.daemonSet ? DAEMON_TOLERATIONS : DEFAULT_TOLERATIONS).map((t) => ({ ...t })),
+        ...(w.daemonSet ? { affinity: daemonAffinity(node.nodeName) } : {}),
+      },
+      status: {
+        phase: 'Running',
+        conditions: ['Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map(condition),
+        hostIP: node.ip,
+        podIP,
+        podIPs: [{ ip: podIP }],
+        startTime: started,
+        qosClass: 'Burstable',
+        containerStatuses: [
+          {
+            name: w.name,
+            image: IMAGE,
+            imageID,
+            containerID: `containerd://${hexDigits(rng, 64)}`,
+            ready: true,
+            started: true,
+            restartCount: 0,
+            state: { running: { startedAt: started } },
+          },
+        ],
+      },
+    };
+    store.create('pods', pod, { wholeObject: true });
+  }
+  return count;
+}
+
+// The DaemonSet controller pins each pod to its node by name (daemon/util ReplaceDaemonSetPodNodeNameNodeAffinity).
+function daemonAffinity(nodeName: string): Record<string, unknown> {
+  const term = { matchFields: [{ key: 'metadata.name', operator: 'In', values: [nodeName] }] };
+  return { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [term] } } };
+}
+
+export function buildPdb(store: KubeStore, w: ScenarioWorkload): KubeObject | undefined {
+  if (!w.pdb) return undefined;
+  const limit =
+    w.pdb.maxUnavailable !== undefined
+      ? { maxUnavailable: w.pdb.maxUnavailable }
+      : { minAvailable: w.pdb.minAvailable };
+  return kubectlApply(store, 'poddisruptionbudgets.policy', {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name: w.name, namespace: w.namespace },
+    spec: { ...limit, selector: { matchLabels: { app: w.name } } },
+  });
+}
