@@ -62,9 +62,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       version: eksVersion(scenario.controlPlaneVersion),
       crds: loadKarpenterCrds(api),
       faultSeed: scenario.seed,
-      now: () => clock.now(),
+      now: () => clock.wall(),
     });
-    const cluster = buildCluster(scenario, { store: kube.store, catalog: aws.catalog, now: clock.now() });
+    const cluster = buildCluster(scenario, { store: kube.store, catalog: aws.catalog, now: clock.wall() });
     const simulator = new KarpenterSimulator({
       store: kube.store,
       catalog: aws.catalog,

@@ -3,7 +3,13 @@
 // from Date.now(), as Karpenter injects a clock.Clock and its tests step it.
 
 export interface SimClock {
+  /** Simulated time: what deadlines (launch, registration, drift detection, polls) are measured in. */
   now(): Date;
+  /**
+   * The time written into objects and used for budget schedules: the wall clock, so kubectl's AGE, karp-drift's
+   * "drifted 3m ago" and a budget window's end are all read against the clock the user has.
+   */
+  wall(): Date;
   /** Real milliseconds for a simulated span: how long to wait between controller passes. */
   realMs(simulatedMs: number): number;
 }
@@ -13,6 +19,7 @@ export function scaledClock(speed: number, start: Date, realNow: () => number = 
   const origin = realNow();
   return {
     now: () => new Date(start.getTime() + (realNow() - origin) * speed),
+    wall: () => new Date(),
     realMs: (simulatedMs) => simulatedMs / speed,
   };
 }
@@ -24,6 +31,9 @@ export class ManualClock implements SimClock {
     this.t = start.getTime();
   }
   now(): Date {
+    return new Date(this.t);
+  }
+  wall(): Date {
     return new Date(this.t);
   }
   advance(ms: number): void {

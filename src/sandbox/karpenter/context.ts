@@ -78,6 +78,8 @@ export interface SimMemory {
   starting: Map<string, number>;
   /** PodDisruptionBudget (namespace/name) → evictions still allowed; recomputed every pass. */
   pdbAllowed: Map<string, number>;
+  /** NodeClaim → simulated ms its deletion was first seen (terminationGracePeriod counts from there). */
+  deletingSince: Map<string, number>;
   /** Pods waiting for a node (namespace/name). */
   pending: Set<string>;
   lastDisruptionPass: number;

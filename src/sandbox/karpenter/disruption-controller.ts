@@ -35,7 +35,7 @@ function taintOf(ctx: SimContext): { key: string; value?: string; effect: string
 }
 
 function disruptionPass(ctx: SimContext): void {
-  const now = ctx.clock.now();
+  const now = ctx.clock.wall();
   const claims = ctx.store.list(NODECLAIMS);
   const nodes = new Map(ctx.store.list('nodes').map((n) => [n.metadata.name ?? '', n]));
   const inFlight = new Set([...ctx.memory.commands.values()].map((c) => c.candidate));
@@ -151,7 +151,7 @@ function clearDisruptionReason(ctx: SimContext, claim: KubeObject): void {
 }
 
 function startCommand(ctx: SimContext, c: Candidate): void {
-  const now = ctx.clock.now();
+  const now = ctx.clock.wall();
   const name = c.claim.metadata.name ?? '';
   taint(ctx, c.node);
   const conditions = withCondition(
@@ -160,7 +160,7 @@ function startCommand(ctx: SimContext, c: Candidate): void {
     now,
   );
   writeStatus(ctx, NODECLAIMS, c.claim, { ...status(c.claim), conditions });
-  const command: Command = { candidate: name, nodeName: c.node.metadata.name ?? '', nodePool: c.nodePool, startedAt: now.getTime() };
+  const command: Command = { candidate: name, nodeName: c.node.metadata.name ?? '', nodePool: c.nodePool, startedAt: ctx.clock.now().getTime() };
   if (!c.empty) {
     const pool = ctx.store.get(NODEPOOLS, c.nodePool);
     const nodeClass = ctx.store.get(EC2NODECLASSES, spec<{ nodeClassRef?: { name?: string } }>(c.claim).nodeClassRef?.name ?? '');

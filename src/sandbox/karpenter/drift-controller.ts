@@ -82,7 +82,7 @@ function markDrifted(ctx: SimContext, claim: KubeObject): void {
   const conditions = withCondition(
     status<{ conditions?: Condition[] }>(claim).conditions,
     { type: 'Drifted', status: 'True', reason: 'AMIDrift', message: 'AMIDrift', observedGeneration: claim.metadata.generation ?? 1 },
-    ctx.clock.now(),
+    ctx.clock.wall(),
   );
   writeStatus(ctx, NODECLAIMS, claim, { ...status<Record<string, unknown>>(claim), conditions });
   ctx.log(`marking drifted: nodeclaim ${claim.metadata.name} reason=AMIDrift`);

@@ -3,6 +3,7 @@
 // so a blocked node is reported once per window, not once per 10-second disruption pass.
 import type { KubeStore } from '../kube-api/registry-store.js';
 import type { KubeObject } from '../kube-api/types.js';
+import type { SimClock } from './clock.js';
 import { rfc3339 } from './objects.js';
 
 export interface KarpenterEvent {
@@ -25,25 +26,27 @@ export class EventRecorder {
 
   constructor(
     private readonly store: KubeStore,
-    private readonly now: () => Date,
+    private readonly clock: SimClock,
   ) {}
 
   publish(event: KarpenterEvent): void {
-    const now = this.now();
+    // Deduplication windows pass in simulated time; the event's timestamps are wall-clock, like every object's.
+    const now = this.clock.now();
     const { metadata } = event.object;
     const key = [event.reason, ...(event.dedupe ?? [metadata.uid ?? metadata.name ?? ''])].join('/');
     const last = this.lastSent.get(key);
     if (last !== undefined && now.getTime() - last < (event.dedupeTimeoutMs ?? DEFAULT_DEDUPE_MS)) return;
     this.lastSent.set(key, now.getTime());
-    this.published.push({ at: now, reason: event.reason, kind: event.object.kind, name: metadata.name ?? '', message: event.message });
-    const time = rfc3339(now);
+    const wall = this.clock.wall();
+    this.published.push({ at: wall, reason: event.reason, kind: event.object.kind, name: metadata.name ?? '', message: event.message });
+    const time = rfc3339(wall);
     this.counter += 1;
     // Events about cluster-scoped objects go to the default namespace, as client-go's recorder puts them.
     const namespace = metadata.namespace ?? 'default';
     this.store.create('events', {
       apiVersion: 'v1',
       kind: 'Event',
-      metadata: { name: `${metadata.name ?? 'object'}.${(now.getTime() * 1000 + this.counter).toString(16)}`, namespace },
+      metadata: { name: `${metadata.name ?? 'object'}.${(wall.getTime() * 1000 + this.counter).toString(16)}`, namespace },
       involvedObject: {
         apiVersion: event.object.apiVersion,
         kind: event.object.kind,

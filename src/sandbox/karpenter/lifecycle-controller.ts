@@ -38,7 +38,7 @@ export function reconcileLifecycle(ctx: SimContext): void {
 }
 
 function setConditions(ctx: SimContext, claim: KubeObject, updates: Array<Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>>, extra: Record<string, unknown> = {}): KubeObject {
-  const now = ctx.clock.now();
+  const now = ctx.clock.wall();
   let conditions = status<{ conditions?: Condition[] }>(claim).conditions;
   for (const u of updates) conditions = withCondition(conditions, { ...u, observedGeneration: claim.metadata.generation ?? 1 }, now);
   return writeStatus(ctx, NODECLAIMS, claim, { ...status<Record<string, unknown>>(claim), ...extra, conditions });
@@ -124,7 +124,7 @@ function initialize(ctx: SimContext, claim: KubeObject): void {
   const nodeName = status<{ nodeName?: string }>(claim).nodeName ?? '';
   const node = ctx.store.get('nodes', nodeName);
   if (!node) return;
-  const now = ctx.clock.now();
+  const now = ctx.clock.wall();
   const ready = ctx.store.update('nodes', { ...node, status: { ...status<Record<string, unknown>>(node), conditions: [nodeReadyCondition(true, now)] } }, { subresource: 'status', manager: 'kubelet' });
   ctx.store.update('nodes', { ...ready, metadata: { ...ready.metadata, labels: { ...ready.metadata.labels, 'karpenter.sh/initialized': 'true' } } }, { manager: 'karpenter' });
   setConditions(ctx, claim, [
@@ -145,7 +145,7 @@ function setRegistrationHealth(ctx: SimContext, poolName: string, healthy: boole
     healthy
       ? { type: 'NodeRegistrationHealthy', status: 'True', reason: 'NodeRegistrationHealthy', message: '', observedGeneration: pool.metadata.generation ?? 1 }
       : { type: 'NodeRegistrationHealthy', status: 'False', reason: 'RegistrationFailed', message: 'Failed to launch node', observedGeneration: pool.metadata.generation ?? 1 },
-    ctx.clock.now(),
+    ctx.clock.wall(),
   );
   writeStatus(ctx, NODEPOOLS, pool, { ...status<Record<string, unknown>>(pool), conditions });
 }

@@ -18,7 +18,7 @@ export function reconcileNodeClasses(ctx: SimContext): void {
 }
 
 function reconcileNodeClass(ctx: SimContext, nodeClass: KubeObject, generation: number): void {
-  const now = ctx.clock.now();
+  const now = ctx.clock.wall();
   const s = spec<{ amiSelectorTerms?: Parameters<typeof resolveAmiSelectorTerms>[0]['terms']; amiFamily?: string }>(nodeClass);
   const { amis, message } = resolveAmiSelectorTerms({
     terms: s.amiSelectorTerms ?? [],

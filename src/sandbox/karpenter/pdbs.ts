@@ -49,7 +49,7 @@ function allowedNow(ctx: SimContext, pdb: KubeObject): number {
   const cached = ctx.memory.pdbAllowed.get(key(pdb));
   if (cached !== undefined) return cached;
   const pods = ctx.store.list('pods', pdb.metadata.namespace);
-  const allowed = pdbStatus(pdb, pods, ctx.clock.now().toISOString()).disruptionsAllowed - evictionsInFlight(ctx, pdb);
+  const allowed = pdbStatus(pdb, pods, ctx.clock.wall().toISOString()).disruptionsAllowed - evictionsInFlight(ctx, pdb);
   ctx.memory.pdbAllowed.set(key(pdb), allowed);
   return allowed;
 }

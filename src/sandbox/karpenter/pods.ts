@@ -81,14 +81,14 @@ export function recreatePod(ctx: SimContext, evicted: KubeObject, nodePool: stri
 function bind(ctx: SimContext, pod: Pod): boolean {
   const nodeName = nodeFor(ctx, pod);
   if (!nodeName) return false;
-  const now = ctx.clock.now();
+  const now = ctx.clock.wall();
   const bound = ctx.store.update('pods', { ...pod, spec: { ...pod.spec, nodeName } }, { wholeObject: true, manager: 'kube-scheduler' });
   ctx.store.update(
     'pods',
     { ...bound, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: rfc3339(now) }] } },
     { subresource: 'status', manager: 'kube-scheduler' },
   );
-  ctx.memory.starting.set(key(pod), now.getTime() + ctx.timing.podStartSeconds * 1000);
+  ctx.memory.starting.set(key(pod), ctx.clock.now().getTime() + ctx.timing.podStartSeconds * 1000);
   return true;
 }
 
@@ -112,7 +112,7 @@ export function reconcilePods(ctx: SimContext): void {
     const [namespace, name] = podKey.split('/') as [string, string];
     const pod = ctx.store.get('pods', name, namespace);
     if (!pod) continue;
-    const t = rfc3339(new Date(now));
+    const t = rfc3339(ctx.clock.wall());
     ctx.store.update(
       'pods',
       {

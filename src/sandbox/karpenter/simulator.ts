@@ -40,7 +40,7 @@ export class KarpenterSimulator {
     this.ctx = {
       store: options.store,
       clock: options.clock,
-      events: new EventRecorder(options.store, () => options.clock.now()),
+      events: new EventRecorder(options.store, options.clock),
       rng: options.rng,
       timing,
       faults,
@@ -57,10 +57,11 @@ export class KarpenterSimulator {
         starting: new Map(),
         pending: new Set(),
         pdbAllowed: new Map(),
+        deletingSince: new Map(),
         lastDisruptionPass: Number.NEGATIVE_INFINITY,
         nameCounter: 0,
       },
-      log: (line) => options.log?.(`${options.clock.now().toISOString()} ${line}`),
+      log: (line) => options.log?.(`${options.clock.wall().toISOString()} ${line}`),
     };
   }
 

@@ -18,9 +18,14 @@ export function reconcileTermination(ctx: SimContext): void {
   }
 }
 
-function tgpDeadline(claim: KubeObject): number | undefined {
-  const at = claim.metadata.annotations?.[TGP_ANNOTATION];
-  return at ? Date.parse(at) : undefined;
+/** The simulated instant the claim's terminationGracePeriod runs out, counted from when deletion was first seen. */
+function tgpDeadline(ctx: SimContext, claim: KubeObject): number | undefined {
+  const tgp = spec<{ terminationGracePeriod?: string }>(claim).terminationGracePeriod;
+  const name = claim.metadata.name ?? '';
+  if (!tgp) return undefined;
+  const since = ctx.memory.deletingSince.get(name) ?? ctx.clock.now().getTime();
+  ctx.memory.deletingSince.set(name, since);
+  return since + goDurationMs(tgp);
 }
 
 function finalizeNodeClaim(ctx: SimContext, claim: KubeObject): void {
@@ -42,12 +47,13 @@ function finalizeNodeClaim(ctx: SimContext, claim: KubeObject): void {
     const conditions = withCondition(
       status<{ conditions?: Condition[] }>(current).conditions,
       { type: 'InstanceTerminating', status: 'True', reason: 'InstanceTerminating', message: '', observedGeneration: current.metadata.generation ?? 1 },
-      ctx.clock.now(),
+      ctx.clock.wall(),
     );
     current = writeStatus(ctx, NODECLAIMS, current, { ...status<Record<string, unknown>>(current), conditions });
   }
   ctx.store.update(NODECLAIMS, { ...current, metadata: { ...current.metadata, finalizers: (current.metadata.finalizers ?? []).filter((f) => f !== TERMINATION_FINALIZER) } }, { manager: 'karpenter' });
   ctx.memory.lifecycle.delete(current.metadata.name ?? '');
+  ctx.memory.deletingSince.delete(current.metadata.name ?? '');
   ctx.log(`deleted nodeclaim ${current.metadata.name}`);
 }
 
@@ -55,7 +61,7 @@ function drainNode(ctx: SimContext, node: KubeObject, claim: KubeObject): void {
   taint(ctx, node);
   const nodeName = node.metadata.name ?? '';
   const now = ctx.clock.now().getTime();
-  const deadline = tgpDeadline(claim);
+  const deadline = tgpDeadline(ctx, claim);
   const forced = deadline !== undefined && now >= deadline;
   const waiting: KubeObject[] = [];
   const pods = reschedulablePods(ctx, nodeName).filter((p) => !ctx.memory.terminating.has(key(p)));
@@ -104,7 +110,7 @@ function setDrained(ctx: SimContext, claim: KubeObject, drained: boolean): void 
     drained
       ? { type: 'Drained', status: 'True', reason: 'Drained', message: '', observedGeneration: latest.metadata.generation ?? 1 }
       : { type: 'Drained', status: 'Unknown', reason: 'Draining', message: 'Draining', observedGeneration: latest.metadata.generation ?? 1 },
-    ctx.clock.now(),
+    ctx.clock.wall(),
   );
   writeStatus(ctx, NODECLAIMS, latest, { ...status<Record<string, unknown>>(latest), conditions });
 }

@@ -1,0 +1,88 @@
+// Drives a sandbox scenario by hand: a ManualClock, one simulated second per simulator pass, and AMI changes made
+// through the API with @kubernetes/client-node, the way any client (kubectl, Argo CD, karp-drift) would make them.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { newestRelease } from '../../../src/sandbox/aws/lookup.js';
+import { ManualClock } from '../../../src/sandbox/karpenter/clock.js';
+import type { KubeObject } from '../../../src/sandbox/kube-api/types.js';
+import { startSandbox, type Sandbox } from '../../../src/sandbox/sandbox.js';
+
+export const NODECLAIMS = 'nodeclaims.karpenter.sh';
+
+export async function manualSandbox(scenario: string): Promise<Sandbox & { clock: ManualClock }> {
+  const clock = new ManualClock(new Date('2026-11-23T10:00:00Z'));
+  const sandbox = await startSandbox({ scenario, manualClock: clock });
+  return Object.assign(sandbox, { clock });
+}
+
+export function run(sandbox: Sandbox & { clock: ManualClock }, seconds: number): void {
+  for (let i = 0; i < seconds; i++) {
+    sandbox.clock.advance(1000);
+    sandbox.simulator.pass();
+  }
+}
+
+export function customObjects(sandbox: Sandbox): CustomObjectsApi {
+  const kc = new KubeConfig();
+  kc.loadFromFile(sandbox.kubeconfigPath);
+  return kc.makeApiClient(CustomObjectsApi);
+}
+
+/** The control plane's newest AMIs for the class's family and arches. */
+export function controlPlaneAmis(sandbox: Sandbox, nodeClass: string): string[] {
+  const built = sandbox.cluster.nodeClasses.find((c) => c.name === nodeClass)!;
+  return built.arches.map(
+    (arch) =>
+      newestRelease(sandbox.aws.catalog, { family: built.family, kubernetesVersion: sandbox.scenario.controlPlaneVersion, arch, variant: built.variant })!
+        .imageId,
+  );
+}
+
+/** Pins the class to the control plane's AMIs with a JSON merge patch, as `kubectl patch --type merge` would. */
+export async function pinToControlPlane(sandbox: Sandbox, nodeClass: string): Promise<string[]> {
+  const ids = controlPlaneAmis(sandbox, nodeClass);
+  await customObjects(sandbox).patchClusterCustomObject(
+    { group: 'karpenter.k8s.aws', version: 'v1', plural: 'ec2nodeclasses', name: nodeClass, body: { spec: { amiSelectorTerms: ids.map((id) => ({ id })) } } },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
+  return ids;
+}
+
+export function imageOf(claim: KubeObject): string | undefined {
+  return (claim.status as { imageID?: string } | undefined)?.imageID;
+}
+
+export function claimsOf(sandbox: Sandbox, nodePool: string): KubeObject[] {
+  return sandbox.kube.store.list(NODECLAIMS).filter((c) => c.metadata.labels?.['karpenter.sh/nodepool'] === nodePool);
+}
+
+export const kubectlPath = (() => {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    try {
+      accessSync(join(dir, 'kubectl'), constants.X_OK);
+      return join(dir, 'kubectl');
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+})();
+
+/**
+ * Runs the real kubectl against the sandbox (asynchronously: the API server answers from this same process);
+ * undefined when kubectl is not installed, and the caller says that it skipped.
+ */
+export async function kubectl(sandbox: Sandbox, args: string[]): Promise<string | undefined> {
+  if (!kubectlPath) return undefined;
+  const cacheDir = join(sandbox.kubeconfigPath, '..', 'kubectl-cache');
+  const { stdout } = await promisify(execFile)(kubectlPath, ['--kubeconfig', sandbox.kubeconfigPath, '--cache-dir', cacheDir, ...args], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return stdout;
+}
+
+if (!kubectlPath) console.warn('SKIPPED: the kubectl checks of the sandbox scenarios need kubectl on PATH, and it is not there.');
