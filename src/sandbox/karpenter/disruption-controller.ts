@@ -8,6 +8,7 @@ import { allowedDisruptions, type Budget } from '../../plan/budgets.js';
 import { EC2NODECLASSES, NODECLAIMS, NODEPOOLS, key, spec, status, writeObject, writeStatus, type Command, type SimContext } from './context.js';
 import { blockingPdb } from './pdbs.js';
 import { hasDoNotDisrupt, reschedulablePods } from './pods.js';
+import { setRegistrationHealth } from './lifecycle-controller.js';
 import { replacementFor } from './replacement.js';
 import { DISRUPTED_TAINT, DISRUPTING_TAINT_V1BETA1, conditionOf, isTrue, withCondition, withoutCondition, type Condition } from './objects.js';
 
@@ -212,6 +213,10 @@ function failCommand(ctx: SimContext, command: Command): void {
   const claim = ctx.store.get(NODECLAIMS, command.candidate);
   if (claim && !claim.metadata.deletionTimestamp) clearDisruptionReason(ctx, claim);
   const replacement = command.replacement ? ctx.store.get(NODECLAIMS, command.replacement) : undefined;
-  if (replacement && !replacement.metadata.deletionTimestamp) ctx.store.delete(NODECLAIMS, command.replacement ?? '');
+  if (replacement && !replacement.metadata.deletionTimestamp) {
+    // A launched replacement that never registered is the bad-AMI signal Karpenter surfaces on the NodePool.
+    if (isTrue(replacement, 'Launched') && !isTrue(replacement, 'Registered')) setRegistrationHealth(ctx, command.nodePool, false);
+    ctx.store.delete(NODECLAIMS, command.replacement ?? '');
+  }
   ctx.log(`failed terminating nodes while executing a disruption command: replacement ${command.replacement} did not initialize`);
 }

@@ -135,7 +135,7 @@ function initialize(ctx: SimContext, claim: KubeObject): void {
   ctx.log(`initialized nodeclaim ${claim.metadata.name}: node ${nodeName}`);
 }
 
-function setRegistrationHealth(ctx: SimContext, poolName: string, healthy: boolean): void {
+export function setRegistrationHealth(ctx: SimContext, poolName: string, healthy: boolean): void {
   const pool = ctx.store.get(NODEPOOLS, poolName);
   if (!pool) return;
   const current = conditionOf(pool, 'NodeRegistrationHealthy');

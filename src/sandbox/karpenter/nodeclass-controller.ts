@@ -1,10 +1,21 @@
 // The EC2NodeClass status controller (karpenter-provider-aws pkg/controllers/nodeclass): on every new generation it
 // resolves amiSelectorTerms (amis.ts) and writes status.amis with AMIsReady and Ready, observedGeneration included.
 // Subnets, security groups and the instance profile always resolve in the sandbox.
+import { familyFromAmiFamilyField } from '../../ami/families.js';
 import type { KubeObject } from '../kube-api/types.js';
 import { resolveAmiSelectorTerms } from './amis.js';
 import { EC2NODECLASSES, spec, status, writeStatus, type SimContext } from './context.js';
 import { conditionOf, withCondition, type Condition } from './objects.js';
+
+type Terms = Parameters<typeof resolveAmiSelectorTerms>[0]['terms'];
+
+// v1beta1 (Karpenter 0.32–0.37) made amiSelectorTerms optional: without them Karpenter used the amiFamily's
+// recommended SSM parameter for the control plane's version, which is what an `@latest` alias does in v1.
+function termsOf(ctx: SimContext, s: { amiSelectorTerms?: Terms; amiFamily?: string }): Terms {
+  if (s.amiSelectorTerms?.length || ctx.karpenterApi === 'v1') return s.amiSelectorTerms ?? [];
+  const family = familyFromAmiFamilyField(s.amiFamily ?? 'AL2');
+  return family ? [{ alias: `${family}@latest` }] : [];
+}
 
 const ALWAYS_READY = ['SubnetsReady', 'SecurityGroupsReady', 'InstanceProfileReady', 'ValidationSucceeded'];
 
@@ -19,9 +30,9 @@ export function reconcileNodeClasses(ctx: SimContext): void {
 
 function reconcileNodeClass(ctx: SimContext, nodeClass: KubeObject, generation: number): void {
   const now = ctx.clock.wall();
-  const s = spec<{ amiSelectorTerms?: Parameters<typeof resolveAmiSelectorTerms>[0]['terms']; amiFamily?: string }>(nodeClass);
+  const s = spec<{ amiSelectorTerms?: Terms; amiFamily?: string }>(nodeClass);
   const { amis, message } = resolveAmiSelectorTerms({
-    terms: s.amiSelectorTerms ?? [],
+    terms: termsOf(ctx, s),
     amiFamily: s.amiFamily,
     catalog: ctx.catalog,
     controlPlaneVersion: ctx.controlPlaneVersion,

@@ -102,7 +102,11 @@ export function nodeClaimObject(input: NodeClaimInput, apiVersion = 'karpenter.s
     spec: {
       expireAfter: nodePool.expireAfter ?? '720h',
       ...(nodePool.terminationGracePeriod ? { terminationGracePeriod: nodePool.terminationGracePeriod } : {}),
-      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: input.nodeClass },
+      // v1beta1 (Karpenter 0.32–0.37) refers to the class by apiVersion; v1 by group.
+      nodeClassRef:
+        apiVersion === 'karpenter.sh/v1'
+          ? { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: input.nodeClass }
+          : { apiVersion: 'karpenter.k8s.aws/v1beta1', kind: 'EC2NodeClass', name: input.nodeClass },
       requirements: [
         ...((nodePool.requirements ?? []) as object[]).filter((r) => (r as { key?: string }).key !== 'kubernetes.io/arch'),
         { key: 'kubernetes.io/arch', operator: 'In', values: [it.arch] },

@@ -2,7 +2,10 @@
 // Karpenter runs for simulated minutes, and what Karpenter would show is read back (with kubectl where installed).
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { ManualClock } from '../../../src/sandbox/karpenter/clock.js';
 import { conditionOf, isTrue } from '../../../src/sandbox/karpenter/objects.js';
+import { startSandbox } from '../../../src/sandbox/sandbox.js';
+import { parseScenario } from '../../../src/sandbox/scenarios/schema.js';
 import { NODECLAIMS, claimsOf, customObjects, imageOf, kubectl, manualSandbox, pinToControlPlane, run } from './harness.js';
 
 async function started(name: string) {
@@ -122,5 +125,98 @@ describe('built-in scenarios', () => {
       .then(() => undefined, (e: { code?: number; body?: string }) => e);
     expect(err?.code).toBe(409);
     expect(String(err?.body)).toContain('conflict with \\"argocd-controller\\"');
+  });
+
+  it('a v1beta1 install (Karpenter 0.37): the class without amiSelectorTerms follows the control plane, with the v1beta1 taint', async () => {
+    const scenario = parseScenario(
+      [
+        'name: old-karpenter',
+        'controlPlaneVersion: "1.29"',
+        'karpenterVersion: "0.37.8"',
+        'nodeClasses: [{ name: default, family: al2023, kubernetesVersion: "1.28" }]',
+        'nodePools: [{ name: general, nodeClass: default, nodes: 3, arch: [amd64] }]',
+        'workloads: [{ name: web, nodePool: general, replicas: 6, pdb: { maxUnavailable: 1 } }]',
+      ].join('\n'),
+      'inline',
+    );
+    const clock = new ManualClock(new Date('2026-11-23T10:00:00Z'));
+    const sandbox = Object.assign(await startSandbox({ scenario, manualClock: clock }), { clock });
+    onTestFinished(() => sandbox.stop());
+    const store = sandbox.kube.store;
+    const nodeClass = store.get('ec2nodeclasses.karpenter.k8s.aws', 'default')!;
+    expect(nodeClass.apiVersion).toBe('karpenter.k8s.aws/v1beta1');
+    // Drop the pin: v1beta1 then resolves the family's recommended AMI for the 1.29 control plane.
+    const { amiSelectorTerms: _pin, ...unpinned } = nodeClass.spec as Record<string, unknown>;
+    store.update('ec2nodeclasses.karpenter.k8s.aws', { ...nodeClass, spec: unpinned }, { manager: 'kubectl-edit' });
+    const taints = new Set<string>();
+    for (let i = 0; i < 30 * 60; i++) {
+      run(sandbox, 1);
+      for (const node of store.list('nodes')) for (const t of (node.spec as { taints?: Array<{ key: string; value?: string; effect: string }> }).taints ?? []) taints.add(`${t.key}=${t.value ?? ''}:${t.effect}`);
+    }
+    expect(taints).toEqual(new Set(['karpenter.sh/disruption=disrupting:NoSchedule']));
+    const claims = claimsOf(sandbox, 'general');
+    expect(claims).toHaveLength(3);
+    expect(claims.every((c) => c.apiVersion === 'karpenter.sh/v1beta1' && /-1\.29-/.test(sandbox.aws.catalog.images.get(imageOf(c) ?? '')?.name ?? ''))).toBe(true);
+  });
+
+  it('an AMI whose nodes never register: the command times out, the NodePool reports NodeRegistrationHealthy=False, and it retries', async () => {
+    const scenario = parseScenario(
+      [
+        'name: bad-ami',
+        'controlPlaneVersion: "1.30"',
+        'nodeClasses: [{ name: default, family: al2023, kubernetesVersion: "1.29" }]',
+        'nodePools: [{ name: general, nodeClass: default, nodes: 2, arch: [amd64] }]',
+        'workloads: [{ name: web, nodePool: general, replicas: 4, pdb: { maxUnavailable: 1 } }]',
+        'faults: { neverRegisters: { nodePool: general } }',
+      ].join('\n'),
+      'inline',
+    );
+    const clock = new ManualClock(new Date('2026-11-23T10:00:00Z'));
+    const sandbox = Object.assign(await startSandbox({ scenario, manualClock: clock }), { clock });
+    onTestFinished(() => sandbox.stop());
+    const target = await pinToControlPlane(sandbox, 'default');
+    run(sandbox, 5 * 60);
+    const store = sandbox.kube.store;
+    const replacement = claimsOf(sandbox, 'general').find((c) => target.includes(imageOf(c) ?? ''))!;
+    expect(conditionOf(replacement, 'Launched')?.status).toBe('True');
+    expect(conditionOf(replacement, 'Registered')).toMatchObject({ status: 'Unknown', reason: 'NodeNotFound' });
+    expect(store.list('nodes')).toHaveLength(2);
+    expect(store.list('nodes').filter((n) => (n.spec as { taints?: unknown[] }).taints?.length)).toHaveLength(1);
+    let waited = 5 * 60;
+    for (; store.get(NODECLAIMS, replacement.metadata.name!) && waited < 20 * 60; waited++) run(sandbox, 1);
+    expect(waited).toBeGreaterThanOrEqual(10 * 60); // the queue's 10 minutes, not sooner
+    expect(waited).toBeLessThan(11 * 60);
+    expect(store.list('nodes').filter((n) => (n.spec as { taints?: unknown[] }).taints?.length)).toHaveLength(0);
+    expect(store.list(NODECLAIMS).some((c) => conditionOf(c, 'DisruptionReason'))).toBe(false);
+    expect(conditionOf(store.get('nodepools.karpenter.sh', 'general')!, 'NodeRegistrationHealthy')).toMatchObject({ status: 'False', reason: 'RegistrationFailed' });
+    run(sandbox, 2 * 60);
+    expect(events(sandbox, 'DisruptionLaunching').length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('a slow drain under a NodeClaim terminationGracePeriod: pods blocked by do-not-disrupt are evicted once it elapses', async () => {
+    const scenario = parseScenario(
+      [
+        'name: tgp',
+        'controlPlaneVersion: "1.30"',
+        'nodeClasses: [{ name: default, family: al2023, kubernetesVersion: "1.29" }]',
+        'nodePools: [{ name: general, nodeClass: default, nodes: 2, arch: [amd64], terminationGracePeriod: 30m }]',
+        'workloads: [{ name: batch, nodePool: general, replicas: 2, doNotDisrupt: true }]',
+        'faults: { slowDrain: { podTerminationSeconds: 60 } }',
+      ].join('\n'),
+      'inline',
+    );
+    const clock = new ManualClock(new Date('2026-11-23T10:00:00Z'));
+    const sandbox = Object.assign(await startSandbox({ scenario, manualClock: clock }), { clock });
+    onTestFinished(() => sandbox.stop());
+    const target = await pinToControlPlane(sandbox, 'default');
+    run(sandbox, 10 * 60);
+    // Drift ignored the do-not-disrupt pods (the claims have a TGP), but the drain waits on them.
+    const deleting = sandbox.kube.store.list(NODECLAIMS).filter((c) => c.metadata.deletionTimestamp);
+    expect(deleting.length).toBeGreaterThan(0);
+    expect(deleting[0]!.metadata.annotations?.['karpenter.sh/nodeclaim-termination-timestamp']).toMatch(/^2026-11-23T10:\d\d:\d\dZ$/);
+    expect(events(sandbox, 'FailedDraining')[0]?.message).toBe('Failed to drain node, 1 pods are waiting to be evicted');
+    run(sandbox, 60 * 60);
+    const claims = claimsOf(sandbox, 'general');
+    expect(claims.every((c) => target.includes(imageOf(c) ?? '') && isTrue(c, 'Initialized'))).toBe(true);
   });
 });
