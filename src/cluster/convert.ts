@@ -1,0 +1,243 @@
+// API objects (plain JSON, as a list or a watch delivers them) → the views of views.ts. Pure: the inventory and the
+// follow loop both convert here, so the two can never disagree about what "initialized" or "deleting" means.
+import type { Budget } from '../plan/budgets.js';
+import type {
+  AmiSelectorTerm,
+  ConditionView,
+  EventView,
+  FieldOwner,
+  LabelSelector,
+  NodeClaimView,
+  NodeClassView,
+  NodePoolView,
+  NodeView,
+  PdbView,
+  PodView,
+  Requirement,
+  TaintView,
+} from './views.js';
+
+/** The shape every Kubernetes object shares, loosely typed: conversion tolerates missing fields. */
+export interface ApiObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    generation?: number;
+    creationTimestamp?: string | Date;
+    deletionTimestamp?: string | Date;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    ownerReferences?: Array<{ kind?: string }>;
+    managedFields?: Array<{ manager?: string; operation?: string; fieldsV1?: unknown; subresource?: string }>;
+  };
+  spec?: unknown;
+  status?: unknown;
+  [key: string]: unknown;
+}
+
+const record = (v: unknown): Record<string, unknown> => (v != null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : v instanceof Date ? v.toISOString() : undefined);
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+export function conditionsOf(status: unknown): Record<string, ConditionView> {
+  const out: Record<string, ConditionView> = {};
+  for (const c of list(record(status).conditions)) {
+    const r = record(c);
+    const type = str(r.type);
+    if (!type) continue;
+    out[type] = {
+      status: (str(r.status) ?? 'Unknown') as ConditionView['status'],
+      reason: str(r.reason) ?? '',
+      message: str(r.message) ?? '',
+      ...(str(r.lastTransitionTime) ? { lastTransitionTime: str(r.lastTransitionTime) } : {}),
+      ...(typeof r.observedGeneration === 'number' ? { observedGeneration: r.observedGeneration } : {}),
+    };
+  }
+  return out;
+}
+
+function requirements(v: unknown): Requirement[] {
+  return list(v).map((x) => {
+    const r = record(x);
+    const values = list(r.values).filter((s): s is string => typeof s === 'string');
+    return { key: str(r.key) ?? '', operator: str(r.operator) ?? '', ...(Array.isArray(r.values) ? { values } : {}) };
+  });
+}
+
+// managedFields: fieldsV1 is a trie keyed `f:spec` → `f:amiSelectorTerms` (atomic list) or, for a granular list,
+// its `k:`/`v:` children under the same key. Owning the key at all means owning (part of) the terms.
+function owners(meta: ApiObject['metadata']): FieldOwner[] {
+  return (meta?.managedFields ?? [])
+    .filter((m) => m.subresource === undefined || m.subresource === '')
+    .map((m) => {
+      const spec = record(record(m.fieldsV1)['f:spec']);
+      return {
+        manager: m.manager ?? '',
+        operation: m.operation === 'Apply' ? 'Apply' : 'Update',
+        ownsAmiSelectorTerms: 'f:amiSelectorTerms' in spec,
+        ownsAmiFamily: 'f:amiFamily' in spec,
+      };
+    });
+}
+
+export function nodeClassView(o: ApiObject): NodeClassView {
+  const spec = record(o.spec);
+  const status = record(o.status);
+  return {
+    name: o.metadata?.name ?? '',
+    uid: o.metadata?.uid ?? '',
+    resourceVersion: o.metadata?.resourceVersion ?? '',
+    generation: o.metadata?.generation ?? 0,
+    ...(str(spec.amiFamily) ? { amiFamily: str(spec.amiFamily) } : {}),
+    amiSelectorTerms: list(spec.amiSelectorTerms).map((t) => record(t) as AmiSelectorTerm),
+    statusAmis: list(status.amis).map((a) => {
+      const r = record(a);
+      return {
+        id: str(r.id) ?? '',
+        ...(str(r.name) ? { name: str(r.name) } : {}),
+        requirements: requirements(r.requirements),
+        ...(r.deprecated === true ? { deprecated: true } : {}),
+      };
+    }),
+    conditions: conditionsOf(o.status),
+    owners: owners(o.metadata),
+    labels: o.metadata?.labels ?? {},
+    annotations: o.metadata?.annotations ?? {},
+  };
+}
+
+export function nodePoolView(o: ApiObject): NodePoolView {
+  const spec = record(o.spec);
+  const template = record(record(spec.template).spec);
+  const budgets = record(spec.disruption).budgets;
+  return {
+    name: o.metadata?.name ?? '',
+    uid: o.metadata?.uid ?? '',
+    nodeClass: str(record(template.nodeClassRef).name) ?? '',
+    ...(Array.isArray(budgets) ? { budgets: budgets.map((b) => record(b) as unknown as Budget) } : {}),
+    requirements: requirements(template.requirements),
+    conditions: conditionsOf(o.status),
+  };
+}
+
+export function nodeClaimView(o: ApiObject): NodeClaimView {
+  const spec = record(o.spec);
+  const status = record(o.status);
+  const labels = o.metadata?.labels ?? {};
+  const deletion = str(o.metadata?.deletionTimestamp);
+  return {
+    name: o.metadata?.name ?? '',
+    uid: o.metadata?.uid ?? '',
+    resourceVersion: o.metadata?.resourceVersion ?? '',
+    ...(labels['karpenter.sh/nodepool'] ? { nodePool: labels['karpenter.sh/nodepool'] } : {}),
+    ...(str(record(spec.nodeClassRef).name) ? { nodeClass: str(record(spec.nodeClassRef).name) } : {}),
+    ...(str(status.imageID) ? { imageId: str(status.imageID) } : {}),
+    ...(str(status.nodeName) ? { nodeName: str(status.nodeName) } : {}),
+    ...(str(status.providerID) ? { providerId: str(status.providerID) } : {}),
+    ...(labels['kubernetes.io/arch'] ? { arch: labels['kubernetes.io/arch'] } : {}),
+    ...(labels['node.kubernetes.io/instance-type'] ? { instanceType: labels['node.kubernetes.io/instance-type'] } : {}),
+    gpu: hasPositive(labels['karpenter.k8s.aws/instance-gpu-count']),
+    accelerator: hasPositive(labels['karpenter.k8s.aws/instance-accelerator-count']),
+    ...(str(o.metadata?.creationTimestamp) ? { createdAt: str(o.metadata?.creationTimestamp) } : {}),
+    deleting: deletion !== undefined,
+    ...(deletion ? { deletionTimestamp: deletion } : {}),
+    ...(str(spec.terminationGracePeriod) ? { terminationGracePeriod: str(spec.terminationGracePeriod) } : {}),
+    conditions: conditionsOf(o.status),
+  };
+}
+
+function hasPositive(v: string | undefined): boolean {
+  return v !== undefined && Number(v) > 0;
+}
+
+const DO_NOT_DISRUPT = 'karpenter.sh/do-not-disrupt';
+
+export function nodeView(o: ApiObject): NodeView {
+  const spec = record(o.spec);
+  const status = record(o.status);
+  const labels = o.metadata?.labels ?? {};
+  const ready = list(status.conditions).some((c) => record(c).type === 'Ready' && record(c).status === 'True');
+  return {
+    name: o.metadata?.name ?? '',
+    uid: o.metadata?.uid ?? '',
+    resourceVersion: o.metadata?.resourceVersion ?? '',
+    ...(labels['karpenter.sh/nodepool'] ? { nodePool: labels['karpenter.sh/nodepool'] } : {}),
+    ...(str(spec.providerID) ? { providerId: str(spec.providerID) } : {}),
+    ...(str(record(status.nodeInfo).kubeletVersion) ? { kubeletVersion: str(record(status.nodeInfo).kubeletVersion) } : {}),
+    ...(str(record(status.nodeInfo).osImage) ? { osImage: str(record(status.nodeInfo).osImage) } : {}),
+    ready,
+    initialized: labels['karpenter.sh/initialized'] === 'true',
+    doNotDisrupt: o.metadata?.annotations?.[DO_NOT_DISRUPT] === 'true',
+    taints: list(spec.taints).map((t) => {
+      const r = record(t);
+      return { key: str(r.key) ?? '', ...(str(r.value) ? { value: str(r.value) } : {}), effect: str(r.effect) ?? '' } satisfies TaintView;
+    }),
+    deleting: o.metadata?.deletionTimestamp !== undefined,
+    ...(str(o.metadata?.creationTimestamp) ? { createdAt: str(o.metadata?.creationTimestamp) } : {}),
+  };
+}
+
+export function pdbView(o: ApiObject): PdbView {
+  const status = record(o.status);
+  const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  return {
+    namespace: o.metadata?.namespace ?? '',
+    name: o.metadata?.name ?? '',
+    ...(record(o.spec).selector ? { selector: record(record(o.spec).selector) } : {}),
+    disruptionsAllowed: num(status.disruptionsAllowed) ?? 0,
+    ...(num(status.currentHealthy) !== undefined ? { currentHealthy: num(status.currentHealthy) } : {}),
+    ...(num(status.desiredHealthy) !== undefined ? { desiredHealthy: num(status.desiredHealthy) } : {}),
+    ...(num(status.expectedPods) !== undefined ? { expectedPods: num(status.expectedPods) } : {}),
+  };
+}
+
+export function podView(o: ApiObject): PodView {
+  const value = o.metadata?.annotations?.[DO_NOT_DISRUPT];
+  return {
+    namespace: o.metadata?.namespace ?? '',
+    name: o.metadata?.name ?? '',
+    ...(str(record(o.spec).nodeName) ? { nodeName: str(record(o.spec).nodeName) } : {}),
+    labels: o.metadata?.labels ?? {},
+    ...(str(record(o.status).phase) ? { phase: str(record(o.status).phase) } : {}),
+    // "true", or (v1.12+) a duration counted from the pod's start; either blocks while it holds.
+    doNotDisrupt: value !== undefined && value !== 'false' && value !== '',
+    daemonSet: (o.metadata?.ownerReferences ?? []).some((r) => r.kind === 'DaemonSet'),
+    deleting: o.metadata?.deletionTimestamp !== undefined,
+  };
+}
+
+export function eventView(o: ApiObject): EventView {
+  const involved = record(o.involvedObject);
+  return {
+    uid: o.metadata?.uid ?? '',
+    namespace: o.metadata?.namespace ?? '',
+    reason: str(o.reason) ?? '',
+    message: str(o.message) ?? '',
+    ...(str(o.type) ? { type: str(o.type) } : {}),
+    ...(str(involved.kind) ? { involvedKind: str(involved.kind) } : {}),
+    ...(str(involved.name) ? { involvedName: str(involved.name) } : {}),
+    count: typeof o.count === 'number' ? o.count : 1,
+    ...(str(o.firstTimestamp) ? { firstTimestamp: str(o.firstTimestamp) } : {}),
+    ...(str(o.lastTimestamp ?? o.eventTime) ? { lastTimestamp: str(o.lastTimestamp ?? o.eventTime) } : {}),
+  };
+}
+
+/** Does a label selector select these labels (In, NotIn, Exists, DoesNotExist)? An absent selector selects nothing. */
+export function selectorMatches(selector: LabelSelector | undefined, labels: Record<string, string>): boolean {
+  if (!selector) return false;
+  const byLabels = Object.entries(selector.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
+  return (
+    byLabels &&
+    (selector.matchExpressions ?? []).every((e) => {
+      const value = labels[e.key];
+      if (e.operator === 'In') return value !== undefined && (e.values ?? []).includes(value);
+      if (e.operator === 'NotIn') return value === undefined || !(e.values ?? []).includes(value);
+      if (e.operator === 'Exists') return value !== undefined;
+      return value === undefined;
+    })
+  );
+}

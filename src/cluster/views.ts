@@ -1,0 +1,169 @@
+// The narrow views of cluster objects that planning, tracking and diagnosis work on (STYLE.md "Convert at the
+// boundary"): cluster/convert.ts builds them from API objects; nothing past it sees a raw Kubernetes object.
+import type { Budget } from '../plan/budgets.js';
+
+export type KarpenterApi = 'v1' | 'v1beta1';
+
+export interface Requirement {
+  key: string;
+  operator: string;
+  values?: string[];
+}
+
+export interface ConditionView {
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  lastTransitionTime?: string;
+  observedGeneration?: number;
+}
+
+export interface AmiSelectorTerm {
+  alias?: string;
+  id?: string;
+  name?: string;
+  owner?: string;
+  tags?: Record<string, string>;
+  ssmParameter?: string;
+}
+
+/** One entry of managedFields, reduced to what ownership decisions need. */
+export interface FieldOwner {
+  manager: string;
+  operation: 'Apply' | 'Update';
+  /** Owns `spec.amiSelectorTerms` (the whole list or any term of it). */
+  ownsAmiSelectorTerms: boolean;
+  ownsAmiFamily: boolean;
+}
+
+export interface NodeClassView {
+  name: string;
+  uid: string;
+  resourceVersion: string;
+  generation: number;
+  amiFamily?: string;
+  amiSelectorTerms: AmiSelectorTerm[];
+  /** status.amis as Karpenter resolved them. */
+  statusAmis: Array<{ id: string; name?: string; requirements: Requirement[]; deprecated?: boolean }>;
+  /** status.conditions by type (AMIsReady, Ready, ...). */
+  conditions: Record<string, ConditionView>;
+  owners: FieldOwner[];
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}
+
+export interface NodePoolView {
+  name: string;
+  uid: string;
+  nodeClass: string;
+  /** spec.disruption.budgets; undefined = absent (the CRD default applies). */
+  budgets?: Budget[];
+  requirements: Requirement[];
+  conditions: Record<string, ConditionView>;
+}
+
+export interface NodeClaimView {
+  name: string;
+  uid: string;
+  resourceVersion: string;
+  nodePool?: string;
+  nodeClass?: string;
+  imageId?: string;
+  nodeName?: string;
+  providerId?: string;
+  arch?: string;
+  instanceType?: string;
+  /** Instance labels say it has GPUs or accelerators (it needs an nvidia/neuron AMI). */
+  gpu: boolean;
+  accelerator: boolean;
+  createdAt?: string;
+  deleting: boolean;
+  deletionTimestamp?: string;
+  /** spec.terminationGracePeriod (immutable, copied from the NodePool at creation). */
+  terminationGracePeriod?: string;
+  conditions: Record<string, ConditionView>;
+}
+
+export interface TaintView {
+  key: string;
+  value?: string;
+  effect: string;
+}
+
+export interface NodeView {
+  name: string;
+  uid: string;
+  resourceVersion: string;
+  nodePool?: string;
+  providerId?: string;
+  kubeletVersion?: string;
+  osImage?: string;
+  ready: boolean;
+  initialized: boolean;
+  doNotDisrupt: boolean;
+  taints: TaintView[];
+  deleting: boolean;
+  createdAt?: string;
+}
+
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
+}
+
+export interface PdbView {
+  namespace: string;
+  name: string;
+  selector?: LabelSelector;
+  disruptionsAllowed: number;
+  currentHealthy?: number;
+  desiredHealthy?: number;
+  expectedPods?: number;
+}
+
+export interface PodView {
+  namespace: string;
+  name: string;
+  nodeName?: string;
+  labels: Record<string, string>;
+  phase?: string;
+  /** karpenter.sh/do-not-disrupt: "true" (or a duration, Karpenter v1.12+). */
+  doNotDisrupt: boolean;
+  daemonSet: boolean;
+  deleting: boolean;
+}
+
+export interface EventView {
+  uid: string;
+  namespace: string;
+  reason: string;
+  message: string;
+  type?: string;
+  involvedKind?: string;
+  involvedName?: string;
+  count: number;
+  firstTimestamp?: string;
+  lastTimestamp?: string;
+}
+
+/** /version, as EKS reports it. */
+export interface ControlPlaneVersion {
+  /** "1.30" */
+  minor: string;
+  gitVersion: string;
+}
+
+/** Everything `plan`, `upgrade` and `status` read from the cluster, read once (cluster/inventory.ts). */
+export interface Inventory {
+  karpenterApi: KarpenterApi;
+  controlPlane: ControlPlaneVersion;
+  nodeClasses: NodeClassView[];
+  nodePools: NodePoolView[];
+  nodeClaims: NodeClaimView[];
+  nodes: NodeView[];
+  pdbs: PdbView[];
+  /** Pods on the Karpenter-managed nodes. */
+  pods: PodView[];
+  /** Karpenter's events (DisruptionBlocked, FailedDraining, ...), newest last. */
+  events: EventView[];
+}
