@@ -205,3 +205,82 @@ export function parseSandboxOptions(flags: Record<string, unknown>): SandboxComm
     ...(typeof flags.envOut === 'string' ? { envOut: flags.envOut } : {}),
   };
 }
+
+export interface PlanOptions {
+  kubernetes: KubernetesMinor;
+  /** Empty: every EC2NodeClass. */
+  nodeClasses: string[];
+  release: string;
+  pin: PinMode;
+}
+
+export interface UpgradeOptions extends PlanOptions {
+  yes: boolean;
+  dryRun: boolean;
+  wait: boolean;
+  timeoutMs: number;
+  stallTimeoutMs: number;
+  forceConflicts: boolean;
+}
+
+export interface StatusOptions {
+  nodeClasses: string[];
+  watch: boolean;
+}
+
+const nodeClassNames = z
+  .array(z.string())
+  .default([])
+  .transform((names, ctx) => {
+    const bad = names.find((n) => !DNS1123.test(n));
+    if (bad !== undefined) {
+      ctx.addIssue({ code: 'custom', message: `--nodeclass ${JSON.stringify(bad)} is not an EC2NodeClass name (a lowercase DNS-1123 name)` });
+      return z.NEVER;
+    }
+    return [...new Set(names)];
+  });
+
+const planFlags = {
+  to: flag((v) => parseKubernetesMinor(v)),
+  nodeclass: nodeClassNames,
+  release: flag(parseRelease).default('latest'),
+  pin: z.enum(['id', 'alias'], { message: '--pin must be id or alias' }).default('id'),
+};
+
+export function parsePlanOptions(flags: Record<string, unknown>): PlanOptions {
+  const o = parseWith(z.object(planFlags), flags);
+  return { kubernetes: o.to, nodeClasses: o.nodeclass, release: o.release, pin: o.pin };
+}
+
+export function parseUpgradeOptions(flags: Record<string, unknown>): UpgradeOptions {
+  const schema = z.object({
+    ...planFlags,
+    yes: z.boolean().default(false),
+    dryRun: z.boolean().default(false),
+    // commander's --no-wait sets wait: false.
+    wait: z.boolean().default(true),
+    timeout: flag((v) => parseDuration(v, '--timeout')),
+    stallTimeout: flag((v) => parseDuration(v, '--stall-timeout')),
+    forceConflicts: z.boolean().default(false),
+  });
+  const given = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
+  const o = parseWith(schema, { timeout: '60m', stallTimeout: '15m', ...given });
+  if (o.timeout <= 0 || o.stallTimeout <= 0) throw new UsageError('--timeout and --stall-timeout must be longer than 0');
+  return {
+    kubernetes: o.to,
+    nodeClasses: o.nodeclass,
+    release: o.release,
+    pin: o.pin,
+    yes: o.yes,
+    dryRun: o.dryRun,
+    wait: o.wait,
+    timeoutMs: o.timeout,
+    stallTimeoutMs: o.stallTimeout,
+    forceConflicts: o.forceConflicts,
+  };
+}
+
+export function parseStatusOptions(flags: Record<string, unknown>): StatusOptions {
+  const o = parseWith(z.object({ nodeclass: nodeClassNames, watch: z.boolean().default(false) }), flags);
+  return { nodeClasses: o.nodeclass, watch: o.watch };
+}

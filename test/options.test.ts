@@ -9,6 +9,10 @@ import {
   parseKubernetesMinor,
   parseRelease,
   parseRenderOptions,
+  parsePlanOptions,
+  parseSandboxOptions,
+  parseStatusOptions,
+  parseUpgradeOptions,
 } from '../src/options.js';
 import { ARCHES } from '../src/ami/families.js';
 
@@ -210,5 +214,41 @@ describe('parseRenderOptions', () => {
     [{ clusterName: '' }, '--cluster-name is empty'],
   ])('refuses %j', (flags, message) => {
     expect(usageMessage(() => parseRenderOptions({ ...required, ...flags }))).toContain(message);
+  });
+});
+
+describe('parsePlanOptions / parseUpgradeOptions / parseStatusOptions / parseSandboxOptions', () => {
+  it.each([
+    [{ to: '1.30' }, { kubernetes: { version: '1.30' }, nodeClasses: [], release: 'latest', pin: 'id' }],
+    [{ to: 'v1.31', nodeclass: ['default', 'gpu', 'default'], pin: 'alias', release: '20261023' }, { kubernetes: { version: '1.31' }, nodeClasses: ['default', 'gpu'], release: 'v20261023', pin: 'alias' }],
+  ])('plan %j', (flags, expected) => {
+    expect(parsePlanOptions(flags)).toEqual(expected);
+  });
+
+  it('upgrade: defaults, durations and --no-wait', () => {
+    expect(parseUpgradeOptions({ to: '1.30' })).toMatchObject({ yes: false, dryRun: false, wait: true, timeoutMs: 3_600_000, stallTimeoutMs: 900_000, forceConflicts: false });
+    expect(parseUpgradeOptions({ to: '1.30', yes: true, wait: false, timeout: '90s', stallTimeout: '2m30s', forceConflicts: true, dryRun: true })).toMatchObject({
+      yes: true,
+      dryRun: true,
+      wait: false,
+      timeoutMs: 90_000,
+      stallTimeoutMs: 150_000,
+      forceConflicts: true,
+    });
+  });
+
+  it.each([
+    [{ to: '1.30', timeout: '2d' }, '--timeout "2d" is not a duration; use Go durations such as 90s, 15m or 1h30m (units ms, s, m, h)'],
+    [{ to: '1.30', stallTimeout: '0s' }, '--timeout and --stall-timeout must be longer than 0'],
+    [{ to: '1.30', nodeclass: ['Default'] }, '--nodeclass "Default" is not an EC2NodeClass name (a lowercase DNS-1123 name)'],
+    [{ to: '1.30', pin: 'ssm' }, '--pin: --pin must be id or alias'],
+  ])('upgrade refuses %j', (flags, message) => {
+    expect(usageMessage(() => parseUpgradeOptions(flags))).toBe(message);
+  });
+
+  it('status and sandbox', () => {
+    expect(parseStatusOptions({ nodeclass: ['default'], watch: true })).toEqual({ nodeClasses: ['default'], watch: true });
+    expect(parseSandboxOptions({ speed: '120', port: '6443' })).toEqual({ scenario: 'default', speed: 120, port: 6443 });
+    expect(usageMessage(() => parseSandboxOptions({ port: '70000' }))).toBe('--port "70000" is not valid; expected a whole number from 1 to 65535');
   });
 });

@@ -1,0 +1,109 @@
+// Server-side apply of an EC2NodeClass's AMI selection, and nothing else: field manager `karp-drift`, only
+// `spec.amiSelectorTerms` (plus `spec.amiFamily` when id terms need it) and karp-drift's bookkeeping annotations.
+// Karpenter hashes neither (DOMAIN.md §2.2), so the change causes AMIDrift only, never NodeClassDrift.
+// The object's resourceVersion from the plan rides along as a precondition: a class changed since the plan is refused.
+import { ApiException, PatchStrategy, setHeaderOptions, type CustomObjectsApi } from '@kubernetes/client-node';
+import { RefusedError, RuntimeFailure } from '../errors.js';
+import type { AmiSelectorTerm, KarpenterApi } from './views.js';
+
+export const FIELD_MANAGER = 'karp-drift';
+
+/** Bookkeeping in metadata.annotations (not hashed by Karpenter): what rollback restores, and what this run set. */
+export const ANNOTATIONS = {
+  previousTerms: 'karp-drift.io/previous-ami-selector-terms',
+  previousFamily: 'karp-drift.io/previous-ami-family',
+  target: 'karp-drift.io/target',
+  runId: 'karp-drift.io/run-id',
+} as const;
+
+export interface NodeClassApply {
+  name: string;
+  karpenterApi: KarpenterApi;
+  /** The resourceVersion the plan read: the apply's precondition. */
+  resourceVersion: string;
+  amiFamily?: string;
+  amiSelectorTerms: AmiSelectorTerm[];
+  annotations: Record<string, string>;
+  /** Take the fields from their current managers (people with kubectl, or --force-conflicts). */
+  force: boolean;
+}
+
+export interface ApplyResult {
+  resourceVersion: string;
+  generation: number;
+}
+
+/** The apply configuration: only the fields karp-drift owns. Pure, for tests and for --dry-run output. */
+export function applyConfiguration(a: NodeClassApply): Record<string, unknown> {
+  return {
+    apiVersion: `karpenter.k8s.aws/${a.karpenterApi}`,
+    kind: 'EC2NodeClass',
+    metadata: { name: a.name, resourceVersion: a.resourceVersion, annotations: a.annotations },
+    spec: { ...(a.amiFamily ? { amiFamily: a.amiFamily } : {}), amiSelectorTerms: a.amiSelectorTerms },
+  };
+}
+
+/** The annotations a run records, so `rollback` can restore exactly what was there. */
+export function bookkeeping(before: { amiFamily?: string; amiSelectorTerms: AmiSelectorTerm[] }, target: string, runId: string): Record<string, string> {
+  return {
+    [ANNOTATIONS.previousTerms]: JSON.stringify(before.amiSelectorTerms),
+    ...(before.amiFamily ? { [ANNOTATIONS.previousFamily]: before.amiFamily } : {}),
+    [ANNOTATIONS.target]: target,
+    [ANNOTATIONS.runId]: runId,
+  };
+}
+
+interface StatusBody {
+  reason?: string;
+  message?: string;
+  details?: { causes?: Array<{ reason?: string; message?: string; field?: string }> };
+}
+
+function statusOf(err: ApiException<unknown>): StatusBody {
+  try {
+    return (typeof err.body === 'string' ? JSON.parse(err.body) : err.body) as StatusBody;
+  } catch {
+    return { message: String(err.body) };
+  }
+}
+
+export async function applyNodeClass(api: CustomObjectsApi, a: NodeClassApply, options: { dryRun: boolean }): Promise<ApplyResult> {
+  const where = `ec2nodeclass/${a.name}`;
+  try {
+    const result = (await api.patchClusterCustomObject(
+      {
+        group: 'karpenter.k8s.aws',
+        version: a.karpenterApi,
+        plural: 'ec2nodeclasses',
+        name: a.name,
+        body: applyConfiguration(a),
+        fieldManager: FIELD_MANAGER,
+        force: a.force,
+        ...(options.dryRun ? { dryRun: 'All' } : {}),
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
+    )) as { metadata?: { resourceVersion?: string; generation?: number } };
+    return { resourceVersion: result.metadata?.resourceVersion ?? '', generation: result.metadata?.generation ?? 0 };
+  } catch (err) {
+    if (!(err instanceof ApiException)) throw err;
+    const status = statusOf(err as ApiException<unknown>);
+    if (err.code === 409 && (status.details?.causes ?? []).some((c) => c.reason === 'FieldManagerConflict')) {
+      const owners = (status.details?.causes ?? []).map((c) => `${c.field ?? ''} (${c.message ?? ''})`).join('; ');
+      throw new RefusedError(`applying ${where}: ${status.message ?? 'field manager conflict'}: ${owners}; nothing was changed`, {
+        cause: err,
+        hint: 'change the AMI selection where that manager takes it from (Git, Helm values, Terraform), or re-run with --force-conflicts to take the fields',
+      });
+    }
+    if (err.code === 409) {
+      throw new RefusedError(`plan is stale: ${where} changed since it was read (resourceVersion ${a.resourceVersion}); nothing was changed`, {
+        cause: err,
+        hint: 're-run the command to plan against the current object',
+      });
+    }
+    const causes = (status.details?.causes ?? []).map((c) => `${c.field ?? ''}: ${c.message ?? ''}`).join('; ');
+    throw new RuntimeFailure(`the API server rejected the apply of ${where} (HTTP ${err.code}, ${status.reason ?? 'error'}): ${causes || status.message || ''}`, {
+      cause: err,
+      hint: err.code === 403 ? `grant the karp-drift identity "patch" on ec2nodeclasses.karpenter.k8s.aws (README "RBAC")` : undefined,
+    });
+  }
+}

@@ -1,0 +1,114 @@
+// Server-side apply of the AMI selection against the sandbox: what is owned, what is refused, what changes nothing.
+import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { applyConfiguration, applyNodeClass, bookkeeping, FIELD_MANAGER } from '../../src/cluster/apply.js';
+import { nodeClassView } from '../../src/cluster/convert.js';
+import { KarpDriftError } from '../../src/errors.js';
+import { controlPlaneAmis, manualSandbox } from '../sandbox/karpenter/harness.js';
+
+const EC2NODECLASSES = 'ec2nodeclasses.karpenter.k8s.aws';
+
+async function setUp(scenario: string) {
+  const sandbox = await manualSandbox(scenario);
+  onTestFinished(() => sandbox.stop());
+  const kc = new KubeConfig();
+  kc.loadFromFile(sandbox.kubeconfigPath);
+  const api = kc.makeApiClient(CustomObjectsApi);
+  const live = () => nodeClassView(sandbox.kube.store.get(EC2NODECLASSES, 'default')!);
+  return { sandbox, api, live };
+}
+
+async function refusal(p: Promise<unknown>): Promise<KarpDriftError> {
+  const err = await p.then(() => undefined, (e: unknown) => e);
+  expect(err).toBeInstanceOf(KarpDriftError);
+  return err as KarpDriftError;
+}
+
+describe('applyNodeClass', () => {
+  it('takes amiSelectorTerms from kubectl with a forced apply, records the previous terms, and bumps the generation', async () => {
+    const { sandbox, api, live } = await setUp('default');
+    const before = live();
+    expect(before.owners.find((o) => o.ownsAmiSelectorTerms)?.manager).toBe('kubectl-client-side-apply');
+    const ids = controlPlaneAmis(sandbox, 'default');
+    const result = await applyNodeClass(
+      api,
+      {
+        name: 'default',
+        karpenterApi: 'v1',
+        resourceVersion: before.resourceVersion,
+        amiFamily: 'AL2023',
+        amiSelectorTerms: ids.map((id) => ({ id })),
+        annotations: bookkeeping(before, '1.30', 'run-1'),
+        force: true,
+      },
+      { dryRun: false },
+    );
+    const after = live();
+    expect(result.generation).toBe(before.generation + 1);
+    expect(after.amiSelectorTerms).toEqual(ids.map((id) => ({ id })));
+    expect(after.owners.filter((o) => o.ownsAmiSelectorTerms).map((o) => o.manager)).toEqual([FIELD_MANAGER]);
+    expect(JSON.parse(after.annotations['karp-drift.io/previous-ami-selector-terms']!)).toEqual(before.amiSelectorTerms);
+    // Hashed fields are untouched.
+    const raw = sandbox.kube.store.get(EC2NODECLASSES, 'default')!;
+    expect((raw.spec as { role: string }).role).toBe('KarpenterNodeRole-sandbox');
+  });
+
+  it('changes nothing with dryRun, and refuses a stale resourceVersion with exit 3', async () => {
+    const { sandbox, api, live } = await setUp('default');
+    const before = live();
+    const apply = {
+      name: 'default',
+      karpenterApi: 'v1' as const,
+      resourceVersion: before.resourceVersion,
+      amiFamily: 'AL2023',
+      amiSelectorTerms: controlPlaneAmis(sandbox, 'default').map((id) => ({ id })),
+      annotations: {},
+      force: true,
+    };
+    await applyNodeClass(api, apply, { dryRun: true });
+    expect(live().resourceVersion).toBe(before.resourceVersion);
+    await applyNodeClass(api, apply, { dryRun: false });
+    const stale = await refusal(applyNodeClass(api, apply, { dryRun: false }));
+    expect(stale.exitCode).toBe(3);
+    expect(stale.message).toContain('plan is stale: ec2nodeclass/default changed since it was read');
+  });
+
+  it('refuses to take the field from Argo CD without force (exit 3, naming the manager)', async () => {
+    const { sandbox, api, live } = await setUp('gitops-owned');
+    const before = live();
+    const err = await refusal(
+      applyNodeClass(
+        api,
+        { name: 'default', karpenterApi: 'v1', resourceVersion: before.resourceVersion, amiFamily: 'AL2023', amiSelectorTerms: controlPlaneAmis(sandbox, 'default').map((id) => ({ id })), annotations: {}, force: false },
+        { dryRun: false },
+      ),
+    );
+    expect(err.exitCode).toBe(3);
+    expect(err.message).toContain('argocd-controller');
+    expect(err.message).toContain('.spec.amiSelectorTerms');
+    expect(live().resourceVersion).toBe(before.resourceVersion);
+  });
+
+  it('reports the CRD rule when the API server rejects the object (exit 1)', async () => {
+    const { api, live } = await setUp('default');
+    const before = live();
+    const err = await refusal(
+      applyNodeClass(
+        api,
+        { name: 'default', karpenterApi: 'v1', resourceVersion: before.resourceVersion, amiSelectorTerms: [{ alias: 'al2023@latest' }, { id: 'ami-0123456789abcdef0' }], annotations: {}, force: true },
+        { dryRun: false },
+      ),
+    );
+    expect(err.exitCode).toBe(1);
+    expect(err.message).toMatch(/rejected the apply of ec2nodeclass\/default \(HTTP 422, Invalid\): spec.amiSelectorTerms/);
+  });
+
+  it('builds only the fields it owns', () => {
+    expect(applyConfiguration({ name: 'x', karpenterApi: 'v1', resourceVersion: '7', amiSelectorTerms: [{ alias: 'al2023@v20261023' }], annotations: { a: 'b' }, force: false })).toEqual({
+      apiVersion: 'karpenter.k8s.aws/v1',
+      kind: 'EC2NodeClass',
+      metadata: { name: 'x', resourceVersion: '7', annotations: { a: 'b' } },
+      spec: { amiSelectorTerms: [{ alias: 'al2023@v20261023' }] },
+    });
+  });
+});
