@@ -167,3 +167,14 @@ export interface Inventory {
   /** Karpenter's events (DisruptionBlocked, FailedDraining, ...), newest last. */
   events: EventView[];
 }
+
+export type WatchedKind = 'NodeClaim' | 'Node' | 'EC2NodeClass' | 'Event';
+
+/** What following the cluster delivers (cluster/follow.ts) and the rollout tracker consumes (rollout/snapshot.ts). */
+export type ClusterChange =
+  /** After the first list and after every relist: the full current set of that kind, replacing what was known. */
+  | { type: 'synced'; kind: WatchedKind; items: Array<NodeClaimView | NodeView | NodeClassView | EventView> }
+  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; kind: 'NodeClaim'; view: NodeClaimView }
+  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; kind: 'Node'; view: NodeView }
+  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; kind: 'EC2NodeClass'; view: NodeClassView }
+  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; kind: 'Event'; view: EventView };

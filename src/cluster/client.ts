@@ -1,0 +1,151 @@
+// The connection to one cluster: the kubeconfig (--kubeconfig, else $KUBECONFIG, else ~/.kube/config) resolved to one
+// context, the generated CustomObjectsApi for server-side apply (apply.ts), and one keep-alive agent for every list
+// and watch karp-drift makes itself (request.ts).
+//
+// Why an agent of our own: client-node 1.4's KubeConfig builds a new https.Agent for every call
+// (`applySecurityAuthentication` → `createAgent`), so each call pays a TCP and TLS handshake; paging 50,000 pods is 100
+// calls and a follow re-opens watches for hours. The shared agent keeps connections alive between calls.
+import { existsSync } from 'node:fs';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { bufferFromFileOrString, CustomObjectsApi, KubeConfig, type Cluster as KubeconfigCluster, type Context, type User } from '@kubernetes/client-node';
+import { UsageError } from '../errors.js';
+
+export interface LoadClusterOptions {
+  /** --kubeconfig: one file. */
+  kubeconfig?: string;
+  /** --context: a context of that file (default: its current-context). */
+  context?: string;
+  /** Where $KUBECONFIG and $HOME come from (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** -v: one line per API request (method, URL without credentials, status, duration). */
+  log?: (line: string) => void;
+}
+
+export interface Cluster {
+  kc: KubeConfig;
+  /** The context in use, and the API server it points at: the "where" of every message. */
+  context: string;
+  server: string;
+  /** The kubeconfig file(s) read, for messages. */
+  source: string;
+  /** Server-side apply (apply.ts) goes through the generated client. */
+  custom: CustomObjectsApi;
+  /** For request.ts: the shared keep-alive agent, or undefined behind a proxy (client-node's proxy agent per call). */
+  agent: HttpAgent | undefined;
+  log?: (line: string) => void;
+  /** Closes the agent's connections. Call it last: watches close through their AbortSignal, followCluster first. */
+  close(): void;
+}
+
+const UPDATE_KUBECONFIG = 'run aws eks update-kubeconfig --name <cluster> (or pass --kubeconfig)';
+
+export function loadCluster(options: LoadClusterOptions = {}): Cluster {
+  const env = options.env ?? process.env;
+  const files = kubeconfigFiles(options.kubeconfig, env);
+  const source = files.join(delimiter);
+  const kc = readKubeconfig(files);
+  const contexts = kc.getContexts().map((c) => c.name);
+  const context = options.context ?? kc.getCurrentContext();
+  if (!context) {
+    throw new UsageError(`${source} sets no current-context${contexts.length > 0 ? `; its contexts: ${contexts.join(', ')}` : ' and has no contexts'}`, {
+      hint: contexts.length > 0 ? `pass --context ${contexts[0]}` : UPDATE_KUBECONFIG,
+    });
+  }
+  if (!contexts.includes(context)) {
+    throw new UsageError(`no context "${context}" in ${source}; its contexts: ${contexts.join(', ') || '(none)'}`, {
+      hint: `pass one of them with --context, or ${UPDATE_KUBECONFIG}`,
+    });
+  }
+  kc.setCurrentContext(context);
+  const cluster = kc.getCurrentCluster();
+  if (!cluster?.server) {
+    throw new UsageError(`context "${context}" in ${source} names cluster "${kc.getContextObject(context)?.cluster ?? ''}", which is not in the file or has no server`, {
+      hint: UPDATE_KUBECONFIG,
+    });
+  }
+  const user = kc.getCurrentUser();
+  if (!user) {
+    throw new UsageError(`context "${context}" in ${source} names user "${kc.getContextObject(context)?.user ?? ''}", which is not in the file`, {
+      hint: UPDATE_KUBECONFIG,
+    });
+  }
+  const agent = cluster.proxyUrl ? undefined : sharedAgent(cluster, user);
+  return {
+    kc,
+    context,
+    server: cluster.server.replace(/\/+$/, ''),
+    source,
+    custom: kc.makeApiClient(CustomObjectsApi),
+    agent,
+    ...(options.log ? { log: options.log } : {}),
+    close: () => agent?.destroy(),
+  };
+}
+
+function kubeconfigFiles(flag: string | undefined, env: NodeJS.ProcessEnv): string[] {
+  if (flag) {
+    if (!existsSync(flag)) throw new UsageError(`--kubeconfig ${flag}: no such file`, { hint: UPDATE_KUBECONFIG });
+    return [flag];
+  }
+  const fromEnv = (env.KUBECONFIG ?? '').split(delimiter).filter((f) => f !== '');
+  if (fromEnv.length > 0) {
+    // kubectl skips the files of $KUBECONFIG that do not exist; none at all is an error.
+    const existing = fromEnv.filter((f) => existsSync(f));
+    if (existing.length === 0) throw new UsageError(`KUBECONFIG=${env.KUBECONFIG ?? ''}: no such file`, { hint: UPDATE_KUBECONFIG });
+    return existing;
+  }
+  const home = join(env.HOME ?? homedir(), '.kube', 'config');
+  if (!existsSync(home)) {
+    throw new UsageError(`no kubeconfig: --kubeconfig not given, KUBECONFIG not set, and ${home} does not exist`, { hint: UPDATE_KUBECONFIG });
+  }
+  return [home];
+}
+
+// kubectl's merge rules for a $KUBECONFIG list: the first file to define a name (or current-context) wins.
+// client-node's own mergeConfig throws on a duplicate name instead.
+function readKubeconfig(files: string[]): KubeConfig {
+  const clusters: KubeconfigCluster[] = [];
+  const users: User[] = [];
+  const contexts: Context[] = [];
+  let currentContext = '';
+  for (const file of files) {
+    const one = new KubeConfig();
+    try {
+      one.loadFromFile(file);
+    } catch (err) {
+      throw new UsageError(`cannot read kubeconfig ${file}: ${err instanceof Error ? err.message : String(err)}`, { cause: err, hint: UPDATE_KUBECONFIG });
+    }
+    const add = <T extends { name: string }>(into: T[], from: T[]) => {
+      for (const item of from) if (!into.some((i) => i.name === item.name)) into.push(item);
+    };
+    add(clusters, one.getClusters());
+    add(users, one.getUsers());
+    add(contexts, one.getContexts());
+    currentContext ||= one.getCurrentContext() ?? '';
+  }
+  const kc = new KubeConfig();
+  kc.loadFromOptions({ clusters, users, contexts, currentContext });
+  return kc;
+}
+
+// The TLS material client-node would put on its per-call agent (`applyHTTPSOptions`: CA, client certificate,
+// skip-verify, server name), on one agent that keeps connections alive. Credentials that can change (exec plugin
+// tokens such as `aws eks get-token`) are read per request instead (request.ts).
+function sharedAgent(cluster: KubeconfigCluster, user: User): HttpAgent {
+  const keepAlive = { keepAlive: true, keepAliveMsecs: 30_000 };
+  if (cluster.server.startsWith('http:')) return new HttpAgent(keepAlive);
+  const ca = bufferFromFileOrString(cluster.caFile, cluster.caData);
+  const cert = bufferFromFileOrString(user.certFile, user.certData);
+  const key = bufferFromFileOrString(user.keyFile, user.keyData);
+  return new HttpsAgent({
+    ...keepAlive,
+    ...(ca ? { ca } : {}),
+    ...(cert ? { cert } : {}),
+    ...(key ? { key } : {}),
+    ...(cluster.skipTLSVerify ? { rejectUnauthorized: false } : {}),
+    ...(cluster.tlsServerName ? { servername: cluster.tlsServerName } : {}),
+  });
+}

@@ -1,0 +1,103 @@
+// Pure: turns a failed Kubernetes API call into an error that says what failed, where (context and server) and
+// what to do next, as ami/aws-failures.ts does for AWS. Messages carry the server's Status text and never a header,
+// so no token can end up in them.
+import { RuntimeFailure, type KarpDriftError } from '../errors.js';
+import { ApiError, CredentialsError } from './request.js';
+import { GaveUp } from './retry.js';
+
+/** The call that failed, in kube's words: `list` `nodeclaims.karpenter.sh`. */
+export interface ApiCall {
+  /** "listing NodeClaims", "reading /version" */
+  doing: string;
+  verb: string;
+  resource: string;
+}
+
+export interface Where {
+  context: string;
+  server: string;
+}
+
+const UPDATE_KUBECONFIG = 'aws eks update-kubeconfig --name <cluster>';
+
+const TLS = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_SIGNATURE_FAILURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+  'EPROTO',
+]);
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EPIPE']);
+
+/** A failure of the API call itself (an answer, a transport error, retries run out), as opposed to a bug. */
+export function isApiFailure(err: unknown): boolean {
+  return (
+    err instanceof ApiError ||
+    err instanceof GaveUp ||
+    err instanceof CredentialsError ||
+    (err instanceof Error && typeof (err as Error & { code?: unknown }).code === 'string' && err.name !== 'AbortError')
+  );
+}
+
+export function clusterFailure(err: unknown, call: ApiCall, where: Where): KarpDriftError {
+  const retried = err instanceof GaveUp ? ` (kept failing for ${Math.round(err.elapsedMs / 1000)} s)` : '';
+  const cause = err instanceof GaveUp ? err.cause : err;
+  const at = `the Kubernetes API at ${where.server} (context "${where.context}")`;
+  if (cause instanceof CredentialsError) {
+    return new RuntimeFailure(`${call.doing}: getting credentials for ${at} failed: ${cause.message}`, {
+      cause: err,
+      hint: `check the kubeconfig user's exec plugin and the AWS identity it uses (aws sts get-caller-identity; aws sso login), or run ${UPDATE_KUBECONFIG}`,
+    });
+  }
+  if (cause instanceof ApiError) return apiFailure(cause, call, at, retried, err);
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  if (typeof code === 'string' && TLS.has(code)) {
+    return new RuntimeFailure(`the TLS certificate of ${at} was not accepted: ${message} (${code})`, {
+      cause: err,
+      hint: `the kubeconfig's certificate-authority-data must be the cluster's CA: run ${UPDATE_KUBECONFIG}`,
+    });
+  }
+  if (typeof code === 'string' && UNREACHABLE.has(code)) {
+    return new RuntimeFailure(`cannot reach ${at}: ${message}${retried}`, {
+      cause: err,
+      hint: `check the kubeconfig context (--context) and the network path to the endpoint (VPN, private endpoint), or run ${UPDATE_KUBECONFIG}`,
+    });
+  }
+  return new RuntimeFailure(`${call.doing} at ${at} failed: ${message}${retried}`, { cause: err });
+}
+
+function apiFailure(e: ApiError, call: ApiCall, at: string, retried: string, err: unknown): KarpDriftError {
+  const said = e.status.message ? `: ${e.status.message}` : '';
+  if (e.code === 401) {
+    return new RuntimeFailure(`${at} refused the credentials (401 Unauthorized) while ${call.doing}`, {
+      cause: err,
+      hint: `refresh them with ${UPDATE_KUBECONFIG}, and check that the AWS identity (aws sts get-caller-identity) has an EKS access entry`,
+    });
+  }
+  if (e.code === 403) {
+    return new RuntimeFailure(`${call.doing}: forbidden (403) by ${at}${said}`, {
+      cause: err,
+      hint: `grant the identity "${call.verb}" on ${call.resource} (README "RBAC" lists what karp-drift needs)`,
+    });
+  }
+  if (e.code === 404) {
+    return new RuntimeFailure(`${call.doing}: ${at} does not serve ${call.resource} (404 NotFound)${said}`, {
+      cause: err,
+      hint: 'check that this is the right context and that Karpenter and its CRDs are installed',
+    });
+  }
+  if (e.code === 429 || e.code >= 500) {
+    return new RuntimeFailure(`${call.doing} at ${at} failed: HTTP ${e.code} ${e.status.reason ?? ''}${said}${retried}`, {
+      cause: err,
+      hint: 'the API server is overloaded or unavailable; retry in a few minutes',
+    });
+  }
+  return new RuntimeFailure(`${call.doing} at ${at} failed: HTTP ${e.code} ${e.status.reason ?? ''}${said}`, { cause: err });
+}

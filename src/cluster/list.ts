@@ -1,0 +1,67 @@
+// A paginated list: `limit` and `continue`, as client-go's pager does, with each page converted to views as it
+// arrives so the raw JSON of a 50,000-pod list is never held at once. The resourceVersion returned is the first
+// page's: the snapshot the continued pages belong to, and where a watch must start so it misses nothing.
+import type { Cluster } from './client.js';
+import type { ApiObject } from './convert.js';
+import { clusterFailure } from './failures.js';
+import { ApiError, getJson, type Query } from './request.js';
+import { listCall, type Resource } from './resources.js';
+import { READ_RETRY, retrying, type RetryPolicy } from './retry.js';
+
+/** 500 is client-go's pager default (tools/pager DefaultPageSize) and kubectl's --chunk-size. */
+export const PAGE_SIZE = 500;
+
+export interface ListOptions {
+  query?: Query;
+  signal?: AbortSignal;
+  pageSize?: number;
+  retry?: RetryPolicy;
+}
+
+export interface Listed<V> {
+  items: V[];
+  resourceVersion: string;
+}
+
+interface ListBody {
+  metadata?: { resourceVersion?: string; continue?: string };
+  items?: ApiObject[];
+}
+
+/** Lists every object of `resource`, page by page; a failure is a KarpDriftError naming the call (failures.ts). */
+export async function listAll<V>(cluster: Cluster, resource: Resource<V>, options: ListOptions = {}): Promise<Listed<V>> {
+  try {
+    return await pages(cluster, resource, options);
+  } catch (err) {
+    if (options.signal?.aborted) throw err;
+    throw clusterFailure(err, listCall(resource), cluster);
+  }
+}
+
+/** The same, with failures as thrown (ApiError, GaveUp, ...), for callers that retry on their own terms (follow.ts). */
+export async function pages<V>(cluster: Cluster, resource: Resource<V>, options: ListOptions = {}): Promise<Listed<V>> {
+  const limit = options.pageSize ?? PAGE_SIZE;
+  const policy = options.retry ?? READ_RETRY;
+  // A continue token outlives its snapshot only for etcd's compaction window (5 minutes on EKS): the server then
+  // answers 410 Expired, and the list starts over, as client-go's pager does (with a full list; here, paged again).
+  for (let restarts = 0; ; restarts++) {
+    const items: V[] = [];
+    let resourceVersion = '';
+    let token: string | undefined;
+    try {
+      do {
+        const page = await retrying(
+          () => getJson<ListBody>(cluster, resource.path, { ...options.query, limit, continue: token }, options.signal),
+          policy,
+          options.signal,
+        );
+        resourceVersion ||= page.metadata?.resourceVersion ?? '';
+        for (const o of page.items ?? []) items.push(resource.view(o));
+        token = page.metadata?.continue || undefined;
+      } while (token);
+      return { items, resourceVersion };
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === 410 && token !== undefined && restarts < 3)) throw err;
+    }
+  }
+}

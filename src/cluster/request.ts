@@ -1,0 +1,139 @@
+// Raw GETs against the API server for lists, discovery and watches, on the cluster's keep-alive agent (client.ts).
+// Credentials are applied per request through KubeConfig.applyToHTTPSOptions, so an exec plugin's token
+// (`aws eks get-token`, 15 minutes) is refreshed by client-node as it expires. Tokens go in headers only: nothing
+// here logs or throws a header.
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest, type RequestOptions } from 'node:https';
+import { createGunzip } from 'node:zlib';
+import type { Cluster } from './client.js';
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+/** A metav1.Status the server answered with, or what is known of one. */
+export interface StatusBody {
+  code?: number;
+  reason?: string;
+  message?: string;
+  details?: { retryAfterSeconds?: number };
+}
+
+/** The server answered, and not with 2xx. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: number,
+    readonly status: StatusBody,
+    /** Retry-After (or details.retryAfterSeconds) in milliseconds. */
+    readonly retryAfterMs: number | undefined,
+  ) {
+    super(`HTTP ${code} ${status.reason ?? ''}${status.message ? `: ${status.message}` : ''}`.trim());
+    this.name = 'ApiError';
+  }
+}
+
+/** Getting credentials failed (an exec plugin such as `aws eks get-token` exited non-zero, an expired SSO session). */
+export class CredentialsError extends Error {
+  override name = 'CredentialsError';
+}
+
+export function apiUrl(cluster: Cluster, path: string, query: Query = {}): URL {
+  const url = new URL(cluster.server + path);
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, String(v));
+  return url;
+}
+
+/** GET a JSON document. A keep-alive socket the server closed meanwhile is retried once, as Go's transport does. */
+export async function getJson<T>(cluster: Cluster, path: string, query: Query = {}, signal?: AbortSignal): Promise<T> {
+  const url = apiUrl(cluster, path, query);
+  const started = Date.now();
+  let res: IncomingMessage;
+  try {
+    res = await send(cluster, url, signal);
+  } catch (err) {
+    if (!(err instanceof StaleSocket)) throw err;
+    res = await send(cluster, url, signal);
+  }
+  const body = await readBody(res);
+  cluster.log?.(`GET ${url.pathname}${url.search} ${res.statusCode ?? 0} in ${Date.now() - started} ms`);
+  if ((res.statusCode ?? 0) >= 300) throw apiError(res, body);
+  return JSON.parse(body) as T;
+}
+
+/** Opens a watch (or any stream); resolves with the 200 response, whose body the caller reads; else an ApiError. */
+export async function openStream(cluster: Cluster, path: string, query: Query, signal: AbortSignal): Promise<IncomingMessage> {
+  const url = apiUrl(cluster, path, query);
+  let res: IncomingMessage;
+  try {
+    res = await send(cluster, url, signal);
+  } catch (err) {
+    if (!(err instanceof StaleSocket)) throw err;
+    res = await send(cluster, url, signal);
+  }
+  cluster.log?.(`GET ${url.pathname}${url.search} ${res.statusCode ?? 0} (watch)`);
+  if (res.statusCode === 200) return res;
+  throw apiError(res, await readBody(res));
+}
+
+class StaleSocket extends Error {}
+
+async function send(cluster: Cluster, url: URL, signal: AbortSignal | undefined): Promise<IncomingMessage> {
+  const auth: RequestOptions = { headers: {} };
+  try {
+    await cluster.kc.applyToHTTPSOptions(auth);
+  } catch (err) {
+    throw new CredentialsError(err instanceof Error ? err.message : String(err), { cause: err });
+  }
+  // Aborted while the credentials were read: http.request with an aborted signal could still write the request to
+  // a free keep-alive socket before it destroys itself.
+  signal?.throwIfAborted();
+  const request = url.protocol === 'http:' ? httpRequest : httpsRequest;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'GET',
+        agent: cluster.agent ?? auth.agent,
+        ...(auth.auth ? { auth: auth.auth } : {}),
+        headers: {
+          ...auth.headers,
+          Accept: 'application/json',
+          // kube-apiserver gzips large list responses for clients that ask (APIResponseCompression); 50,000 pods are
+          // ~30 MB of JSON, a few MB compressed.
+          'Accept-Encoding': 'gzip',
+          'User-Agent': 'karp-drift',
+        },
+        ...(signal ? { signal } : {}),
+      },
+      resolve,
+    );
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      reject(req.reusedSocket && err.code === 'ECONNRESET' ? new StaleSocket(err.message) : err);
+    });
+    req.end();
+  });
+}
+
+function readBody(res: IncomingMessage): Promise<string> {
+  const stream = res.headers['content-encoding'] === 'gzip' ? res.pipe(createGunzip()) : res;
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    stream.on('error', reject);
+    if (stream !== res) res.on('error', reject);
+    res.on('aborted', () => reject(Object.assign(new Error('the connection closed mid-response'), { code: 'ECONNRESET' })));
+  });
+}
+
+function apiError(res: IncomingMessage, body: string): ApiError {
+  let status: StatusBody = {};
+  try {
+    const parsed = JSON.parse(body) as StatusBody;
+    if (parsed && typeof parsed === 'object') status = parsed;
+  } catch {
+    status = { message: body.slice(0, 200) };
+  }
+  const code = res.statusCode ?? 0;
+  const header = Number(res.headers['retry-after']);
+  const seconds = Number.isFinite(header) && header >= 0 ? header : status.details?.retryAfterSeconds;
+  return new ApiError(code, { ...status, reason: status.reason ?? res.statusMessage ?? '' }, seconds === undefined ? undefined : seconds * 1000);
+}

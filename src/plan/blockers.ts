@@ -1,0 +1,182 @@
+// What will hold the drift back once the AMIs change: disruption budgets (DOMAIN.md §2.6), PodDisruptionBudgets and
+// `karpenter.sh/do-not-disrupt` (§2.7), precomputed for the nodes that will drift (§8 requirements 11 and 12).
+import { selectorMatches } from '../cluster/convert.js';
+import type { Inventory, NodePoolView, PodView } from '../cluster/views.js';
+import { check, type Check } from './checks.js';
+import type { BlockingBudget, DriftingNodeClaim, NodePoolPlan } from './pools.js';
+
+const BLOCKED_EVENT = 'No allowed disruptions for disruption reason Drifted due to blocking budget';
+
+/** `2024-01-10T18:00:00.000Z` → `2024-01-10 18:00 UTC` (budget schedules are UTC only). */
+export function utcMinute(iso: string): string {
+  return `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** `spec.disruption.budgets[1] {nodes: "0", schedule: "0 9 * * 1-5", duration: 8h}` */
+export function budgetText(b: BlockingBudget): string {
+  if (b.default) return `the default budget {nodes: "${b.nodes}"} (spec.disruption.budgets is unset)`;
+  const fields = [`nodes: "${b.nodes}"`];
+  if (b.reasons !== undefined) fields.push(`reasons: [${b.reasons.join(', ')}]`);
+  if (b.schedule !== undefined) fields.push(`schedule: "${b.schedule}"`);
+  if (b.duration !== undefined) fields.push(`duration: ${b.duration}`);
+  return `spec.disruption.budgets[${b.index}] {${fields.join(', ')}}`;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+export function budgetChecks(plan: NodePoolPlan, pool: NodePoolView): Check[] {
+  if (plan.toDrift === 0) return [];
+  const checks: Check[] = [];
+  const b = plan.blockingBudget;
+  const drifting = plural(plan.toDrift, 'node');
+  if (plan.limit === 0 && b !== undefined) {
+    const [why, next] =
+      b.error !== undefined
+        ? [
+            `${budgetText(b)} is invalid (${b.error}), and Karpenter fails closed`,
+            'fix the budget; Karpenter allows no disruption while any budget of the pool is invalid',
+          ]
+        : b.windowEnd !== undefined
+          ? [
+              `${budgetText(b)} is active until ${utcMinute(b.windowEnd)}`,
+              `wait for the window to close at ${utcMinute(b.windowEnd)}, or change the budget (budgets are not hashed: editing one never causes drift)`,
+            ]
+          : [
+              `${budgetText(b)} blocks it until the budget changes`,
+              `raise the budget's nodes (kubectl edit nodepool ${plan.name}); budgets are not hashed, so editing one never causes drift`,
+            ];
+    checks.push(
+      check(
+        'BUDGET-BLOCKS-DRIFT',
+        'warning',
+        `nodepool/${plan.name}: the disruption budget allows no Drifted disruptions now, so its ${drifting} to drift wait: ${why}`,
+        [`Karpenter reports a DisruptionBlocked event on the NodePool: "${BLOCKED_EVENT}"`],
+        next,
+      ),
+    );
+  } else if (plan.allowedDisruptions === 0) {
+    // Replacements in flight fill the budget as they should; NotReady nodes fill it and stay (aws#6472).
+    const notReady = plan.disrupting.filter((d) => d.why === 'NotReady');
+    const n = plan.disrupting.length;
+    const message =
+      notReady.length === 0
+        ? `nodepool/${plan.name}: ${plural(n, 'node')} already being replaced or deleted ${n === 1 ? 'uses' : 'use'} the whole Drifted budget (${plan.limit}): more drift starts as they finish`
+        : `nodepool/${plan.name}: the whole Drifted budget (${plan.limit}) is used by ${plural(n, 'node')} that ${n === 1 ? 'is' : 'are'} NotReady, deleting or being disrupted, so drift cannot start until they are gone or Ready`;
+    checks.push(
+      check(
+        'BUDGET-EXHAUSTED',
+        notReady.length === 0 ? 'info' : 'warning',
+        message,
+        plan.disrupting.map((d) => `nodeclaim/${d.nodeClaim}: ${d.why}`),
+        notReady.length === 0
+          ? undefined
+          : 'find out why the NotReady nodes are not Ready (kubectl describe node): Karpenter counts them against every disruption budget',
+      ),
+    );
+  }
+  // Karpenter's gotcha: an inactive scheduled budget imposes no limit at all (aws/karpenter-provider-aws#7842).
+  const applying = (pool.budgets ?? []).filter((x) => x.reasons === undefined || x.reasons.includes('Drifted'));
+  if (applying.length > 0 && applying.every((x) => x.schedule !== undefined)) {
+    const active = plan.limit !== Infinity;
+    const message = active
+      ? `nodepool/${plan.name}: every disruption budget for Drifted is scheduled: the limit holds only inside a window${b?.windowEnd !== undefined ? ` (this one closes at ${utcMinute(b.windowEnd)})` : ''}; outside its windows Karpenter may disrupt any number of drifting nodes at once`
+      : `nodepool/${plan.name}: every disruption budget for Drifted is scheduled, and none is active now: Karpenter may disrupt all ${drifting} to drift at once`;
+    checks.push(
+      check(
+        'BUDGET-SCHEDULED-ONLY',
+        active ? 'info' : 'warning',
+        message,
+        applying.map((x) => `schedule "${x.schedule}", duration ${x.duration}: nodes "${x.nodes}"`),
+        'add an unscheduled budget such as {nodes: "10%", reasons: [Drifted]} to cap drift outside the windows; to block drift outside them, use nodes: "0" with a schedule that covers those hours',
+      ),
+    );
+  }
+  return checks;
+}
+
+// Pods Karpenter considers when it validates a drift candidate: running ones that would be rescheduled elsewhere
+// (DaemonSet pods are not; finished or deleting pods no longer matter).
+const active = (p: PodView) => !p.deleting && p.phase !== 'Succeeded' && p.phase !== 'Failed';
+
+function tgpNotes(claims: readonly DriftingNodeClaim[], nodeNames: ReadonlySet<string>): string[] {
+  return claims
+    .filter((c) => c.node !== undefined && nodeNames.has(c.node) && c.terminationGracePeriod !== undefined)
+    .map(
+      (c) =>
+        `node/${c.node} (nodeclaim/${c.nodeClaim}) has terminationGracePeriod ${c.terminationGracePeriod}: Karpenter drifts it anyway and deletes the remaining pods when that runs out`,
+    );
+}
+
+/** PDBs allowing no disruption, pods under several PDBs, and do-not-disrupt pods and nodes, on nodes that will drift. */
+export function podBlockerChecks(inventory: Inventory, pools: readonly NodePoolPlan[]): Check[] {
+  const claims = pools.flatMap((p) => p.drifting);
+  const driftingNodes = new Set(claims.flatMap((c) => (c.node !== undefined ? [c.node] : [])));
+  const pods = inventory.pods.filter((p) => p.nodeName !== undefined && driftingNodes.has(p.nodeName) && active(p));
+  const evictable = pods.filter((p) => !p.daemonSet);
+  const podName = (p: PodView) => `pod ${p.namespace}/${p.name} on node/${p.nodeName}`;
+  const checks: Check[] = [];
+
+  const pdbsOf = (p: PodView) =>
+    inventory.pdbs.filter((b) => b.namespace === p.namespace && selectorMatches(b.selector, p.labels));
+  for (const pdb of inventory.pdbs.filter((b) => b.disruptionsAllowed === 0)) {
+    const covered = evictable.filter((p) => pdbsOf(p).includes(pdb));
+    if (covered.length === 0) continue;
+    const nodes = new Set(covered.map((p) => p.nodeName!));
+    const key = `${pdb.namespace}/${pdb.name}`;
+    checks.push(
+      check(
+        'PDB-BLOCKS',
+        'warning',
+        `poddisruptionbudget ${key} allows 0 disruptions and covers ${plural(covered.length, 'pod')} on ${plural(nodes.size, 'node')} that will drift: Karpenter skips those nodes (DisruptionBlocked: pdb "${key}" prevents pod evictions)`,
+        [...covered.map(podName), ...tgpNotes(claims, nodes)],
+        'let the PDB allow a disruption (more replicas, or a looser minAvailable/maxUnavailable) before the rollout reaches these nodes',
+      ),
+    );
+  }
+
+  const multiple = evictable.filter((p) => pdbsOf(p).length > 1);
+  if (multiple.length > 0) {
+    checks.push(
+      check(
+        'PDB-MULTIPLE',
+        'warning',
+        `${plural(multiple.length, 'pod')} on nodes that will drift ${multiple.length === 1 ? 'is' : 'are'} selected by more than one PodDisruptionBudget: the eviction API refuses such pods, so Karpenter skips their nodes (DisruptionBlocked: eviction does not support multiple PDBs)`,
+        multiple.map(
+          (p) =>
+            `${podName(p)}: ${pdbsOf(p)
+              .map((b) => `${b.namespace}/${b.name}`)
+              .join(', ')}`,
+        ),
+        'change the PDB selectors so that each pod matches one PodDisruptionBudget',
+      ),
+    );
+  }
+
+  const nodes = inventory.nodes.filter((n) => driftingNodes.has(n.name) && n.doNotDisrupt);
+  const annotated = pods.filter((p) => p.doNotDisrupt);
+  if (nodes.length + annotated.length > 0) {
+    const what = [
+      nodes.length > 0 ? plural(nodes.length, 'node') : '',
+      annotated.length > 0 ? plural(annotated.length, 'pod') : '',
+    ]
+      .filter(Boolean)
+      .join(' and ');
+    checks.push(
+      check(
+        'DO-NOT-DISRUPT',
+        'warning',
+        `${what} on nodes that will drift carry karpenter.sh/do-not-disrupt: Karpenter skips those nodes for drift while the annotation holds`,
+        [
+          ...nodes.map(
+            (n) =>
+              `node/${n.name}: annotated, so Karpenter never picks it for drift (terminationGracePeriod does not help)`,
+          ),
+          ...annotated.map(podName),
+          ...tgpNotes(claims, new Set(annotated.map((p) => p.nodeName!))),
+        ],
+        'remove the annotation once the work is safe to interrupt, e.g. kubectl annotate pod -n <namespace> <pod> karpenter.sh/do-not-disrupt-',
+      ),
+    );
+  }
+  return checks;
+}

@@ -1,0 +1,171 @@
+// One EC2NodeClass's pin: the AMIs it needs for `--to`, its terms after the change (`--pin id` or `--pin alias`), and
+// the findings that refuse it. The change touches only amiSelectorTerms and amiFamily, which Karpenter does not hash,
+// so the class's nodes see AMIDrift and nothing else (DOMAIN.md §2.2).
+import { FAMILIES, familyVersionProblem, type AmiFamily, type Arch, type Variant } from '../ami/families.js';
+import { familyReleaseProblem } from '../ami/select.js';
+import type { ResolvedAmi } from '../ami/verify.js';
+import type { AmiSelectorTerm, NodeClassView } from '../cluster/views.js';
+import {
+  check,
+  deprecatedAmiCheck,
+  familyChecks,
+  missingAmiCheck,
+  mixedIdPinCheck,
+  notReadyCheck,
+  type Check,
+} from './checks.js';
+import { classifyOwners, ownerChecks, type OwnerClassification } from './owners.js';
+import type { PlanOptions } from './plan.js';
+import type { AmiNeeds } from './targets.js';
+
+/** The AMI-selecting part of an EC2NodeClass spec: all that karp-drift changes. */
+export interface AmiSpec {
+  amiFamily?: string;
+  amiSelectorTerms: AmiSelectorTerm[];
+}
+
+export interface TargetAmi {
+  arch: Arch;
+  variant: Variant;
+  id: string;
+  name: string;
+  release: string;
+}
+
+export interface NodeClassPlan {
+  name: string;
+  family: AmiFamily;
+  needs: AmiNeeds;
+  before: AmiSpec;
+  after: AmiSpec;
+  /** false: the class already selects the targets (a re-run resumes the rollout). */
+  changed: boolean;
+  /** status.amis now: what the class's nodes launch from until the apply. */
+  current: Array<{ id: string; name?: string }>;
+  /** One per needed (arch, variant) that resolved; NodeClaims on other images will drift. */
+  targets: TargetAmi[];
+  owners: OwnerClassification;
+}
+
+export function nodeClassPlan(
+  view: NodeClassView,
+  needs: AmiNeeds,
+  amis: readonly ResolvedAmi[],
+  options: PlanOptions,
+  explicit: boolean,
+): { plan?: NodeClassPlan; checks: Check[] } {
+  const { family } = needs;
+  if (family === undefined) {
+    // Planning every class by default should not fail on one karp-drift cannot pin; naming it should.
+    const level = explicit ? 'error' : 'warning';
+    const message = `ec2nodeclass/${view.name}: ${needs.familyProblem ?? 'unknown AMI family'}${explicit ? '' : '; it is left out of the plan'}`;
+    return {
+      checks: [
+        check(
+          'FAMILY-UNKNOWN',
+          level,
+          message,
+          [],
+          'karp-drift pins EKS-optimized AMIs of the AL2, AL2023, Bottlerocket and Windows families',
+        ),
+      ],
+    };
+  }
+  const refusals = familyChecks(
+    view.name,
+    family,
+    familyVersionProblem(family, options.to),
+    familyReleaseProblem(family, options.release),
+    options.pin,
+  );
+  if (refusals.length > 0) return { checks: refusals };
+
+  const checks: Check[] = [];
+  const targets: TargetAmi[] = [];
+  for (const need of needs.pairs) {
+    const found = amis.find(
+      (a) =>
+        a.family === family && a.arch === need.arch && a.variant === need.variant && a.kubernetesVersion === options.to,
+    );
+    if (found === undefined || found.state !== 'available') {
+      checks.push(missingAmiCheck(view.name, family, need, options.to, options.release, found));
+      continue;
+    }
+    if (found.deprecated) checks.push(deprecatedAmiCheck(view.name, found));
+    targets.push({ arch: need.arch, variant: need.variant, id: found.id, name: found.name, release: found.release });
+  }
+
+  const before: AmiSpec = {
+    ...(view.amiFamily !== undefined ? { amiFamily: view.amiFamily } : {}),
+    amiSelectorTerms: view.amiSelectorTerms,
+  };
+  let after: AmiSpec;
+  if (targets.length === 0) {
+    after = before; // nothing resolved: the AMI-MISSING errors say why, and there is nothing to pin
+  } else if (options.pin === 'id') {
+    checks.push(...mixedIdPinCheck(view.name, targets));
+    // The v1 CRD requires amiFamily without an alias. The same family keeps the hashed, resolved family unchanged,
+    // so leaving an alias causes AMIDrift only, never NodeClassDrift (DOMAIN.md §1.2); `Custom` stays Custom.
+    after = {
+      amiFamily: view.amiFamily ?? FAMILIES[family].amiFamily,
+      amiSelectorTerms: [...new Set(targets.map((t) => t.id))].map((id) => ({ id })),
+    };
+  } else {
+    const releases = [...new Set(targets.map((t) => aliasVersion(family, t.release)))];
+    if (releases.length > 1) {
+      checks.push(
+        check(
+          'ALIAS-RELEASE-MIXED',
+          'error',
+          `ec2nodeclass/${view.name}: the resolved ${family} AMIs come from different releases, and an alias pins one release for every architecture and variant`,
+          targets.map((t) => `${t.arch} ${t.variant}: ${t.release} (${t.name})`),
+          'pass a --release published for all of them, or use --pin id',
+        ),
+      );
+    }
+    // An alias may stand with amiFamily unset, its own family, or Custom: keep whatever the class has.
+    after = {
+      ...(view.amiFamily !== undefined ? { amiFamily: view.amiFamily } : {}),
+      amiSelectorTerms: [{ alias: `${family}@${releases[0]!}` }],
+    };
+  }
+
+  const changed = !sameAmiSpec(before, after);
+  const owners = classifyOwners(view);
+  if (changed) checks.push(...ownerChecks(view.name, owners, options.forceConflicts ?? false));
+  else if (!checks.some((c) => c.level === 'error')) {
+    checks.push(
+      check(
+        'ALREADY-PINNED',
+        'info',
+        `ec2nodeclass/${view.name} already selects the target AMIs: nothing to apply, and a rollout in progress is followed from where it is`,
+      ),
+    );
+  }
+  checks.push(...notReadyCheck(view));
+  const current = view.statusAmis.map((a) => ({ id: a.id, ...(a.name !== undefined ? { name: a.name } : {}) }));
+  return { plan: { name: view.name, family, needs, before, after, changed, current, targets, owners }, checks };
+}
+
+/** Alias versions carry a leading `v` (`al2023@v20241109`, `bottlerocket@v1.26.1`); Bottlerocket's releases do not. */
+function aliasVersion(family: AmiFamily, release: string): string {
+  return family === 'bottlerocket' && !release.startsWith('v') ? `v${release}` : release;
+}
+
+// Terms are ORed, so their order means nothing; keys inside a term are compared in a canonical order.
+function sameAmiSpec(a: AmiSpec, b: AmiSpec): boolean {
+  const canonical = (terms: readonly AmiSelectorTerm[]) =>
+    terms
+      .map((t) =>
+        JSON.stringify(
+          Object.entries(t)
+            .filter(([, v]) => v !== undefined)
+            .sort(([x], [y]) => x.localeCompare(y)),
+        ),
+      )
+      .sort();
+  return (
+    a.amiFamily === b.amiFamily &&
+    JSON.stringify(canonical(a.amiSelectorTerms)) === JSON.stringify(canonical(b.amiSelectorTerms))
+  );
+}

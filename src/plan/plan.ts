@@ -1,0 +1,97 @@
+// Pure planning for `plan` and `upgrade`: inventory + resolved AMIs + options → what each EC2NodeClass's AMI terms
+// become, which NodeClaims drift as a result, how fast the budgets let them go, and the preflight checks. No I/O:
+// `now` is an argument (budgets), and the command resolves the AMIs `neededAmiQueries` asks for before calling this.
+import type { ResolvedAmi } from '../ami/verify.js';
+import type { Inventory } from '../cluster/views.js';
+import type { PinMode } from '../options.js';
+import { budgetChecks, podBlockerChecks } from './blockers.js';
+import { LEVELS, check, latestAliasChecks, type Check } from './checks.js';
+import { nodeClassPlan, type NodeClassPlan } from './pin.js';
+import { nodePoolPlan, type NodePoolPlan } from './pools.js';
+import { nodeClassesInScope, amiNeeds } from './targets.js';
+import { versionChecks } from './versions.js';
+
+export type { Check, CheckCode, CheckLevel } from './checks.js';
+export type { AmiSpec, NodeClassPlan, TargetAmi } from './pin.js';
+export type { NodePoolPlan } from './pools.js';
+
+export interface PlanOptions {
+  /** Kubernetes minor of the target AMIs, e.g. "1.31". */
+  to: string;
+  /** EC2NodeClasses to plan; all when absent or empty. */
+  nodeClasses?: string[];
+  pin: PinMode;
+  /** As asked: `latest` or a concrete release; alias pins always name the resolved concrete release. */
+  release: string;
+  fieldManager: 'karp-drift';
+  forceConflicts?: boolean;
+}
+
+export interface Plan {
+  kubernetesVersion: string;
+  controlPlaneVersion: string;
+  pin: PinMode;
+  release: string;
+  fieldManager: 'karp-drift';
+  forceConflicts: boolean;
+  nodeClasses: NodeClassPlan[];
+  nodePools: NodePoolPlan[];
+  /** Errors first, then warnings, then info; in the order found within a level. */
+  checks: Check[];
+  /** Some check is an error: nothing may be applied. */
+  blocked: boolean;
+}
+
+export function plan(inventory: Inventory, amis: readonly ResolvedAmi[], options: PlanOptions, now: Date): Plan {
+  const checks: Check[] = [];
+  const explicit = options.nodeClasses !== undefined && options.nodeClasses.length > 0;
+  const scope = nodeClassesInScope(inventory, options.nodeClasses);
+  for (const name of scope.missing) {
+    const known = inventory.nodeClasses.map((c) => c.name).join(', ') || '(none)';
+    checks.push(
+      check(
+        'NODECLASS-NOT-FOUND',
+        'error',
+        `--nodeclass ${name}: no EC2NodeClass named ${name}`,
+        [`EC2NodeClasses: ${known}`],
+        'name an existing EC2NodeClass, or omit --nodeclass to plan them all',
+      ),
+    );
+  }
+
+  const nodeClasses: NodeClassPlan[] = [];
+  for (const view of scope.nodeClasses) {
+    const result = nodeClassPlan(view, amiNeeds(inventory, view.name), amis, options, explicit);
+    checks.push(...result.checks);
+    if (result.plan !== undefined) nodeClasses.push(result.plan);
+  }
+
+  const nodePools = inventory.nodePools
+    .filter((p) => nodeClasses.some((c) => c.name === p.nodeClass))
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map((pool) => {
+      const targets = new Set(nodeClasses.find((c) => c.name === pool.nodeClass)!.targets.map((t) => t.id));
+      const poolPlan = nodePoolPlan(pool, inventory, targets, now);
+      checks.push(...budgetChecks(poolPlan, pool));
+      return poolPlan;
+    });
+  checks.push(...podBlockerChecks(inventory, nodePools));
+
+  const replaced = new Set(nodePools.flatMap((p) => p.drifting.flatMap((d) => (d.node !== undefined ? [d.node] : []))));
+  checks.push(...versionChecks(inventory, options.to, options.pin, replaced));
+  checks.push(...latestAliasChecks(inventory, new Set(scope.nodeClasses.map((c) => c.name))));
+
+  const sorted = LEVELS.flatMap((level) => checks.filter((c) => c.level === level));
+  return {
+    kubernetesVersion: options.to,
+    controlPlaneVersion: inventory.controlPlane.minor,
+    pin: options.pin,
+    release: options.release,
+    fieldManager: options.fieldManager,
+    forceConflicts: options.forceConflicts ?? false,
+    nodeClasses,
+    nodePools,
+    checks: sorted,
+    blocked: sorted.some((c) => c.level === 'error'),
+  };
+}

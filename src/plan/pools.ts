@@ -1,0 +1,148 @@
+// Per NodePool: which NodeClaims the new AMIs make drift, and how fast Karpenter may replace them now. "Will drift"
+// means `status.imageID` is not among the class's target AMIs, the same test Karpenter's AMIDrift makes against
+// `status.amis` (STYLE.md "Domain words"); the pace is the Drifted disruption budget (DOMAIN.md §2.6).
+import type { Inventory, NodeClaimView, NodePoolView } from '../cluster/views.js';
+import { allowedDisruptions, driftWaves, type Budget, type DisruptionReason } from './budgets.js';
+
+export interface DriftingNodeClaim {
+  nodeClaim: string;
+  node?: string;
+  imageId: string;
+  /** spec.terminationGracePeriod: Karpenter drifts the node despite PDBs and do-not-disrupt pods, then forces it. */
+  terminationGracePeriod?: string;
+}
+
+export interface DisruptingNodeClaim {
+  nodeClaim: string;
+  /** `disrupted`: Karpenter has picked it (DisruptionReason) and is replacing it. */
+  why: 'NotReady' | 'deleting' | 'disrupted';
+}
+
+/** The budget that sets the Drifted limit now (`spec.disruption.budgets[index]`), or the CRD default. */
+export interface BlockingBudget {
+  index: number;
+  nodes: string;
+  reasons?: DisruptionReason[];
+  schedule?: string;
+  duration?: string;
+  /** Absent `spec.disruption.budgets`: the CRD default `{nodes: "10%"}` applies. */
+  default?: true;
+  /** ISO 8601, UTC: when the active window of a scheduled budget closes. */
+  windowEnd?: string;
+  /** Invalid budget: Karpenter fails closed (0). */
+  error?: string;
+}
+
+export interface NodePoolPlan {
+  name: string;
+  nodeClass: string;
+  /** NodeClaims of the pool, not counting those already being deleted. */
+  nodes: number;
+  toDrift: number;
+  onTarget: number;
+  /** NodeClaims without an image yet (still launching). */
+  launching: number;
+  drifting: DriftingNodeClaim[];
+  /** Drifted disruptions Karpenter may start now: max(limit − disrupting, 0); Infinity = unlimited. */
+  allowedDisruptions: number;
+  /** The Drifted limit of the active budgets before subtracting disrupting nodes; Infinity = no active limit. */
+  limit: number;
+  /** Initialized nodes that are NotReady, deleting or already being disrupted: they use up budget. */
+  disrupting: DisruptingNodeClaim[];
+  blockingBudget?: BlockingBudget;
+  /** driftWaves(toDrift, limit): rounds of replacements at the current limit; Infinity = cannot start. */
+  waves: number;
+}
+
+export function nodePoolPlan(
+  pool: NodePoolView,
+  inventory: Inventory,
+  targetIds: ReadonlySet<string>,
+  now: Date,
+): NodePoolPlan {
+  const claims = inventory.nodeClaims
+    .filter((c) => c.nodePool === pool.name)
+    .sort((a, b) => a.name.localeCompare(b.name));
+  const live = claims.filter((c) => !c.deleting);
+  const drifting = live
+    .filter((c) => c.imageId !== undefined && !targetIds.has(c.imageId))
+    .map((c) => ({
+      nodeClaim: c.name,
+      ...(c.nodeName !== undefined ? { node: c.nodeName } : {}),
+      imageId: c.imageId!,
+      ...(c.terminationGracePeriod !== undefined ? { terminationGracePeriod: c.terminationGracePeriod } : {}),
+    }));
+
+  const { counted, disrupting } = budgetCounts(claims, inventory);
+  const budget = allowedDisruptions(
+    pool.budgets,
+    { numNodes: counted.length, disrupting: disrupting.length },
+    'Drifted',
+    now,
+  );
+  const b = budget.blocking;
+  return {
+    name: pool.name,
+    nodeClass: pool.nodeClass,
+    nodes: live.length,
+    toDrift: drifting.length,
+    onTarget: live.filter((c) => c.imageId !== undefined && targetIds.has(c.imageId)).length,
+    launching: live.filter((c) => c.imageId === undefined).length,
+    drifting,
+    allowedDisruptions: budget.allowed,
+    limit: budget.limit,
+    disrupting,
+    ...(b !== undefined
+      ? { blockingBudget: blockingBudget(b.budget, b.index, pool.budgets === undefined, b.windowEnd, b.error) }
+      : {}),
+    waves: driftWaves(drifting.length, budget.limit),
+  };
+}
+
+function blockingBudget(
+  budget: Budget,
+  index: number,
+  isDefault: boolean,
+  windowEnd?: Date,
+  error?: string,
+): BlockingBudget {
+  return {
+    index,
+    nodes: budget.nodes,
+    ...(budget.reasons !== undefined ? { reasons: budget.reasons } : {}),
+    ...(budget.schedule !== undefined ? { schedule: budget.schedule } : {}),
+    ...(budget.duration !== undefined ? { duration: budget.duration } : {}),
+    ...(isDefault ? { default: true as const } : {}),
+    ...(windowEnd !== undefined ? { windowEnd: windowEnd.toISOString() } : {}),
+    ...(error !== undefined ? { error } : {}),
+  };
+}
+
+// BuildDisruptionBudgetMapping: numNodes counts initialized nodes, leaving out NodeClaims whose instance is already
+// terminating; disrupting counts those whose Node is not Ready or that are marked for deletion, for any reason (a
+// DisruptionReason condition means the queue has already marked the node).
+function budgetCounts(
+  claims: readonly NodeClaimView[],
+  inventory: Inventory,
+): { counted: NodeClaimView[]; disrupting: DisruptingNodeClaim[] } {
+  const nodes = new Map(inventory.nodes.map((n) => [n.name, n]));
+  const nodeOf = (c: NodeClaimView) => (c.nodeName !== undefined ? nodes.get(c.nodeName) : undefined);
+  const counted = claims.filter((c) => {
+    const initialized = c.conditions.Initialized?.status === 'True' || nodeOf(c)?.initialized === true;
+    return initialized && c.conditions.InstanceTerminating?.status !== 'True';
+  });
+  const disrupting: DisruptingNodeClaim[] = [];
+  for (const c of counted) {
+    const node = nodeOf(c);
+    const why =
+      c.conditions.DisruptionReason?.status === 'True'
+        ? 'disrupted'
+        : c.deleting || node?.deleting
+          ? 'deleting'
+          : node?.ready !== true
+            ? 'NotReady'
+            : undefined;
+    if (why !== undefined) disrupting.push({ nodeClaim: c.name, why });
+  }
+  return { counted, disrupting };
+}

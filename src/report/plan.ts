@@ -1,0 +1,173 @@
+// `karp-drift plan` output: a diff that reads like `terraform plan` / `kubectl diff`, and one JSON document for
+// scripts. plan/plan.ts computes the change; this file only draws it (STYLE.md "Diffs are computed and rendered apart").
+import type { AmiSelectorTerm } from '../cluster/views.js';
+import { utcMinute } from '../plan/blockers.js';
+import type { Check, CheckLevel } from '../plan/checks.js';
+import type { AmiSpec, NodeClassPlan, Plan } from '../plan/plan.js';
+import type { NodePoolPlan } from '../plan/pools.js';
+
+const ANSI = { red: 31, green: 32, yellow: 33, cyan: 36, bold: 1 } as const;
+type Paint = (style: keyof typeof ANSI, text: string) => string;
+
+const plural = (n: number, word: string, words = `${word}s`) => `${n} ${n === 1 ? word : words}`;
+
+export function planSummary(plan: Plan): { nodeClassesToChange: number; nodesToReplace: number } {
+  return {
+    nodeClassesToChange: plan.nodeClasses.filter((c) => c.changed).length,
+    nodesToReplace: plan.nodePools.reduce((n, p) => n + p.toDrift, 0),
+  };
+}
+
+// Flow YAML, as a person would write the term in a manifest: {alias: al2023@v20241109}, {tags: {team: ml}}.
+function scalar(value: string): string {
+  return /^[A-Za-z0-9][\w@./-]*$/.test(value) ? value : JSON.stringify(value);
+}
+function termText(term: AmiSelectorTerm): string {
+  const fields = Object.entries(term)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) =>
+      typeof v === 'string'
+        ? `${k}: ${scalar(v)}`
+        : `${k}: {${Object.entries(v as Record<string, string>)
+            .map(([tk, tv]) => `${scalar(tk)}: ${scalar(tv)}`)
+            .join(', ')}}`,
+    );
+  return `{${fields.join(', ')}}`;
+}
+const termsText = (terms: readonly AmiSelectorTerm[]) => `[${terms.map(termText).join(', ')}]`;
+
+function specDiff(before: AmiSpec, after: AmiSpec, paint: Paint): string[] {
+  const lines: string[] = [];
+  if (before.amiFamily !== after.amiFamily) {
+    if (before.amiFamily !== undefined) lines.push(paint('red', `  - amiFamily: ${before.amiFamily}`));
+    if (after.amiFamily !== undefined) lines.push(paint('green', `  + amiFamily: ${after.amiFamily}`));
+  }
+  lines.push(paint('red', `  - amiSelectorTerms: ${termsText(before.amiSelectorTerms)}`));
+  lines.push(paint('green', `  + amiSelectorTerms: ${termsText(after.amiSelectorTerms)}`));
+  return lines;
+}
+
+function nodeClassLines(c: NodeClassPlan, pools: readonly NodePoolPlan[], paint: Paint): string[] {
+  const lines = c.changed
+    ? [paint('yellow', `~ ec2nodeclass/${c.name}`) + ` (${c.family})`, ...specDiff(c.before, c.after, paint)]
+    : [`  ec2nodeclass/${c.name} (${c.family}): no changes, already selects ${termsText(c.after.amiSelectorTerms)}`];
+  for (const t of c.targets) lines.push(`      ${t.arch} ${t.variant}: ${t.id} ${t.name}`);
+  for (const p of pools.filter((x) => x.nodeClass === c.name)) lines.push(`  ${poolLine(p)}`);
+  return lines;
+}
+
+// "Drifted budget allows 2 now (20%) → ~3 waves"; waves are rounds at the current limit, so only an estimate.
+function poolLine(p: NodePoolPlan): string {
+  const counts = [plural(p.nodes, 'node'), `${p.toDrift} will drift`, `${p.onTarget} on target`];
+  if (p.launching > 0) counts.push(`${p.launching} launching`);
+  const head = `nodepool/${p.name}: ${counts.join(', ')}`;
+  if (p.toDrift === 0) return head;
+  if (p.limit === Infinity) return `${head}; Drifted budget: no limit now → ${waves(p.waves)}`;
+  const b = p.blockingBudget;
+  const source =
+    b === undefined ? '' : b.error !== undefined ? 'invalid budget' : b.default ? `default ${b.nodes}` : b.nodes;
+  const until = b?.windowEnd !== undefined ? ` until ${utcMinute(b.windowEnd)}` : '';
+  const busy = p.allowedDisruptions < p.limit ? `, limit ${p.limit}, ${p.disrupting.length} disrupting` : '';
+  return `${head}; Drifted budget allows ${p.allowedDisruptions} now (${source}${until}${busy}) → ${waves(p.waves)}`;
+}
+
+const waves = (n: number) => (n === Infinity ? 'blocked' : n === 1 ? '1 wave' : `~${n} waves`);
+
+const HEADINGS: Record<CheckLevel, [string, keyof typeof ANSI]> = {
+  error: ['Errors', 'red'],
+  warning: ['Warnings', 'yellow'],
+  info: ['Info', 'cyan'],
+};
+
+function checkLines(checks: readonly Check[], paint: Paint): string[] {
+  const lines: string[] = [];
+  for (const level of ['error', 'warning', 'info'] as const) {
+    const here = checks.filter((c) => c.level === level);
+    if (here.length === 0) continue;
+    const [heading, color] = HEADINGS[level];
+    lines.push('', paint(color, `${heading} (${here.length}):`));
+    for (const c of here) {
+      lines.push(`  ${paint('bold', c.code)}: ${c.message}`);
+      for (const e of c.evidence) lines.push(`      · ${e}`);
+      if (c.next !== undefined) lines.push(`      next: ${c.next}`);
+    }
+  }
+  return lines;
+}
+
+function finalLine(plan: Plan): string {
+  const { nodeClassesToChange, nodesToReplace } = planSummary(plan);
+  const nodes = plural(nodesToReplace, 'node');
+  let line =
+    nodeClassesToChange > 0
+      ? `Plan: ${plural(nodeClassesToChange, 'EC2NodeClass', 'EC2NodeClasses')} to change, ${nodes} to replace.`
+      : plan.nodeClasses.length === 0
+        ? 'No changes: no EC2NodeClass to plan.'
+        : nodesToReplace > 0
+          ? `No changes: the EC2NodeClasses already select the target AMIs; ${nodes} still to replace.`
+          : 'No changes: the EC2NodeClasses already select the target AMIs, and every node runs them.';
+  const errors = plan.checks.filter((c) => c.level === 'error').length;
+  if (plan.blocked) line += ` Blocked by ${plural(errors, 'error')}: nothing will be applied.`;
+  return line;
+}
+
+export function planText(plan: Plan, options: { color: boolean }): string {
+  const paint: Paint = options.color ? (style, text) => `\x1b[${ANSI[style]}m${text}\x1b[0m` : (_style, text) => text;
+  const release = plan.release === 'latest' ? 'latest release' : `release ${plan.release}`;
+  const lines = [
+    `Kubernetes ${plan.kubernetesVersion} (control plane ${plan.controlPlaneVersion}), ${release}, pinned by ${plan.pin}`,
+  ];
+  for (const c of plan.nodeClasses) lines.push('', ...nodeClassLines(c, plan.nodePools, paint));
+  lines.push(...checkLines(plan.checks, paint), '', finalLine(plan));
+  return `${lines.join('\n')}\n`;
+}
+
+// JSON has no Infinity: "unlimited" and "cannot start" are null.
+const finite = (n: number): number | null => (Number.isFinite(n) ? n : null);
+
+/** The documented keys first and in order; extra detail after them. */
+export function planJson(plan: Plan): string {
+  const doc = {
+    kubernetesVersion: plan.kubernetesVersion,
+    controlPlaneVersion: plan.controlPlaneVersion,
+    nodeClasses: plan.nodeClasses.map((c) => ({
+      name: c.name,
+      family: c.family,
+      before: c.before,
+      after: c.after,
+      changed: c.changed,
+      owners: c.owners,
+      targets: c.targets,
+      current: c.current,
+      needs: c.needs.pairs,
+    })),
+    nodePools: plan.nodePools.map((p) => ({
+      name: p.name,
+      nodeClass: p.nodeClass,
+      nodes: p.nodes,
+      toDrift: p.toDrift,
+      onTarget: p.onTarget,
+      allowedDisruptions: finite(p.allowedDisruptions),
+      waves: finite(p.waves),
+      limit: finite(p.limit),
+      launching: p.launching,
+      blockingBudget: p.blockingBudget,
+      disrupting: p.disrupting,
+      drifting: p.drifting,
+    })),
+    checks: plan.checks.map((c) => ({
+      code: c.code,
+      level: c.level,
+      message: c.message,
+      evidence: c.evidence,
+      next: c.next ?? null,
+    })),
+    blocked: plan.blocked,
+    pin: plan.pin,
+    release: plan.release,
+    fieldManager: plan.fieldManager,
+    forceConflicts: plan.forceConflicts,
+    summary: planSummary(plan),
+  };
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}

@@ -1,0 +1,159 @@
+// `karp-drift status`: where each NodePool stands now, from one inventory read. The target is what each
+// EC2NodeClass resolved (STYLE.md: "still on the old AMI" means imageID not in status.amis) and the kubelet
+// minor of the control plane; the blockers are the rollout's (rollout/stalls.ts) minus the ones that need to
+// know when a change was applied.
+import type { AmiSelectorTerm, Inventory, KarpenterApi } from '../cluster/views.js';
+import { inventorySnapshot } from '../rollout/snapshot.js';
+import { amiSelectorTermText, diagnose, type Blocker } from '../rollout/stalls.js';
+import { claimsByNodePool, nodeOf, rolloutProgress, type RolloutScope } from '../rollout/track.js';
+import { blockerText } from './progress.js';
+
+export interface NodePoolStatus {
+  name: string;
+  nodeClass: string;
+  /** NodeClaims of the NodePool not being deleted. */
+  nodes: number;
+  /** Their Nodes' nodeInfo.kubeletVersion → count (NodeClaims not yet registered have none). */
+  byKubeletVersion: Record<string, number>;
+  /** Their status.imageID → count. */
+  byImage: Record<string, number>;
+  drifted: number;
+  disrupting: number;
+  launching: number;
+  /** The EC2NodeClass's amiSelectorTerms: what it pins. */
+  amiSelectorTerms: AmiSelectorTerm[];
+  /** Its own blockers and its EC2NodeClass's. */
+  blockers: Blocker[];
+}
+
+export interface ClusterStatus {
+  kubernetesVersion: string;
+  karpenterApi: KarpenterApi;
+  nodePools: NodePoolStatus[];
+}
+
+export function clusterStatus(inventory: Inventory, now: Date): ClusterStatus {
+  const snapshot = inventorySnapshot(inventory);
+  const pools = [...inventory.nodePools].sort((a, b) => a.name.localeCompare(b.name));
+  const targetImageIds: Record<string, string[]> = {};
+  for (const c of inventory.nodeClasses) {
+    targetImageIds[c.name] = c.conditions.AMIsReady?.status === 'True' ? c.statusAmis.map((a) => a.id) : [];
+  }
+  // startedAt = now: with no change applied, "not drifting N minutes after the change" has no meaning.
+  const scope: RolloutScope = {
+    nodePools: pools.map((p) => ({ name: p.name, nodeClass: p.nodeClass })),
+    targetImageIds,
+    targetMinor: inventory.controlPlane.minor,
+    startedAt: now,
+  };
+  const progress = rolloutProgress(snapshot, scope, now);
+  const blockers = diagnose(
+    snapshot,
+    {
+      scope,
+      nodePools: inventory.nodePools,
+      pdbs: inventory.pdbs,
+      pods: inventory.pods,
+      karpenterApi: inventory.karpenterApi,
+    },
+    now,
+  );
+  const byPool = claimsByNodePool(snapshot);
+  return {
+    kubernetesVersion: inventory.controlPlane.minor,
+    karpenterApi: inventory.karpenterApi,
+    nodePools: progress.nodePools.map((p) => {
+      const byKubeletVersion: Record<string, number> = {};
+      const byImage: Record<string, number> = {};
+      for (const claim of byPool.get(p.name) ?? []) {
+        if (claim.deleting) continue;
+        const kubelet = nodeOf(snapshot, claim)?.kubeletVersion;
+        if (kubelet !== undefined) byKubeletVersion[kubelet] = (byKubeletVersion[kubelet] ?? 0) + 1;
+        if (claim.imageId !== undefined) byImage[claim.imageId] = (byImage[claim.imageId] ?? 0) + 1;
+      }
+      return {
+        name: p.name,
+        nodeClass: p.nodeClass,
+        nodes: p.total,
+        byKubeletVersion: sorted(byKubeletVersion),
+        byImage: sorted(byImage),
+        drifted: p.drifted,
+        disrupting: p.disrupting,
+        launching: p.launching,
+        amiSelectorTerms: snapshot.nodeClasses.get(p.nodeClass)?.amiSelectorTerms ?? [],
+        blockers: blockers.filter(
+          (b) => b.nodePool === p.name || (b.nodePool === undefined && b.nodeClass === p.nodeClass),
+        ),
+      };
+    }),
+  };
+}
+
+function sorted(counts: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+const HEADERS = [
+  'NODEPOOL',
+  'NODECLASS',
+  'NODES',
+  'DRIFTED',
+  'DISRUPTING',
+  'LAUNCHING',
+  'KUBELET',
+  'AMI',
+  'AMI-SELECTOR',
+];
+
+const counted = (counts: Record<string, number>) =>
+  Object.entries(counts)
+    .map(([k, n]) => `${k}=${n}`)
+    .join(',') || '<none>';
+
+/** A kubectl-style table (three spaces between columns), then each blocker once, however many NodePools it holds. */
+export function statusTable(status: ClusterStatus): string {
+  const rows = status.nodePools.map((p) => [
+    p.name,
+    p.nodeClass,
+    String(p.nodes),
+    String(p.drifted),
+    String(p.disrupting),
+    String(p.launching),
+    counted(p.byKubeletVersion),
+    counted(p.byImage),
+    p.amiSelectorTerms.map(amiSelectorTermText).join(';') || '<none>',
+  ]);
+  const widths = HEADERS.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const table = [HEADERS, ...rows]
+    .map(
+      (cells) =>
+        `${cells
+          .map((c, i) => c.padEnd(widths[i]!))
+          .join('   ')
+          .trimEnd()}\n`,
+    )
+    .join('');
+  const blockers = [...new Set(status.nodePools.flatMap((p) => p.blockers))];
+  return blockers.length === 0 ? table : `${table}\n${blockers.map(blockerText).join('\n')}`;
+}
+
+/** One JSON document; the documented keys in order. */
+export function statusJson(status: ClusterStatus): string {
+  const doc = {
+    kubernetesVersion: status.kubernetesVersion,
+    karpenterApi: status.karpenterApi,
+    nodePools: status.nodePools.map((p) => ({
+      name: p.name,
+      nodeClass: p.nodeClass,
+      nodes: p.nodes,
+      byKubeletVersion: p.byKubeletVersion,
+      byImage: p.byImage,
+      drifted: p.drifted,
+      disrupting: p.disrupting,
+      launching: p.launching,
+      amiSelectorTerms: p.amiSelectorTerms,
+      blockers: p.blockers.map((b) => ({ code: b.code, message: b.message, evidence: b.evidence, next: b.next })),
+    })),
+  };
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}

@@ -1,0 +1,611 @@
+// Why a rollout is not moving: coded blockers with evidence and a next step (STYLE.md "A stall diagnosis has a
+// stable code and evidence"). Each check reads what Karpenter reads (DOMAIN.md §2.5–2.7) and quotes Karpenter's own
+// events (§2.8) when there are any; do-not-disrupt has none, so that one comes from the pods and nodes alone.
+import { selectorMatches } from '../cluster/convert.js';
+import type {
+  EventView,
+  KarpenterApi,
+  NodeClaimView,
+  NodeClassView,
+  NodePoolView,
+  NodeView,
+  PdbView,
+  PodView,
+} from '../cluster/views.js';
+import { allowedDisruptions, type Budget, type BudgetEvaluation } from '../plan/budgets.js';
+import { eventTime, type Snapshot } from './snapshot.js';
+import { claimsByNodePool, isDisrupting, isTrue, nodeOf, plural, type RolloutScope } from './track.js';
+
+export type StallCode =
+  | 'STALL-AMIS-NOT-READY'
+  | 'STALL-NOT-DRIFTING'
+  | 'STALL-BUDGET'
+  | 'STALL-DO-NOT-DISRUPT'
+  | 'STALL-PDB'
+  | 'STALL-NO-TGP'
+  | 'STALL-LAUNCH'
+  | 'STALL-REGISTRATION';
+
+/** In the order a rollout meets them, which is the order `diagnose` returns them in. */
+export const STALL_CODES: readonly StallCode[] = [
+  'STALL-AMIS-NOT-READY',
+  'STALL-NOT-DRIFTING',
+  'STALL-BUDGET',
+  'STALL-DO-NOT-DISRUPT',
+  'STALL-PDB',
+  'STALL-NO-TGP',
+  'STALL-LAUNCH',
+  'STALL-REGISTRATION',
+];
+
+export interface Blocker {
+  code: StallCode;
+  nodePool?: string;
+  /** Set for a blocker of the EC2NodeClass itself (it holds every NodePool using the class). */
+  nodeClass?: string;
+  message: string;
+  evidence: string[];
+  next: string;
+}
+
+export interface DiagnosisContext {
+  scope: RolloutScope;
+  nodePools: NodePoolView[];
+  pdbs: PdbView[];
+  /** Pods on the NodePools' nodes. */
+  pods: PodView[];
+  karpenterApi: KarpenterApi;
+}
+
+/** Registration takes 30–90 s; Karpenter itself gives up at 15 minutes (liveness.go). */
+export const REGISTRATION_SLOW_MS = 5 * 60_000;
+/** Drift is set within seconds of a status.amis change, at worst on the 5-minute requeue (DOMAIN.md §2.4). */
+export const NOT_DRIFTING_AFTER_MS = 10 * 60_000;
+/** Karpenter repeats a standing event every 1–2 minutes (its dedupe window); older ones describe the past. */
+export const RECENT_EVENT_MS = 15 * 60_000;
+const LISTED = 5;
+const QUOTED = 3;
+const LAUNCH_EVENTS = new Set(['InsufficientCapacityError', 'NodeClassNotReady']);
+
+interface Pool {
+  name: string;
+  nodeClass: string;
+  view: NodePoolView | undefined;
+  nodeClassView: NodeClassView | undefined;
+  claims: NodeClaimView[];
+  /** NodeClaims with an imageId that is not a target. */
+  old: NodeClaimView[];
+}
+
+interface Facts {
+  snapshot: Snapshot;
+  context: DiagnosisContext;
+  now: Date;
+  events: EventView[];
+  podsByNode: Map<string, PodView[]>;
+}
+
+export function diagnose(snapshot: Snapshot, context: DiagnosisContext, now: Date): Blocker[] {
+  const { scope } = context;
+  const podsByNode = new Map<string, PodView[]>();
+  for (const pod of context.pods) {
+    if (pod.nodeName === undefined) continue;
+    const list = podsByNode.get(pod.nodeName);
+    if (list) list.push(pod);
+    else podsByNode.set(pod.nodeName, [pod]);
+  }
+  const f: Facts = {
+    snapshot,
+    context,
+    now,
+    events: [...snapshot.events.values()].filter((e) => recent(e, now)),
+    podsByNode,
+  };
+  const byPool = claimsByNodePool(snapshot);
+  const blockers: Blocker[] = [];
+  for (const nodeClass of new Set(scope.nodePools.map((p) => p.nodeClass)))
+    blockers.push(...amisNotReady(f, nodeClass));
+  for (const { name, nodeClass } of scope.nodePools) {
+    const targets = new Set(scope.targetImageIds[nodeClass] ?? []);
+    const claims = byPool.get(name) ?? [];
+    const pool: Pool = {
+      name,
+      nodeClass,
+      view: context.nodePools.find((p) => p.name === name),
+      nodeClassView: snapshot.nodeClasses.get(nodeClass),
+      claims,
+      old: claims.filter((c) => c.imageId !== undefined && !targets.has(c.imageId)),
+    };
+    blockers.push(
+      ...notDrifting(f, pool),
+      ...budget(f, pool),
+      ...podBlockers(f, pool),
+      ...launch(f, pool),
+      ...registration(f, pool),
+    );
+  }
+  return blockers.sort((a, b) => STALL_CODES.indexOf(a.code) - STALL_CODES.indexOf(b.code));
+}
+
+function amisNotReady(f: Facts, nodeClass: string): Blocker[] {
+  const view = f.snapshot.nodeClasses.get(nodeClass);
+  const amisReady = view?.conditions.AMIsReady;
+  if (view === undefined || amisReady === undefined || !observed(f.context.scope, view)) return [];
+  const pools = f.context.scope.nodePools.filter((p) => p.nodeClass === nodeClass).map((p) => p.name);
+  const terms = `amiSelectorTerms: ${view.amiSelectorTerms.map(amiSelectorTermText).join('; ')}`;
+  if (amisReady.status === 'False') {
+    const ids = view.amiSelectorTerms.flatMap((t) => (t.id !== undefined ? [t.id] : []));
+    return [
+      {
+        code: 'STALL-AMIS-NOT-READY',
+        nodeClass,
+        message: `EC2NodeClass "${nodeClass}" AMIsReady=False: ${amisReady.reason}`,
+        evidence: [
+          `AMIsReady=False ${amisReady.reason}: ${amisReady.message}`,
+          terms,
+          `without status.amis Karpenter sets no AMIDrift and launches nothing from this class: NodePool ${pools.join(', ')} waits`,
+        ],
+        next:
+          amisReady.reason === 'UnsupportedAlias'
+            ? `The alias family does not support this Kubernetes version (AL2 ends at 1.32, Windows Server 2025 starts at 1.35): pin another family in EC2NodeClass "${nodeClass}"`
+            : amisReady.reason === 'AMINotFound' && ids.length > 0
+              ? `Check the pinned AMIs exist, are available and visible to this account in this region: aws ec2 describe-images --image-ids ${ids.join(' ')} --include-deprecated`
+              : `kubectl get ec2nodeclass ${nodeClass} -o yaml (status.conditions, amiSelectorTerms)`,
+      },
+    ];
+  }
+  const targets = f.context.scope.targetImageIds[nodeClass] ?? [];
+  const resolved = view.statusAmis.map((a) => a.id);
+  if (amisReady.status !== 'True' || targets.every((id) => resolved.includes(id))) return [];
+  return [
+    {
+      code: 'STALL-AMIS-NOT-READY',
+      nodeClass,
+      message: `EC2NodeClass "${nodeClass}" resolved AMIs other than the target`,
+      evidence: [`status.amis: ${resolved.join(', ') || '(none)'}`, `target: ${targets.join(', ')}`, terms],
+      next: `Another writer may have changed amiSelectorTerms (GitOps, a second run): kubectl get ec2nodeclass ${nodeClass} -o yaml --show-managed-fields`,
+    },
+  ];
+}
+
+/** AMIsReady has seen the applied generation (a condition without observedGeneration cannot tell: trust it). */
+function observed(scope: RolloutScope, view: NodeClassView): boolean {
+  const applied = scope.nodeClassGenerations?.[view.name];
+  const seen = view.conditions.AMIsReady?.observedGeneration;
+  return view.conditions.AMIsReady !== undefined && (applied === undefined || seen === undefined || seen >= applied);
+}
+
+function notDrifting(f: Facts, pool: Pool): Blocker[] {
+  const { scope } = f.context;
+  const view = pool.nodeClassView;
+  const amisReady = view?.conditions.AMIsReady;
+  const elapsed = f.now.getTime() - scope.startedAt.getTime();
+  if (view === undefined || amisReady?.status === 'False' || elapsed < NOT_DRIFTING_AFTER_MS) return [];
+  const karpenterLogs = 'kubectl logs -n <karpenter namespace> -l app.kubernetes.io/name=karpenter --tail=500';
+  if (!observed(scope, view)) {
+    const applied = scope.nodeClassGenerations?.[view.name] ?? view.generation;
+    return [
+      {
+        code: 'STALL-NOT-DRIFTING',
+        nodePool: pool.name,
+        message: `EC2NodeClass "${view.name}" has not observed generation ${applied} ${humanDuration(elapsed)} after the change (NodePool ${pool.name})`,
+        evidence: [
+          amisReady === undefined
+            ? 'the EC2NodeClass has no AMIsReady condition'
+            : `AMIsReady observedGeneration ${amisReady.observedGeneration ?? '?'} (${amisReady.status} ${amisReady.reason})`,
+        ],
+        next: `Is Karpenter running? kubectl get pods -A -l app.kubernetes.io/name=karpenter; then ${karpenterLogs}`,
+      },
+    ];
+  }
+  // The class may have settled after the rollout started: count from the later of the two.
+  const transition = Date.parse(amisReady?.lastTransitionTime ?? '');
+  const since = Math.max(scope.startedAt.getTime(), Number.isNaN(transition) ? 0 : transition);
+  const quiet = pool.old.filter(
+    (c) => !c.deleting && !isTrue(c.conditions, 'Drifted') && !isDisrupting(c, nodeOf(f.snapshot, c)),
+  );
+  if (quiet.length === 0 || f.now.getTime() - since < NOT_DRIFTING_AFTER_MS) return [];
+  const resolved = new Set(view.statusAmis.map((a) => a.id));
+  const stillResolved = [
+    ...new Set(quiet.flatMap((c) => (c.imageId !== undefined && resolved.has(c.imageId) ? [c.imageId] : []))),
+  ];
+  return [
+    {
+      code: 'STALL-NOT-DRIFTING',
+      nodePool: pool.name,
+      message: `${plural(quiet.length, 'NodeClaim')} off target without Drifted ${humanDuration(f.now.getTime() - since)} after the EC2NodeClass changed (NodePool ${pool.name})`,
+      evidence: [
+        ...listed(
+          quiet.map((c) => `NodeClaim ${c.name} on ${c.imageId ?? '?'}${c.nodeName ? ` (node ${c.nodeName})` : ''}`),
+          'NodeClaims',
+        ),
+        `EC2NodeClass ${view.name} status.amis: ${[...resolved].join(', ') || '(none)'}`,
+        ...stillResolved.map(
+          (id) => `${id} is still in status.amis: Karpenter sees no AMIDrift while the selector matches it`,
+        ),
+        ...(f.context.karpenterApi === 'v1beta1'
+          ? ['Karpenter v0.32 ships with drift off: its FEATURE_GATES must include Drift=true']
+          : []),
+      ],
+      next:
+        stillResolved.length > 0
+          ? `Narrow amiSelectorTerms of EC2NodeClass "${view.name}" to the target AMIs`
+          : `Look for Karpenter's drift decisions: kubectl get nodeclaims -l karpenter.sh/nodepool=${pool.name} -o wide (DRIFTED); ${karpenterLogs} | grep -i drift`,
+    },
+  ];
+}
+
+// BuildDisruptionBudgetMapping (DOMAIN.md §2.6): numNodes = initialized NodeClaims with a Node, not
+// InstanceTerminating; disrupting = those NotReady or marked for deletion (queued, tainted or deleting).
+function budget(f: Facts, pool: Pool): Blocker[] {
+  if (pool.view === undefined) return [];
+  const counted = pool.claims.flatMap((claim) => {
+    const node = nodeOf(f.snapshot, claim);
+    const ok =
+      node !== undefined && isTrue(claim.conditions, 'Initialized') && !isTrue(claim.conditions, 'InstanceTerminating');
+    return ok ? [{ claim, node }] : [];
+  });
+  const disrupting = counted.filter(({ claim, node }) => !node.ready || node.deleting || isDisrupting(claim, node));
+  const waiting = counted.filter(
+    ({ claim, node }) => isTrue(claim.conditions, 'Drifted') && !isDisrupting(claim, node),
+  );
+  if (waiting.length === 0) return [];
+  const result = allowedDisruptions(
+    pool.view.budgets,
+    { numNodes: counted.length, disrupting: disrupting.length },
+    'Drifted',
+    f.now,
+  );
+  const inFlight = disrupting.some(({ claim, node }) => isDisrupting(claim, node));
+  // With a limit above 0 and a replacement under way, the budget is pacing the roll, not stopping it.
+  if (result.allowed > 0 || (result.limit > 0 && inFlight)) return [];
+  const where = result.blocking === undefined ? '' : budgetName(pool.view.budgets, result.blocking);
+  const notReady = disrupting.filter(({ node }) => !node.ready);
+  const quoted = quotes(
+    f.events.filter(
+      (e) => e.reason === 'DisruptionBlocked' && e.involvedKind === 'NodePool' && e.involvedName === pool.name,
+    ),
+    f.now,
+  );
+  const edit = `(budgets are not hashed: editing them causes no drift): kubectl edit nodepool ${pool.name}`;
+  return [
+    {
+      code: 'STALL-BUDGET',
+      nodePool: pool.name,
+      message: `No allowed disruptions for reason Drifted (NodePool ${pool.name})`,
+      evidence: [
+        ...(result.blocking !== undefined ? [budgetText(where, result.blocking)] : []),
+        `Drifted: limit ${result.limit} over ${plural(counted.length, 'initialized node')}, ${disrupting.length} disrupting, ${waiting.length} drifted waiting`,
+        ...listed(
+          notReady.map(({ node }) => `node ${node.name} is NotReady and uses the budget`),
+          'nodes',
+        ),
+        ...quoted,
+      ],
+      next:
+        result.blocking?.error !== undefined
+          ? `Fix ${where} ${edit}`
+          : result.limit > 0
+            ? `Bring back or remove the NotReady nodes (kubectl get nodes -l karpenter.sh/nodepool=${pool.name}): they use up the budget`
+            : result.blocking?.windowEnd !== undefined
+              ? `Wait until ${utcTime(result.blocking.windowEnd)} (UTC), when ${where} ends, or allow Drifted disruptions ${edit}`
+              : `Allow Drifted disruptions in spec.disruption.budgets ${edit}`,
+    },
+  ];
+}
+
+function budgetName(budgets: Budget[] | undefined, e: BudgetEvaluation): string {
+  return budgets === undefined ? 'the default budget' : `spec.disruption.budgets[${e.index}]`;
+}
+
+function budgetText(where: string, e: BudgetEvaluation): string {
+  const b = e.budget;
+  const fields = [
+    `nodes: "${b.nodes}"`,
+    b.reasons !== undefined ? `reasons: [${b.reasons.join(', ')}]` : '',
+    b.schedule !== undefined ? `schedule: "${b.schedule}"` : '',
+    b.duration !== undefined ? `duration: ${b.duration}` : '',
+  ].filter((s) => s !== '');
+  const state =
+    e.error !== undefined
+      ? `is invalid (${e.error}), so Karpenter allows 0`
+      : e.windowEnd !== undefined
+        ? `is active until ${utcTime(e.windowEnd)} (UTC)`
+        : 'is always active';
+  return `${where} {${fields.join(', ')}} ${state}`;
+}
+
+interface Held {
+  claim: NodeClaimView;
+  node: NodeView;
+  pod?: PodView;
+}
+
+// Pod-level blockers stop drift from picking a node unless its NodeClaim has a terminationGracePeriod; once the
+// NodeClaim is deleting they hold the drain (until that period ends, if there is one). A Node's own
+// do-not-disrupt stops the pick whatever the NodeClaim says, and does not hold a drain.
+function podBlockers(f: Facts, pool: Pool): Blocker[] {
+  const doNotDisrupt: Held[] = [];
+  const byPdb = new Map<string, { pdb: PdbView; held: Held[] }>();
+  const multiple: Array<Held & { pdbs: PdbView[] }> = [];
+  const forever = new Map<string, NodeClaimView>();
+  for (const claim of pool.old) {
+    const node = nodeOf(f.snapshot, claim);
+    if (node === undefined || (!isTrue(claim.conditions, 'Drifted') && !isDisrupting(claim, node))) continue;
+    const draining = claim.deleting || node.deleting;
+    if (node.doNotDisrupt && !draining) doNotDisrupt.push({ claim, node });
+    if (!draining && claim.terminationGracePeriod !== undefined) continue;
+    for (const pod of f.podsByNode.get(node.name) ?? []) {
+      if (pod.daemonSet || pod.deleting || pod.phase === 'Succeeded' || pod.phase === 'Failed') continue;
+      const pdbs = f.context.pdbs.filter(
+        (p) => p.namespace === pod.namespace && selectorMatches(p.selector, pod.labels),
+      );
+      const blocking = pdbs.length === 1 && pdbs[0]!.disruptionsAllowed <= 0 ? pdbs[0] : undefined;
+      if (pod.doNotDisrupt) doNotDisrupt.push({ claim, node, pod });
+      if (pdbs.length > 1) multiple.push({ claim, node, pod, pdbs });
+      if (blocking !== undefined) {
+        const key = `${blocking.namespace}/${blocking.name}`;
+        const entry = byPdb.get(key) ?? { pdb: blocking, held: [] };
+        entry.held.push({ claim, node, pod });
+        byPdb.set(key, entry);
+      }
+      if (
+        (pod.doNotDisrupt || pdbs.length > 1 || blocking !== undefined) &&
+        claim.terminationGracePeriod === undefined
+      ) {
+        forever.set(claim.name, claim);
+      }
+    }
+  }
+  const out: Blocker[] = [];
+  if (doNotDisrupt.length > 0) out.push(doNotDisruptBlocker(pool, doNotDisrupt));
+  for (const [key, { pdb, held }] of byPdb) out.push(pdbBlocker(f, pool, key, pdb, held));
+  if (multiple.length > 0) {
+    out.push({
+      code: 'STALL-PDB',
+      nodePool: pool.name,
+      message: `${plural(multiple.length, 'pod')} on drifted nodes ${multiple.length === 1 ? 'is' : 'are'} covered by several PDBs: eviction does not support multiple PDBs (NodePool ${pool.name})`,
+      evidence: listed(
+        multiple.map((m) => `${heldText(m)}: PDBs ${m.pdbs.map((p) => `${p.namespace}/${p.name}`).join(', ')}`),
+        'pods',
+      ),
+      next: `Leave each pod under one PDB: kubectl get pdb -n ${multiple[0]!.pod!.namespace} -o wide`,
+    });
+  }
+  if (forever.size > 0) {
+    out.push({
+      code: 'STALL-NO-TGP',
+      nodePool: pool.name,
+      message: `${plural(forever.size, 'blocked NodeClaim')} without terminationGracePeriod can stay blocked forever (NodePool ${pool.name})`,
+      evidence: [
+        ...listed(
+          [...forever.values()].map((c) => `NodeClaim ${c.name} has no spec.terminationGracePeriod`),
+          'NodeClaims',
+        ),
+        'a NodeClaim copies terminationGracePeriod when it is created and its spec is immutable: a NodePool change helps only NodeClaims created after it',
+      ],
+      next: `Remove what holds them (the other blockers of this NodePool); for the next rollout set spec.template.spec.terminationGracePeriod on NodePool "${pool.name}" (e.g. 24h), after which drift evicts past PDBs and do-not-disrupt (the change itself drifts the NodePool's NodeClaims: NodePoolDrifted)`,
+    });
+  }
+  return out;
+}
+
+function heldText(h: Held): string {
+  const where = `node ${h.node.name} (NodeClaim ${h.claim.name})`;
+  return h.pod === undefined ? where : `pod ${h.pod.namespace}/${h.pod.name} on ${where}`;
+}
+
+function doNotDisruptBlocker(pool: Pool, held: Held[]): Blocker {
+  const nodes = new Set(held.map((h) => h.node.name));
+  const first = held[0]!;
+  const others = held.length > 1 ? ' (likewise for the others listed)' : '';
+  return {
+    code: 'STALL-DO-NOT-DISRUPT',
+    nodePool: pool.name,
+    message: `karpenter.sh/do-not-disrupt holds ${plural(nodes.size, 'drifted node')} (NodePool ${pool.name})`,
+    evidence: [
+      ...listed(
+        held.map(
+          (h) => `${heldText(h)} is annotated karpenter.sh/do-not-disrupt${h.pod === undefined ? ': "true"' : ''}`,
+        ),
+        'annotations',
+      ),
+      'Karpenter publishes no event for do-not-disrupt (an intentional user action)',
+    ],
+    next:
+      first.pod === undefined
+        ? `When its workloads may move, remove the annotation: kubectl annotate node ${first.node.name} karpenter.sh/do-not-disrupt-${others}`
+        : `When the pod may be evicted, remove the annotation: kubectl annotate pod ${first.pod.name} -n ${first.pod.namespace} karpenter.sh/do-not-disrupt-${others}`,
+  };
+}
+
+function pdbBlocker(f: Facts, pool: Pool, key: string, pdb: PdbView, held: Held[]): Blocker {
+  const nodes = new Set(held.map((h) => h.node.name));
+  const involved = new Set([...nodes, ...held.map((h) => h.claim.name)]);
+  const status = [
+    pdb.currentHealthy !== undefined ? `currentHealthy ${pdb.currentHealthy}` : '',
+    pdb.desiredHealthy !== undefined ? `desiredHealthy ${pdb.desiredHealthy}` : '',
+    pdb.expectedPods !== undefined ? `expectedPods ${pdb.expectedPods}` : '',
+  ].filter((s) => s !== '');
+  const events = f.events.filter(
+    (e) =>
+      involved.has(e.involvedName ?? '') &&
+      ((e.reason === 'DisruptionBlocked' && e.message.includes(`pdb "${key}"`)) || e.reason === 'FailedDraining'),
+  );
+  return {
+    code: 'STALL-PDB',
+    nodePool: pool.name,
+    message: `PDB "${key}" prevents pod evictions on ${plural(nodes.size, 'drifted node')} (NodePool ${pool.name})`,
+    evidence: [
+      `PDB ${key}: disruptionsAllowed ${pdb.disruptionsAllowed}${status.length > 0 ? ` (${status.join(', ')})` : ''}`,
+      ...listed(held.map(heldText), 'pods'),
+      ...quotes(events, f.now),
+    ],
+    next: `Let PDB ${key} allow an eviction: scale out what it protects or relax minAvailable/maxUnavailable (kubectl get pdb ${pdb.name} -n ${pdb.namespace} -o yaml)`,
+  };
+}
+
+function launch(f: Facts, pool: Pool): Blocker[] {
+  const failing = pool.claims.filter((c) => {
+    const launched = c.conditions.Launched;
+    return (
+      launched !== undefined && launched.status !== 'True' && !['', 'AwaitingReconciliation'].includes(launched.reason)
+    );
+  });
+  const events = f.events.filter(
+    (e) => LAUNCH_EVENTS.has(e.reason) && e.involvedKind === 'NodeClaim' && ofPool(f, pool, e.involvedName),
+  );
+  if (failing.length === 0 && events.length === 0) return [];
+  const reasons = [...new Set([...failing.map((c) => c.conditions.Launched!.reason), ...events.map((e) => e.reason)])];
+  const first = failing[0]?.name ?? events[0]?.involvedName ?? '';
+  return [
+    {
+      code: 'STALL-LAUNCH',
+      nodePool: pool.name,
+      message: `Replacements fail to launch: ${reasons.join(', ')} (NodePool ${pool.name})`,
+      evidence: [
+        ...listed(
+          failing.map((c) => {
+            const l = c.conditions.Launched!;
+            return `NodeClaim ${c.name} Launched=${l.status} ${l.reason}: ${l.message}`;
+          }),
+          'NodeClaims',
+        ),
+        ...quotes(events, f.now),
+      ],
+      next: reasons.includes('InsufficientCapacityError')
+        ? `Allow more instance types, zones or capacity types in spec.template.spec.requirements (kubectl edit nodepool ${pool.name}); then kubectl get nodeclaims -l karpenter.sh/nodepool=${pool.name} -w`
+        : reasons.includes('NodeClassNotReady')
+          ? `kubectl get ec2nodeclass ${pool.nodeClass} -o yaml: a status condition is not True`
+          : `kubectl describe nodeclaim ${first}`,
+    },
+  ];
+}
+
+// A NodeClaim that failed to launch is deleted at once, so often only its event is left: Karpenter names
+// NodeClaims `<nodepool>-<5 characters>` (GenerateName), which ties the event to its NodePool.
+function ofPool(f: Facts, pool: Pool, claimName: string | undefined): boolean {
+  if (claimName === undefined) return false;
+  const known = f.snapshot.nodeClaims.get(claimName);
+  if (known !== undefined) return known.nodePool === pool.name;
+  return claimName.startsWith(`${pool.name}-`) && /^[a-z0-9]{5}$/.test(claimName.slice(pool.name.length + 1));
+}
+
+function registration(f: Facts, pool: Pool): Blocker[] {
+  const slow = pool.claims.flatMap((claim) => {
+    const launched = claim.conditions.Launched;
+    if (claim.deleting || launched?.status !== 'True' || isTrue(claim.conditions, 'Registered')) return [];
+    const at = Date.parse(launched.lastTransitionTime ?? claim.createdAt ?? '');
+    const age = Number.isNaN(at) ? 0 : f.now.getTime() - at;
+    return age >= REGISTRATION_SLOW_MS ? [{ claim, age }] : [];
+  });
+  const health = pool.view?.conditions.NodeRegistrationHealthy;
+  if (slow.length === 0 && health?.status !== 'False') return [];
+  const events = f.events.filter((e) => e.reason === 'UnregisteredTaintMissing' && ofPool(f, pool, e.involvedName));
+  const instance = slow[0]?.claim.providerId?.split('/').pop();
+  const ami = slow[0]?.claim.imageId ?? 'the new AMI';
+  return [
+    {
+      code: 'STALL-REGISTRATION',
+      nodePool: pool.name,
+      message:
+        slow.length > 0
+          ? `${plural(slow.length, 'replacement')} launched but not registered for over ${humanDuration(REGISTRATION_SLOW_MS)} (NodePool ${pool.name})`
+          : `NodeRegistrationHealthy=False: new nodes fail to join the cluster (NodePool ${pool.name})`,
+      evidence: [
+        ...listed(
+          slow.map(({ claim, age }) => {
+            const r = claim.conditions.Registered;
+            const state =
+              r === undefined ? 'no Registered condition' : `Registered=${r.status} ${r.reason}: ${r.message}`;
+            return `NodeClaim ${claim.name} launched ${humanDuration(age)} ago from ${claim.imageId ?? '?'} (${claim.providerId ?? 'no providerID'}), ${state}`;
+          }),
+          'NodeClaims',
+        ),
+        ...(health?.status === 'False'
+          ? [`NodePool ${pool.name} NodeRegistrationHealthy=False ${health.reason}: ${health.message}`]
+          : []),
+        ...quotes(events, f.now),
+        'Karpenter deletes a NodeClaim that has not registered 15m after launch, and drift tries again',
+      ],
+      next:
+        instance !== undefined
+          ? `Find out why nodes from ${ami} do not join: aws ec2 get-console-output --instance-id ${instance} --latest --output text; to stop the roll, pin the previous AMIs again`
+          : `kubectl describe nodepool ${pool.name}; to stop the roll, pin the previous AMIs again`,
+    },
+  ];
+}
+
+function recent(e: EventView, now: Date): boolean {
+  const at = Date.parse(eventTime(e));
+  return Number.isNaN(at) || now.getTime() - at <= RECENT_EVENT_MS;
+}
+
+/** Karpenter's events as kubectl describe shows them: the same message on the same object counted together, newest first. */
+function quotes(events: EventView[], now: Date): string[] {
+  const groups = new Map<string, { e: EventView; count: number; first: string; last: string }>();
+  for (const e of events) {
+    const key = [e.reason, e.involvedKind, e.involvedName, e.message].join('\u0000');
+    const g = groups.get(key);
+    const last = eventTime(e);
+    const first = e.firstTimestamp ?? last;
+    if (g === undefined) groups.set(key, { e, count: e.count, first, last });
+    else {
+      g.count += e.count;
+      if (first < g.first) g.first = first;
+      if (last > g.last) g.last = last;
+    }
+  }
+  return [...groups.values()]
+    .sort((a, b) => b.last.localeCompare(a.last))
+    .slice(0, QUOTED)
+    .map(({ e, count, first, last }) => {
+      const ago = (t: string) => humanDuration(now.getTime() - Date.parse(t));
+      const when =
+        last === ''
+          ? ''
+          : count > 1 && first !== ''
+            ? ` (${ago(last)} ago, x${count} over ${ago(first)})`
+            : ` (${ago(last)} ago)`;
+      return `event ${e.reason} on ${e.involvedKind ?? '?'}/${e.involvedName ?? '?'}${when}: "${e.message}"`;
+    });
+}
+
+function listed(lines: string[], noun: string): string[] {
+  return lines.length <= LISTED ? lines : [...lines.slice(0, LISTED), `… and ${lines.length - LISTED} more ${noun}`];
+}
+
+/** One amiSelectorTerm as `id=ami-…` or `name=…,owner=amazon` or `tags={k: v}`. */
+export function amiSelectorTermText(t: NodeClassView['amiSelectorTerms'][number]): string {
+  const parts = Object.entries(t).map(([k, v]) =>
+    typeof v === 'string'
+      ? `${k}=${v}`
+      : `${k}={${Object.entries(v as Record<string, string>)
+          .map(([a, b]) => `${a}: ${b}`)
+          .join(', ')}}`,
+  );
+  return parts.join(',');
+}
+
+/** RFC 3339 in UTC, to the second: `2025-08-20T17:00:00Z`. */
+export function utcTime(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** kubectl's HumanDuration (k8s.io/apimachinery/pkg/util/duration): 90s, 4m12s, 25m, 3h20m, 2d5h. */
+export function humanDuration(ms: number): string {
+  const seconds = Math.floor(ms / 1000);
+  if (seconds < -1) return '<invalid>';
+  if (seconds < 0) return '0s';
+  if (seconds < 120) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
+  if (minutes < 180) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
+  if (hours < 48) return `${hours}h`;
+  const days = Math.floor(hours / 24);
+  if (hours < 24 * 8) return hours % 24 === 0 ? `${days}d` : `${days}d${hours % 24}h`;
+  if (days < 365 * 2) return `${days}d`;
+  return `${Math.floor(days / 365)}y`;
+}

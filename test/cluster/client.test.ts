@@ -1,0 +1,71 @@
+// loadCluster: which kubeconfig is read (--kubeconfig, $KUBECONFIG, ~/.kube/config), which context is used, and the
+// usage errors a person meets before any request is made.
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadCluster } from '../../src/cluster/client.js';
+import { UsageError } from '../../src/errors.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'karp-drift-client-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function kubeconfig(name: string, contexts: Array<{ name: string; server: string }>, current?: string): string {
+  const path = join(dir, name);
+  const lines = [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    ...contexts.flatMap((c) => [`- name: ${c.name}`, '  cluster:', `    server: ${c.server}`]),
+    'users:',
+    ...contexts.flatMap((c) => [`- name: ${c.name}`, '  user:', '    token: not-a-real-token']),
+    'contexts:',
+    ...contexts.flatMap((c) => [`- name: ${c.name}`, '  context:', `    cluster: ${c.name}`, `    user: ${c.name}`]),
+    ...(current ? [`current-context: ${current}`] : []),
+  ];
+  writeFileSync(path, lines.join('\n') + '\n');
+  return path;
+}
+
+const prod = kubeconfig('prod', [{ name: 'prod', server: 'https://prod.eks.example:443/' }, { name: 'staging', server: 'https://staging.eks.example' }], 'prod');
+const dev = kubeconfig('dev', [{ name: 'dev', server: 'https://dev.eks.example' }, { name: 'prod', server: 'https://shadowed.example' }], 'dev');
+
+describe('loadCluster', () => {
+  it.each([
+    ['--kubeconfig, its current-context', { kubeconfig: prod }, 'prod', 'https://prod.eks.example:443'],
+    ['--kubeconfig and --context', { kubeconfig: prod, context: 'staging' }, 'staging', 'https://staging.eks.example'],
+    ['$KUBECONFIG, first file wins', { env: { KUBECONFIG: [dev, prod].join(delimiter) } }, 'dev', 'https://dev.eks.example'],
+    ['$KUBECONFIG, a name in two files: the first one', { env: { KUBECONFIG: [dev, prod].join(delimiter) }, context: 'prod' }, 'prod', 'https://shadowed.example'],
+    ['$KUBECONFIG skips missing files', { env: { KUBECONFIG: [join(dir, 'nope'), prod].join(delimiter) } }, 'prod', 'https://prod.eks.example:443'],
+  ])('%s', (_, options, context, server) => {
+    const cluster = loadCluster(options);
+    expect({ context: cluster.context, server: cluster.server }).toEqual({ context, server });
+    cluster.close();
+  });
+
+  it('reads ~/.kube/config when neither --kubeconfig nor $KUBECONFIG is given', () => {
+    const home = join(dir, 'home');
+    mkdirSync(join(home, '.kube'), { recursive: true });
+    writeFileSync(join(home, '.kube', 'config'), `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://home.example"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: home, context: {cluster: c, user: u}}]\ncurrent-context: home\n`);
+    const cluster = loadCluster({ env: { HOME: home } });
+    expect(cluster.server).toBe('https://home.example');
+    cluster.close();
+  });
+
+  it.each([
+    ['an unknown --context lists the contexts', { kubeconfig: prod, context: 'pord' }, `no context "pord" in ${prod}; its contexts: prod, staging`],
+    ['a missing --kubeconfig', { kubeconfig: join(dir, 'missing') }, `--kubeconfig ${join(dir, 'missing')}: no such file`],
+    ['no kubeconfig anywhere', { env: { HOME: join(dir, 'empty-home') } }, `no kubeconfig: --kubeconfig not given, KUBECONFIG not set, and ${join(dir, 'empty-home', '.kube', 'config')} does not exist`],
+    ['no current-context', { kubeconfig: kubeconfig('nocurrent', [{ name: 'a', server: 'https://a.example' }]) }, `${join(dir, 'nocurrent')} sets no current-context; its contexts: a`],
+  ])('%s', (_, options, message) => {
+    let err: unknown;
+    try {
+      loadCluster(options);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).message).toBe(message);
+    expect((err as UsageError).hint).toBeTruthy();
+  });
+});

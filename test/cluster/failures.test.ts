@@ -1,0 +1,34 @@
+// clusterFailure: every failure names what was being done, the server and context, and what to do next.
+import { describe, expect, it } from 'vitest';
+import { clusterFailure } from '../../src/cluster/failures.js';
+import { ApiError, CredentialsError } from '../../src/cluster/request.js';
+import { GaveUp } from '../../src/cluster/retry.js';
+import { RuntimeFailure } from '../../src/errors.js';
+
+const where = { context: 'prod', server: 'https://ABC.gr7.us-west-2.eks.amazonaws.com' };
+const call = { doing: 'listing NodeClaims', verb: 'list', resource: 'nodeclaims.karpenter.sh' };
+const at = 'the Kubernetes API at https://ABC.gr7.us-west-2.eks.amazonaws.com (context "prod")';
+const errno = (code: string, message: string) => Object.assign(new Error(message), { code });
+
+describe('clusterFailure', () => {
+  it.each([
+    [errno('ECONNREFUSED', 'connect ECONNREFUSED 10.0.0.1:443'), `cannot reach ${at}: connect ECONNREFUSED 10.0.0.1:443`, /--context/],
+    [errno('ENOTFOUND', 'getaddrinfo ENOTFOUND abc'), `cannot reach ${at}: getaddrinfo ENOTFOUND abc`, /update-kubeconfig/],
+    [errno('CERT_HAS_EXPIRED', 'certificate has expired'), `the TLS certificate of ${at} was not accepted: certificate has expired (CERT_HAS_EXPIRED)`, /certificate-authority-data/],
+    [new ApiError(401, { reason: 'Unauthorized' }, undefined), `${at} refused the credentials (401 Unauthorized) while listing NodeClaims`, /access entry/],
+    [
+      new ApiError(403, { reason: 'Forbidden', message: 'nodeclaims.karpenter.sh is forbidden: User "dev" cannot list resource "nodeclaims" in API group "karpenter.sh" at the cluster scope' }, undefined),
+      `listing NodeClaims: forbidden (403) by ${at}: nodeclaims.karpenter.sh is forbidden: User "dev" cannot list resource "nodeclaims" in API group "karpenter.sh" at the cluster scope`,
+      /^grant the identity "list" on nodeclaims.karpenter.sh/,
+    ],
+    [new ApiError(404, { reason: 'NotFound', message: 'the server could not find the requested resource' }, undefined), `listing NodeClaims: ${at} does not serve nodeclaims.karpenter.sh (404 NotFound): the server could not find the requested resource`, /Karpenter and its CRDs/],
+    [new GaveUp(new ApiError(503, { reason: 'ServiceUnavailable', message: 'etcd leader changed' }, undefined), 61_000), `listing NodeClaims at ${at} failed: HTTP 503 ServiceUnavailable: etcd leader changed (kept failing for 61 s)`, /retry in a few minutes/],
+    [new CredentialsError('exec: executable aws failed with exit code 255'), `listing NodeClaims: getting credentials for ${at} failed: exec: executable aws failed with exit code 255`, /aws sso login/],
+  ])('%s', (err, message, hint) => {
+    const failure = clusterFailure(err, call, where);
+    expect(failure).toBeInstanceOf(RuntimeFailure);
+    expect(failure.message).toBe(message);
+    expect(failure.hint).toMatch(hint);
+    expect(failure.cause).toBe(err);
+  });
+});

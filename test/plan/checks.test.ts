@@ -1,0 +1,776 @@
+// Each check code, with the exact finding it makes, and the near misses that must not make it. The baseline (the
+// factories' defaults: a 1.31 control plane, `default` on al2023@v20240917, three amd64 nodes on the old AMI, the
+// default 10% budget) plans cleanly with no check at all.
+import { describe, expect, it } from 'vitest';
+import type { ResolvedAmi } from '../../src/ami/verify.js';
+import type { FieldOwner, Inventory } from '../../src/cluster/views.js';
+import { CHECK_CODES, type Check, type CheckCode } from '../../src/plan/checks.js';
+import { plan, type PlanOptions } from '../../src/plan/plan.js';
+import {
+  NEW,
+  NOW,
+  condition,
+  inventory,
+  node,
+  nodeClaim,
+  nodeClaims,
+  nodeClass,
+  nodePool,
+  nodesOf,
+  pdb,
+  pod,
+  resolvedAmi,
+  targetAmis,
+} from './factories.js';
+
+interface Case {
+  inventory?: Partial<Inventory>;
+  options?: Partial<PlanOptions>;
+  amis?: ResolvedAmi[];
+}
+const run = (c: Case = {}) =>
+  plan(
+    inventory(c.inventory),
+    c.amis ?? targetAmis(),
+    { to: '1.31', pin: 'id', release: 'latest', fieldManager: 'karp-drift', ...c.options },
+    NOW,
+  );
+
+const owner = (manager: string, operation: FieldOwner['operation']): FieldOwner => ({
+  manager,
+  operation,
+  ownsAmiSelectorTerms: true,
+  ownsAmiFamily: false,
+});
+const at = (to: string) => targetAmis().map((a) => ({ ...a, kubernetesVersion: to }));
+const bothArches = nodePool({
+  requirements: [
+    { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64', 'arm64'] },
+    { key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['m'] },
+  ],
+});
+const oneNotReady = () => {
+  const claims = nodeClaims(3);
+  return { nodeClaims: claims, nodes: nodesOf(claims).map((n, i) => (i === 0 ? node({ ...n, ready: false }) : n)) };
+};
+const KUBECTL_NEXT =
+  'update the manifest you apply from as well, or the next kubectl apply of it puts the old terms back';
+const SCHEDULED_NEXT =
+  'add an unscheduled budget such as {nodes: "10%", reasons: [Drifted]} to cap drift outside the windows; to block drift outside them, use nodes: "0" with a schedule that covers those hours';
+
+it('plans the baseline with no checks', () => {
+  expect(run()).toMatchObject({ checks: [], blocked: false });
+});
+
+const EXACT: Array<[string, Case, Check]> = [
+  [
+    'NODECLASS-NOT-FOUND',
+    { options: { nodeClasses: ['nope'] } },
+    {
+      code: 'NODECLASS-NOT-FOUND',
+      level: 'error',
+      message: '--nodeclass nope: no EC2NodeClass named nope',
+      evidence: ['EC2NodeClasses: default'],
+      next: 'name an existing EC2NodeClass, or omit --nodeclass to plan them all',
+    },
+  ],
+  [
+    'FAMILY-UNKNOWN, planning all: left out',
+    { inventory: { nodeClasses: [nodeClass({ amiFamily: 'Custom', amiSelectorTerms: [{ id: 'ami-0abc' }] })] } },
+    {
+      code: 'FAMILY-UNKNOWN',
+      level: 'warning',
+      message:
+        'ec2nodeclass/default: spec.amiFamily is Custom: the class brings its own AMIs and user data, so karp-drift cannot tell which EKS-optimized family it runs; it is left out of the plan',
+      evidence: [],
+      next: 'karp-drift pins EKS-optimized AMIs of the AL2, AL2023, Bottlerocket and Windows families',
+    },
+  ],
+  [
+    'FAMILY-UNKNOWN, named: refused',
+    {
+      inventory: { nodeClasses: [nodeClass({ amiFamily: 'Custom', amiSelectorTerms: [{ id: 'ami-0abc' }] })] },
+      options: { nodeClasses: ['default'] },
+    },
+    {
+      code: 'FAMILY-UNKNOWN',
+      level: 'error',
+      message:
+        'ec2nodeclass/default: spec.amiFamily is Custom: the class brings its own AMIs and user data, so karp-drift cannot tell which EKS-optimized family it runs',
+      evidence: [],
+      next: 'karp-drift pins EKS-optimized AMIs of the AL2, AL2023, Bottlerocket and Windows families',
+    },
+  ],
+  [
+    'TARGET-NEWER-THAN-CONTROL-PLANE',
+    { options: { to: '1.32' }, amis: at('1.32') },
+    {
+      code: 'TARGET-NEWER-THAN-CONTROL-PLANE',
+      level: 'error',
+      message: '--to 1.32 is newer than the control plane (1.31): a kubelet must never be newer than the API server',
+      evidence: ['control plane: v1.31.2-eks-7f9249a'],
+      next: 'upgrade the control plane first, one minor at a time (1.31 → 1.32), then run karp-drift again',
+    },
+  ],
+  [
+    'TARGET-TOO-OLD',
+    { options: { to: '1.27' }, amis: at('1.27') },
+    {
+      code: 'TARGET-TOO-OLD',
+      level: 'error',
+      message:
+        '--to 1.27 is 4 minors older than the control plane (1.31): a kubelet may be at most 3 minors older than the API server',
+      evidence: ['control plane: v1.31.2-eks-7f9249a'],
+      next: 'choose --to 1.28 or newer; AWS recommends nodes at the control-plane version (--to 1.31)',
+    },
+  ],
+  [
+    'VERSION-SKEW',
+    {
+      inventory: {
+        nodes: [
+          ...nodesOf(nodeClaims(3)).map((n) =>
+            n.name === 'ip-general-1' ? node({ ...n, kubeletVersion: 'v1.27.16-eks-a737599' }) : n,
+          ),
+          node({ name: 'ip-other', nodePool: undefined, kubeletVersion: 'v1.26.15-eks-1552ad0' }),
+        ],
+      },
+    },
+    {
+      code: 'VERSION-SKEW',
+      level: 'warning',
+      message:
+        '2 nodes run a kubelet more than 3 minors older than the control plane (1.31), outside the supported version skew',
+      evidence: [
+        'node/ip-general-1: kubelet v1.27.16-eks-a737599 (4 minors behind), replaced by this plan',
+        'node/ip-other: kubelet v1.26.15-eks-1552ad0 (5 minors behind), not replaced by this plan',
+      ],
+      next: 'replace these nodes before the next control-plane upgrade: an EKS control-plane upgrade needs every node within 2 minors',
+    },
+  ],
+  [
+    'ALIAS-FOLLOWS-CONTROL-PLANE',
+    { options: { to: '1.30', pin: 'alias' }, amis: at('1.30') },
+    {
+      code: 'ALIAS-FOLLOWS-CONTROL-PLANE',
+      level: 'error',
+      message:
+        '--pin alias cannot pin Kubernetes 1.30 AMIs on a 1.31 control plane: Karpenter resolves an alias for the control-plane version, so the alias would select 1.31 AMIs',
+      evidence: ['control plane: v1.31.2-eks-7f9249a'],
+      next: 'use --pin id to pin 1.30 AMIs, or --to 1.31',
+    },
+  ],
+  [
+    'ALIAS-NEEDS-KARPENTER-V1',
+    { inventory: { karpenterApi: 'v1beta1' }, options: { pin: 'alias' } },
+    {
+      code: 'ALIAS-NEEDS-KARPENTER-V1',
+      level: 'error',
+      message: 'alias terms arrived with Karpenter v1 (karpenter.k8s.aws/v1), and this cluster serves v1beta1',
+      evidence: ['served API: karpenter.sh/v1beta1'],
+      next: 'use --pin id, or upgrade Karpenter to v1 first',
+    },
+  ],
+  [
+    'AL2-UNSUPPORTED',
+    {
+      inventory: {
+        nodeClasses: [nodeClass({ amiSelectorTerms: [{ alias: 'al2@v20240917' }], statusAmis: [] })],
+        controlPlane: { minor: '1.33', gitVersion: 'v1.33.1-eks-1' },
+      },
+      options: { to: '1.33' },
+    },
+    {
+      code: 'AL2-UNSUPPORTED',
+      level: 'error',
+      message:
+        'ec2nodeclass/default: al2 has no EKS-optimized AMIs for Kubernetes 1.33: 1.32 was the last version with AL2 AMIs (Karpenter rejects the alias with UnsupportedAlias)',
+      evidence: [],
+      next: 'move the workloads to an AL2023 or Bottlerocket EC2NodeClass (a new class, then point the NodePools at it), or choose --to 1.32',
+    },
+  ],
+  [
+    'WINDOWS2025-UNSUPPORTED',
+    {
+      inventory: {
+        nodeClasses: [nodeClass({ amiFamily: 'Windows2025', amiSelectorTerms: [{ id: 'ami-0win' }], statusAmis: [] })],
+      },
+    },
+    {
+      code: 'WINDOWS2025-UNSUPPORTED',
+      level: 'error',
+      message: 'ec2nodeclass/default: windows2025 needs Kubernetes 1.35 or later (asked for 1.31)',
+      evidence: [],
+      next: 'choose --to 1.35 or later, or use Windows2022',
+    },
+  ],
+  [
+    'RELEASE-NOT-FOR-FAMILY',
+    {
+      inventory: {
+        nodeClasses: [nodeClass({ amiSelectorTerms: [{ alias: 'bottlerocket@v1.20.4' }], statusAmis: [] })],
+      },
+      options: { release: 'v20241109' },
+    },
+    {
+      code: 'RELEASE-NOT-FOR-FAMILY',
+      level: 'error',
+      message:
+        'ec2nodeclass/default: bottlerocket releases look like X.Y.Z, e.g. 1.26.1; --release v20241109 names a dated AL2/AL2023 release',
+      evidence: [],
+      next: 'pass a --release of this family, or plan the other families with --nodeclass',
+    },
+  ],
+  [
+    'ALIAS-NOT-PINNABLE',
+    {
+      inventory: {
+        nodeClasses: [nodeClass({ amiFamily: 'Windows2022', amiSelectorTerms: [{ id: 'ami-0win' }], statusAmis: [] })],
+      },
+      options: { pin: 'alias' },
+    },
+    {
+      code: 'ALIAS-NOT-PINNABLE',
+      level: 'error',
+      message:
+        'ec2nodeclass/default: --pin alias cannot pin windows2022: Karpenter accepts Windows aliases only as windows2022@latest, which floats',
+      evidence: [],
+      next: 'use --pin id to pin the windows2022 AMI by ID',
+    },
+  ],
+  [
+    'ALIAS-RELEASE-MIXED',
+    {
+      inventory: { nodePools: [bothArches] },
+      options: { pin: 'alias' },
+      amis: [
+        resolvedAmi('amd64/standard'),
+        resolvedAmi('arm64/standard', {
+          release: 'v20241101',
+          name: 'amazon-eks-node-al2023-arm64-standard-1.31-v20241101',
+        }),
+      ],
+    },
+    {
+      code: 'ALIAS-RELEASE-MIXED',
+      level: 'error',
+      message:
+        'ec2nodeclass/default: the resolved al2023 AMIs come from different releases, and an alias pins one release for every architecture and variant',
+      evidence: [
+        'amd64 standard: v20241109 (amazon-eks-node-al2023-x86_64-standard-1.31-v20241109)',
+        'arm64 standard: v20241101 (amazon-eks-node-al2023-arm64-standard-1.31-v20241101)',
+      ],
+      next: 'pass a --release published for all of them, or use --pin id',
+    },
+  ],
+  [
+    'AMI-MISSING: not resolved',
+    { inventory: { nodePools: [bothArches] }, amis: [resolvedAmi('amd64/standard')] },
+    {
+      code: 'AMI-MISSING',
+      level: 'error',
+      message:
+        'no al2023 arm64 standard AMI was resolved for Kubernetes 1.31 (release latest), which ec2nodeclass/default needs',
+      evidence: ['needed by nodepool/general'],
+      next: 'check it with: karp-drift amis --to 1.31 --family al2023 --arch arm64 --variant standard --release latest',
+    },
+  ],
+  [
+    'AMI-MISSING: no such AMI exists',
+    { inventory: { nodeClaims: [nodeClaim({ arch: 'arm64', accelerator: true, instanceType: 'trn1.2xlarge' })] } },
+    {
+      code: 'AMI-MISSING',
+      level: 'error',
+      message: 'ec2nodeclass/default needs an AMI for arm64 neuron instances, and al2023 publishes none',
+      evidence: ['needed by 1 NodeClaim'],
+      next: "move those instances to a class of a family that publishes arm64 neuron AMIs, or narrow the NodePool's requirements",
+    },
+  ],
+  [
+    'AMI-DEPRECATED',
+    {
+      amis: [
+        resolvedAmi('amd64/standard', {
+          deprecated: true,
+          deprecationTime: '2024-11-01T00:00:00.000Z',
+          problems: ['deprecated since 2024-11-01'],
+        }),
+      ],
+    },
+    {
+      code: 'AMI-DEPRECATED',
+      level: 'warning',
+      message:
+        'ec2nodeclass/default: the target al2023 amd64 standard AMI ami-0new0amd64std (amazon-eks-node-al2023-x86_64-standard-1.31-v20241109): deprecated since 2024-11-01',
+      evidence: [],
+      next: 'Karpenter can still launch it; pin a newer --release soon',
+    },
+  ],
+  [
+    'FIELD-OWNER-GITOPS: Argo CD',
+    { inventory: { nodeClasses: [nodeClass({ owners: [owner('argocd-controller', 'Apply')] })] } },
+    {
+      code: 'FIELD-OWNER-GITOPS',
+      level: 'error',
+      message:
+        'spec.amiSelectorTerms of ec2nodeclass/default is owned by Argo CD (field manager argocd-controller): Argo CD would put the old terms back on its next sync; change the AMIs in its source of truth instead',
+      evidence: ['managedFields: argocd-controller owns spec.amiSelectorTerms'],
+      next: 'change spec.amiSelectorTerms where Argo CD reads it from; or pass --force-conflicts to apply anyway',
+    },
+  ],
+  [
+    'FIELD-OWNER-GITOPS: --force-conflicts makes it a warning',
+    {
+      inventory: { nodeClasses: [nodeClass({ owners: [owner('argocd-controller', 'Apply')] })] },
+      options: { forceConflicts: true },
+    },
+    {
+      code: 'FIELD-OWNER-GITOPS',
+      level: 'warning',
+      message:
+        'spec.amiSelectorTerms of ec2nodeclass/default is owned by Argo CD (field manager argocd-controller): --force-conflicts takes the field, but Argo CD would put the old terms back on its next sync unless its source changes too',
+      evidence: ['managedFields: argocd-controller owns spec.amiSelectorTerms'],
+    },
+  ],
+  [
+    'FIELD-OWNER-GITOPS: a hand edit of a Flux-tracked object',
+    {
+      inventory: {
+        nodeClasses: [
+          nodeClass({
+            owners: [owner('kubectl-edit', 'Update')],
+            labels: { 'kustomize.toolkit.fluxcd.io/name': 'nodes' },
+          }),
+        ],
+      },
+    },
+    {
+      code: 'FIELD-OWNER-GITOPS',
+      level: 'error',
+      message:
+        'spec.amiSelectorTerms of ec2nodeclass/default is owned by Flux (field manager kubectl-edit): Flux would put the old terms back on its next sync; change the AMIs in its source of truth instead',
+      evidence: [
+        'managedFields: kubectl-edit owns spec.amiSelectorTerms',
+        'Flux tracks the object: label kustomize.toolkit.fluxcd.io/name',
+      ],
+      next: 'change spec.amiSelectorTerms where Flux reads it from; or pass --force-conflicts to apply anyway',
+    },
+  ],
+  [
+    'FIELD-OWNER-GITOPS: another server-side applier',
+    { inventory: { nodeClasses: [nodeClass({ owners: [owner('platform-operator', 'Apply')] })] } },
+    {
+      code: 'FIELD-OWNER-GITOPS',
+      level: 'error',
+      message:
+        'spec.amiSelectorTerms of ec2nodeclass/default is owned by field manager platform-operator, which applies it with server-side apply: it would put the old terms back the next time it applies; change the AMIs in its source of truth instead',
+      evidence: ['managedFields: platform-operator owns spec.amiSelectorTerms'],
+      next: 'change spec.amiSelectorTerms where platform-operator reads it from; or pass --force-conflicts to apply anyway',
+    },
+  ],
+  [
+    'FIELD-OWNER-KUBECTL',
+    { inventory: { nodeClasses: [nodeClass({ owners: [owner('kubectl-client-side-apply', 'Update')] })] } },
+    {
+      code: 'FIELD-OWNER-KUBECTL',
+      level: 'info',
+      message:
+        'spec.amiSelectorTerms of ec2nodeclass/default was last set by hand (kubectl-client-side-apply): karp-drift takes the field over with a forced server-side apply',
+      evidence: [],
+      next: KUBECTL_NEXT,
+    },
+  ],
+  [
+    'FIELD-OWNER-OTHER',
+    { inventory: { nodeClasses: [nodeClass({ owners: [owner('Mozilla', 'Update')] })] } },
+    {
+      code: 'FIELD-OWNER-OTHER',
+      level: 'warning',
+      message:
+        'spec.amiSelectorTerms of ec2nodeclass/default was last written by Mozilla (an update, not a known GitOps or IaC tool): karp-drift takes the field over with a forced server-side apply',
+      evidence: [],
+      next: 'if Mozilla is a controller, it may write the old terms back: change its source too',
+    },
+  ],
+  [
+    'NODECLASS-NOT-READY',
+    {
+      inventory: {
+        nodeClasses: [
+          nodeClass({
+            conditions: { AMIsReady: condition('False', 'AMINotFound', 'AMISelector did not match any AMIs') },
+          }),
+        ],
+      },
+    },
+    {
+      code: 'NODECLASS-NOT-READY',
+      level: 'warning',
+      message:
+        'ec2nodeclass/default: AMIsReady is False (AMINotFound): Karpenter neither drifts nor launches nodes for the class until its AMIs resolve',
+      evidence: ['AMISelector did not match any AMIs'],
+      next: 'the new terms replace the failing ones; after the apply, check that AMIsReady turns True',
+    },
+  ],
+  [
+    'ALREADY-PINNED',
+    {
+      inventory: { nodeClasses: [nodeClass({ amiSelectorTerms: [{ alias: 'al2023@v20241109' }] })] },
+      options: { pin: 'alias' },
+    },
+    {
+      code: 'ALREADY-PINNED',
+      level: 'info',
+      message:
+        'ec2nodeclass/default already selects the target AMIs: nothing to apply, and a rollout in progress is followed from where it is',
+      evidence: [],
+    },
+  ],
+  [
+    'LATEST-ALIAS',
+    {
+      inventory: {
+        nodeClasses: [nodeClass(), nodeClass({ name: 'batch', amiSelectorTerms: [{ alias: 'al2023@latest' }] })],
+      },
+      options: { nodeClasses: ['default'] },
+    },
+    {
+      code: 'LATEST-ALIAS',
+      level: 'info',
+      message:
+        'ec2nodeclass/batch selects its AMIs with alias al2023@latest, which floats: its nodes drift on their own whenever AWS publishes a new AMI or the control plane is upgraded',
+      evidence: [],
+      next: 'pin it too: karp-drift plan --nodeclass batch',
+    },
+  ],
+  [
+    'BUDGET-BLOCKS-DRIFT: an unscheduled nodes "0"',
+    { inventory: { nodePools: [nodePool({ budgets: [{ nodes: '0' }] })] } },
+    {
+      code: 'BUDGET-BLOCKS-DRIFT',
+      level: 'warning',
+      message:
+        'nodepool/general: the disruption budget allows no Drifted disruptions now, so its 3 nodes to drift wait: spec.disruption.budgets[0] {nodes: "0"} blocks it until the budget changes',
+      evidence: [
+        'Karpenter reports a DisruptionBlocked event on the NodePool: "No allowed disruptions for disruption reason Drifted due to blocking budget"',
+      ],
+      next: "raise the budget's nodes (kubectl edit nodepool general); budgets are not hashed, so editing one never causes drift",
+    },
+  ],
+  [
+    'BUDGET-EXHAUSTED: a NotReady node',
+    { inventory: { nodePools: [nodePool({ budgets: [{ nodes: '1' }] })], ...oneNotReady() } },
+    {
+      code: 'BUDGET-EXHAUSTED',
+      level: 'warning',
+      message:
+        'nodepool/general: the whole Drifted budget (1) is used by 1 node that is NotReady, deleting or being disrupted, so drift cannot start until they are gone or Ready',
+      evidence: ['nodeclaim/general-1: NotReady'],
+      next: 'find out why the NotReady nodes are not Ready (kubectl describe node): Karpenter counts them against every disruption budget',
+    },
+  ],
+  [
+    'BUDGET-EXHAUSTED: a replacement in flight is only info',
+    {
+      inventory: {
+        nodePools: [nodePool({ budgets: [{ nodes: '1' }] })],
+        nodeClaims: [
+          ...nodeClaims(2),
+          nodeClaim({
+            name: 'general-9',
+            conditions: { ...nodeClaim().conditions, DisruptionReason: condition('True', 'Drifted') },
+          }),
+        ],
+      },
+    },
+    {
+      code: 'BUDGET-EXHAUSTED',
+      level: 'info',
+      message:
+        'nodepool/general: 1 node already being replaced or deleted uses the whole Drifted budget (1): more drift starts as they finish',
+      evidence: ['nodeclaim/general-9: disrupted'],
+    },
+  ],
+  [
+    'BUDGET-SCHEDULED-ONLY: outside the window, unlimited',
+    { inventory: { nodePools: [nodePool({ budgets: [{ nodes: '20%', schedule: '0 22 * * *', duration: '4h' }] })] } },
+    {
+      code: 'BUDGET-SCHEDULED-ONLY',
+      level: 'warning',
+      message:
+        'nodepool/general: every disruption budget for Drifted is scheduled, and none is active now: Karpenter may disrupt all 3 nodes to drift at once',
+      evidence: ['schedule "0 22 * * *", duration 4h: nodes "20%"'],
+      next: SCHEDULED_NEXT,
+    },
+  ],
+  [
+    'BUDGET-SCHEDULED-ONLY: inside the window',
+    {
+      inventory: {
+        nodePools: [
+          nodePool({
+            budgets: [
+              { nodes: '20%', schedule: '0 9 * * *', duration: '4h', reasons: ['Drifted'] },
+              { nodes: '0', reasons: ['Underutilized'] },
+            ],
+          }),
+        ],
+      },
+    },
+    {
+      code: 'BUDGET-SCHEDULED-ONLY',
+      level: 'info',
+      message:
+        'nodepool/general: every disruption budget for Drifted is scheduled: the limit holds only inside a window (this one closes at 2024-11-13 13:00 UTC); outside its windows Karpenter may disrupt any number of drifting nodes at once',
+      evidence: ['schedule "0 9 * * *", duration 4h: nodes "20%"'],
+      next: SCHEDULED_NEXT,
+    },
+  ],
+  [
+    'PDB-BLOCKS',
+    {
+      inventory: {
+        nodeClaims: [
+          nodeClaim({ name: 'general-1' }),
+          nodeClaim({ name: 'general-2', terminationGracePeriod: '24h' }),
+          nodeClaim({ name: 'general-3' }),
+        ],
+        pdbs: [pdb({ disruptionsAllowed: 0 })],
+        pods: [
+          pod({ nodeName: 'ip-general-1' }),
+          pod({ name: 'web-2', nodeName: 'ip-general-2' }),
+          pod({ name: 'agent', daemonSet: true }),
+          pod({ name: 'job', phase: 'Succeeded' }),
+        ],
+      },
+    },
+    {
+      code: 'PDB-BLOCKS',
+      level: 'warning',
+      message:
+        'poddisruptionbudget shop/web allows 0 disruptions and covers 2 pods on 2 nodes that will drift: Karpenter skips those nodes (DisruptionBlocked: pdb "shop/web" prevents pod evictions)',
+      evidence: [
+        'pod shop/web-6d4b9c7f8-x2x9k on node/ip-general-1',
+        'pod shop/web-2 on node/ip-general-2',
+        'node/ip-general-2 (nodeclaim/general-2) has terminationGracePeriod 24h: Karpenter drifts it anyway and deletes the remaining pods when that runs out',
+      ],
+      next: 'let the PDB allow a disruption (more replicas, or a looser minAvailable/maxUnavailable) before the rollout reaches these nodes',
+    },
+  ],
+  [
+    'PDB-MULTIPLE',
+    {
+      inventory: {
+        pdbs: [pdb(), pdb({ name: 'web-all', selector: { matchExpressions: [{ key: 'app', operator: 'Exists' }] } })],
+        pods: [pod()],
+      },
+    },
+    {
+      code: 'PDB-MULTIPLE',
+      level: 'warning',
+      message:
+        '1 pod on nodes that will drift is selected by more than one PodDisruptionBudget: the eviction API refuses such pods, so Karpenter skips their nodes (DisruptionBlocked: eviction does not support multiple PDBs)',
+      evidence: ['pod shop/web-6d4b9c7f8-x2x9k on node/ip-general-1: shop/web, shop/web-all'],
+      next: 'change the PDB selectors so that each pod matches one PodDisruptionBudget',
+    },
+  ],
+  [
+    'MIXED-GPU-ID-PIN',
+    {
+      inventory: {
+        nodePools: [nodePool({ requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['arm64'] }] })],
+        nodeClaims: [],
+      },
+    },
+    {
+      code: 'MIXED-GPU-ID-PIN',
+      level: 'error',
+      message:
+        'ec2nodeclass/default needs standard and nvidia AMIs for arm64, which --pin id cannot express: Karpenter knows only the architecture of an id term and keeps one AMI per architecture (the newest), so every arm64 node would launch from the same one',
+      evidence: [
+        'arm64 standard: ami-0new0arm64std (amazon-eks-node-al2023-arm64-standard-1.31-v20241109)',
+        'arm64 nvidia: ami-0new0arm64gpu (amazon-eks-node-al2023-arm64-nvidia-1.31-v20241109)',
+      ],
+      next: 'use --pin alias (an alias keeps the variant), or split the class: one EC2NodeClass per variant, with NodePools that select GPU instances by karpenter.k8s.aws/instance-gpu-count',
+    },
+  ],
+  [
+    'DO-NOT-DISRUPT',
+    {
+      inventory: {
+        pods: [pod({ doNotDisrupt: true })],
+        nodes: nodesOf(nodeClaims(3)).map((n) => (n.name === 'ip-general-2' ? node({ ...n, doNotDisrupt: true }) : n)),
+      },
+    },
+    {
+      code: 'DO-NOT-DISRUPT',
+      level: 'warning',
+      message:
+        '1 node and 1 pod on nodes that will drift carry karpenter.sh/do-not-disrupt: Karpenter skips those nodes for drift while the annotation holds',
+      evidence: [
+        'node/ip-general-2: annotated, so Karpenter never picks it for drift (terminationGracePeriod does not help)',
+        'pod shop/web-6d4b9c7f8-x2x9k on node/ip-general-1',
+      ],
+      next: 'remove the annotation once the work is safe to interrupt, e.g. kubectl annotate pod -n <namespace> <pod> karpenter.sh/do-not-disrupt-',
+    },
+  ],
+];
+
+describe('each check, exactly', () => {
+  it('has a case for every code', () => {
+    expect(new Set(EXACT.map(([, , c]) => c.code))).toEqual(new Set(CHECK_CODES));
+  });
+
+  it.each(EXACT)('%s', (_name, c, expected) => {
+    const p = run(c);
+    expect(p.checks.filter((x) => x.code === expected.code)).toEqual([expected]);
+    expect(p.blocked).toBe(p.checks.some((x) => x.level === 'error'));
+  });
+});
+
+describe('near misses make no check', () => {
+  const onTarget = nodeClaims(3, { imageId: NEW['amd64/standard'] });
+  it.each<[string, CheckCode, Case]>([
+    ['--to at the control plane', 'TARGET-NEWER-THAN-CONTROL-PLANE', { options: { to: '1.31' } }],
+    ['--to 3 minors behind', 'TARGET-TOO-OLD', { options: { to: '1.28' }, amis: at('1.28') }],
+    [
+      'a kubelet 3 minors behind',
+      'VERSION-SKEW',
+      { inventory: { nodes: nodesOf(nodeClaims(3)).map((n) => node({ ...n, kubeletVersion: 'v1.28.15-eks-1' })) } },
+    ],
+    ['--pin id to an older minor', 'ALIAS-FOLLOWS-CONTROL-PLANE', { options: { to: '1.30' }, amis: at('1.30') }],
+    ['--pin id on v1beta1', 'ALIAS-NEEDS-KARPENTER-V1', { inventory: { karpenterApi: 'v1beta1' } }],
+    [
+      'AL2 on 1.32',
+      'AL2-UNSUPPORTED',
+      {
+        inventory: { nodeClasses: [nodeClass({ amiSelectorTerms: [{ alias: 'al2@v20240917' }], statusAmis: [] })] },
+        options: { to: '1.31' },
+        amis: targetAmis().map((a) => ({ ...a, family: 'al2' as const })),
+      },
+    ],
+    [
+      'Windows2025 on 1.35',
+      'WINDOWS2025-UNSUPPORTED',
+      {
+        inventory: {
+          nodeClasses: [
+            nodeClass({ amiFamily: 'Windows2025', amiSelectorTerms: [{ id: 'ami-0win' }], statusAmis: [] }),
+          ],
+          controlPlane: { minor: '1.35', gitVersion: 'v1.35.0-eks-1' },
+        },
+        options: { to: '1.35' },
+      },
+    ],
+    [
+      'a Bottlerocket release for Bottlerocket',
+      'RELEASE-NOT-FOR-FAMILY',
+      {
+        inventory: {
+          nodeClasses: [nodeClass({ amiSelectorTerms: [{ alias: 'bottlerocket@v1.20.4' }], statusAmis: [] })],
+        },
+        options: { release: '1.26.1' },
+      },
+    ],
+    [
+      'Windows by id',
+      'ALIAS-NOT-PINNABLE',
+      {
+        inventory: {
+          nodeClasses: [
+            nodeClass({ amiFamily: 'Windows2022', amiSelectorTerms: [{ id: 'ami-0win' }], statusAmis: [] }),
+          ],
+        },
+      },
+    ],
+    [
+      'one release for both arches',
+      'ALIAS-RELEASE-MIXED',
+      { inventory: { nodePools: [bothArches] }, options: { pin: 'alias' } },
+    ],
+    ['every AMI resolved', 'AMI-MISSING', { inventory: { nodePools: [bothArches] } }],
+    ['an AMI that is not deprecated', 'AMI-DEPRECATED', {}],
+    [
+      'a GPU class by alias',
+      'MIXED-GPU-ID-PIN',
+      { inventory: { nodePools: [nodePool({ requirements: [] })] }, options: { pin: 'alias' } },
+    ],
+    [
+      'Argo CD owns an unchanged class',
+      'FIELD-OWNER-GITOPS',
+      {
+        inventory: {
+          nodeClasses: [
+            nodeClass({
+              amiSelectorTerms: [{ alias: 'al2023@v20241109' }],
+              owners: [owner('argocd-controller', 'Apply')],
+            }),
+          ],
+        },
+        options: { pin: 'alias' },
+      },
+    ],
+    [
+      'karp-drift owns the terms',
+      'FIELD-OWNER-KUBECTL',
+      { inventory: { nodeClasses: [nodeClass({ owners: [owner('karp-drift', 'Apply')] })] } },
+    ],
+    [
+      'AMIsReady Unknown',
+      'NODECLASS-NOT-READY',
+      { inventory: { nodeClasses: [nodeClass({ conditions: { AMIsReady: condition('Unknown') } })] } },
+    ],
+    ['a class that changes', 'ALREADY-PINNED', {}],
+    [
+      'an @latest class in the plan',
+      'LATEST-ALIAS',
+      { inventory: { nodeClasses: [nodeClass({ amiSelectorTerms: [{ alias: 'al2023@latest' }] })] } },
+    ],
+    [
+      'nodes "0" with nothing to drift',
+      'BUDGET-BLOCKS-DRIFT',
+      { inventory: { nodePools: [nodePool({ budgets: [{ nodes: '0' }] })], nodeClaims: onTarget } },
+    ],
+    [
+      'a NotReady node within budget',
+      'BUDGET-EXHAUSTED',
+      { inventory: { nodePools: [nodePool({ budgets: [{ nodes: '2' }] })], ...oneNotReady() } },
+    ],
+    [
+      'a scheduled budget next to an unscheduled one',
+      'BUDGET-SCHEDULED-ONLY',
+      {
+        inventory: {
+          nodePools: [nodePool({ budgets: [{ nodes: '0', schedule: '0 9 * * *', duration: '8h' }, { nodes: '10%' }] })],
+        },
+      },
+    ],
+    [
+      'a zero PDB over pods on nodes already on target',
+      'PDB-BLOCKS',
+      { inventory: { nodeClaims: onTarget, pdbs: [pdb({ disruptionsAllowed: 0 })], pods: [pod()] } },
+    ],
+    [
+      'a zero PDB over a DaemonSet pod',
+      'PDB-BLOCKS',
+      { inventory: { pdbs: [pdb({ disruptionsAllowed: 0 })], pods: [pod({ daemonSet: true })] } },
+    ],
+    [
+      'a zero PDB in another namespace',
+      'PDB-BLOCKS',
+      { inventory: { pdbs: [pdb({ namespace: 'other', disruptionsAllowed: 0 })], pods: [pod()] } },
+    ],
+    [
+      'one PDB per pod',
+      'PDB-MULTIPLE',
+      { inventory: { pdbs: [pdb(), pdb({ name: 'api', selector: { matchLabels: { app: 'api' } } })], pods: [pod()] } },
+    ],
+    [
+      'do-not-disrupt on a node already on target',
+      'DO-NOT-DISRUPT',
+      { inventory: { nodeClaims: onTarget, pods: [pod({ doNotDisrupt: true })] } },
+    ],
+  ])('%s: no %s', (_name, code, c) => {
+    expect(run(c).checks.map((x) => x.code)).not.toContain(code);
+  });
+});

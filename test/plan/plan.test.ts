@@ -1,0 +1,307 @@
+import { describe, expect, it } from 'vitest';
+import type { ResolvedAmi } from '../../src/ami/verify.js';
+import type { Inventory, NodeClassView } from '../../src/cluster/views.js';
+import type { Budget } from '../../src/plan/budgets.js';
+import { plan, type AmiSpec, type PlanOptions } from '../../src/plan/plan.js';
+import {
+  NEW,
+  NOW,
+  OLD,
+  aliasStatusAmis,
+  idStatusAmis,
+  inventory,
+  node,
+  nodeClaim,
+  nodeClaims,
+  nodeClass,
+  nodePool,
+  nodesOf,
+  resolvedAmi,
+  targetAmis,
+} from './factories.js';
+
+const options = (overrides: Partial<PlanOptions> = {}): PlanOptions => ({
+  to: '1.31',
+  pin: 'id',
+  release: 'latest',
+  fieldManager: 'karp-drift',
+  ...overrides,
+});
+const run = (inv: Inventory = inventory(), overrides: Partial<PlanOptions> = {}, amis: ResolvedAmi[] = targetAmis()) =>
+  plan(inv, amis, options(overrides), NOW);
+
+const bottlerocket = (pair: 'amd64/standard' | 'arm64/standard'): ResolvedAmi =>
+  resolvedAmi(pair, {
+    family: 'bottlerocket',
+    release: '1.26.1',
+    name: `bottlerocket-aws-k8s-1.31-${pair.startsWith('amd64') ? 'x86_64' : 'aarch64'}-v1.26.1-943d9a41`,
+  });
+
+describe('plan: the pin', () => {
+  it.each<[string, Partial<NodeClassView>, PlanOptions['pin'], AmiSpec, boolean, ResolvedAmi[]?]>([
+    [
+      // The v1 CRD needs amiFamily without an alias; the same family keeps Karpenter's hash (AMIDrift only).
+      'alias → id: amiFamily becomes explicit',
+      {},
+      'id',
+      { amiFamily: 'AL2023', amiSelectorTerms: [{ id: NEW['amd64/standard'] }] },
+      true,
+    ],
+    [
+      'alias → alias: the resolved release, never latest',
+      {},
+      'alias',
+      { amiSelectorTerms: [{ alias: 'al2023@v20241109' }] },
+      true,
+    ],
+    [
+      'alias with amiFamily Custom → id: Custom stays (the class owns its user data)',
+      { amiFamily: 'Custom' },
+      'id',
+      { amiFamily: 'Custom', amiSelectorTerms: [{ id: NEW['amd64/standard'] }] },
+      true,
+    ],
+    [
+      'id → alias: amiFamily is kept',
+      {
+        amiFamily: 'AL2023',
+        amiSelectorTerms: [{ id: OLD['amd64/standard'] }],
+        statusAmis: idStatusAmis(['amd64/standard']),
+      },
+      'alias',
+      { amiFamily: 'AL2023', amiSelectorTerms: [{ alias: 'al2023@v20241109' }] },
+      true,
+    ],
+    [
+      'already pinned by id: unchanged',
+      {
+        amiFamily: 'AL2023',
+        amiSelectorTerms: [{ id: NEW['amd64/standard'] }],
+        statusAmis: idStatusAmis(['amd64/standard'], NEW, '1.31', 'v20241109'),
+      },
+      'id',
+      { amiFamily: 'AL2023', amiSelectorTerms: [{ id: NEW['amd64/standard'] }] },
+      false,
+    ],
+    [
+      'already pinned by alias: unchanged',
+      { amiSelectorTerms: [{ alias: 'al2023@v20241109' }], statusAmis: aliasStatusAmis(NEW, '1.31', 'v20241109') },
+      'alias',
+      { amiSelectorTerms: [{ alias: 'al2023@v20241109' }] },
+      false,
+    ],
+    [
+      'Bottlerocket alias versions take a v',
+      { amiSelectorTerms: [{ alias: 'bottlerocket@v1.20.4' }], statusAmis: [] },
+      'alias',
+      { amiSelectorTerms: [{ alias: 'bottlerocket@v1.26.1' }] },
+      true,
+      [bottlerocket('amd64/standard')],
+    ],
+    [
+      'Bottlerocket by id',
+      { amiSelectorTerms: [{ alias: 'bottlerocket@v1.20.4' }], statusAmis: [] },
+      'id',
+      { amiFamily: 'Bottlerocket', amiSelectorTerms: [{ id: NEW['amd64/standard'] }] },
+      true,
+      [bottlerocket('amd64/standard')],
+    ],
+  ])('%s', (_name, classOverrides, pin, after, changed, amis = targetAmis()) => {
+    const p = run(inventory({ nodeClasses: [nodeClass(classOverrides)] }), { pin }, amis);
+    expect(p.nodeClasses[0]).toMatchObject({ name: 'default', after, changed });
+    expect(p.blocked).toBe(false);
+  });
+
+  it('pins one id per arch, in arch order, for a pool allowing both', () => {
+    const pool = nodePool({
+      requirements: [
+        { key: 'kubernetes.io/arch', operator: 'In', values: ['arm64', 'amd64'] },
+        { key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['m'] },
+      ],
+    });
+    const p = run(inventory({ nodePools: [pool] }));
+    expect(p.nodeClasses[0]!.after.amiSelectorTerms).toEqual([
+      { id: NEW['amd64/standard'] },
+      { id: NEW['arm64/standard'] },
+    ]);
+  });
+
+  it('treats the same terms in another order as unchanged (a re-run resumes)', () => {
+    const pool = nodePool({
+      requirements: [
+        { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64', 'arm64'] },
+        { key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['m'] },
+      ],
+    });
+    const pinned = nodeClass({
+      amiFamily: 'AL2023',
+      amiSelectorTerms: [{ id: NEW['arm64/standard'] }, { id: NEW['amd64/standard'] }],
+      statusAmis: idStatusAmis(['amd64/standard', 'arm64/standard'], NEW, '1.31', 'v20241109'),
+    });
+    const claims = [nodeClaim({ name: 'general-1', imageId: NEW['amd64/standard'] }), nodeClaim({ name: 'general-2' })];
+    const p = run(inventory({ nodeClasses: [pinned], nodePools: [pool], nodeClaims: claims }));
+    expect(p.nodeClasses[0]!.changed).toBe(false);
+    expect(p.nodePools[0]).toMatchObject({ nodes: 2, toDrift: 1, onTarget: 1 });
+    expect(p.checks).toEqual([
+      {
+        code: 'ALREADY-PINNED',
+        level: 'info',
+        message:
+          'ec2nodeclass/default already selects the target AMIs: nothing to apply, and a rollout in progress is followed from where it is',
+        evidence: [],
+      },
+    ]);
+  });
+
+  it('refuses to id-pin a standard and a GPU AMI of one arch, and alias-pins them', () => {
+    const inv = inventory({
+      nodePools: [
+        nodePool({
+          requirements: [
+            { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+            { key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['m', 'g'] },
+          ],
+        }),
+      ],
+    });
+    const byId = run(inv, { pin: 'id' });
+    expect(byId.blocked).toBe(true);
+    expect(byId.checks).toEqual([
+      {
+        code: 'MIXED-GPU-ID-PIN',
+        level: 'error',
+        message:
+          'ec2nodeclass/default needs standard and nvidia AMIs for amd64, which --pin id cannot express: Karpenter knows only the architecture of an id term and keeps one AMI per architecture (the newest), so every amd64 node would launch from the same one',
+        evidence: [
+          'amd64 standard: ami-0new0amd64std (amazon-eks-node-al2023-x86_64-standard-1.31-v20241109)',
+          'amd64 nvidia: ami-0new0amd64gpu (amazon-eks-node-al2023-x86_64-nvidia-1.31-v20241109)',
+        ],
+        next: 'use --pin alias (an alias keeps the variant), or split the class: one EC2NodeClass per variant, with NodePools that select GPU instances by karpenter.k8s.aws/instance-gpu-count',
+      },
+    ]);
+    const byAlias = run(inv, { pin: 'alias' });
+    expect([byAlias.blocked, byAlias.nodeClasses[0]!.after]).toEqual([
+      false,
+      { amiSelectorTerms: [{ alias: 'al2023@v20241109' }] },
+    ]);
+  });
+
+  it('plans only the classes asked for, and their pools', () => {
+    const inv = inventory({
+      nodeClasses: [nodeClass(), nodeClass({ name: 'batch', amiSelectorTerms: [{ alias: 'al2023@v20241109' }] })],
+      nodePools: [nodePool(), nodePool({ name: 'batch', nodeClass: 'batch' })],
+    });
+    const p = run(inv, { nodeClasses: ['batch'] });
+    expect([p.nodeClasses.map((c) => c.name), p.nodePools.map((n) => n.name)]).toEqual([['batch'], ['batch']]);
+  });
+});
+
+describe('plan: NodePools, budgets and waves', () => {
+  const budgets = (...b: Budget[]) => b;
+  const twoNotReady = (count: number) => {
+    const claims = nodeClaims(count);
+    return { nodeClaims: claims, nodes: nodesOf(claims).map((n, i) => (i < 1 ? node({ ...n, ready: false }) : n)) };
+  };
+
+  it.each<
+    [
+      string,
+      Budget[] | undefined,
+      Partial<Inventory>,
+      { nodes: number; toDrift: number; onTarget: number; allowedDisruptions: number; limit: number; waves: number },
+    ]
+  >([
+    [
+      '20% of 6 → 2 now → 3 waves',
+      budgets({ nodes: '20%' }),
+      { nodeClaims: nodeClaims(6) },
+      { nodes: 6, toDrift: 6, onTarget: 0, allowedDisruptions: 2, limit: 2, waves: 3 },
+    ],
+    [
+      'the default 10% of 6 → 1 → 6 waves',
+      undefined,
+      { nodeClaims: nodeClaims(6) },
+      { nodes: 6, toDrift: 6, onTarget: 0, allowedDisruptions: 1, limit: 1, waves: 6 },
+    ],
+    [
+      'no budgets at all: unlimited, one wave',
+      [],
+      { nodeClaims: nodeClaims(6) },
+      { nodes: 6, toDrift: 6, onTarget: 0, allowedDisruptions: Infinity, limit: Infinity, waves: 1 },
+    ],
+    [
+      'nodes "0": no drift, Infinity waves',
+      budgets({ nodes: '0' }),
+      { nodeClaims: nodeClaims(6) },
+      { nodes: 6, toDrift: 6, onTarget: 0, allowedDisruptions: 0, limit: 0, waves: Infinity },
+    ],
+    [
+      'a NotReady node uses up budget now',
+      budgets({ nodes: '20%' }),
+      twoNotReady(6),
+      { nodes: 6, toDrift: 6, onTarget: 0, allowedDisruptions: 1, limit: 2, waves: 3 },
+    ],
+    [
+      'NodeClaims on a target AMI are on target',
+      budgets({ nodes: '50%' }),
+      { nodeClaims: [...nodeClaims(2), nodeClaim({ name: 'general-new', imageId: NEW['amd64/standard'] })] },
+      { nodes: 3, toDrift: 2, onTarget: 1, allowedDisruptions: 2, limit: 2, waves: 1 },
+    ],
+    [
+      'a deleting NodeClaim is not counted, and uses up budget',
+      budgets({ nodes: '2' }),
+      { nodeClaims: [...nodeClaims(3), nodeClaim({ name: 'general-old', deleting: true })] },
+      { nodes: 3, toDrift: 3, onTarget: 0, allowedDisruptions: 1, limit: 2, waves: 2 },
+    ],
+    [
+      // An uninitialized replacement neither counts for the percentage nor uses budget.
+      'a launching NodeClaim counts as a node, not for the budget',
+      budgets({ nodes: '20%' }),
+      {
+        nodeClaims: [
+          ...nodeClaims(5),
+          nodeClaim({ name: 'general-new', imageId: undefined, nodeName: undefined, conditions: {} }),
+        ],
+      },
+      { nodes: 6, toDrift: 5, onTarget: 0, allowedDisruptions: 1, limit: 1, waves: 5 },
+    ],
+  ])('%s', (_name, poolBudgets, overrides, expected) => {
+    const pool = nodePool(poolBudgets !== undefined ? { budgets: poolBudgets } : {});
+    expect(run(inventory({ nodePools: [pool], ...overrides })).nodePools[0]).toMatchObject({
+      name: 'general',
+      nodeClass: 'default',
+      ...expected,
+    });
+  });
+
+  it('names the budget that blocks drift now and when its window ends, in UTC', () => {
+    const pool = nodePool({
+      budgets: [{ nodes: '0', reasons: ['Drifted'], schedule: '0 9 * * *', duration: '8h' }, { nodes: '10%' }],
+    });
+    const p = run(inventory({ nodePools: [pool], nodeClaims: nodeClaims(6) }));
+    expect(p.nodePools[0]).toMatchObject({
+      allowedDisruptions: 0,
+      waves: Infinity,
+      blockingBudget: {
+        index: 0,
+        nodes: '0',
+        reasons: ['Drifted'],
+        schedule: '0 9 * * *',
+        duration: '8h',
+        windowEnd: '2024-11-13T17:00:00.000Z',
+      },
+    });
+    expect(p.checks).toEqual([
+      {
+        code: 'BUDGET-BLOCKS-DRIFT',
+        level: 'warning',
+        message:
+          'nodepool/general: the disruption budget allows no Drifted disruptions now, so its 6 nodes to drift wait: spec.disruption.budgets[0] {nodes: "0", reasons: [Drifted], schedule: "0 9 * * *", duration: 8h} is active until 2024-11-13 17:00 UTC',
+        evidence: [
+          'Karpenter reports a DisruptionBlocked event on the NodePool: "No allowed disruptions for disruption reason Drifted due to blocking budget"',
+        ],
+        next: 'wait for the window to close at 2024-11-13 17:00 UTC, or change the budget (budgets are not hashed: editing one never causes drift)',
+      },
+    ]);
+  });
+});

@@ -1,0 +1,155 @@
+// The three outputs of a followed rollout, for one scenario: twelve minutes in, NodePool "general" has replaced one
+// of three nodes, has a replacement initializing and a node held by a PDB; NodePool "gpu" is done.
+import { describe, expect, it } from 'vitest';
+import {
+  blockedEvent,
+  doneEvent,
+  ndjsonLine,
+  progressEvent,
+  progressFrame,
+  progressLogLines,
+  redrawFrame,
+  stallSummary,
+} from '../../src/report/progress.js';
+import { diagnose } from '../../src/rollout/stalls.js';
+import { track } from '../../src/rollout/track.js';
+import { applyChange, emptySnapshot } from '../../src/rollout/snapshot.js';
+import { at, members, nodeClaim, nodePool, pdb, pod, scope, snapshotOf } from '../rollout/factories.js';
+
+const pools = [
+  { name: 'general', nodeClass: 'default' },
+  { name: 'gpu', nodeClass: 'default' },
+];
+const rollout = scope({ nodePools: pools });
+const start = members(
+  nodeClaim({ name: 'general-old01' }),
+  nodeClaim({ name: 'general-old02' }),
+  nodeClaim({ name: 'general-old03' }),
+  nodeClaim({ name: 'gpu-old01', nodePool: 'gpu' }),
+);
+const middle = members(
+  nodeClaim({ name: 'general-old02', drifted: true, disruptionReason: true }),
+  nodeClaim({ name: 'general-old03', drifted: true }),
+  nodeClaim({ name: 'general-new01', imageId: 'ami-new' }),
+  nodeClaim({ name: 'general-new02', imageId: 'ami-new', phase: 'registered' }),
+  nodeClaim({ name: 'gpu-new01', nodePool: 'gpu', imageId: 'ami-new' }),
+);
+
+const snapshot = snapshotOf(start);
+const first = track(undefined, snapshot, rollout, at(1));
+applyChange(snapshot, { type: 'synced', kind: 'NodeClaim', items: middle.nodeClaims });
+applyChange(snapshot, { type: 'synced', kind: 'Node', items: middle.nodes });
+const progress = track(first, snapshot, rollout, at(9));
+const blockers = diagnose(
+  snapshot,
+  {
+    scope: rollout,
+    nodePools: [nodePool(), nodePool({ name: 'gpu' })],
+    pdbs: [pdb()],
+    pods: [pod({ nodeName: 'ip-general-old03' })],
+    karpenterApi: 'v1',
+  },
+  at(12),
+);
+
+describe('terminal frame', () => {
+  it('draws a bar, the counts and the first blocker per NodePool', () => {
+    expect(progressFrame(progress, blockers, at(12, 5))).toMatchInlineSnapshot(`
+      "Drift to Kubernetes 1.30: 12m elapsed, no progress for 3m5s
+      general  [███████░░░░░░░░░░░░░]  1/3 replaced  2 drifted  1 disrupting  1 initializing
+               STALL-PDB: PDB "payments/ledger" prevents pod evictions on 1 drifted node (NodePool general)
+      gpu      [████████████████████]  1/1 replaced  done
+      "
+    `);
+  });
+
+  it('colours done and blockers when asked', () => {
+    expect(progressFrame(progress, blockers, at(12, 5), { color: true })).toMatchInlineSnapshot(`
+      "Drift to Kubernetes 1.30: 12m elapsed, no progress for 3m5s
+      general  [███████░░░░░░░░░░░░░]  1/3 replaced  2 drifted  1 disrupting  1 initializing
+               [33mSTALL-PDB: PDB "payments/ledger" prevents pod evictions on 1 drifted node (NodePool general)[0m
+      gpu      [████████████████████]  1/1 replaced  [32mdone[0m
+      "
+    `);
+  });
+
+  it('waits for the first lists', () => {
+    expect(progressFrame(track(undefined, emptySnapshot(), rollout, at(0, 2)), [], at(0, 2))).toMatchInlineSnapshot(`
+      "Drift to Kubernetes 1.30: 2s elapsed
+      Waiting for the first list of NodeClaims and Nodes...
+      "
+    `);
+  });
+
+  it('redraws over the previous frame', () => {
+    expect(JSON.stringify(redrawFrame('a\nb\nc\n', 'x\n'))).toMatchInlineSnapshot(`""\\u001b[3A\\u001b[Jx\\n""`);
+    expect(JSON.stringify(redrawFrame(undefined, 'x\n'))).toMatchInlineSnapshot(`""\\u001b[Jx\\n""`);
+  });
+});
+
+describe('log lines', () => {
+  it('prints a line per NodePool whose status changed', () => {
+    expect(progressLogLines(undefined, first, at(1))).toMatchInlineSnapshot(`
+      "[60s] Waiting for NodePool "general" drift: 0 of 3 nodes replaced, 3 nodes not drifted yet...
+      [60s] Waiting for NodePool "gpu" drift: 0 of 1 nodes replaced, 1 node not drifted yet...
+      "
+    `);
+    expect(progressLogLines(first, progress, at(9))).toMatchInlineSnapshot(`
+      "[9m] Waiting for NodePool "general" drift: 1 of 3 nodes replaced, 1 replacement initializing, 1 drifted node waiting for disruption...
+      [9m] NodePool "gpu" successfully rolled out: 1 node on the target AMIs with kubelet 1.30
+      "
+    `);
+  });
+
+  it('prints nothing when nothing changed', () => {
+    expect(progressLogLines(progress, { ...progress, at: at(10) }, at(10))).toBe('');
+  });
+});
+
+describe('NDJSON events', () => {
+  it('progress, blocked and done, each with type and time first', () => {
+    expect(ndjsonLine(progressEvent(progress, at(9)))).toMatchInlineSnapshot(`
+      "{"type":"progress","time":"2025-08-20T14:09:00Z","elapsedSeconds":540,"message":"Waiting for NodePool \\"general\\" drift: 1 of 3 nodes replaced, 1 replacement initializing, 1 drifted node waiting for disruption...","nodePools":[{"name":"general","nodeClass":"default","total":4,"onTarget":1,"replaced":1,"remaining":2,"drifted":2,"disrupting":1,"launching":0,"initializing":1,"terminating":0,"done":false,"message":"Waiting for NodePool \\"general\\" drift: 1 of 3 nodes replaced, 1 replacement initializing, 1 drifted node waiting for disruption..."},{"name":"gpu","nodeClass":"default","total":1,"onTarget":1,"replaced":1,"remaining":0,"drifted":0,"disrupting":0,"launching":0,"initializing":0,"terminating":0,"done":true,"message":"NodePool \\"gpu\\" successfully rolled out: 1 node on the target AMIs with kubelet 1.30"}]}
+      "
+    `);
+    expect(ndjsonLine(blockedEvent(blockers[0]!, at(12)))).toMatchInlineSnapshot(`
+      "{"type":"blocked","time":"2025-08-20T14:12:00Z","code":"STALL-PDB","nodePool":"general","message":"PDB \\"payments/ledger\\" prevents pod evictions on 1 drifted node (NodePool general)","evidence":["PDB payments/ledger: disruptionsAllowed 0 (currentHealthy 1, desiredHealthy 1, expectedPods 1)","pod payments/ledger-0 on node ip-general-old03 (NodeClaim general-old03)"],"next":"Let PDB payments/ledger allow an eviction: scale out what it protects or relax minAvailable/maxUnavailable (kubectl get pdb ledger -n payments -o yaml)"}
+      "
+    `);
+    expect(ndjsonLine(doneEvent('stalled', progress, at(25)))).toMatchInlineSnapshot(`
+      "{"type":"done","time":"2025-08-20T14:25:00Z","result":"stalled","durationSeconds":1500,"message":"Waiting for NodePool \\"general\\" drift: 1 of 3 nodes replaced, 1 replacement initializing, 1 drifted node waiting for disruption...","nodePools":[{"name":"general","nodeClass":"default","total":4,"onTarget":1,"replaced":1,"remaining":2,"drifted":2,"disrupting":1,"launching":0,"initializing":1,"terminating":0,"done":false},{"name":"gpu","nodeClass":"default","total":1,"onTarget":1,"replaced":1,"remaining":0,"drifted":0,"disrupting":0,"launching":0,"initializing":0,"terminating":0,"done":true}]}
+      "
+    `);
+  });
+});
+
+describe('stall summary (exit 4)', () => {
+  it('says how long nothing moved, where each NodePool stands, and the diagnosis', () => {
+    expect(stallSummary(progress, blockers, at(25))).toMatchInlineSnapshot(`
+      "Rollout stalled: no progress for 16m (since 2025-08-20T14:09:00Z)
+        Waiting for NodePool "general" drift: 1 of 3 nodes replaced, 1 replacement initializing, 1 drifted node waiting for disruption...
+
+      STALL-PDB: PDB "payments/ledger" prevents pod evictions on 1 drifted node (NodePool general)
+        - PDB payments/ledger: disruptionsAllowed 0 (currentHealthy 1, desiredHealthy 1, expectedPods 1)
+        - pod payments/ledger-0 on node ip-general-old03 (NodeClaim general-old03)
+        next: Let PDB payments/ledger allow an eviction: scale out what it protects or relax minAvailable/maxUnavailable (kubectl get pdb ledger -n payments -o yaml)
+
+      STALL-NO-TGP: 1 blocked NodeClaim without terminationGracePeriod can stay blocked forever (NodePool general)
+        - NodeClaim general-old03 has no spec.terminationGracePeriod
+        - a NodeClaim copies terminationGracePeriod when it is created and its spec is immutable: a NodePool change helps only NodeClaims created after it
+        next: Remove what holds them (the other blockers of this NodePool); for the next rollout set spec.template.spec.terminationGracePeriod on NodePool "general" (e.g. 24h), after which drift evicts past PDBs and do-not-disrupt (the change itself drifts the NodePool's NodeClaims: NodePoolDrifted)
+      "
+    `);
+  });
+
+  it('says so when no blocker is known', () => {
+    expect(stallSummary(progress, [], at(25))).toMatchInlineSnapshot(`
+      "Rollout stalled: no progress for 16m (since 2025-08-20T14:09:00Z)
+        Waiting for NodePool "general" drift: 1 of 3 nodes replaced, 1 replacement initializing, 1 drifted node waiting for disruption...
+
+      No known blocker found.
+        next: kubectl get nodeclaims -o wide; kubectl get events -A --field-selector reason=DisruptionBlocked
+      "
+    `);
+  });
+});

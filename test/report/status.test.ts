@@ -1,0 +1,163 @@
+// `karp-drift status` for one cluster, as a table and as JSON: EC2NodeClass "default" was pinned to ami-new (kubelet
+// 1.30); NodePool "general" is halfway through its drift, NodePool "frozen" has a budget of 0 for Drifted.
+import { describe, expect, it } from 'vitest';
+import type { Inventory } from '../../src/cluster/views.js';
+import { clusterStatus, statusJson, statusTable } from '../../src/report/status.js';
+import { at, event, iso, members, nodeClaim, nodeClass, nodePool } from '../rollout/factories.js';
+
+const claims = members(
+  nodeClaim({ name: 'general-old01', drifted: true, disruptionReason: true }),
+  nodeClaim({ name: 'general-new01', imageId: 'ami-new' }),
+  nodeClaim({ name: 'general-new02', imageId: 'ami-new', phase: 'launched', launchedAt: at(19) }),
+  nodeClaim({ name: 'frozen-old01', nodePool: 'frozen', drifted: true }),
+  nodeClaim({ name: 'frozen-old02', nodePool: 'frozen', drifted: true }),
+);
+
+const inventory: Inventory = {
+  karpenterApi: 'v1',
+  controlPlane: { minor: '1.30', gitVersion: 'v1.30.8-eks-2d98532' },
+  nodeClasses: [nodeClass()],
+  nodePools: [nodePool(), nodePool({ name: 'frozen', budgets: [{ nodes: '0', reasons: ['Drifted'] }] })],
+  ...claims,
+  pdbs: [],
+  pods: [],
+  events: [event({ involvedName: 'frozen', count: 12, firstTimestamp: iso(at(2)), lastTimestamp: iso(at(19, 30)) })],
+};
+
+describe('status report', () => {
+  const status = clusterStatus(inventory, at(20));
+
+  it('counts each NodePool by kubelet and AMI and attaches its blockers', () => {
+    expect(
+      status.nodePools.map((p) => [
+        p.name,
+        p.nodes,
+        p.byKubeletVersion,
+        p.byImage,
+        p.drifted,
+        p.disrupting,
+        p.launching,
+        p.blockers.map((b) => b.code),
+      ]),
+    ).toEqual([
+      ['frozen', 2, { 'v1.29.8-eks-a1b2c3d': 2 }, { 'ami-old': 2 }, 2, 0, 0, ['STALL-BUDGET']],
+      [
+        'general',
+        3,
+        { 'v1.29.8-eks-a1b2c3d': 1, 'v1.30.4-eks-e5f6a7b': 1 },
+        { 'ami-new': 2, 'ami-old': 1 },
+        1,
+        1,
+        1,
+        [],
+      ],
+    ]);
+  });
+
+  it('draws a kubectl-style table, then the blockers', () => {
+    expect(statusTable(status)).toMatchInlineSnapshot(`
+      "NODEPOOL   NODECLASS   NODES   DRIFTED   DISRUPTING   LAUNCHING   KUBELET                                       AMI                   AMI-SELECTOR
+      frozen     default     2       2         0            0           v1.29.8-eks-a1b2c3d=2                         ami-old=2             id=ami-new
+      general    default     3       1         1            1           v1.29.8-eks-a1b2c3d=1,v1.30.4-eks-e5f6a7b=1   ami-new=2,ami-old=1   id=ami-new
+
+      STALL-BUDGET: No allowed disruptions for reason Drifted (NodePool frozen)
+        - spec.disruption.budgets[0] {nodes: "0", reasons: [Drifted]} is always active
+        - Drifted: limit 0 over 2 initialized nodes, 0 disrupting, 2 drifted waiting
+        - event DisruptionBlocked on NodePool/frozen (30s ago, x12 over 18m): "No allowed disruptions for disruption reason Drifted due to blocking budget"
+        next: Allow Drifted disruptions in spec.disruption.budgets (budgets are not hashed: editing them causes no drift): kubectl edit nodepool frozen
+      "
+    `);
+  });
+
+  it('prints one JSON document', () => {
+    expect(statusJson(status)).toMatchInlineSnapshot(`
+      "{
+        "kubernetesVersion": "1.30",
+        "karpenterApi": "v1",
+        "nodePools": [
+          {
+            "name": "frozen",
+            "nodeClass": "default",
+            "nodes": 2,
+            "byKubeletVersion": {
+              "v1.29.8-eks-a1b2c3d": 2
+            },
+            "byImage": {
+              "ami-old": 2
+            },
+            "drifted": 2,
+            "disrupting": 0,
+            "launching": 0,
+            "amiSelectorTerms": [
+              {
+                "id": "ami-new"
+              }
+            ],
+            "blockers": [
+              {
+                "code": "STALL-BUDGET",
+                "message": "No allowed disruptions for reason Drifted (NodePool frozen)",
+                "evidence": [
+                  "spec.disruption.budgets[0] {nodes: \\"0\\", reasons: [Drifted]} is always active",
+                  "Drifted: limit 0 over 2 initialized nodes, 0 disrupting, 2 drifted waiting",
+                  "event DisruptionBlocked on NodePool/frozen (30s ago, x12 over 18m): \\"No allowed disruptions for disruption reason Drifted due to blocking budget\\""
+                ],
+                "next": "Allow Drifted disruptions in spec.disruption.budgets (budgets are not hashed: editing them causes no drift): kubectl edit nodepool frozen"
+              }
+            ]
+          },
+          {
+            "name": "general",
+            "nodeClass": "default",
+            "nodes": 3,
+            "byKubeletVersion": {
+              "v1.29.8-eks-a1b2c3d": 1,
+              "v1.30.4-eks-e5f6a7b": 1
+            },
+            "byImage": {
+              "ami-new": 2,
+              "ami-old": 1
+            },
+            "drifted": 1,
+            "disrupting": 1,
+            "launching": 1,
+            "amiSelectorTerms": [
+              {
+                "id": "ami-new"
+              }
+            ],
+            "blockers": []
+          }
+        ]
+      }
+      "
+    `);
+  });
+
+  it('takes an EC2NodeClass that is not ready as no target at all', () => {
+    const broken = clusterStatus(
+      {
+        ...inventory,
+        nodeClasses: [
+          nodeClass({
+            statusAmis: [],
+            conditions: {
+              AMIsReady: {
+                status: 'False',
+                reason: 'AMINotFound',
+                message: 'AMISelector did not match any AMIs',
+                observedGeneration: 2,
+              },
+            },
+          }),
+        ],
+      },
+      at(20),
+    );
+    expect(broken.nodePools.map((p) => p.blockers.map((b) => b.code))).toEqual([
+      ['STALL-AMIS-NOT-READY', 'STALL-BUDGET'],
+      ['STALL-AMIS-NOT-READY'],
+    ]);
+    expect(statusTable(broken).match(/^STALL-AMIS-NOT-READY/gm)).toHaveLength(1);
+  });
+});

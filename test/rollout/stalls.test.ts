@@ -1,0 +1,666 @@
+// Each stall code, in a cluster where it holds and in one where it must not fire. Twenty minutes into a rollout of
+// NodePool "general" (EC2NodeClass "default": ami-old → ami-new) unless a case says otherwise.
+import { describe, expect, it } from 'vitest';
+import type {
+  EventView,
+  NodeClaimView,
+  NodeClassView,
+  NodePoolView,
+  NodeView,
+  PdbView,
+  PodView,
+} from '../../src/cluster/views.js';
+import { diagnose, humanDuration, type Blocker, type StallCode } from '../../src/rollout/stalls.js';
+import type { RolloutScope } from '../../src/rollout/track.js';
+import {
+  at,
+  event,
+  iso,
+  members,
+  nodeClaim,
+  nodeClass,
+  nodeFor,
+  nodePool,
+  pdb,
+  pod,
+  scope,
+  snapshotOf,
+} from './factories.js';
+
+interface World {
+  claims?: NodeClaimView[];
+  nodes?: NodeView[];
+  nodeClasses?: NodeClassView[];
+  events?: EventView[];
+  nodePools?: NodePoolView[];
+  pdbs?: PdbView[];
+  pods?: PodView[];
+  scope?: RolloutScope;
+  karpenterApi?: 'v1' | 'v1beta1';
+}
+
+function diagnosis(w: World, now = at(20)): Blocker[] {
+  const claims = w.claims ?? [];
+  const snapshot = snapshotOf({
+    nodeClaims: claims,
+    nodes: w.nodes ?? members(...claims).nodes,
+    ...(w.nodeClasses ? { nodeClasses: w.nodeClasses } : {}),
+    events: w.events ?? [],
+  });
+  return diagnose(
+    snapshot,
+    {
+      scope: w.scope ?? scope(),
+      nodePools: w.nodePools ?? [nodePool()],
+      pdbs: w.pdbs ?? [],
+      pods: w.pods ?? [],
+      karpenterApi: w.karpenterApi ?? 'v1',
+    },
+    now,
+  );
+}
+const codes = (blockers: Blocker[]): StallCode[] => blockers.map((b) => b.code);
+const only = (blockers: Blocker[], code: StallCode): Blocker[] => blockers.filter((b) => b.code === code);
+
+const drifted = (name: string, o: Parameters<typeof nodeClaim>[0] = {}) => nodeClaim({ name, drifted: true, ...o });
+const old1 = drifted('general-old01');
+const old2 = drifted('general-old02');
+
+describe('STALL-BUDGET', () => {
+  const budgetEvent = event({ count: 3, firstTimestamp: iso(at(8)), lastTimestamp: iso(at(19)) });
+
+  it('names the blocking budget, its window end in UTC, and quotes the NodePool event', () => {
+    const blockers = diagnosis({
+      claims: [old1, old2],
+      events: [budgetEvent],
+      nodePools: [
+        nodePool({
+          budgets: [{ nodes: '50%' }, { nodes: '0', reasons: ['Drifted'], schedule: '0 9 * * *', duration: '8h' }],
+        }),
+      ],
+    });
+    expect(blockers).toEqual<Blocker[]>([
+      {
+        code: 'STALL-BUDGET',
+        nodePool: 'general',
+        message: 'No allowed disruptions for reason Drifted (NodePool general)',
+        evidence: [
+          'spec.disruption.budgets[1] {nodes: "0", reasons: [Drifted], schedule: "0 9 * * *", duration: 8h} is active until 2025-08-20T17:00:00Z (UTC)',
+          'Drifted: limit 0 over 2 initialized nodes, 0 disrupting, 2 drifted waiting',
+          'event DisruptionBlocked on NodePool/general (60s ago, x3 over 12m): "No allowed disruptions for disruption reason Drifted due to blocking budget"',
+        ],
+        next: 'Wait until 2025-08-20T17:00:00Z (UTC), when spec.disruption.budgets[1] ends, or allow Drifted disruptions (budgets are not hashed: editing them causes no drift): kubectl edit nodepool general',
+      },
+    ]);
+  });
+
+  it('without a schedule, says to allow Drifted disruptions', () => {
+    const [b] = diagnosis({ claims: [old1], nodePools: [nodePool({ budgets: [{ nodes: '0' }] })] });
+    expect([b?.evidence[0], b?.next]).toEqual([
+      'spec.disruption.budgets[0] {nodes: "0"} is always active',
+      'Allow Drifted disruptions in spec.disruption.budgets (budgets are not hashed: editing them causes no drift): kubectl edit nodepool general',
+    ]);
+  });
+
+  it('an invalid budget fails closed, as Karpenter does', () => {
+    const [b] = diagnosis({
+      claims: [old1],
+      nodePools: [nodePool({ budgets: [{ nodes: '10%', schedule: '0 25 * * *', duration: '1h' }] })],
+    });
+    expect(b?.code).toBe('STALL-BUDGET');
+    expect(b?.evidence[0]).toMatch(
+      /^spec\.disruption\.budgets\[0\] \{nodes: "10%", schedule: "0 25 \* \* \*", duration: 1h\} is invalid \(invalid cron .*\), so Karpenter allows 0$/,
+    );
+    expect(b?.next).toMatch(/^Fix spec\.disruption\.budgets\[0\] \(budgets are not hashed/);
+  });
+
+  it('names NotReady nodes that use up the default budget', () => {
+    const sick = nodeClaim({ name: 'general-sick1', imageId: 'ami-new' });
+    const claims = [old1, old2, sick];
+    const nodes = [nodeFor(old1), nodeFor(old2), nodeFor(sick, { ready: false })];
+    expect(diagnosis({ claims, nodes })).toEqual<Blocker[]>([
+      {
+        code: 'STALL-BUDGET',
+        nodePool: 'general',
+        message: 'No allowed disruptions for reason Drifted (NodePool general)',
+        evidence: [
+          'the default budget {nodes: "10%"} is always active',
+          'Drifted: limit 1 over 3 initialized nodes, 1 disrupting, 2 drifted waiting',
+          'node ip-general-sick1 is NotReady and uses the budget',
+        ],
+        next: 'Bring back or remove the NotReady nodes (kubectl get nodes -l karpenter.sh/nodepool=general): they use up the budget',
+      },
+    ]);
+  });
+
+  it.each<[string, World]>([
+    ['the default budget allows one', { claims: [old1, old2] }],
+    [
+      'the budget is used by a replacement in flight',
+      {
+        claims: [drifted('general-old01', { disruptionReason: true }), old2],
+        nodePools: [nodePool({ budgets: [{ nodes: '1' }] })],
+      },
+    ],
+    [
+      'a zero budget outside its window',
+      { claims: [old1], nodePools: [nodePool({ budgets: [{ nodes: '0', schedule: '0 0 * * *', duration: '1h' }] })] },
+    ],
+    [
+      'nothing drifted waits',
+      {
+        claims: [nodeClaim({ name: 'general-new01', imageId: 'ami-new' })],
+        nodePools: [nodePool({ budgets: [{ nodes: '0' }] })],
+      },
+    ],
+    [
+      'the budget only limits other reasons',
+      { claims: [old1], nodePools: [nodePool({ budgets: [{ nodes: '0', reasons: ['Empty'] }] })] },
+    ],
+  ])('does not fire when %s', (_name, w) => {
+    expect(only(diagnosis(w), 'STALL-BUDGET')).toEqual([]);
+  });
+});
+
+describe('STALL-PDB and STALL-NO-TGP', () => {
+  const ledger = pod({ nodeName: 'ip-general-old01' });
+  const events = [
+    event({
+      uid: 'e1',
+      involvedKind: 'Node',
+      involvedName: 'ip-general-old01',
+      message: 'pdb "payments/ledger" prevents pod evictions',
+      lastTimestamp: iso(at(18)),
+      firstTimestamp: iso(at(18)),
+    }),
+    event({
+      uid: 'e2',
+      involvedKind: 'NodeClaim',
+      involvedName: 'general-old01',
+      message: 'pdb "payments/ledger" prevents pod evictions',
+      lastTimestamp: iso(at(18)),
+      firstTimestamp: iso(at(18)),
+    }),
+    event({
+      uid: 'e3',
+      involvedKind: 'Node',
+      involvedName: 'ip-general-old01',
+      message: 'pdb "other/thing" prevents pod evictions',
+    }),
+  ];
+
+  it('names the PDB, its pods and nodes, quotes DisruptionBlocked, and flags the missing terminationGracePeriod', () => {
+    expect(
+      diagnosis({
+        claims: [old1, old2],
+        pdbs: [pdb()],
+        pods: [ledger, pod({ name: 'web-1', labels: { app: 'web' } })],
+        events,
+      }),
+    ).toEqual<Blocker[]>([
+      {
+        code: 'STALL-PDB',
+        nodePool: 'general',
+        message: 'PDB "payments/ledger" prevents pod evictions on 1 drifted node (NodePool general)',
+        evidence: [
+          'PDB payments/ledger: disruptionsAllowed 0 (currentHealthy 1, desiredHealthy 1, expectedPods 1)',
+          'pod payments/ledger-0 on node ip-general-old01 (NodeClaim general-old01)',
+          'event DisruptionBlocked on Node/ip-general-old01 (2m ago): "pdb "payments/ledger" prevents pod evictions"',
+          'event DisruptionBlocked on NodeClaim/general-old01 (2m ago): "pdb "payments/ledger" prevents pod evictions"',
+        ],
+        next: 'Let PDB payments/ledger allow an eviction: scale out what it protects or relax minAvailable/maxUnavailable (kubectl get pdb ledger -n payments -o yaml)',
+      },
+      {
+        code: 'STALL-NO-TGP',
+        nodePool: 'general',
+        message: '1 blocked NodeClaim without terminationGracePeriod can stay blocked forever (NodePool general)',
+        evidence: [
+          'NodeClaim general-old01 has no spec.terminationGracePeriod',
+          'a NodeClaim copies terminationGracePeriod when it is created and its spec is immutable: a NodePool change helps only NodeClaims created after it',
+        ],
+        next: 'Remove what holds them (the other blockers of this NodePool); for the next rollout set spec.template.spec.terminationGracePeriod on NodePool "general" (e.g. 24h), after which drift evicts past PDBs and do-not-disrupt (the change itself drifts the NodePool\'s NodeClaims: NodePoolDrifted)',
+      },
+    ]);
+  });
+
+  it('quotes FailedDraining while the old node drains under a terminationGracePeriod, with no STALL-NO-TGP', () => {
+    const draining = drifted('general-old01', {
+      disruptionReason: true,
+      deleting: true,
+      terminationGracePeriod: '24h',
+    });
+    const failed = event({
+      uid: 'e4',
+      reason: 'FailedDraining',
+      type: 'Warning',
+      involvedKind: 'Node',
+      involvedName: 'ip-general-old01',
+      message: 'Failed to drain node, 1 pods are waiting to be evicted',
+      count: 4,
+      firstTimestamp: iso(at(12)),
+      lastTimestamp: iso(at(19, 30)),
+    });
+    const blockers = diagnosis({ claims: [draining], pdbs: [pdb()], pods: [ledger], events: [failed] });
+    expect(codes(blockers)).toEqual(['STALL-PDB']);
+    expect(blockers[0]!.evidence.at(-1)).toBe(
+      'event FailedDraining on Node/ip-general-old01 (30s ago, x4 over 8m): "Failed to drain node, 1 pods are waiting to be evicted"',
+    );
+  });
+
+  it('names pods under several PDBs: eviction does not support multiple PDBs', () => {
+    const [b] = diagnosis({
+      claims: [old1],
+      pdbs: [pdb({ disruptionsAllowed: 1 }), pdb({ name: 'all', selector: {}, disruptionsAllowed: 3 })],
+      pods: [ledger],
+    });
+    expect(b).toEqual<Blocker>({
+      code: 'STALL-PDB',
+      nodePool: 'general',
+      message:
+        '1 pod on drifted nodes is covered by several PDBs: eviction does not support multiple PDBs (NodePool general)',
+      evidence: [
+        'pod payments/ledger-0 on node ip-general-old01 (NodeClaim general-old01): PDBs payments/ledger, payments/all',
+      ],
+      next: 'Leave each pod under one PDB: kubectl get pdb -n payments -o wide',
+    });
+  });
+
+  it.each<[string, World]>([
+    ['the PDB allows an eviction', { claims: [old1], pdbs: [pdb({ disruptionsAllowed: 1 })], pods: [ledger] }],
+    [
+      'the pod runs on a node already on target',
+      { claims: [nodeClaim({ name: 'general-old01', imageId: 'ami-new' })], pdbs: [pdb()], pods: [ledger] },
+    ],
+    ['the PDB is in another namespace', { claims: [old1], pdbs: [pdb({ namespace: 'other' })], pods: [ledger] }],
+    [
+      'the pod is a DaemonSet pod',
+      { claims: [old1], pdbs: [pdb()], pods: [pod({ nodeName: 'ip-general-old01', daemonSet: true })] },
+    ],
+    [
+      'the pod has finished',
+      { claims: [old1], pdbs: [pdb()], pods: [pod({ nodeName: 'ip-general-old01', phase: 'Succeeded' })] },
+    ],
+    // Drift is "eventual": a NodeClaim with its own terminationGracePeriod is picked despite PDBs (DOMAIN.md §2.7).
+    [
+      'the NodeClaim has a terminationGracePeriod and is not draining yet',
+      { claims: [drifted('general-old01', { terminationGracePeriod: '1h' })], pdbs: [pdb()], pods: [ledger] },
+    ],
+  ])('does not fire when %s', (_name, w) => {
+    expect(diagnosis(w).filter((b) => b.code === 'STALL-PDB' || b.code === 'STALL-NO-TGP')).toEqual([]);
+  });
+});
+
+describe('STALL-DO-NOT-DISRUPT', () => {
+  it('names annotated nodes and pods on drifted nodes, and says Karpenter has no event for it', () => {
+    const blockers = diagnosis({
+      claims: [old1, old2],
+      nodes: [nodeFor(old1, { doNotDisrupt: true }), nodeFor(old2)],
+      pods: [
+        pod({ namespace: 'batch', name: 'train-7', nodeName: 'ip-general-old02', doNotDisrupt: true, labels: {} }),
+      ],
+    });
+    expect(blockers[0]).toEqual<Blocker>({
+      code: 'STALL-DO-NOT-DISRUPT',
+      nodePool: 'general',
+      message: 'karpenter.sh/do-not-disrupt holds 2 drifted nodes (NodePool general)',
+      evidence: [
+        'node ip-general-old01 (NodeClaim general-old01) is annotated karpenter.sh/do-not-disrupt: "true"',
+        'pod batch/train-7 on node ip-general-old02 (NodeClaim general-old02) is annotated karpenter.sh/do-not-disrupt',
+        'Karpenter publishes no event for do-not-disrupt (an intentional user action)',
+      ],
+      next: 'When its workloads may move, remove the annotation: kubectl annotate node ip-general-old01 karpenter.sh/do-not-disrupt- (likewise for the others listed)',
+    });
+    expect(codes(blockers)).toEqual(['STALL-DO-NOT-DISRUPT', 'STALL-NO-TGP']);
+  });
+
+  it('for a pod, says how to remove the pod annotation', () => {
+    const [b] = diagnosis({ claims: [old1], pods: [pod({ nodeName: 'ip-general-old01', doNotDisrupt: true })] });
+    expect(b?.next).toBe(
+      'When the pod may be evicted, remove the annotation: kubectl annotate pod ledger-0 -n payments karpenter.sh/do-not-disrupt-',
+    );
+  });
+
+  it.each<[string, World]>([
+    [
+      'the annotated node is on target',
+      {
+        claims: [nodeClaim({ name: 'general-new01', imageId: 'ami-new' })],
+        nodes: [nodeFor(nodeClaim({ name: 'general-new01', imageId: 'ami-new' }), { doNotDisrupt: true })],
+      },
+    ],
+    [
+      'the annotated node has not drifted',
+      {
+        claims: [nodeClaim({ name: 'general-old01' })],
+        nodes: [nodeFor(nodeClaim({ name: 'general-old01' }), { doNotDisrupt: true })],
+      },
+    ],
+    [
+      'the pod is on a NodeClaim with a terminationGracePeriod',
+      {
+        claims: [drifted('general-old01', { terminationGracePeriod: '2h' })],
+        pods: [pod({ nodeName: 'ip-general-old01', doNotDisrupt: true })],
+      },
+    ],
+  ])('does not fire when %s', (_name, w) => {
+    expect(only(diagnosis(w), 'STALL-DO-NOT-DISRUPT')).toEqual([]);
+  });
+});
+
+describe('STALL-LAUNCH', () => {
+  const ice =
+    'creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: We currently do not have sufficient m6i.xlarge capacity in the Availability Zone you requested (us-west-2a).';
+  const failing = nodeClaim({
+    name: 'general-x7k2p',
+    phase: 'created',
+    conditions: { Launched: { status: 'Unknown', reason: 'InsufficientCapacityError', message: ice } },
+  });
+  const iceEvent = (name: string, minutesAgo: number) =>
+    event({
+      uid: `ice-${name}`,
+      reason: 'InsufficientCapacityError',
+      type: 'Warning',
+      involvedKind: 'NodeClaim',
+      involvedName: name,
+      message: `NodeClaim ${name} event: ${ice}`,
+      firstTimestamp: iso(at(20 - minutesAgo)),
+      lastTimestamp: iso(at(20 - minutesAgo)),
+    });
+
+  it('quotes the NodeClaim condition and the InsufficientCapacityError event', () => {
+    expect(diagnosis({ claims: [old1, failing], events: [iceEvent('general-x7k2p', 1)] })).toEqual<Blocker[]>([
+      {
+        code: 'STALL-LAUNCH',
+        nodePool: 'general',
+        message: 'Replacements fail to launch: InsufficientCapacityError (NodePool general)',
+        evidence: [
+          `NodeClaim general-x7k2p Launched=Unknown InsufficientCapacityError: ${ice}`,
+          `event InsufficientCapacityError on NodeClaim/general-x7k2p (60s ago): "NodeClaim general-x7k2p event: ${ice}"`,
+        ],
+        next: 'Allow more instance types, zones or capacity types in spec.template.spec.requirements (kubectl edit nodepool general); then kubectl get nodeclaims -l karpenter.sh/nodepool=general -w',
+      },
+    ]);
+  });
+
+  it('fires from the event alone once Karpenter has deleted the NodeClaim, by its generated name', () => {
+    const [b] = diagnosis({ claims: [old1], events: [iceEvent('general-q9w8e', 4)] });
+    expect([b?.code, b?.message]).toEqual([
+      'STALL-LAUNCH',
+      'Replacements fail to launch: InsufficientCapacityError (NodePool general)',
+    ]);
+  });
+
+  it.each<[string, World]>([
+    [
+      'Launched is only awaiting reconciliation',
+      {
+        claims: [
+          old1,
+          nodeClaim({
+            name: 'general-x7k2p',
+            phase: 'created',
+            conditions: {
+              Launched: {
+                status: 'Unknown',
+                reason: 'AwaitingReconciliation',
+                message: 'object is awaiting reconciliation',
+              },
+            },
+          }),
+        ],
+      },
+    ],
+    ['the event is about another NodePool', { claims: [old1], events: [iceEvent('general-gpu-q9w8e', 1)] }],
+    ['the event is older than 15 minutes', { claims: [old1], events: [iceEvent('general-q9w8e', 16)] }],
+  ])('does not fire when %s', (_name, w) => {
+    expect(only(diagnosis(w), 'STALL-LAUNCH')).toEqual([]);
+  });
+});
+
+describe('STALL-REGISTRATION', () => {
+  const stuck = nodeClaim({ name: 'general-r3g1s', phase: 'launched', imageId: 'ami-new', launchedAt: at(13) });
+
+  it('names replacements launched long ago and not registered, and the NodePool condition', () => {
+    const unhealthy = nodePool({
+      conditions: {
+        NodeRegistrationHealthy: { status: 'False', reason: 'RegistrationFailed', message: 'Failed to launch node' },
+      },
+    });
+    expect(diagnosis({ claims: [old1, stuck], nodePools: [unhealthy] })).toEqual<Blocker[]>([
+      {
+        code: 'STALL-REGISTRATION',
+        nodePool: 'general',
+        message: '1 replacement launched but not registered for over 5m (NodePool general)',
+        evidence: [
+          'NodeClaim general-r3g1s launched 7m ago from ami-new (aws:///us-west-2a/i-generalr3g1s), Registered=Unknown NodeNotFound: Node not registered with cluster',
+          'NodePool general NodeRegistrationHealthy=False RegistrationFailed: Failed to launch node',
+          'Karpenter deletes a NodeClaim that has not registered 15m after launch, and drift tries again',
+        ],
+        next: 'Find out why nodes from ami-new do not join: aws ec2 get-console-output --instance-id i-generalr3g1s --latest --output text; to stop the roll, pin the previous AMIs again',
+      },
+    ]);
+  });
+
+  it('fires on NodeRegistrationHealthy=False alone', () => {
+    const unhealthy = nodePool({
+      conditions: {
+        NodeRegistrationHealthy: { status: 'False', reason: 'RegistrationFailed', message: 'Failed to launch node' },
+      },
+    });
+    const [b] = diagnosis({ claims: [old1], nodePools: [unhealthy] });
+    expect([b?.message, b?.next]).toEqual([
+      'NodeRegistrationHealthy=False: new nodes fail to join the cluster (NodePool general)',
+      'kubectl describe nodepool general; to stop the roll, pin the previous AMIs again',
+    ]);
+  });
+
+  it.each<[string, World]>([
+    [
+      'the replacement launched 2 minutes ago',
+      {
+        claims: [old1, nodeClaim({ name: 'general-r3g1s', phase: 'launched', imageId: 'ami-new', launchedAt: at(18) })],
+      },
+    ],
+    [
+      'NodeRegistrationHealthy is True',
+      {
+        claims: [old1],
+        nodePools: [
+          nodePool({
+            conditions: { NodeRegistrationHealthy: { status: 'True', reason: 'NodeRegistrationHealthy', message: '' } },
+          }),
+        ],
+      },
+    ],
+  ])('does not fire when %s', (_name, w) => {
+    expect(only(diagnosis(w), 'STALL-REGISTRATION')).toEqual([]);
+  });
+});
+
+describe('STALL-AMIS-NOT-READY', () => {
+  const notFound = nodeClass({
+    statusAmis: [],
+    conditions: {
+      AMIsReady: {
+        status: 'False',
+        reason: 'AMINotFound',
+        message: 'AMISelector did not match any AMIs',
+        observedGeneration: 2,
+      },
+    },
+  });
+
+  it('quotes AMIsReady and the terms, for the EC2NodeClass', () => {
+    const blockers = diagnosis({ claims: [nodeClaim({ name: 'general-old01' })], nodeClasses: [notFound] }, at(30));
+    expect(blockers).toEqual<Blocker[]>([
+      {
+        code: 'STALL-AMIS-NOT-READY',
+        nodeClass: 'default',
+        message: 'EC2NodeClass "default" AMIsReady=False: AMINotFound',
+        evidence: [
+          'AMIsReady=False AMINotFound: AMISelector did not match any AMIs',
+          'amiSelectorTerms: id=ami-new',
+          'without status.amis Karpenter sets no AMIDrift and launches nothing from this class: NodePool general waits',
+        ],
+        next: 'Check the pinned AMIs exist, are available and visible to this account in this region: aws ec2 describe-images --image-ids ami-new --include-deprecated',
+      },
+    ]);
+  });
+
+  it('fires when status.amis resolved something else than the target', () => {
+    const other = nodeClass({ statusAmis: [{ id: 'ami-other', requirements: [] }] });
+    const [b] = diagnosis({ claims: [], nodeClasses: [other] });
+    expect(b).toEqual<Blocker>({
+      code: 'STALL-AMIS-NOT-READY',
+      nodeClass: 'default',
+      message: 'EC2NodeClass "default" resolved AMIs other than the target',
+      evidence: ['status.amis: ami-other', 'target: ami-new', 'amiSelectorTerms: id=ami-new'],
+      next: 'Another writer may have changed amiSelectorTerms (GitOps, a second run): kubectl get ec2nodeclass default -o yaml --show-managed-fields',
+    });
+  });
+
+  it.each<[string, NodeClassView]>([
+    ['AMIsReady=True with the targets', nodeClass()],
+    [
+      'AMIsReady=False of a generation before the apply',
+      nodeClass({ conditions: { AMIsReady: { ...notFound.conditions.AMIsReady!, observedGeneration: 1 } } }),
+    ],
+  ])('does not fire when %s', (_name, c) => {
+    expect(only(diagnosis({ claims: [old1], nodeClasses: [c] }, at(5)), 'STALL-AMIS-NOT-READY')).toEqual([]);
+  });
+});
+
+describe('STALL-NOT-DRIFTING', () => {
+  const quiet = [nodeClaim({ name: 'general-old01' }), nodeClaim({ name: 'general-old02' })];
+
+  it('names old NodeClaims without Drifted ten minutes after the change', () => {
+    expect(diagnosis({ claims: quiet }, at(12))).toEqual<Blocker[]>([
+      {
+        code: 'STALL-NOT-DRIFTING',
+        nodePool: 'general',
+        message: '2 NodeClaims off target without Drifted 11m after the EC2NodeClass changed (NodePool general)',
+        evidence: [
+          'NodeClaim general-old01 on ami-old (node ip-general-old01)',
+          'NodeClaim general-old02 on ami-old (node ip-general-old02)',
+          'EC2NodeClass default status.amis: ami-new',
+        ],
+        next: "Look for Karpenter's drift decisions: kubectl get nodeclaims -l karpenter.sh/nodepool=general -o wide (DRIFTED); kubectl logs -n <karpenter namespace> -l app.kubernetes.io/name=karpenter --tail=500 | grep -i drift",
+      },
+    ]);
+  });
+
+  it('says when the old AMI is still resolved, and recalls the v0.32 drift gate', () => {
+    const both = nodeClass({
+      statusAmis: [
+        { id: 'ami-new', requirements: [] },
+        { id: 'ami-old', requirements: [] },
+      ],
+    });
+    const [b] = diagnosis({ claims: quiet, nodeClasses: [both], karpenterApi: 'v1beta1' }, at(12));
+    expect(b?.evidence.slice(2)).toEqual([
+      'EC2NodeClass default status.amis: ami-new, ami-old',
+      'ami-old is still in status.amis: Karpenter sees no AMIDrift while the selector matches it',
+      'Karpenter v0.32 ships with drift off: its FEATURE_GATES must include Drift=true',
+    ]);
+    expect(b?.next).toBe('Narrow amiSelectorTerms of EC2NodeClass "default" to the target AMIs');
+  });
+
+  it('fires when the EC2NodeClass has not observed the applied generation', () => {
+    const stale = nodeClass({
+      conditions: { AMIsReady: { status: 'True', reason: 'AMIsReady', message: '', observedGeneration: 1 } },
+    });
+    expect(diagnosis({ claims: quiet, nodeClasses: [stale] }, at(12))).toEqual<Blocker[]>([
+      {
+        code: 'STALL-NOT-DRIFTING',
+        nodePool: 'general',
+        message: 'EC2NodeClass "default" has not observed generation 2 12m after the change (NodePool general)',
+        evidence: ['AMIsReady observedGeneration 1 (True AMIsReady)'],
+        next: 'Is Karpenter running? kubectl get pods -A -l app.kubernetes.io/name=karpenter; then kubectl logs -n <karpenter namespace> -l app.kubernetes.io/name=karpenter --tail=500',
+      },
+    ]);
+  });
+
+  it.each<[string, World, Date]>([
+    ['it has been 9 minutes', { claims: quiet }, at(9)],
+    ['the old NodeClaims are Drifted', { claims: [old1, old2], nodePools: [nodePool({ budgets: [] })] }, at(30)],
+    [
+      'the class only just settled',
+      {
+        claims: quiet,
+        nodeClasses: [
+          nodeClass({
+            conditions: {
+              AMIsReady: {
+                status: 'True',
+                reason: 'AMIsReady',
+                message: '',
+                observedGeneration: 2,
+                lastTransitionTime: iso(at(25)),
+              },
+            },
+          }),
+        ],
+      },
+      at(30),
+    ],
+    [
+      'AMIsReady is False (STALL-AMIS-NOT-READY says why)',
+      {
+        claims: quiet,
+        nodeClasses: [
+          nodeClass({
+            statusAmis: [],
+            conditions: { AMIsReady: { status: 'False', reason: 'AMINotFound', message: '', observedGeneration: 2 } },
+          }),
+        ],
+      },
+      at(30),
+    ],
+  ])('does not fire when %s', (_name, w, now) => {
+    expect(only(diagnosis(w, now), 'STALL-NOT-DRIFTING')).toEqual([]);
+  });
+});
+
+describe('diagnose', () => {
+  it('returns nothing for a rollout moving as it should', () => {
+    const inFlight = drifted('general-old01', { disruptionReason: true });
+    expect(
+      diagnosis({
+        claims: [inFlight, old2, nodeClaim({ name: 'general-new01', phase: 'registered', imageId: 'ami-new' })],
+      }),
+    ).toEqual([]);
+  });
+
+  it('orders blockers as a rollout meets them', () => {
+    const blockers = diagnosis({
+      claims: [
+        old1,
+        drifted('general-x7k2p', {
+          phase: 'created',
+          conditions: { Launched: { status: 'False', reason: 'LaunchFailed', message: 'boom' } },
+        }),
+      ],
+      pods: [pod({ nodeName: 'ip-general-old01', doNotDisrupt: true })],
+      nodePools: [nodePool({ budgets: [{ nodes: '0' }] })],
+    });
+    expect(codes(blockers)).toEqual(['STALL-BUDGET', 'STALL-DO-NOT-DISRUPT', 'STALL-NO-TGP', 'STALL-LAUNCH']);
+    expect(blockers.at(-1)?.next).toBe('kubectl describe nodeclaim general-x7k2p');
+  });
+});
+
+describe('humanDuration (kubectl)', () => {
+  it.each([
+    [0, '0s'],
+    [59_000, '59s'],
+    [119_000, '119s'],
+    [120_000, '2m'],
+    [252_000, '4m12s'],
+    [25 * 60_000, '25m'],
+    [200 * 60_000, '3h20m'],
+    [10 * 3_600_000, '10h'],
+    [53 * 3_600_000, '2d5h'],
+    [400 * 86_400_000, '400d'],
+  ])('%d ms → %s', (ms, text) => {
+    expect(humanDuration(ms)).toBe(text);
+  });
+});
