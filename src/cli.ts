@@ -84,6 +84,57 @@ export function buildProgram(run: RunEnvironment): Command {
       await render(parseRenderOptions(flags), ctx);
     });
 
+  const planFlags = (cmd: Command) =>
+    cmd
+      .requiredOption('--to <minor>', 'Kubernetes minor of the target AMIs, e.g. 1.30 (not newer than the control plane)')
+      .option('--nodeclass <name>', 'an EC2NodeClass to upgrade (repeatable; default: all)', (v: string, acc: string[] = []) => [...acc, v])
+      .option('--release <release>', 'AMI release: latest (the newest concrete release), vYYYYMMDD, or X.Y.Z for Bottlerocket', 'latest')
+      .addOption(new Option('--pin <form>', 'id: one id term per architecture and variant, plus amiFamily; alias: family@release').choices(['id', 'alias']).default('id'));
+
+  planFlags(program.command('plan').description('Show what upgrade would change and replace, with preflight checks; changes nothing')).action(
+    async (flags: Record<string, unknown>, cmd: Command) => {
+      const ctx = await context(cmd);
+      const [{ parsePlanOptions }, { planCommand }] = await Promise.all([import('./options.js'), import('./commands/plan.js')]);
+      await planCommand(parsePlanOptions(flags), ctx);
+    },
+  );
+
+  planFlags(program.command('upgrade').description('Pin the target AMIs and follow Karpenter drift replacement to completion'))
+    .option('-y, --yes', 'apply without asking (required without a terminal)')
+    .option('--dry-run', 'send the apply with dryRun=All: the API server validates it, nothing changes')
+    .option('--no-wait', 'exit after the apply instead of following the rollout')
+    .option('--timeout <duration>', 'give up following after this long (exit 5)', '60m')
+    .option('--stall-timeout <duration>', 'no progress for this long is a stall (exit 4, with the diagnosis)', '15m')
+    .option('--force-conflicts', 'take amiSelectorTerms from a GitOps/IaC field manager (it may put the old value back)')
+    .action(async (flags: Record<string, unknown>, cmd: Command) => {
+      const ctx = await context(cmd);
+      const [{ parseUpgradeOptions }, { upgrade }] = await Promise.all([import('./options.js'), import('./commands/upgrade.js')]);
+      await upgrade(parseUpgradeOptions(flags), ctx);
+    });
+
+  program
+    .command('status')
+    .description('Show each NodePool: nodes by kubelet version and AMI, drift and disruption counts, blockers')
+    .option('--nodeclass <name>', 'only the NodePools of this EC2NodeClass (repeatable)', (v: string, acc: string[] = []) => [...acc, v])
+    .option('-w, --watch', 'keep it live until interrupted')
+    .action(async (flags: Record<string, unknown>, cmd: Command) => {
+      const ctx = await context(cmd);
+      const [{ parseStatusOptions }, { status }] = await Promise.all([import('./options.js'), import('./commands/status.js')]);
+      await status(parseStatusOptions(flags), ctx);
+    });
+
+  program
+    .command('demo')
+    .description('Run the main job on the embedded sandbox: upgrade a simulated EKS cluster with Karpenter')
+    .option('--scenario <name|file>', 'sandbox scenario', 'default')
+    .option('--speed <n>', 'simulated seconds per real second (default 120)')
+    .action(async (flags: Record<string, unknown>, cmd: Command) => {
+      const ctx = await context(cmd);
+      const [{ parseSandboxOptions }, { demo }] = await Promise.all([import('./options.js'), import('./commands/demo.js')]);
+      const o = parseSandboxOptions(flags);
+      await demo({ scenario: o.scenario, ...(o.speed !== undefined ? { speed: o.speed } : {}) }, ctx);
+    });
+
   program
     .command('sandbox')
     .description('Run a simulated EKS cluster with Karpenter locally (API server, SSM/EC2 endpoints, drift simulator) until interrupted')

@@ -1,0 +1,38 @@
+// `karp-drift demo`: the main job on the embedded sandbox. It starts a scenario in-process, points this process at
+// it exactly as a user's shell would be pointed at EKS (a kubeconfig and the AWS SDK's endpoint variables), and runs
+// `upgrade --to <control plane> --yes` through the normal path, with the normal output and exit code.
+import type { CommandContext } from '../cli.js';
+import { parseUpgradeOptions } from '../options.js';
+import { startSandbox } from '../sandbox/sandbox.js';
+import { upgrade } from './upgrade.js';
+
+export interface DemoOptions {
+  scenario: string;
+  speed?: number;
+}
+
+/** The demo's default pace: the default scenario's rollout (≈ 8 simulated minutes) plays in a few seconds. */
+const DEMO_SPEED = 120;
+
+export async function demo(options: DemoOptions, ctx: CommandContext): Promise<void> {
+  const sandbox = await startSandbox({ scenario: options.scenario, speed: options.speed ?? DEMO_SPEED });
+  const saved = new Map(Object.keys(sandbox.env).map((k) => [k, process.env[k]]));
+  try {
+    // The AWS SDK reads its endpoints and credentials from the environment: set them for this process only.
+    Object.assign(process.env, sandbox.env);
+    if (ctx.globals.output !== 'json' && !ctx.globals.quiet) {
+      ctx.io.err(`${sandbox.summary}\nRunning: karp-drift upgrade --to ${sandbox.scenario.controlPlaneVersion} --yes\n\n`);
+    }
+    await upgrade(parseUpgradeOptions({ to: sandbox.scenario.controlPlaneVersion, yes: true, stallTimeout: '2m', timeout: '10m' }), {
+      ...ctx,
+      env: { ...ctx.env, ...sandbox.env },
+      globals: { ...ctx.globals, kubeconfig: sandbox.kubeconfigPath, context: undefined, region: sandbox.env.AWS_REGION, profile: undefined },
+    });
+  } finally {
+    for (const [k, v] of saved) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+    await sandbox.stop();
+  }
+}

@@ -1,0 +1,175 @@
+// The follow loop of `upgrade` (and later `rollback` and `status --watch`): watches feed a snapshot (rollout/
+// snapshot.ts), the pure tracker says where each NodePool stands, and this loop owns the only timers: how often to
+// redraw, when "no progress" becomes a stall (--stall-timeout), and when to give up (--timeout). Following only
+// reads, so an interrupt stops it at once.
+import type { CommandContext } from '../cli.js';
+import type { Cluster } from '../cluster/client.js';
+import type { Discovery } from '../cluster/discovery.js';
+import { followCluster } from '../cluster/follow.js';
+import { readInventory } from '../cluster/inventory.js';
+import type { ClusterChange, Inventory } from '../cluster/views.js';
+import { InterruptedError, RuntimeFailure, StalledError, TimeoutError } from '../errors.js';
+import { blockedEvent, doneEvent, ndjsonLine, progressEvent, progressFrame, progressLogLines, redrawFrame, stallSummary, type RolloutResult } from '../report/progress.js';
+import { applyChange, emptySnapshot } from '../rollout/snapshot.js';
+import { diagnose, humanDuration, type Blocker } from '../rollout/stalls.js';
+import { track, type RolloutProgress, type RolloutScope } from '../rollout/track.js';
+import { nodeClassReadiness } from '../rollout/readiness.js';
+
+export interface FollowSettings {
+  scope: RolloutScope;
+  timeoutMs: number;
+  stallTimeoutMs: number;
+  /** Shown on interrupt and timeout: how to pick the rollout up again. */
+  resumeCommand: string;
+}
+
+/** How often the loop re-evaluates without a change: elapsed time, stall and timeout clocks. */
+const TICK_MS = 1000;
+/** A change is folded in at once, but the tracker runs at most this often (a rollout is thousands of changes). */
+const SETTLE_MS = 50;
+/** While nothing moves, re-read PDBs and pods and diagnose at most this often. */
+const DIAGNOSE_EVERY_MS = 30_000;
+
+type Emit = (text: string) => void;
+
+export async function followRollout(ctx: CommandContext, cluster: Cluster, discovery: Discovery, inventory: Inventory, settings: FollowSettings): Promise<RolloutProgress> {
+  const { scope } = settings;
+  const json = ctx.globals.output === 'json';
+  const live = !json && ctx.io.interactive && !ctx.globals.quiet;
+  const out: Emit = (t) => ctx.io.out(t);
+  const err: Emit = (t) => ctx.io.err(t);
+  const snapshot = emptySnapshot();
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+
+  let progress: RolloutProgress | undefined;
+  let frame: string | undefined;
+  let blockers: Blocker[] = [];
+  let reportedBlockers = new Set<string>();
+  let lastDiagnosis = 0;
+  let context = { pdbs: inventory.pdbs, pods: inventory.pods, nodePools: inventory.nodePools };
+  let failure: Error | undefined;
+  const readiness = new Map<string, string>();
+
+  const finish = (result: RolloutResult, now: Date) => {
+    if (json && progress) out(ndjsonLine(doneEvent(result, progress, now)));
+  };
+
+  const evaluate = async (): Promise<'continue' | RolloutResult> => {
+    const now = new Date();
+    for (const r of nodeClassReadiness(snapshot, scope)) {
+      if (readiness.get(r.nodeClass) === r.state) continue;
+      readiness.set(r.nodeClass, r.state);
+      if (r.state === 'failed') throw new RuntimeFailure(`ec2nodeclass/${r.nodeClass}: ${r.message}`, { hint: r.next });
+      if (r.state === 'ready') {
+        if (json) out(`${JSON.stringify({ type: 'nodeclass-ready', time: now.toISOString(), nodeClass: r.nodeClass, generation: r.generation, amis: r.amis })}\n`);
+        else if (!ctx.globals.quiet) err(`ec2nodeclass/${r.nodeClass}: AMIsReady with ${r.amis.map((a) => a.id).join(', ')} (generation ${r.generation})\n`);
+      }
+    }
+    const previous = progress;
+    progress = track(previous, snapshot, scope, now);
+    if (progress.synced && now.getTime() - progress.lastProgressAt.getTime() >= Math.min(DIAGNOSE_EVERY_MS, settings.stallTimeoutMs / 2) && now.getTime() - lastDiagnosis >= DIAGNOSE_EVERY_MS) {
+      lastDiagnosis = now.getTime();
+      const fresh = await readInventory(cluster, { discovery, signal: stop.signal }).catch(() => undefined);
+      if (fresh) context = { pdbs: fresh.pdbs, pods: fresh.pods, nodePools: fresh.nodePools };
+      blockers = diagnose(snapshot, { scope, ...context, karpenterApi: discovery.karpenterApi }, now);
+      const codes = new Set(blockers.map((b) => `${b.code}/${b.nodePool ?? b.nodeClass ?? ''}`));
+      for (const b of blockers) if (!reportedBlockers.has(`${b.code}/${b.nodePool ?? b.nodeClass ?? ''}`) && json) out(ndjsonLine(blockedEvent(b, now)));
+      reportedBlockers = codes;
+    } else if (previous && progress.lastProgressAt.getTime() === now.getTime()) {
+      blockers = []; // it moved: whatever blocked it is stale
+      reportedBlockers = new Set();
+    }
+    if (json) {
+      if (!previous || progress.lastProgressAt !== previous.lastProgressAt || progress.message !== previous.message) out(ndjsonLine(progressEvent(progress, now)));
+    } else if (live) {
+      const next = progressFrame(progress, blockers, now, { color: ctx.globals.color });
+      err(redrawFrame(frame, next));
+      frame = next;
+    } else if (!ctx.globals.quiet) {
+      err(progressLogLines(previous, progress, now));
+    }
+    if (progress.done) return 'succeeded';
+    if (now.getTime() - scope.startedAt.getTime() >= settings.timeoutMs) return 'timeout';
+    if (progress.synced && now.getTime() - progress.lastProgressAt.getTime() >= settings.stallTimeoutMs) return 'stalled';
+    return 'continue';
+  };
+
+  const following = followCluster(cluster, {
+    karpenterApi: discovery.karpenterApi,
+    signal: stop.signal,
+    onChange: (change: ClusterChange) => {
+      applyChange(snapshot, change);
+      schedule(SETTLE_MS);
+    },
+    onError: (e) => {
+      failure = e;
+      stop.abort();
+    },
+  });
+
+  let timer: NodeJS.Timeout | undefined;
+  let running = false;
+  let wake: ((v: RolloutResult | undefined) => void) | undefined;
+  const outcome = new Promise<RolloutResult | undefined>((resolve) => (wake = resolve));
+  function schedule(delay: number): void {
+    if (timer !== undefined && delay >= SETTLE_MS) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void run(), delay);
+  }
+  async function run(): Promise<void> {
+    timer = undefined;
+    if (running || stop.signal.aborted) return;
+    running = true;
+    try {
+      const result = await evaluate();
+      if (result !== 'continue') return wake?.(result);
+      schedule(TICK_MS);
+    } catch (e) {
+      failure = e instanceof Error ? e : new Error(String(e));
+      wake?.(undefined);
+    } finally {
+      running = false;
+    }
+  }
+  stop.signal.addEventListener('abort', () => wake?.(undefined), { once: true });
+  schedule(TICK_MS);
+
+  const result = await outcome;
+  clearTimeout(timer);
+  stop.abort();
+  await following;
+  ctx.signal.removeEventListener('abort', onAbort);
+  const now = new Date();
+  if (frame !== undefined && live) err('\n');
+
+  if (failure) {
+    finish('failed', now);
+    throw failure;
+  }
+  if (result === undefined) {
+    finish('interrupted', now);
+    throw new InterruptedError(`interrupted while following the rollout${progress ? `: ${progress.message}` : ''}; nothing more was changed`, {
+      hint: `the rollout goes on in the cluster; follow it again with: ${settings.resumeCommand}`,
+    });
+  }
+  const final = progress!;
+  finish(result, now);
+  if (result === 'timeout') {
+    throw new TimeoutError(`timed out after ${humanDuration(settings.timeoutMs)} waiting for the drift rollout: ${final.message}`, {
+      hint: `Karpenter goes on replacing nodes; follow it again with: ${settings.resumeCommand}`,
+    });
+  }
+  if (result === 'stalled') {
+    const fresh = await readInventory(cluster, { discovery }).catch(() => undefined);
+    if (fresh) context = { pdbs: fresh.pdbs, pods: fresh.pods, nodePools: fresh.nodePools };
+    blockers = diagnose(snapshot, { scope, ...context, karpenterApi: discovery.karpenterApi }, now);
+    if (json) for (const b of blockers) out(ndjsonLine(blockedEvent(b, now)));
+    else err(stallSummary(final, blockers, now));
+    throw new StalledError(`the rollout made no progress for ${humanDuration(settings.stallTimeoutMs)} (--stall-timeout)${blockers.length > 0 ? `: ${blockers.map((b) => b.code).join(', ')}` : ''}; the changes stay applied`, {
+      hint: `resolve the blockers above, then follow again with: ${settings.resumeCommand}`,
+    });
+  }
+  return final;
+}

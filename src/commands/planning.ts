@@ -1,0 +1,62 @@
+// The first half of `plan` and `upgrade`: discover the cluster, read the inventory, resolve and verify the AMIs the
+// classes in scope need, and plan. Everything after it (print, confirm, apply, follow) is the command's own.
+import type { CommandContext } from '../cli.js';
+import { resolveAmiQueries, type ResolvedAmis } from '../ami/resolve.js';
+import { loadCluster, type Cluster } from '../cluster/client.js';
+import { discoverCluster, type Discovery } from '../cluster/discovery.js';
+import { readInventory } from '../cluster/inventory.js';
+import type { Inventory } from '../cluster/views.js';
+import { UsageError } from '../errors.js';
+import { logger, type Logger } from '../io.js';
+import type { PlanOptions } from '../options.js';
+import { plan, type Plan } from '../plan/plan.js';
+import { neededAmiQueries } from '../plan/targets.js';
+
+export interface Planned {
+  cluster: Cluster;
+  discovery: Discovery;
+  inventory: Inventory;
+  resolved: ResolvedAmis;
+  plan: Plan;
+  log: Logger;
+}
+
+export function connect(ctx: CommandContext): { cluster: Cluster; log: Logger } {
+  const log = logger(ctx.io, ctx.globals);
+  const cluster = loadCluster({
+    kubeconfig: ctx.globals.kubeconfig,
+    context: ctx.globals.context,
+    env: ctx.env,
+    ...(ctx.globals.verbose ? { log: (line: string) => log.debug(line) } : {}),
+  });
+  return { cluster, log };
+}
+
+export async function preparePlan(options: PlanOptions & { forceConflicts?: boolean }, ctx: CommandContext): Promise<Planned> {
+  const { cluster, log } = connect(ctx);
+  try {
+    if (options.kubernetes.note) log.info(options.kubernetes.note);
+    const discovery = await discoverCluster(cluster, ctx.signal);
+    log.info(`Cluster ${cluster.context} (${cluster.server}): Kubernetes ${discovery.controlPlane.gitVersion}, Karpenter API ${discovery.karpenterApi}`);
+    const nodeClasses = options.nodeClasses.length > 0 ? options.nodeClasses : undefined; // none named: all of them
+    const inventory = await readInventory(cluster, { nodeClasses, discovery, signal: ctx.signal });
+    if (inventory.nodeClasses.length === 0) {
+      throw new UsageError(`no EC2NodeClass in ${cluster.context} (${cluster.server}): there is nothing to upgrade`, {
+        hint: 'check the context (--context), or create an EC2NodeClass (karp-drift render)',
+      });
+    }
+    const to = options.kubernetes.version;
+    const queries = neededAmiQueries(inventory, { to, release: options.release, nodeClasses });
+    const resolved = await resolveAmiQueries(queries, { region: ctx.globals.region, profile: ctx.globals.profile }, log);
+    const thePlan = plan(
+      inventory,
+      resolved.amis,
+      { to, nodeClasses, pin: options.pin, release: options.release, fieldManager: 'karp-drift', forceConflicts: options.forceConflicts },
+      new Date(),
+    );
+    return { cluster, discovery, inventory, resolved, plan: thePlan, log };
+  } catch (err) {
+    cluster.close();
+    throw err;
+  }
+}

@@ -1,0 +1,143 @@
+// `karp-drift upgrade`: discover → resolve AMIs → plan → confirm → apply → follow → report (STYLE.md "Commands are
+// short recipes"). Only the EC2NodeClasses whose terms change are applied; re-running with the same target applies
+// nothing and follows the rollout where it stands.
+import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline/promises';
+import type { CommandContext } from '../cli.js';
+import { applyNodeClass, bookkeeping } from '../cluster/apply.js';
+import { InterruptedError, RefusedError, UsageError } from '../errors.js';
+import type { UpgradeOptions } from '../options.js';
+import type { NodeClassPlan, Plan } from '../plan/plan.js';
+import { planJson, planSummary, planText } from '../report/plan.js';
+import { humanDuration } from '../rollout/stalls.js';
+import { followRollout } from './follow-rollout.js';
+import { preparePlan } from './planning.js';
+
+function event(type: string, body: Record<string, unknown>): string {
+  return `${JSON.stringify({ type, time: new Date().toISOString(), ...body })}\n`;
+}
+
+async function confirmed(ctx: CommandContext, plan: Plan): Promise<boolean> {
+  const { nodeClassesToChange, nodesToReplace } = planSummary(plan);
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await rl.question(
+      `\nApply ${nodeClassesToChange} EC2NodeClass change(s)? Karpenter will then replace ${nodesToReplace} node(s) through drift.\n  Only 'yes' will be accepted: `,
+      { signal: ctx.signal },
+    );
+    return answer.trim() === 'yes';
+  } catch {
+    return false; // interrupted at the prompt: nothing was changed
+  } finally {
+    rl.close();
+  }
+}
+
+function resumeCommand(options: UpgradeOptions, ctx: CommandContext): string {
+  const parts = ['karp-drift upgrade', `--to ${options.kubernetes.version}`];
+  for (const n of options.nodeClasses) parts.push(`--nodeclass ${n}`);
+  if (options.release !== 'latest') parts.push(`--release ${options.release}`);
+  if (options.pin !== 'id') parts.push(`--pin ${options.pin}`);
+  if (ctx.globals.context) parts.push(`--context ${ctx.globals.context}`);
+  parts.push('--yes');
+  return parts.join(' ');
+}
+
+export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Promise<void> {
+  const json = ctx.globals.output === 'json';
+  const { cluster, discovery, inventory, resolved, plan, log } = await preparePlan(options, ctx);
+  try {
+    if (json) {
+      ctx.io.out(event('resolved', { region: resolved.region, amis: resolved.amis.map((a) => ({ family: a.family, arch: a.arch, variant: a.variant, release: a.release, id: a.id, name: a.name })) }));
+      ctx.io.out(event('plan', { plan: JSON.parse(planJson(plan)) as unknown }));
+    } else {
+      ctx.io.out(planText(plan, { color: ctx.globals.color }));
+    }
+    if (plan.blocked) {
+      const errors = plan.checks.filter((c) => c.level === 'error');
+      throw new RefusedError(`the plan has ${errors.length} error-level check(s): ${errors.map((c) => c.code).join(', ')}; nothing was changed`, {
+        hint: 'fix what the checks say (or pass --force-conflicts for field owners), then run upgrade again',
+      });
+    }
+    const changes = plan.nodeClasses.filter((c) => c.changed);
+    if (changes.length > 0 && !options.dryRun && !options.yes) {
+      if (!ctx.io.interactive) {
+        throw new UsageError('upgrade changes the cluster and there is no terminal to confirm on; nothing was changed', {
+          hint: 'pass --yes to apply without asking, or --dry-run to have the API server validate the change',
+        });
+      }
+      if (!(await confirmed(ctx, plan))) throw new RefusedError('not confirmed; nothing was changed');
+    }
+
+    const runId = randomUUID();
+    const generations: Record<string, number> = {};
+    const applied: string[] = [];
+    for (const change of changes) {
+      if (ctx.signal.aborted) {
+        throw new InterruptedError(`interrupted before applying ec2nodeclass/${change.name}; applied: ${applied.join(', ') || 'none'}`, {
+          hint: `resume with: ${resumeCommand(options, ctx)} (or undo with karp-drift rollback)`,
+        });
+      }
+      generations[change.name] = await applyChange(cluster, discovery.karpenterApi, change, options, runId, inventory.nodeClasses.find((n) => n.name === change.name)!.resourceVersion);
+      applied.push(change.name);
+      if (json) ctx.io.out(event('applied', { nodeClass: change.name, generation: generations[change.name], dryRun: options.dryRun, amiSelectorTerms: change.after.amiSelectorTerms, ...(change.after.amiFamily ? { amiFamily: change.after.amiFamily } : {}) }));
+      else log.info(`${options.dryRun ? 'Validated (dry run, nothing changed)' : 'Applied'}: ec2nodeclass/${change.name} amiSelectorTerms ${JSON.stringify(change.after.amiSelectorTerms)}`);
+    }
+    if (options.dryRun) {
+      if (!json) ctx.io.out(`Dry run: the API server accepted ${changes.length} change(s); nothing was changed.\n`);
+      return;
+    }
+    if (changes.length === 0 && !json) log.info('Every EC2NodeClass in scope is already pinned to the target AMIs; following the rollout where it stands.');
+    if (!options.wait) {
+      if (!json) ctx.io.out(`Applied ${applied.length} EC2NodeClass change(s); not waiting (--no-wait). Follow with: ${resumeCommand(options, ctx)}\n`);
+      return;
+    }
+
+    const startedAt = new Date();
+    const scopeClasses = new Set(plan.nodeClasses.map((c) => c.name));
+    const final = await followRollout(ctx, cluster, discovery, inventory, {
+      scope: {
+        nodePools: plan.nodePools.filter((p) => scopeClasses.has(p.nodeClass)).map((p) => ({ name: p.name, nodeClass: p.nodeClass })),
+        targetImageIds: Object.fromEntries(plan.nodeClasses.map((c) => [c.name, c.targets.map((t) => t.id)])),
+        targetMinor: options.kubernetes.version,
+        startedAt,
+        nodeClassGenerations: generations,
+      },
+      timeoutMs: options.timeoutMs,
+      stallTimeoutMs: options.stallTimeoutMs,
+      resumeCommand: resumeCommand(options, ctx),
+    });
+    if (!json) {
+      const pools = final.nodePools.map((p) => `${p.name}: ${p.replaced} replaced, ${p.onTarget} on target`).join('; ');
+      ctx.io.out(`Rollout complete in ${humanDuration(Date.now() - startedAt.getTime())}: every node runs Kubernetes ${options.kubernetes.version} AMIs (${pools}).\n`);
+    }
+  } finally {
+    cluster.close();
+  }
+}
+
+async function applyChange(
+  cluster: Awaited<ReturnType<typeof preparePlan>>['cluster'],
+  karpenterApi: 'v1' | 'v1beta1',
+  change: NodeClassPlan,
+  options: UpgradeOptions,
+  runId: string,
+  resourceVersion: string,
+): Promise<number> {
+  // People with kubectl are taken over with a forced apply (the plan says so); GitOps and IaC owners were refused by
+  // the plan, unless --force-conflicts, in which case the apply is forced as well.
+  const result = await applyNodeClass(
+    cluster.custom,
+    {
+      name: change.name,
+      karpenterApi,
+      resourceVersion,
+      ...(change.after.amiFamily ? { amiFamily: change.after.amiFamily } : {}),
+      amiSelectorTerms: change.after.amiSelectorTerms,
+      annotations: bookkeeping(change.before, options.kubernetes.version, runId),
+      force: change.owners.conflicts.length === 0 || options.forceConflicts,
+    },
+    { dryRun: options.dryRun },
+  );
+  return result.generation;
+}
