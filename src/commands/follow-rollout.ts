@@ -155,7 +155,7 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
     });
   }
   const final = progress!;
-  finish(result, now);
+  if (result !== 'stalled') finish(result, now);
   if (result === 'timeout') {
     throw new TimeoutError(`timed out after ${humanDuration(settings.timeoutMs)} waiting for the drift rollout: ${final.message}`, {
       hint: `Karpenter goes on replacing nodes; follow it again with: ${settings.resumeCommand}`,
@@ -167,6 +167,7 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
     blockers = diagnose(snapshot, { scope, ...context, karpenterApi: discovery.karpenterApi }, now);
     if (json) for (const b of blockers) out(ndjsonLine(blockedEvent(b, now)));
     else err(stallSummary(final, blockers, now));
+    finish('stalled', now);
     throw new StalledError(`the rollout made no progress for ${humanDuration(settings.stallTimeoutMs)} (--stall-timeout)${blockers.length > 0 ? `: ${blockers.map((b) => b.code).join(', ')}` : ''}; the changes stay applied`, {
       hint: `resolve the blockers above, then follow again with: ${settings.resumeCommand}`,
     });

@@ -1,0 +1,54 @@
+// Runs the built CLI against a sandbox started in the test process, as a user's shell would: the sandbox's kubeconfig
+// and AWS endpoint variables in the environment, nothing else.
+import { spawn } from 'node:child_process';
+import { onTestFinished } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
+
+export const MAIN = new URL('../../dist/main.js', import.meta.url).pathname;
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as NDJSON (for -o json runs). */
+  events: Array<Record<string, unknown> & { type: string }>;
+}
+
+export async function scenario(name: string, speed = 300): Promise<Sandbox> {
+  const sandbox = await startSandbox({ scenario: name, speed });
+  onTestFinished(() => sandbox.stop());
+  return sandbox;
+}
+
+export function karpDrift(sandbox: Sandbox, args: string[], timeoutMs = 90_000): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAIN, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...sandbox.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      // NDJSON lines; a pretty-printed document (plan -o json) is not an event stream and yields none.
+      const events = stdout.split('\n').flatMap((l) => {
+        try {
+          const v = JSON.parse(l) as unknown;
+          return v !== null && typeof v === 'object' && 'type' in v ? [v as Record<string, unknown> & { type: string }] : [];
+        } catch {
+          return [];
+        }
+      });
+      resolve({ code, stdout, stderr, events });
+    });
+  });
+}
+
+/** Writes that reached the API server over HTTP (the simulated Karpenter writes in process, so these are the CLI's). */
+export function httpWrites(sandbox: Sandbox): number {
+  return sandbox.kube.requests.filter((r) => ['create', 'update', 'patch', 'delete', 'deletecollection'].includes(r.verb)).length;
+}

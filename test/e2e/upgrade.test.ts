@@ -1,0 +1,89 @@
+// `karp-drift upgrade` end to end: the built CLI against sandboxes of the built-in scenarios, each ending with the
+// verdict and exit code a user would get on a real cluster in that state.
+import { describe, expect, it } from 'vitest';
+import { conditionOf } from '../../src/sandbox/karpenter/objects.js';
+import { httpWrites, karpDrift, scenario } from './cli-sandbox.js';
+
+const NODECLAIMS = 'nodeclaims.karpenter.sh';
+const EC2NODECLASSES = 'ec2nodeclasses.karpenter.k8s.aws';
+
+describe('karp-drift upgrade against the sandbox', () => {
+  it('default: pins every class by id, replaces every node, and ends with done/succeeded and exit 0', async () => {
+    const sandbox = await scenario('default');
+    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '-o', 'json']);
+    expect(run.code, run.stderr).toBe(0);
+    const types = run.events.map((e) => e.type);
+    expect(types.slice(0, 2)).toEqual(['resolved', 'plan']);
+    expect(types.filter((t) => t === 'applied')).toHaveLength(2);
+    expect(types.filter((t) => t === 'nodeclass-ready')).toHaveLength(2);
+    expect(types).toContain('progress');
+    expect(run.events.at(-1)).toMatchObject({ type: 'done', result: 'succeeded' });
+    const store = sandbox.kube.store;
+    for (const node of store.list('nodes')) {
+      expect((node.status as { nodeInfo: { kubeletVersion: string } }).nodeInfo.kubeletVersion).toMatch(/^v1\.30\./);
+    }
+    for (const nc of store.list(EC2NODECLASSES)) {
+      const spec = nc.spec as { amiFamily?: string; amiSelectorTerms: Array<{ id?: string }> };
+      expect(spec.amiFamily).toMatch(/^(AL2023|Bottlerocket)$/);
+      expect(spec.amiSelectorTerms.every((t) => t.id?.startsWith('ami-'))).toBe(true);
+      expect(nc.metadata.annotations?.['karp-drift.io/target']).toBe('1.30');
+    }
+    expect(store.list(NODECLAIMS)).toHaveLength(12);
+
+    // Re-running applies nothing and finds the rollout done.
+    const again = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '-o', 'json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.events.filter((e) => e.type === 'applied')).toEqual([]);
+  });
+
+  it('plan changes nothing, and upgrade without a terminal and without --yes refuses with exit 2', async () => {
+    const sandbox = await scenario('default');
+    const before = sandbox.kube.store.list(EC2NODECLASSES).map((n) => n.metadata.resourceVersion);
+    const plan = await karpDrift(sandbox, ['plan', '--to', '1.30', '-o', 'json']);
+    expect(plan.code, plan.stderr).toBe(0);
+    const doc = JSON.parse(plan.stdout) as { nodeClasses: Array<{ name: string; changed: boolean }>; nodePools: Array<{ toDrift: number }> };
+    expect(doc.nodeClasses.map((c) => [c.name, c.changed])).toEqual([
+      ['bottlerocket', true],
+      ['default', true],
+    ]);
+    expect(doc.nodePools.reduce((n, p) => n + p.toDrift, 0)).toBe(12);
+    const refused = await karpDrift(sandbox, ['upgrade', '--to', '1.30']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('pass --yes');
+    expect(httpWrites(sandbox)).toBe(0);
+    expect(sandbox.kube.store.list(EC2NODECLASSES).map((n) => n.metadata.resourceVersion)).toEqual(before);
+  });
+
+  it('gitops-owned: refused with exit 3 naming Argo CD, nothing changed', async () => {
+    const sandbox = await scenario('gitops-owned');
+    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes']);
+    expect(run.code).toBe(3);
+    expect(run.stdout).toContain('FIELD-OWNER-GITOPS');
+    expect(run.stdout).toContain('argocd-controller');
+    expect(httpWrites(sandbox)).toBe(0);
+  });
+
+  it('ami-not-found: stops with exit 1 quoting AMINotFound', async () => {
+    const sandbox = await scenario('ami-not-found');
+    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes']);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).toMatch(/ec2nodeclass\/default: Karpenter could not resolve the new AMIs: AMIsReady=False, reason AMINotFound/);
+    const nc = sandbox.kube.store.get(EC2NODECLASSES, 'default')!;
+    expect(conditionOf(nc, 'AMIsReady')?.reason).toBe('AMINotFound');
+  });
+
+  it('launch-failure: recovers from InsufficientCapacityError and succeeds', async () => {
+    const sandbox = await scenario('launch-failure');
+    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '-o', 'json', '--stall-timeout', '20s']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(sandbox.simulator.ctx.events.published.filter((e) => e.reason === 'InsufficientCapacityError')).toHaveLength(2);
+  });
+
+  it('flaky-api: 500s and dropped watches still reach the same verdict as default', async () => {
+    const sandbox = await scenario('flaky-api');
+    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '-o', 'json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.events.at(-1)).toMatchObject({ type: 'done', result: 'succeeded' });
+    expect(sandbox.kube.requests.some((r) => r.code === 500)).toBe(true);
+  });
+});
