@@ -18,7 +18,7 @@ export async function status(options: StatusOptions, ctx: CommandContext): Promi
     const discovery = await discoverCluster(cluster, ctx.signal);
     let frame: string | undefined;
     for (;;) {
-      const inventory = await readInventory(cluster, { nodeClasses: options.nodeClasses, discovery, signal: ctx.signal });
+      const inventory = await readInventory(cluster, { nodeClasses: options.nodeClasses.length > 0 ? options.nodeClasses : undefined, discovery, signal: ctx.signal });
       const scoped = options.nodeClasses.length === 0 ? inventory : { ...inventory, nodePools: inventory.nodePools.filter((p) => options.nodeClasses.includes(p.nodeClass)) };
       const s = clusterStatus(scoped, new Date());
       if (ctx.globals.output === 'json') ctx.io.out(`${statusJson(s)}\n`);
