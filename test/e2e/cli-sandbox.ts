@@ -35,10 +35,10 @@ export function karpDrift(sandbox: Sandbox, args: string[], timeoutMs = 90_000):
     child.on('exit', (code) => {
       clearTimeout(timer);
       // NDJSON lines; a pretty-printed document (plan -o json) is not an event stream and yields none.
-      const events = stdout.split('\n').flatMap((l) => {
+      const events = stdout.split('\n').flatMap((l): CliRun['events'] => {
         try {
-          const v = JSON.parse(l) as unknown;
-          return v !== null && typeof v === 'object' && 'type' in v ? [v as Record<string, unknown> & { type: string }] : [];
+          const v = JSON.parse(l) as CliRun['events'][number] | null;
+          return v !== null && typeof v === 'object' && typeof v.type === 'string' ? [v] : [];
         } catch {
           return [];
         }
