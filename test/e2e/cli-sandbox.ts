@@ -38,7 +38,7 @@ export function karpDrift(sandbox: Sandbox, args: string[], timeoutMs = 90_000):
       const events = stdout.split('\n').flatMap((l): CliRun['events'] => {
         try {
           const v = JSON.parse(l) as CliRun['events'][number] | null;
-          return v !== null && typeof v === 'object' && typeof v.type === 'string' ? [v] : [];
+          return v != null && typeof v === 'object' && typeof v.type === 'string' ? [v] : [];
         } catch {
           return [];
         }
