@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { URL, fileURLToPath } from 'node:url';
 import { largeScenarioStart, sandboxScale } from './sandbox-scale.mjs';
+import { planOnLarge, rolloutCost } from './upgrade.mjs';
 
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
@@ -41,6 +42,6 @@ for (const r of results) {
     `${r.name}: ${r.commandMs.toFixed(1)} ms vs ${r.baselineMs.toFixed(1)} ms (median of ${RUNS}) = ${r.ratio.toFixed(2)}x (target <= ${r.target}x: ${verdict})`,
   );
 }
-for (const r of [...(await sandboxScale()), ...(await largeScenarioStart())]) {
+for (const r of [...(await sandboxScale()), ...(await largeScenarioStart()), ...(await planOnLarge()), ...(await rolloutCost())]) {
   console.log(`${r.name}: ${r.value.toFixed(0)} ${r.unit} (target < ${r.target} ${r.unit}: ${r.ok ? 'ok' : 'over target'})`);
 }

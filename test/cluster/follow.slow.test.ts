@@ -123,7 +123,8 @@ describe('followCluster', () => {
     const { sandbox, cluster } = await sandboxCluster('default');
     await pinToControlPlane(sandbox, 'default');
     sandbox.kube.faults.fail({ code: 500, rate: 0.3 });
-    const f = follow(cluster, { pageSize: 5 });
+    // Short backoffs: the test is about converging, and a loaded CI machine should not turn it into a wait.
+    const f = follow(cluster, { pageSize: 5, retry: { baseMs: 20, capMs: 500, budgetMs: 60_000, connectErrors: true } });
     await f.allSynced();
     for (let round = 0; round < 6; round++) {
       await simulate(sandbox, 60);

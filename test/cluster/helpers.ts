@@ -35,7 +35,7 @@ export function receivedUrls(sandbox: Sandbox): URL[] {
 export const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** Waits (in real time, yielding to the event loop) until `check` holds; fails the test after `ms`. */
-export async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
+export async function until(check: () => boolean, what: string, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -1,0 +1,100 @@
+// Benchmarks of the main job against the sandbox (not tests; numbers go into the README):
+// - `plan` on the large scenario (5,000 nodes, 50,000 pods): wall time and the CLI's peak RSS;
+// - API requests a complete rollout costs, on 12 and on 60 nodes: it must not grow with the number of nodes;
+// - how soon after the last old NodeClaim is gone the CLI reports done.
+import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { URL } from 'node:url';
+import { ManualClock } from '../dist/sandbox/karpenter/clock.js';
+import { startSandbox } from '../dist/sandbox/sandbox.js';
+import { parseScenario } from '../dist/sandbox/scenarios/schema.js';
+
+const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+
+function run(sandbox, args) {
+  return new Promise((resolve) => {
+    // A preload prints the CLI's own peak RSS (process.resourceUsage().maxRSS, KiB) on exit.
+    const child = spawn(process.execPath, ['--import', 'data:text/javascript,process.on("exit",()=>process.stderr.write("maxrss="+process.resourceUsage().maxRSS+"\\n"))', MAIN, ...args], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...sandbox.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    const lines = [];
+    child.stdout.on('data', (c) => {
+      stdout += c;
+      for (const l of c.toString().split('\n')) if (l.startsWith('{"type":"done"')) lines.push({ at: performance.now(), line: l });
+    });
+    child.stderr.on('data', (c) => (stderr += c));
+    const start = performance.now();
+    child.on('exit', (code) => {
+      const rss = Number(/maxrss=(\d+)/.exec(stderr)?.[1] ?? 0) / 1024;
+      resolve({ code, ms: performance.now() - start, rssMb: rss, stdout, stderr, done: lines[0] });
+    });
+  });
+}
+
+export async function planOnLarge() {
+  // A manual clock: no simulator passes compete with the API server for this process's event loop.
+  const sandbox = await startSandbox({ scenario: 'large', manualClock: new ManualClock(new Date()) });
+  try {
+    const r = await run(sandbox, ['plan', '--to', '1.30', '-o', 'json']);
+    if (r.code !== 0) throw new Error(`plan exited ${r.code}: ${r.stderr}`);
+    console.log(`  plan on 5,000 nodes / 50,000 pods: ${r.ms.toFixed(0)} ms, peak RSS ${r.rssMb.toFixed(0)} MB`);
+    return [
+      { name: 'plan on the large scenario', value: r.ms, unit: 'ms', target: 2000, ok: r.ms < 2000 },
+      { name: 'plan peak RSS', value: r.rssMb, unit: 'MB', target: 300, ok: r.rssMb < 300 },
+    ];
+  } finally {
+    await sandbox.stop();
+  }
+}
+
+function scenarioWith(nodes) {
+  return parseScenario(
+    [
+      `name: bench-${nodes}`,
+      'controlPlaneVersion: "1.30"',
+      'nodeClasses: [{ name: default, family: al2023, kubernetesVersion: "1.29" }]',
+      `nodePools: [{ name: general, nodeClass: default, nodes: ${nodes}, arch: [amd64, arm64], budgets: [{ nodes: "20%" }] }]`,
+      `workloads: [{ name: web, nodePool: general, replicas: ${nodes * 2}, pdb: { maxUnavailable: "10%" } }]`,
+    ].join('\n'),
+    'bench',
+  );
+}
+
+async function rollout(nodes) {
+  const sandbox = await startSandbox({ scenario: scenarioWith(nodes), speed: 600 });
+  let lastOldGone;
+  const old = new Set(sandbox.kube.store.list('nodeclaims.karpenter.sh').map((c) => c.metadata.name));
+  const unsubscribe = sandbox.kube.store.objects.subscribe((change) => {
+    if (change.type === 'DELETED' && change.groupResource === 'nodeclaims.karpenter.sh' && old.delete(change.object.metadata.name) && old.size === 0) {
+      lastOldGone = performance.now();
+    }
+  });
+  try {
+    const r = await run(sandbox, ['upgrade', '--to', '1.30', '--yes', '-o', 'json']);
+    if (r.code !== 0) throw new Error(`upgrade exited ${r.code}: ${r.stderr}`);
+    const requests = sandbox.kube.requests.length;
+    const byVerb = {};
+    for (const q of sandbox.kube.requests) byVerb[q.verb] = (byVerb[q.verb] ?? 0) + 1;
+    return { requests, byVerb, latencyMs: r.done && lastOldGone ? r.done.at - lastOldGone : NaN, ms: r.ms };
+  } finally {
+    unsubscribe();
+    await sandbox.stop();
+  }
+}
+
+export async function rolloutCost() {
+  const small = await rollout(12);
+  const big = await rollout(60);
+  for (const [n, r] of [[12, small], [60, big]]) {
+    console.log(`  rollout of ${n} nodes: ${r.requests} API requests (${JSON.stringify(r.byVerb)}), done reported ${r.latencyMs.toFixed(0)} ms after the last old NodeClaim was gone`);
+  }
+  const latency = Math.max(small.latencyMs, big.latencyMs);
+  return [
+    { name: 'API requests, 60 vs 12 nodes', value: big.requests / small.requests, unit: 'x', target: 1.5, ok: big.requests / small.requests <= 1.5 },
+    { name: 'done after the last old NodeClaim', value: latency, unit: 'ms', target: 1000, ok: latency < 1000 },
+  ];
+}
