@@ -110,17 +110,24 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
   });
 
   let timer: NodeJS.Timeout | undefined;
+  let timerAt = Infinity;
   let running = false;
   let wake: ((v: RolloutResult | undefined) => void) | undefined;
   const outcome = new Promise<RolloutResult | undefined>((resolve) => (wake = resolve));
+  // A change runs the tracker within SETTLE_MS; without changes it runs every TICK_MS. An earlier run replaces a
+  // later one, never the other way round, so a burst of changes costs one evaluation.
   function schedule(delay: number): void {
-    if (timer !== undefined && delay >= SETTLE_MS) return;
+    const at = Date.now() + delay;
+    if (timer !== undefined && timerAt <= at) return;
     clearTimeout(timer);
+    timerAt = at;
     timer = setTimeout(() => void run(), delay);
   }
   async function run(): Promise<void> {
     timer = undefined;
-    if (running || stop.signal.aborted) return;
+    timerAt = Infinity;
+    if (stop.signal.aborted) return;
+    if (running) return schedule(SETTLE_MS); // an evaluation is reading the cluster: look again right after it
     running = true;
     try {
       const result = await evaluate();
