@@ -106,6 +106,11 @@ export function buildProgram(run: RunEnvironment): Command {
     .option('--timeout <duration>', 'give up following after this long (exit 5)', '60m')
     .option('--stall-timeout <duration>', 'no progress for this long is a stall (exit 4, with the diagnosis)', '15m')
     .option('--force-conflicts', 'take amiSelectorTerms from a GitOps/IaC field manager (it may put the old value back)')
+    .option('--templates <dir>', 'render these ec2nodeclass.yaml and nodepool.yaml (or, with no --templates but --cluster-name, the bundled ones) and apply them whole')
+    .option('--cluster-name <name>', 'with --templates: the karpenter.sh/discovery tag value')
+    .option('--role <iam-role>', 'with --templates: the node IAM role')
+    .option('--family <family>', 'with --templates: the AMI family (default al2023)')
+    .option('--name <name>', 'with --templates: the name of both objects (default default)')
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
       const ctx = await context(cmd);
       const [{ parseUpgradeOptions }, { upgrade }] = await Promise.all([import('./options.js'), import('./commands/upgrade.js')]);

@@ -214,7 +214,17 @@ export interface PlanOptions {
   pin: PinMode;
 }
 
+/** `upgrade --templates`: render the EC2NodeClass and NodePool templates with the pinned AMIs and apply them whole. */
+export interface UpgradeTemplates {
+  dir?: string;
+  clusterName: string;
+  role: string;
+  family: AmiFamily;
+  name: string;
+}
+
 export interface UpgradeOptions extends PlanOptions {
+  templates?: UpgradeTemplates;
   yes: boolean;
   dryRun: boolean;
   wait: boolean;
@@ -266,7 +276,9 @@ export function parseUpgradeOptions(flags: Record<string, unknown>): UpgradeOpti
   const given = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
   const o = parseWith(schema, { timeout: '60m', stallTimeout: '15m', ...given });
   if (o.timeout <= 0 || o.stallTimeout <= 0) throw new UsageError('--timeout and --stall-timeout must be longer than 0');
+  const templates = parseUpgradeTemplates(flags);
   return {
+    ...(templates ? { templates } : {}),
     kubernetes: o.to,
     nodeClasses: o.nodeclass,
     release: o.release,
@@ -283,4 +295,19 @@ export function parseUpgradeOptions(flags: Record<string, unknown>): UpgradeOpti
 export function parseStatusOptions(flags: Record<string, unknown>): StatusOptions {
   const o = parseWith(z.object({ nodeclass: nodeClassNames, watch: z.boolean().default(false) }), flags);
   return { nodeClasses: o.nodeclass, watch: o.watch };
+}
+
+// --templates (or --cluster-name/--role, which only make sense with templates) selects the render-and-apply flow; it
+// then needs what `render` needs. --templates without a directory value is not possible: commander requires one.
+function parseUpgradeTemplates(flags: Record<string, unknown>): UpgradeTemplates | undefined {
+  const wanted = ['templates', 'clusterName', 'role'].some((k) => flags[k] !== undefined);
+  if (!wanted) return undefined;
+  if (typeof flags.clusterName !== 'string' || typeof flags.role !== 'string') {
+    throw new UsageError('upgrade --templates needs --cluster-name and --role (the discovery tag value and the node IAM role)', {
+      hint: 'e.g. karp-drift upgrade --to 1.30 --templates ./karpenter --cluster-name prod --role KarpenterNodeRole-prod',
+    });
+  }
+  if ((flags.nodeclass as string[] | undefined)?.length) throw new UsageError('--nodeclass and --templates cannot be used together: the templates name the objects (--name)');
+  const r = parseRenderOptions({ to: flags.to, clusterName: flags.clusterName, role: flags.role, family: flags.family, pin: flags.pin, release: flags.release, templates: flags.templates, name: flags.name });
+  return { ...(r.templates ? { dir: r.templates } : {}), clusterName: r.clusterName, role: r.role, family: r.family, name: r.name };
 }

@@ -107,3 +107,36 @@ export async function applyNodeClass(api: CustomObjectsApi, a: NodeClassApply, o
     });
   }
 }
+
+export interface ObjectApply {
+  group: string;
+  version: string;
+  plural: string;
+  name: string;
+  /** The whole object as rendered: karp-drift owns every field it sets. */
+  body: Record<string, unknown>;
+  force: boolean;
+}
+
+/** Server-side apply of a whole rendered object (`upgrade --templates`): created if absent, else updated. */
+export async function applyObject(api: CustomObjectsApi, a: ObjectApply, options: { dryRun: boolean }): Promise<ApplyResult> {
+  const where = `${a.plural.replace(/s$/, '')}/${a.name}`;
+  try {
+    const result = (await api.patchClusterCustomObject(
+      { group: a.group, version: a.version, plural: a.plural, name: a.name, body: a.body, fieldManager: FIELD_MANAGER, force: a.force, ...(options.dryRun ? { dryRun: 'All' } : {}) },
+      setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
+    )) as { metadata?: { resourceVersion?: string; generation?: number } };
+    return { resourceVersion: result.metadata?.resourceVersion ?? '', generation: result.metadata?.generation ?? 0 };
+  } catch (err) {
+    if (!(err instanceof ApiException)) throw err;
+    const status = statusOf(err as ApiException<unknown>);
+    const causes = (status.details?.causes ?? []).map((c) => `${c.field ?? ''}: ${c.message ?? ''}`).join('; ');
+    if (err.code === 409) {
+      throw new RefusedError(`applying ${where}: ${status.message ?? 'conflict'}${causes ? ` (${causes})` : ''}; nothing more was changed`, {
+        cause: err,
+        hint: 'change these fields where their manager takes them from, or re-run with --force-conflicts',
+      });
+    }
+    throw new RuntimeFailure(`the API server rejected the apply of ${where} (HTTP ${err.code}, ${status.reason ?? 'error'}): ${causes || status.message || ''}`, { cause: err });
+  }
+}

@@ -2,36 +2,17 @@
 // short recipes"). Only the EC2NodeClasses whose terms change are applied; re-running with the same target applies
 // nothing and follows the rollout where it stands.
 import { randomUUID } from 'node:crypto';
-import { createInterface } from 'node:readline/promises';
 import type { CommandContext } from '../cli.js';
 import { applyNodeClass, bookkeeping } from '../cluster/apply.js';
-import { InterruptedError, RefusedError, UsageError } from '../errors.js';
+import { InterruptedError, RefusedError } from '../errors.js';
 import type { UpgradeOptions } from '../options.js';
-import type { NodeClassPlan, Plan } from '../plan/plan.js';
+import type { NodeClassPlan } from '../plan/plan.js';
 import { planJson, planSummary, planText } from '../report/plan.js';
 import { humanDuration } from '../rollout/stalls.js';
 import { followRollout } from './follow-rollout.js';
 import { preparePlan } from './planning.js';
-
-function event(type: string, body: Record<string, unknown>): string {
-  return `${JSON.stringify({ type, time: new Date().toISOString(), ...body })}\n`;
-}
-
-async function confirmed(ctx: CommandContext, plan: Plan): Promise<boolean> {
-  const { nodeClassesToChange, nodesToReplace } = planSummary(plan);
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    const answer = await rl.question(
-      `\nApply ${nodeClassesToChange} EC2NodeClass change(s)? Karpenter will then replace ${nodesToReplace} node(s) through drift.\n  Only 'yes' will be accepted: `,
-      { signal: ctx.signal },
-    );
-    return answer.trim() === 'yes';
-  } catch {
-    return false; // interrupted at the prompt: nothing was changed
-  } finally {
-    rl.close();
-  }
-}
+import { upgradeFromTemplates } from './upgrade-templates.js';
+import { confirmOrRefuse, event } from './upgrade-shared.js';
 
 function resumeCommand(options: UpgradeOptions, ctx: CommandContext): string {
   const parts = ['karp-drift upgrade', `--to ${options.kubernetes.version}`];
@@ -44,6 +25,7 @@ function resumeCommand(options: UpgradeOptions, ctx: CommandContext): string {
 }
 
 export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Promise<void> {
+  if (options.templates) return upgradeFromTemplates(options, options.templates, ctx);
   const json = ctx.globals.output === 'json';
   const { cluster, discovery, inventory, resolved, plan, log } = await preparePlan(options, ctx);
   try {
@@ -60,13 +42,9 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
       });
     }
     const changes = plan.nodeClasses.filter((c) => c.changed);
-    if (changes.length > 0 && !options.dryRun && !options.yes) {
-      if (!ctx.io.interactive) {
-        throw new UsageError('upgrade changes the cluster and there is no terminal to confirm on; nothing was changed', {
-          hint: 'pass --yes to apply without asking, or --dry-run to have the API server validate the change',
-        });
-      }
-      if (!(await confirmed(ctx, plan))) throw new RefusedError('not confirmed; nothing was changed');
+    if (changes.length > 0) {
+      const { nodeClassesToChange, nodesToReplace } = planSummary(plan);
+      await confirmOrRefuse(ctx, options, `Apply ${nodeClassesToChange} EC2NodeClass change(s)? Karpenter will then replace ${nodesToReplace} node(s) through drift.`);
     }
 
     const runId = randomUUID();

@@ -87,3 +87,28 @@ describe('karp-drift upgrade against the sandbox', () => {
     expect(sandbox.kube.requests.some((r) => r.code === 500)).toBe(true);
   });
 });
+
+describe('karp-drift upgrade --templates', () => {
+  it('renders the bundled templates with the pinned AMIs, applies both objects whole, and follows every NodePool of the class', async () => {
+    const sandbox = await scenario('default');
+    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '--cluster-name', 'sandbox', '--role', 'KarpenterNodeRole-sandbox', '-o', 'json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.events.map((e) => e.type).slice(0, 3)).toEqual(['resolved', 'rendered', 'applied']);
+    const store = sandbox.kube.store;
+    const pool = store.get('nodepools.karpenter.sh', 'default')!;
+    expect(pool.metadata.managedFields?.map((m) => m.manager)).toEqual(['karp-drift']);
+    const nc = store.get(EC2NODECLASSES, 'default')!;
+    expect((nc.spec as { amiFamily: string }).amiFamily).toBe('AL2023');
+    for (const claim of ['general', 'arm'].flatMap((p) => store.list(NODECLAIMS).filter((c) => c.metadata.labels?.['karpenter.sh/nodepool'] === p))) {
+      expect(sandbox.aws.catalog.images.get((claim.status as { imageID: string }).imageID)?.name).toMatch(/-1\.30-v\d{8}$/);
+    }
+  });
+
+  it('needs --role with --cluster-name (exit 2, nothing changed)', async () => {
+    const sandbox = await scenario('default');
+    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '--cluster-name', 'sandbox']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('upgrade --templates needs --cluster-name and --role');
+    expect(httpWrites(sandbox)).toBe(0);
+  });
+});

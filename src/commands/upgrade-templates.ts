@@ -1,0 +1,95 @@
+// `karp-drift upgrade --templates`: the seed runbook's flow done right. Render the EC2NodeClass and NodePool
+// templates with the pinned AMIs (as `render` does), server-side apply both whole with field manager karp-drift, and
+// follow the NodePool's drift like any upgrade. People's kubectl ownership is taken over; anyone else's is refused
+// unless --force-conflicts.
+import type { CommandContext } from '../cli.js';
+import { resolveAmis } from '../ami/resolve.js';
+import { applyObject } from '../cluster/apply.js';
+import { nodeClassView } from '../cluster/convert.js';
+import { discoverCluster } from '../cluster/discovery.js';
+import { readInventory } from '../cluster/inventory.js';
+import { RefusedError, UsageError } from '../errors.js';
+import { manifestsYaml, pinnedArches, checkPinnable, renderManifests } from '../manifests/render.js';
+import { readTemplates } from '../manifests/templates.js';
+import type { UpgradeOptions, UpgradeTemplates } from '../options.js';
+import { isPersonManager } from '../plan/owners.js';
+import { followRollout } from './follow-rollout.js';
+import { connect } from './planning.js';
+import { confirmOrRefuse, event } from './upgrade-shared.js';
+
+export async function upgradeFromTemplates(options: UpgradeOptions, t: UpgradeTemplates, ctx: CommandContext): Promise<void> {
+  const json = ctx.globals.output === 'json';
+  const { cluster, log } = connect(ctx);
+  try {
+    const discovery = await discoverCluster(cluster, ctx.signal);
+    if (discovery.karpenterApi !== 'v1') {
+      throw new UsageError(`the templates are Karpenter v1 objects and ${cluster.context} serves Karpenter ${discovery.karpenterApi}; nothing was changed`, {
+        hint: 'upgrade Karpenter to v1 first, or upgrade the existing EC2NodeClasses without --templates',
+      });
+    }
+    const to = options.kubernetes.version;
+    if (Number(to.split('.')[1]) > Number(discovery.controlPlane.minor.split('.')[1])) {
+      throw new RefusedError(`--to ${to} is newer than the control plane (${discovery.controlPlane.minor}): a kubelet must never be newer than the API server; nothing was changed`, {
+        hint: 'upgrade the control plane first, one minor at a time (aws eks update-cluster-version)',
+      });
+    }
+    checkPinnable(t.family, options.pin);
+    const templates = await readTemplates(t.dir);
+    const arches = pinnedArches(templates, t.family);
+    const { region, amis } = await resolveAmis(
+      { kubernetes: options.kubernetes, families: [t.family], arches, variants: ['standard'], expand: { families: false, arches: false, variants: false }, release: options.release },
+      { region: ctx.globals.region, profile: ctx.globals.profile },
+      log,
+    );
+    const pinned = amis.filter((a) => a.family === t.family && a.variant === 'standard');
+    const manifests = renderManifests(templates, { name: t.name, clusterName: t.clusterName, role: t.role, family: t.family, pin: options.pin, amis: pinned });
+
+    // Ownership: whoever manages the live objects now.
+    const live = await cluster.custom
+      .getClusterCustomObject({ group: 'karpenter.k8s.aws', version: 'v1', plural: 'ec2nodeclasses', name: t.name })
+      .then((o) => nodeClassView(o as never), () => undefined);
+    const others = (live?.owners ?? []).map((o) => o.manager).filter((m) => m !== 'karp-drift' && !isPersonManager(m));
+    if (others.length > 0 && !options.forceConflicts) {
+      throw new RefusedError(`ec2nodeclass/${t.name} is also managed by ${[...new Set(others)].join(', ')}, which would put its own fields back; nothing was changed`, {
+        hint: 'change the objects where that manager takes them from, or re-run with --force-conflicts',
+      });
+    }
+
+    if (json) {
+      ctx.io.out(event('resolved', { region, amis: pinned.map((a) => ({ family: a.family, arch: a.arch, variant: a.variant, release: a.release, id: a.id, name: a.name })) }));
+      ctx.io.out(event('rendered', { nodeClass: manifests.nodeClass, nodePool: manifests.nodePool }));
+    } else {
+      ctx.io.out(manifestsYaml(manifests));
+      ctx.io.out(`\nPlan: apply ec2nodeclass/${t.name} and nodepool/${t.name} whole (server-side apply, field manager karp-drift)${live ? '' : ', creating them'}.\n`);
+    }
+    await confirmOrRefuse(ctx, options, `Apply ec2nodeclass/${t.name} and nodepool/${t.name}?`);
+
+    const nodeClass = await applyObject(
+      cluster.custom,
+      { group: 'karpenter.k8s.aws', version: 'v1', plural: 'ec2nodeclasses', name: t.name, body: manifests.nodeClass, force: true },
+      { dryRun: options.dryRun },
+    );
+    await applyObject(
+      cluster.custom,
+      { group: 'karpenter.sh', version: 'v1', plural: 'nodepools', name: t.name, body: manifests.nodePool, force: true },
+      { dryRun: options.dryRun },
+    );
+    if (json) ctx.io.out(event('applied', { nodeClass: t.name, nodePool: t.name, generation: nodeClass.generation, dryRun: options.dryRun }));
+    else log.info(`${options.dryRun ? 'Validated (dry run, nothing changed)' : 'Applied'}: ec2nodeclass/${t.name}, nodepool/${t.name}`);
+    if (options.dryRun || !options.wait) return;
+
+    const inventory = await readInventory(cluster, { discovery, signal: ctx.signal });
+    const targets = options.pin === 'id' ? manifests.nodeClass.spec.amiSelectorTerms.flatMap((term) => (term.id ? [term.id] : [])) : pinned.map((a) => a.id);
+    const startedAt = new Date();
+    await followRollout(ctx, cluster, discovery, inventory, {
+      // Every NodePool of the class drifts, not only the rendered one.
+      scope: { nodePools: [...new Set([t.name, ...inventory.nodePools.filter((p) => p.nodeClass === t.name).map((p) => p.name)])].map((name) => ({ name, nodeClass: t.name })), targetImageIds: { [t.name]: targets }, targetMinor: to, startedAt, nodeClassGenerations: { [t.name]: nodeClass.generation } },
+      timeoutMs: options.timeoutMs,
+      stallTimeoutMs: options.stallTimeoutMs,
+      resumeCommand: `karp-drift upgrade --to ${to} --yes`,
+    });
+    if (!json) ctx.io.out(`Rollout complete: nodepool/${t.name} runs Kubernetes ${to} AMIs.\n`);
+  } finally {
+    cluster.close();
+  }
+}
