@@ -1,5 +1,6 @@
 // `karp-drift amis` output: a kubectl-style table, or the one JSON document scripts read (README "JSON output").
 import type { ResolvedAmi } from '../ami/verify.js';
+import { columns } from './table.js';
 
 export interface AmisResult {
   kubernetesVersion: string;
@@ -20,16 +21,7 @@ export function amisTable(result: AmisResult): string {
     a.name,
     a.deprecated ? `${a.state},deprecated` : a.state,
   ]);
-  const widths = HEADERS.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  return [HEADERS, ...rows]
-    .map(
-      (cells) =>
-        `${cells
-          .map((c, i) => c.padEnd(widths[i]!))
-          .join('   ')
-          .trimEnd()}\n`,
-    )
-    .join('');
+  return columns(HEADERS, rows);
 }
 
 /** The documented keys first and in order; extra detail after them. */

@@ -7,6 +7,7 @@ import { inventorySnapshot } from '../rollout/snapshot.js';
 import { amiSelectorTermText, diagnose, type Blocker } from '../rollout/stalls.js';
 import { claimsByNodePool, nodeOf, rolloutProgress, type RolloutScope } from '../rollout/track.js';
 import { blockerText } from './progress.js';
+import { columns } from './table.js';
 
 export interface NodePoolStatus {
   name: string;
@@ -123,16 +124,7 @@ export function statusTable(status: ClusterStatus): string {
     counted(p.byImage),
     p.amiSelectorTerms.map(amiSelectorTermText).join(';') || '<none>',
   ]);
-  const widths = HEADERS.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const table = [HEADERS, ...rows]
-    .map(
-      (cells) =>
-        `${cells
-          .map((c, i) => c.padEnd(widths[i]!))
-          .join('   ')
-          .trimEnd()}\n`,
-    )
-    .join('');
+  const table = columns(HEADERS, rows);
   const blockers = [...new Set(status.nodePools.flatMap((p) => p.blockers))];
   return blockers.length === 0 ? table : `${table}\n${blockers.map(blockerText).join('\n')}`;
 }
