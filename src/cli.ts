@@ -118,6 +118,21 @@ export function buildProgram(run: RunEnvironment): Command {
     });
 
   program
+    .command('rollback')
+    .description('Restore the AMI selection the last upgrade recorded, and follow the nodes back')
+    .option('--nodeclass <name>', 'an EC2NodeClass to roll back (repeatable; default: every class an upgrade recorded)', (v: string, acc: string[] = []) => [...acc, v])
+    .option('-y, --yes', 'apply without asking (required without a terminal)')
+    .option('--dry-run', 'send the apply with dryRun=All: nothing changes')
+    .option('--no-wait', 'exit after the apply instead of following the rollout')
+    .option('--timeout <duration>', 'give up following after this long (exit 5)', '60m')
+    .option('--stall-timeout <duration>', 'no progress for this long is a stall (exit 4, with the diagnosis)', '15m')
+    .action(async (flags: Record<string, unknown>, cmd: Command) => {
+      const ctx = await context(cmd);
+      const [{ parseRollbackOptions }, { rollback }] = await Promise.all([import('./options.js'), import('./commands/rollback.js')]);
+      await rollback(parseRollbackOptions(flags), ctx);
+    });
+
+  program
     .command('status')
     .description('Show each NodePool: nodes by kubelet version and AMI, drift and disruption counts, blockers')
     .option('--nodeclass <name>', 'only the NodePools of this EC2NodeClass (repeatable)', (v: string, acc: string[] = []) => [...acc, v])

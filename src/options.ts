@@ -311,3 +311,27 @@ function parseUpgradeTemplates(flags: Record<string, unknown>): UpgradeTemplates
   const r = parseRenderOptions({ to: flags.to, clusterName: flags.clusterName, role: flags.role, family: flags.family, pin: flags.pin, release: flags.release, templates: flags.templates, name: flags.name });
   return { ...(r.templates ? { dir: r.templates } : {}), clusterName: r.clusterName, role: r.role, family: r.family, name: r.name };
 }
+
+export interface RollbackOptions {
+  nodeClasses: string[];
+  yes: boolean;
+  dryRun: boolean;
+  wait: boolean;
+  timeoutMs: number;
+  stallTimeoutMs: number;
+}
+
+export function parseRollbackOptions(flags: Record<string, unknown>): RollbackOptions {
+  const schema = z.object({
+    nodeclass: nodeClassNames,
+    yes: z.boolean().default(false),
+    dryRun: z.boolean().default(false),
+    wait: z.boolean().default(true),
+    timeout: flag((v) => parseDuration(v, '--timeout')),
+    stallTimeout: flag((v) => parseDuration(v, '--stall-timeout')),
+  });
+  const given = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
+  const o = parseWith(schema, { timeout: '60m', stallTimeout: '15m', ...given });
+  if (o.timeout <= 0 || o.stallTimeout <= 0) throw new UsageError('--timeout and --stall-timeout must be longer than 0');
+  return { nodeClasses: o.nodeclass, yes: o.yes, dryRun: o.dryRun, wait: o.wait, timeoutMs: o.timeout, stallTimeoutMs: o.stallTimeout };
+}

@@ -1,0 +1,126 @@
+// `karp-drift rollback`: put back the amiSelectorTerms (and amiFamily) the last upgrade recorded on each
+// EC2NodeClass, and follow Karpenter as it drifts the nodes back. The restore is a server-side apply by the same
+// field manager without the bookkeeping annotations, so they go (a second rollback finds nothing recorded) and an
+// amiFamily that the upgrade added and the previous selection lacked is removed with them.
+import type { CommandContext } from '../cli.js';
+import { ANNOTATIONS, applyNodeClass } from '../cluster/apply.js';
+import { discoverCluster } from '../cluster/discovery.js';
+import { readInventory } from '../cluster/inventory.js';
+import type { AmiSelectorTerm, NodeClassView } from '../cluster/views.js';
+import { RuntimeFailure, UsageError } from '../errors.js';
+import type { RollbackOptions } from '../options.js';
+import { amiSelectorTermText } from '../rollout/stalls.js';
+import { followRollout } from './follow-rollout.js';
+import { connect } from './planning.js';
+import { confirmOrRefuse, event } from './upgrade-shared.js';
+
+interface Restore {
+  view: NodeClassView;
+  terms: AmiSelectorTerm[];
+  amiFamily?: string;
+}
+
+function recorded(view: NodeClassView): Restore | undefined {
+  const text = view.annotations[ANNOTATIONS.previousTerms];
+  if (text === undefined) return undefined;
+  let terms: unknown;
+  try {
+    terms = JSON.parse(text);
+  } catch {
+    throw new UsageError(`ec2nodeclass/${view.name}: annotation ${ANNOTATIONS.previousTerms} is not JSON; nothing was changed`, {
+      hint: `restore amiSelectorTerms by hand (kubectl edit ec2nodeclass ${view.name})`,
+    });
+  }
+  if (!Array.isArray(terms) || terms.length === 0) {
+    throw new UsageError(`ec2nodeclass/${view.name}: annotation ${ANNOTATIONS.previousTerms} holds no terms; nothing was changed`);
+  }
+  const amiFamily = view.annotations[ANNOTATIONS.previousFamily];
+  return { view, terms: terms as AmiSelectorTerm[], ...(amiFamily ? { amiFamily } : {}) };
+}
+
+/** The Kubernetes minor an AMI name encodes (`…-1.29-v2026…`, `bottlerocket-aws-k8s-1.29-…`). */
+function minorOf(names: Array<string | undefined>): string | undefined {
+  for (const n of names) {
+    const m = /-(1\.\d+)-/.exec(n ?? '');
+    if (m) return m[1];
+  }
+  return undefined;
+}
+
+const READY_WAIT_MS = 120_000;
+
+export async function rollback(options: RollbackOptions, ctx: CommandContext): Promise<void> {
+  const json = ctx.globals.output === 'json';
+  const { cluster, log } = connect(ctx);
+  try {
+    const discovery = await discoverCluster(cluster, ctx.signal);
+    const inventory = await readInventory(cluster, { nodeClasses: options.nodeClasses.length > 0 ? options.nodeClasses : undefined, discovery, signal: ctx.signal });
+    const restores = inventory.nodeClasses.flatMap((v) => recorded(v) ?? []);
+    if (restores.length === 0) {
+      throw new UsageError(`nothing to roll back: no EC2NodeClass${options.nodeClasses.length > 0 ? ` among ${options.nodeClasses.join(', ')}` : ''} carries ${ANNOTATIONS.previousTerms}, which karp-drift upgrade records`, {
+        hint: 'roll back by hand (kubectl edit ec2nodeclass <name>), or upgrade to the release you want with --release',
+      });
+    }
+    for (const r of restores) {
+      const line = `~ ec2nodeclass/${r.view.name}\n  - amiSelectorTerms: ${r.view.amiSelectorTerms.map(amiSelectorTermText).join(', ')}${r.view.amiFamily ? ` (amiFamily ${r.view.amiFamily})` : ''}\n  + amiSelectorTerms: ${r.terms.map(amiSelectorTermText).join(', ')}${r.amiFamily ? ` (amiFamily ${r.amiFamily})` : ''}\n`;
+      if (json) ctx.io.out(event('plan', { nodeClass: r.view.name, before: { amiFamily: r.view.amiFamily, amiSelectorTerms: r.view.amiSelectorTerms }, after: { amiFamily: r.amiFamily, amiSelectorTerms: r.terms } }));
+      else ctx.io.out(line);
+    }
+    const pools = inventory.nodePools.filter((p) => restores.some((r) => r.view.name === p.nodeClass));
+    const nodes = inventory.nodeClaims.filter((c) => pools.some((p) => p.name === c.nodePool)).length;
+    log.warn(`rolling back drifts every node of ${pools.map((p) => `nodepool/${p.name}`).join(', ') || 'these classes'} (${nodes} nodes) back to the previous AMIs: nodes already replaced are replaced again`);
+    await confirmOrRefuse(ctx, options, `Restore ${restores.length} EC2NodeClass(es)? Karpenter will replace up to ${nodes} node(s) through drift.`);
+
+    const generations: Record<string, number> = {};
+    for (const r of restores) {
+      const result = await applyNodeClass(
+        cluster.custom,
+        {
+          name: r.view.name,
+          karpenterApi: discovery.karpenterApi,
+          resourceVersion: r.view.resourceVersion,
+          ...(r.amiFamily ? { amiFamily: r.amiFamily } : {}),
+          amiSelectorTerms: r.terms,
+          annotations: {},
+          force: true,
+        },
+        { dryRun: options.dryRun },
+      );
+      generations[r.view.name] = result.generation;
+      if (json) ctx.io.out(event('applied', { nodeClass: r.view.name, generation: result.generation, dryRun: options.dryRun, amiSelectorTerms: r.terms }));
+      else log.info(`${options.dryRun ? 'Validated (dry run, nothing changed)' : 'Restored'}: ec2nodeclass/${r.view.name}`);
+    }
+    if (options.dryRun || !options.wait) return;
+
+    // The previous terms may be an alias or selectors: what they mean is what Karpenter resolves. Wait for it.
+    const targets: Record<string, string[]> = {};
+    const names: Array<string | undefined> = [];
+    const deadline = Date.now() + READY_WAIT_MS;
+    for (const r of restores) {
+      for (;;) {
+        const live = await readInventory(cluster, { nodeClasses: [r.view.name], discovery, signal: ctx.signal });
+        const view = live.nodeClasses[0]!;
+        const ready = view.conditions.AMIsReady;
+        if (ready && (ready.observedGeneration ?? 0) >= generations[r.view.name]!) {
+          if (ready.status !== 'True') throw new RuntimeFailure(`ec2nodeclass/${r.view.name}: Karpenter could not resolve the restored AMIs: AMIsReady=${ready.status}, reason ${ready.reason}: ${ready.message}`);
+          targets[r.view.name] = view.statusAmis.map((a) => a.id);
+          names.push(...view.statusAmis.map((a) => a.name));
+          break;
+        }
+        if (Date.now() > deadline) throw new RuntimeFailure(`ec2nodeclass/${r.view.name}: Karpenter did not report AMIsReady for generation ${generations[r.view.name]} within ${READY_WAIT_MS / 1000} s`);
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    }
+    const targetMinor = minorOf(names) ?? discovery.controlPlane.minor;
+    const startedAt = new Date();
+    await followRollout(ctx, cluster, discovery, inventory, {
+      scope: { nodePools: pools.map((p) => ({ name: p.name, nodeClass: p.nodeClass })), targetImageIds: targets, targetMinor, startedAt, nodeClassGenerations: generations },
+      timeoutMs: options.timeoutMs,
+      stallTimeoutMs: options.stallTimeoutMs,
+      resumeCommand: 'karp-drift status --watch',
+    });
+    if (!json) ctx.io.out(`Rollback complete: ${pools.map((p) => `nodepool/${p.name}`).join(', ')} back on the previous AMIs (Kubernetes ${targetMinor}).\n`);
+  } finally {
+    cluster.close();
+  }
+}
