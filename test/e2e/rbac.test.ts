@@ -1,0 +1,67 @@
+// Every request karp-drift sends is allowed by the ClusterRoles it ships (deploy/rbac.yaml): the sandbox records
+// each request with its verb, resource and name, and this test evaluates them against the rules as RBAC would.
+import { readFileSync } from 'node:fs';
+import { loadAll } from 'js-yaml';
+import { describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../src/sandbox/sandbox.js';
+import { karpDrift, scenario } from './cli-sandbox.js';
+
+interface Rule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+  resourceNames?: string[];
+}
+const roles = new Map(
+  (loadAll(readFileSync(new URL('../../deploy/rbac.yaml', import.meta.url), 'utf8')) as Array<{ metadata: { name: string }; rules: Rule[] }>).map((r) => [r.metadata.name, r.rules]),
+);
+
+function groupOf(path: string): string {
+  return path.startsWith('/api/') ? '' : (path.split('/')[2] ?? '');
+}
+
+function uncovered(sandbox: Sandbox, role: string): string[] {
+  const rules = roles.get(role)!;
+  return sandbox.kube.requests
+    .filter((r) => r.path.startsWith('/api/') || r.path.startsWith('/apis/'))
+    .filter((r) => r.resource !== undefined && r.path.split('/').length > 3)
+    .filter(
+      (r) =>
+        !rules.some(
+          (rule) =>
+            rule.apiGroups.includes(groupOf(r.path)) &&
+            rule.resources.includes(r.resource!) &&
+            rule.verbs.includes(r.verb) &&
+            (rule.resourceNames === undefined || (r.name !== undefined && rule.resourceNames.includes(r.name))),
+        ),
+    )
+    .map((r) => `${r.verb} ${groupOf(r.path) || 'core'}/${r.resource}${r.name ? `/${r.name}` : ''}`);
+}
+
+describe('deploy/rbac.yaml covers what karp-drift does', () => {
+  it('plan and status need only karp-drift-readonly', async () => {
+    const sandbox = await scenario('default');
+    expect((await karpDrift(sandbox, ['plan', '--to', '1.30'])).code).toBe(0);
+    expect((await karpDrift(sandbox, ['status'])).code).toBe(0);
+    expect(sandbox.kube.requests.length).toBeGreaterThan(10);
+    expect(uncovered(sandbox, 'karp-drift-readonly')).toEqual([]);
+  });
+
+  it('upgrade, upgrade --templates and rollback need only karp-drift-upgrade; the read-only role would refuse them', async () => {
+    const sandbox = await scenario('default');
+    expect((await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes'])).code).toBe(0);
+    expect((await karpDrift(sandbox, ['rollback', '--yes', '--no-wait'])).code).toBe(0);
+    expect((await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '--no-wait', '--cluster-name', 'sandbox', '--role', 'KarpenterNodeRole-sandbox'])).code).toBe(0);
+    expect(uncovered(sandbox, 'karp-drift-upgrade')).toEqual([]);
+    expect(new Set(uncovered(sandbox, 'karp-drift-readonly'))).toEqual(new Set(['patch karpenter.k8s.aws/ec2nodeclasses/default', 'patch karpenter.k8s.aws/ec2nodeclasses/bottlerocket', 'patch karpenter.sh/nodepools/default']));
+  });
+
+  it('never prints the kubeconfig token, even with -v', async () => {
+    const sandbox = await scenario('default');
+    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '-v', '--no-wait']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('debug:');
+    expect(`${run.stdout}${run.stderr}`).not.toContain(sandbox.kube.token);
+    expect(`${run.stdout}${run.stderr}`).not.toContain(sandbox.env.AWS_SECRET_ACCESS_KEY);
+  });
+});
