@@ -89,7 +89,8 @@ export function buildProgram(run: RunEnvironment): Command {
       .requiredOption('--to <minor>', 'Kubernetes minor of the target AMIs, e.g. 1.30 (not newer than the control plane)')
       .option('--nodeclass <name>', 'an EC2NodeClass to upgrade (repeatable; default: all)', (v: string, acc: string[] = []) => [...acc, v])
       .option('--release <release>', 'AMI release: latest (the newest concrete release), vYYYYMMDD, or X.Y.Z for Bottlerocket', 'latest')
-      .addOption(new Option('--pin <form>', 'id: one id term per architecture and variant, plus amiFamily; alias: family@release').choices(['id', 'alias']).default('id'));
+      .addOption(new Option('--pin <form>', 'id: one id term per architecture and variant, plus amiFamily; alias: family@release').choices(['id', 'alias']).default('id'))
+      .option('--allow-downgrade', 'let --to take nodes to an older Kubernetes minor than they run');
 
   planFlags(program.command('plan').description('Show what upgrade would change and replace, with preflight checks; changes nothing')).action(
     async (flags: Record<string, unknown>, cmd: Command) => {

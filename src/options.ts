@@ -208,6 +208,7 @@ export function parseSandboxOptions(flags: Record<string, unknown>): SandboxComm
 
 export interface PlanOptions {
   kubernetes: KubernetesMinor;
+  allowDowngrade?: boolean;
   /** Empty: every EC2NodeClass. */
   nodeClasses: string[];
   release: string;
@@ -255,11 +256,12 @@ const planFlags = {
   nodeclass: nodeClassNames,
   release: flag(parseRelease).default('latest'),
   pin: z.enum(['id', 'alias'], { message: '--pin must be id or alias' }).default('id'),
+  allowDowngrade: z.boolean().default(false),
 };
 
 export function parsePlanOptions(flags: Record<string, unknown>): PlanOptions {
   const o = parseWith(z.object(planFlags), flags);
-  return { kubernetes: o.to, nodeClasses: o.nodeclass, release: o.release, pin: o.pin };
+  return { kubernetes: o.to, nodeClasses: o.nodeclass, release: o.release, pin: o.pin, ...(o.allowDowngrade ? { allowDowngrade: true } : {}) };
 }
 
 export function parseUpgradeOptions(flags: Record<string, unknown>): UpgradeOptions {
@@ -279,6 +281,7 @@ export function parseUpgradeOptions(flags: Record<string, unknown>): UpgradeOpti
   const templates = parseUpgradeTemplates(flags);
   return {
     ...(templates ? { templates } : {}),
+    ...(o.allowDowngrade ? { allowDowngrade: true } : {}),
     kubernetes: o.to,
     nodeClasses: o.nodeclass,
     release: o.release,

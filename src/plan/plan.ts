@@ -25,6 +25,8 @@ export interface PlanOptions {
   release: string;
   fieldManager: 'karp-drift';
   forceConflicts?: boolean;
+  /** Let --to take nodes to an older minor than they run (otherwise the DOWNGRADE check is an error). */
+  allowDowngrade?: boolean;
 }
 
 export interface Plan {
@@ -78,7 +80,7 @@ export function plan(inventory: Inventory, amis: readonly ResolvedAmi[], options
   checks.push(...podBlockerChecks(inventory, nodePools));
 
   const replaced = new Set(nodePools.flatMap((p) => p.drifting.flatMap((d) => (d.node !== undefined ? [d.node] : []))));
-  checks.push(...versionChecks(inventory, options.to, options.pin, replaced));
+  checks.push(...versionChecks(inventory, options.to, options.pin, replaced, options.allowDowngrade));
   checks.push(...latestAliasChecks(inventory, new Set(scope.nodeClasses.map((c) => c.name))));
 
   const sorted = LEVELS.flatMap((level) => checks.filter((c) => c.level === level));

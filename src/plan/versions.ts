@@ -15,6 +15,7 @@ export function versionChecks(
   to: string,
   pin: 'id' | 'alias',
   replaced: ReadonlySet<string>,
+  allowDowngrade = false,
 ): Check[] {
   const checks: Check[] = [];
   const cp = inventory.controlPlane;
@@ -62,6 +63,19 @@ export function versionChecks(
         'alias terms arrived with Karpenter v1 (karpenter.k8s.aws/v1), and this cluster serves v1beta1',
         [`served API: karpenter.sh/${inventory.karpenterApi}`],
         'use --pin id, or upgrade Karpenter to v1 first',
+      ),
+    );
+  }
+  // Nodes this plan would take to an older minor than they run: almost always a typo in --to, never a rollout.
+  const newer = inventory.nodes.filter((n) => replaced.has(n.name) && n.kubeletVersion !== undefined && minorOf(n.kubeletVersion) > target);
+  if (newer.length > 0) {
+    checks.push(
+      check(
+        'DOWNGRADE',
+        allowDowngrade ? 'warning' : 'error',
+        `--to ${to} would downgrade ${plural(newer.length, 'node')} that run a newer kubelet`,
+        newer.slice(0, 10).map((n) => `node/${n.name}: kubelet ${n.kubeletVersion}`),
+        allowDowngrade ? 'proceeding because of --allow-downgrade' : `check --to; to go back on purpose pass --allow-downgrade (or use karp-drift rollback after an upgrade)`,
       ),
     );
   }

@@ -125,6 +125,17 @@ const EXACT: Array<[string, Case, Check]> = [
     },
   ],
   [
+    'DOWNGRADE',
+    { options: { to: '1.29' }, amis: at('1.29') },
+    {
+      code: 'DOWNGRADE',
+      level: 'error',
+      message: '--to 1.29 would downgrade 3 nodes that run a newer kubelet',
+      evidence: ['node/ip-general-1: kubelet v1.30.4-eks-a737599', 'node/ip-general-2: kubelet v1.30.4-eks-a737599', 'node/ip-general-3: kubelet v1.30.4-eks-a737599'],
+      next: 'check --to; to go back on purpose pass --allow-downgrade (or use karp-drift rollback after an upgrade)',
+    },
+  ],
+  [
     'VERSION-SKEW',
     {
       inventory: {
@@ -772,5 +783,13 @@ describe('near misses make no check', () => {
     ],
   ])('%s: no %s', (_name, code, c) => {
     expect(run(c).checks.map((x) => x.code)).not.toContain(code);
+  });
+});
+
+describe('--allow-downgrade', () => {
+  it('turns DOWNGRADE into a warning, so the plan may be applied', () => {
+    const p = run({ options: { to: '1.29', allowDowngrade: true }, amis: at('1.29') });
+    expect(p.checks.find((c) => c.code === 'DOWNGRADE')).toMatchObject({ level: 'warning', next: 'proceeding because of --allow-downgrade' });
+    expect(p.blocked).toBe(false);
   });
 });
