@@ -1,0 +1,68 @@
+// Bad input is refused with a clear message and the documented exit code, and the cluster is untouched: every row
+// runs the built CLI against one sandbox and checks that no write reached the API server.
+import { writeFile, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
+import { httpWrites, karpDrift } from './cli-sandbox.js';
+
+let sandbox: Sandbox;
+let dir: string;
+beforeAll(async () => {
+  sandbox = await startSandbox({ scenario: 'default', speed: 60 });
+  dir = await mkdtemp(join(tmpdir(), 'karp-drift-bad-input-'));
+  await writeFile(join(dir, 'garbage'), 'this: [is not: a kubeconfig\n');
+  await writeFile(
+    join(dir, 'unreachable'),
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters: [{ name: gone, cluster: { server: "https://127.0.0.1:1", insecure-skip-tls-verify: true } }]',
+      'users: [{ name: u, user: { token: not-a-real-token } }]',
+      'contexts: [{ name: gone, context: { cluster: gone, user: u } }]',
+      'current-context: gone',
+    ].join('\n'),
+  );
+});
+afterAll(() => sandbox.stop());
+
+const up = (...extra: string[]) => ['upgrade', '--to', '1.30', '--yes', ...extra];
+
+describe('bad input: the documented exit code, a message that says what and where, nothing changed', () => {
+  it.each<[string, () => string[], number, RegExp]>([
+    ['a malformed --to (1.3O)', () => ['upgrade', '--to', '1.3O', '--yes'], 2, /"1\.3O" is not a Kubernetes version; accepted forms/],
+    ['--to 2', () => ['upgrade', '--to', '2', '--yes'], 2, /"2" is not a Kubernetes version/],
+    ['--to latest', () => ['upgrade', '--to', 'latest', '--yes'], 2, /"latest" is not a Kubernetes version/],
+    ['a version with no AMIs published', () => ['upgrade', '--to', '1.40', '--yes'], 2, /no EKS-optimized AMI for Kubernetes 1\.40 in us-west-2/],
+    ['a target newer than the control plane', () => ['upgrade', '--to', '1.31', '--yes'], 3, /TARGET-NEWER-THAN-CONTROL-PLANE/],
+    ['a downgrade below the nodes', () => ['upgrade', '--to', '1.28', '--yes'], 3, /DOWNGRADE/],
+    ['a missing kubeconfig', () => up('--kubeconfig', join(dir, 'missing')), 2, /missing/],
+    ['a file that is not a kubeconfig', () => up('--kubeconfig', join(dir, 'garbage')), 2, /garbage/],
+    ['an unknown --context', () => up('--context', 'nope'), 2, /no context "nope"/],
+    ['an unknown --nodeclass', () => up('--nodeclass', 'nope'), 2, /nope/],
+    ['a duration Go rejects (2d)', () => up('--timeout', '2d'), 2, /--timeout "2d" is not a duration/],
+    ['an unknown flag', () => up('--bogus'), 2, /unknown option '--bogus'/],
+    ['AL2 at 1.33', () => ['amis', '--to', '1.33', '--family', 'al2'], 2, /al2 has no EKS-optimized AMIs for Kubernetes 1\.33/],
+    ['an unreachable API server', () => up('--kubeconfig', join(dir, 'unreachable')), 1, /127\.0\.0\.1:1/],
+  ])('%s', async (_name, args, code, message) => {
+    const before = httpWrites(sandbox);
+    const run = await karpDrift(sandbox, args(), 60_000);
+    expect(run.code, run.stderr).toBe(code);
+    expect(`${run.stdout}${run.stderr}`).toMatch(message);
+    expect(run.stderr).not.toContain('not-a-real-token');
+    expect(httpWrites(sandbox)).toBe(before);
+  });
+
+  it('SSM AccessDenied → exit 1 naming the IAM action, nothing changed', async () => {
+    sandbox.aws.faults.denyAccess({ service: 'ssm' });
+    try {
+      const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes']);
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr).toContain('ssm:GetParameters');
+      expect(httpWrites(sandbox)).toBe(0);
+    } finally {
+      sandbox.aws.faults.clear();
+    }
+  });
+});
