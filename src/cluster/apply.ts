@@ -4,6 +4,8 @@
 // The object's resourceVersion from the plan rides along as a precondition: a class changed since the plan is refused.
 import { ApiException, PatchStrategy, setHeaderOptions, type CustomObjectsApi } from '@kubernetes/client-node';
 import { RefusedError, RuntimeFailure } from '../errors.js';
+import { ApiError } from './request.js';
+import { READ_RETRY, retrying, GaveUp } from './retry.js';
 import type { AmiSelectorTerm, KarpenterApi } from './views.js';
 
 export const FIELD_MANAGER = 'karp-drift';
@@ -67,10 +69,34 @@ function statusOf(err: ApiException<unknown>): StatusBody {
   }
 }
 
+// A server-side apply is idempotent (the same configuration applied twice is one change), so unlike most writes it
+// may be retried on 429 (with Retry-After) and 5xx; a retry after a lost answer meets its own resourceVersion
+// precondition changed and says "plan is stale", which the caller re-plans from.
+async function withRetries<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await retrying(async () => {
+      try {
+        return await call();
+      } catch (err) {
+        if (err instanceof ApiException && (err.code === 429 || err.code >= 500)) {
+          const headers = (err as ApiException<unknown> & { headers?: Record<string, string> }).headers ?? {};
+          const after = Number(headers['retry-after'] ?? headers['Retry-After']);
+          const { reason, message } = statusOf(err as ApiException<unknown>);
+          throw Object.assign(new ApiError(err.code, { reason, message }, Number.isFinite(after) ? after * 1000 : undefined), { original: err });
+        }
+        throw err;
+      }
+    }, READ_RETRY);
+  } catch (err) {
+    const inner = err instanceof GaveUp ? err.cause : err;
+    throw (inner as { original?: unknown }).original ?? inner;
+  }
+}
+
 export async function applyNodeClass(api: CustomObjectsApi, a: NodeClassApply, options: { dryRun: boolean }): Promise<ApplyResult> {
   const where = `ec2nodeclass/${a.name}`;
   try {
-    const result = (await api.patchClusterCustomObject(
+    const result = (await withRetries(() => api.patchClusterCustomObject(
       {
         group: 'karpenter.k8s.aws',
         version: a.karpenterApi,
@@ -82,7 +108,7 @@ export async function applyNodeClass(api: CustomObjectsApi, a: NodeClassApply, o
         ...(options.dryRun ? { dryRun: 'All' } : {}),
       },
       setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
-    )) as { metadata?: { resourceVersion?: string; generation?: number } };
+    ))) as { metadata?: { resourceVersion?: string; generation?: number } };
     return { resourceVersion: result.metadata?.resourceVersion ?? '', generation: result.metadata?.generation ?? 0 };
   } catch (err) {
     if (!(err instanceof ApiException)) throw err;
@@ -122,9 +148,11 @@ export interface ObjectApply {
 export async function applyObject(api: CustomObjectsApi, a: ObjectApply, options: { dryRun: boolean }): Promise<ApplyResult> {
   const where = `${a.plural.replace(/s$/, '')}/${a.name}`;
   try {
-    const result = (await api.patchClusterCustomObject(
-      { group: a.group, version: a.version, plural: a.plural, name: a.name, body: a.body, fieldManager: FIELD_MANAGER, force: a.force, ...(options.dryRun ? { dryRun: 'All' } : {}) },
-      setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
+    const result = (await withRetries(() =>
+      api.patchClusterCustomObject(
+        { group: a.group, version: a.version, plural: a.plural, name: a.name, body: a.body, fieldManager: FIELD_MANAGER, force: a.force, ...(options.dryRun ? { dryRun: 'All' } : {}) },
+        setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
+      ),
     )) as { metadata?: { resourceVersion?: string; generation?: number } };
     return { resourceVersion: result.metadata?.resourceVersion ?? '', generation: result.metadata?.generation ?? 0 };
   } catch (err) {

@@ -112,3 +112,21 @@ describe('applyNodeClass', () => {
     });
   });
 });
+
+describe('applyNodeClass under API faults', () => {
+  it('retries a server-side apply answered with 429 (Retry-After) and 500: it is idempotent', async () => {
+    const { sandbox, api, live } = await setUp('default');
+    const before = live();
+    sandbox.kube.faults.fail({ code: 429, next: 1, retryAfterSeconds: 1, verbs: ['patch'] });
+    sandbox.kube.faults.fail({ code: 500, next: 1, verbs: ['patch'] });
+    const ids = controlPlaneAmis(sandbox, 'default');
+    await applyNodeClass(
+      api,
+      { name: 'default', karpenterApi: 'v1', resourceVersion: before.resourceVersion, amiFamily: 'AL2023', amiSelectorTerms: ids.map((id) => ({ id })), annotations: {}, force: true },
+      { dryRun: false },
+    );
+    const patches = sandbox.kube.requests.filter((r) => r.verb === 'patch').map((r) => r.code);
+    expect(patches).toEqual([429, 500, 200]);
+    expect(live().amiSelectorTerms).toEqual(ids.map((id) => ({ id })));
+  });
+});
