@@ -209,6 +209,7 @@ export function parseSandboxOptions(flags: Record<string, unknown>): SandboxComm
 export interface PlanOptions {
   kubernetes: KubernetesMinor;
   allowDowngrade?: boolean;
+  allowDeprecated?: boolean;
   /** Empty: every EC2NodeClass. */
   nodeClasses: string[];
   release: string;
@@ -257,11 +258,19 @@ const planFlags = {
   release: flag(parseRelease).default('latest'),
   pin: z.enum(['id', 'alias'], { message: '--pin must be id or alias' }).default('id'),
   allowDowngrade: z.boolean().default(false),
+  allowDeprecated: z.boolean().default(false),
 };
 
 export function parsePlanOptions(flags: Record<string, unknown>): PlanOptions {
   const o = parseWith(z.object(planFlags), flags);
-  return { kubernetes: o.to, nodeClasses: o.nodeclass, release: o.release, pin: o.pin, ...(o.allowDowngrade ? { allowDowngrade: true } : {}) };
+  return {
+    kubernetes: o.to,
+    nodeClasses: o.nodeclass,
+    release: o.release,
+    pin: o.pin,
+    ...(o.allowDowngrade ? { allowDowngrade: true } : {}),
+    ...(o.allowDeprecated ? { allowDeprecated: true } : {}),
+  };
 }
 
 export function parseUpgradeOptions(flags: Record<string, unknown>): UpgradeOptions {
@@ -282,6 +291,7 @@ export function parseUpgradeOptions(flags: Record<string, unknown>): UpgradeOpti
   return {
     ...(templates ? { templates } : {}),
     ...(o.allowDowngrade ? { allowDowngrade: true } : {}),
+    ...(o.allowDeprecated ? { allowDeprecated: true } : {}),
     kubernetes: o.to,
     nodeClasses: o.nodeclass,
     release: o.release,

@@ -51,7 +51,7 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
     const thePlan = plan(
       inventory,
       resolved.amis,
-      { to, nodeClasses, pin: options.pin, release: options.release, fieldManager: 'karp-drift', forceConflicts: options.forceConflicts, allowDowngrade: options.allowDowngrade },
+      { to, nodeClasses, pin: options.pin, release: options.release, fieldManager: 'karp-drift', forceConflicts: options.forceConflicts, allowDowngrade: options.allowDowngrade, allowDeprecated: options.allowDeprecated },
       new Date(),
     );
     return { cluster, discovery, inventory, resolved, plan: thePlan, log };

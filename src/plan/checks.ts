@@ -128,13 +128,17 @@ export function missingAmiCheck(
   );
 }
 
-export function deprecatedAmiCheck(name: string, ami: ResolvedAmi): Check {
+// An AMI already deprecated is refused unless --allow-deprecated: EC2 hides it from new searches and AWS stops
+// patching it. One that will be deprecated within 30 days is only a warning.
+export function deprecatedAmiCheck(name: string, ami: ResolvedAmi, allowDeprecated: boolean, now: Date): Check {
+  const already = ami.deprecationTime !== undefined && Date.parse(ami.deprecationTime) <= now.getTime();
+  const refused = already && !allowDeprecated;
   return check(
     'AMI-DEPRECATED',
-    'warning',
+    refused ? 'error' : 'warning',
     `ec2nodeclass/${name}: the target ${ami.family} ${ami.arch} ${ami.variant} AMI ${ami.id} (${ami.name}): ${ami.problems.join('; ') || 'deprecated'}`,
     [],
-    'Karpenter can still launch it; pin a newer --release soon',
+    refused ? 'pin a newer --release, or pass --allow-deprecated to pin it anyway' : 'Karpenter can still launch it; pin a newer --release soon',
   );
 }
 

@@ -91,7 +91,7 @@ export function nodeClassPlan(
       checks.push(missingAmiCheck(view.name, family, need, options.to, options.release, found));
       continue;
     }
-    if (found.deprecated) checks.push(deprecatedAmiCheck(view.name, found));
+    if (found.deprecated) checks.push(deprecatedAmiCheck(view.name, found, options.allowDeprecated === true, options.now ?? new Date(0)));
     targets.push({ arch: need.arch, variant: need.variant, id: found.id, name: found.name, release: found.release });
   }
 

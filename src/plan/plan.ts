@@ -27,6 +27,10 @@ export interface PlanOptions {
   forceConflicts?: boolean;
   /** Let --to take nodes to an older minor than they run (otherwise the DOWNGRADE check is an error). */
   allowDowngrade?: boolean;
+  /** Pin an AMI that is already deprecated (otherwise AMI-DEPRECATED is an error). */
+  allowDeprecated?: boolean;
+  /** Set by plan() from its `now`, for the checks that judge time. */
+  now?: Date;
 }
 
 export interface Plan {
@@ -63,7 +67,7 @@ export function plan(inventory: Inventory, amis: readonly ResolvedAmi[], options
 
   const nodeClasses: NodeClassPlan[] = [];
   for (const view of scope.nodeClasses) {
-    const result = nodeClassPlan(view, amiNeeds(inventory, view.name), amis, options, explicit);
+    const result = nodeClassPlan(view, amiNeeds(inventory, view.name), amis, { ...options, now }, explicit);
     checks.push(...result.checks);
     if (result.plan !== undefined) nodeClasses.push(result.plan);
   }

@@ -310,11 +310,11 @@ const EXACT: Array<[string, Case, Check]> = [
     },
     {
       code: 'AMI-DEPRECATED',
-      level: 'warning',
+      level: 'error',
       message:
         'ec2nodeclass/default: the target al2023 amd64 standard AMI ami-0new0amd64std (amazon-eks-node-al2023-x86_64-standard-1.31-v20241109): deprecated since 2024-11-01',
       evidence: [],
-      next: 'Karpenter can still launch it; pin a newer --release soon',
+      next: 'pin a newer --release, or pass --allow-deprecated to pin it anyway',
     },
   ],
   [
@@ -791,5 +791,17 @@ describe('--allow-downgrade', () => {
     const p = run({ options: { to: '1.29', allowDowngrade: true }, amis: at('1.29') });
     expect(p.checks.find((c) => c.code === 'DOWNGRADE')).toMatchObject({ level: 'warning', next: 'proceeding because of --allow-downgrade' });
     expect(p.blocked).toBe(false);
+  });
+});
+
+describe('--allow-deprecated', () => {
+  const deprecated = (deprecationTime: string) => [resolvedAmi('amd64/standard', { deprecated: true, deprecationTime, problems: ['deprecated'] })];
+  it.each([
+    ['already deprecated', '2024-11-01T00:00:00.000Z', false, 'error'],
+    ['already deprecated, allowed', '2024-11-01T00:00:00.000Z', true, 'warning'],
+    ['deprecated within 30 days', new Date(NOW.getTime() + 10 * 86_400_000).toISOString(), false, 'warning'],
+  ])('%s → %s', (_name, deprecationTime, allowDeprecated, level) => {
+    const p = run({ options: { allowDeprecated }, amis: deprecated(deprecationTime) });
+    expect(p.checks.find((c) => c.code === 'AMI-DEPRECATED')?.level).toBe(level);
   });
 });
