@@ -1,0 +1,30 @@
+// SIGINT while following: following only reads, so it stops at once with exit 130, says how to pick the rollout
+// up, and re-running the same upgrade applies nothing and follows the rollout to the end.
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { karpDrift, MAIN, scenario } from './cli-sandbox.js';
+
+describe('interruption and resume', () => {
+  it('exits 130 on SIGINT while following, and a re-run resumes without applying again', async () => {
+    const sandbox = await scenario('default', 30);
+    const child = spawn(process.execPath, [MAIN, 'upgrade', '--to', '1.30', '--yes'], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...sandbox.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    for (let i = 0; i < 600 && !stderr.includes('Waiting for NodePool'); i++) await new Promise((r) => setTimeout(r, 50));
+    const sent = Date.now();
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(Date.now() - sent).toBeLessThan(5000);
+    expect(stderr).toContain('interrupted while following the rollout');
+    expect(stderr).toContain('follow it again with: karp-drift upgrade --to 1.30 --yes');
+
+    const resumed = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '-o', 'json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.events.filter((e) => e.type === 'applied')).toEqual([]);
+    expect(resumed.events.at(-1)).toMatchObject({ type: 'done', result: 'succeeded' });
+  });
+});
