@@ -43,6 +43,7 @@ export function buildProgram(run: RunEnvironment): Command {
     .option('--no-color', 'disable colour (also NO_COLOR)')
     .option('-v, --verbose', 'log API calls and decisions to stderr')
     .option('-q, --quiet', 'print results only, no progress')
+    .option('--request-timeout <duration>', 'how long one Kubernetes or AWS request may take before it fails (default 30s)')
     .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()

@@ -18,6 +18,8 @@ export interface GlobalOptions {
   color: boolean;
   verbose: boolean;
   quiet: boolean;
+  /** --request-timeout: how long one API request may wait for an answer (Kubernetes and AWS alike). */
+  requestTimeoutMs?: number;
 }
 
 export interface Logger {

@@ -5,6 +5,9 @@ import { UsageError } from './errors.js';
 import { AMI_FAMILIES, ARCHES, VARIANTS, type AmiFamily, type Arch, type Variant } from './ami/families.js';
 import type { GlobalOptions, OutputFormat } from './io.js';
 
+/** kubectl's --request-timeout has no default (0 = wait forever); a tool that must never hang needs one. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
 const MINOR_FORMS = 'accepted forms: 1.31, v1.31, or 1.31.4 (AMIs are published per minor)';
 
 export interface KubernetesMinor {
@@ -98,11 +101,13 @@ export function parseGlobalOptions(flags: Record<string, unknown>, env: NodeJS.P
     color: z.boolean().default(true),
     verbose: z.boolean().default(false),
     quiet: z.boolean().default(false),
+    requestTimeout: flag((v) => parseDuration(v, '--request-timeout')).optional(),
   });
-  const g = parseWith(schema, flags);
+  const { requestTimeout, ...g } = parseWith(schema, flags);
+  if (requestTimeout !== undefined && requestTimeout <= 0) throw new UsageError('--request-timeout must be longer than 0');
   if (g.verbose && g.quiet) throw new UsageError('-v/--verbose and -q/--quiet cannot be used together');
   const noColorEnv = env.NO_COLOR !== undefined && env.NO_COLOR !== '';
-  return { ...g, color: g.color && !noColorEnv && stdoutIsTTY && g.output === 'human' };
+  return { ...g, color: g.color && !noColorEnv && stdoutIsTTY && g.output === 'human', requestTimeoutMs: requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS };
 }
 
 export interface AmiSelection {

@@ -15,6 +15,8 @@ export type { ResolvedAmi } from './verify.js';
 export interface AwsOptions {
   region?: string;
   profile?: string;
+  /** --request-timeout for each SSM/EC2 request (the SDK's own retries still apply within it). */
+  requestTimeoutMs?: number;
 }
 
 export interface ResolvedAmis {
@@ -40,6 +42,7 @@ export async function resolveAmiQueries(
   const config = {
     ...(aws.region !== undefined && { region: aws.region }),
     ...(aws.profile !== undefined && { profile: aws.profile }),
+    ...(aws.requestTimeoutMs !== undefined && { requestHandler: { requestTimeout: aws.requestTimeoutMs, connectionTimeout: Math.min(aws.requestTimeoutMs, 10_000) } }),
   };
   const ssm = new SSMClient(config);
   const ec2 = new EC2Client(config);

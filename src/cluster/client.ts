@@ -14,6 +14,8 @@ import { bufferFromFileOrString, CustomObjectsApi, KubeConfig, type Cluster as K
 import { UsageError } from '../errors.js';
 
 export interface LoadClusterOptions {
+  /** --request-timeout: a request with no answer (headers) after this long fails (default 30 s). */
+  requestTimeoutMs?: number;
   /** --kubeconfig: one file. */
   kubeconfig?: string;
   /** --context: a context of that file (default: its current-context). */
@@ -36,6 +38,7 @@ export interface Cluster {
   /** For request.ts: the shared keep-alive agent, or undefined behind a proxy (client-node's proxy agent per call). */
   agent: HttpAgent | undefined;
   log?: (line: string) => void;
+  requestTimeoutMs: number;
   /** Closes the agent's connections. Call it last: watches close through their AbortSignal, followCluster first. */
   close(): void;
 }
@@ -80,6 +83,7 @@ export function loadCluster(options: LoadClusterOptions = {}): Cluster {
     source,
     custom: kc.makeApiClient(CustomObjectsApi),
     agent,
+    requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
     ...(options.log ? { log: options.log } : {}),
     close: () => agent?.destroy(),
   };

@@ -105,7 +105,15 @@ async function send(cluster: Cluster, url: URL, signal: AbortSignal | undefined)
       },
       resolve,
     );
+    // Until the answer's headers arrive (a watch then streams for as long as it likes): a server that accepts the
+    // connection and never answers must not hang karp-drift.
+    const timer = setTimeout(() => {
+      req.destroy(Object.assign(new Error(`no answer from ${url.host} within ${cluster.requestTimeoutMs / 1000} s (--request-timeout)`), { code: 'ETIMEDOUT' }));
+    }, cluster.requestTimeoutMs);
+    req.on('response', () => clearTimeout(timer));
+    req.on('close', () => clearTimeout(timer));
     req.on('error', (err: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
       reject(req.reusedSocket && err.code === 'ECONNRESET' ? new StaleSocket(err.message) : err);
     });
     req.end();

@@ -10,7 +10,7 @@ export async function amis(options: AmisOptions, ctx: CommandContext): Promise<v
   if (options.kubernetes.note) log.info(options.kubernetes.note);
   const { region, amis } = await resolveAmis(
     options,
-    { region: ctx.globals.region, profile: ctx.globals.profile },
+    { region: ctx.globals.region, profile: ctx.globals.profile, requestTimeoutMs: ctx.globals.requestTimeoutMs },
     log,
   );
   for (const a of amis.filter((x) => x.deprecated)) {

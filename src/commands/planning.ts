@@ -27,6 +27,7 @@ export function connect(ctx: CommandContext): { cluster: Cluster; log: Logger } 
     kubeconfig: ctx.globals.kubeconfig,
     context: ctx.globals.context,
     env: ctx.env,
+    ...(ctx.globals.requestTimeoutMs !== undefined ? { requestTimeoutMs: ctx.globals.requestTimeoutMs } : {}),
     ...(ctx.globals.verbose ? { log: (line: string) => log.debug(line) } : {}),
   });
   return { cluster, log };
@@ -47,7 +48,7 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
     }
     const to = options.kubernetes.version;
     const queries = neededAmiQueries(inventory, { to, release: options.release, nodeClasses });
-    const resolved = await resolveAmiQueries(queries, { region: ctx.globals.region, profile: ctx.globals.profile }, log);
+    const resolved = await resolveAmiQueries(queries, { region: ctx.globals.region, profile: ctx.globals.profile, requestTimeoutMs: ctx.globals.requestTimeoutMs }, log);
     const thePlan = plan(
       inventory,
       resolved.amis,

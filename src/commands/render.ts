@@ -24,7 +24,7 @@ export async function render(options: RenderOptions, ctx: CommandContext): Promi
       expand: { families: false, arches: false, variants: false },
       release: options.release,
     },
-    { region: ctx.globals.region, profile: ctx.globals.profile },
+    { region: ctx.globals.region, profile: ctx.globals.profile, requestTimeoutMs: ctx.globals.requestTimeoutMs },
     log,
   );
   const pinned = amis.filter((a) => a.family === options.family && a.variant === 'standard');

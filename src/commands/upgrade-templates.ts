@@ -38,7 +38,7 @@ export async function upgradeFromTemplates(options: UpgradeOptions, t: UpgradeTe
     const arches = pinnedArches(templates, t.family);
     const { region, amis } = await resolveAmis(
       { kubernetes: options.kubernetes, families: [t.family], arches, variants: ['standard'], expand: { families: false, arches: false, variants: false }, release: options.release },
-      { region: ctx.globals.region, profile: ctx.globals.profile },
+      { region: ctx.globals.region, profile: ctx.globals.profile, requestTimeoutMs: ctx.globals.requestTimeoutMs },
       log,
     );
     const pinned = amis.filter((a) => a.family === t.family && a.variant === 'standard');

@@ -1,6 +1,7 @@
 // Bad input is refused with a clear message and the documented exit code, and the cluster is untouched: every row
 // runs the built CLI against one sandbox and checks that no write reached the API server.
 import { writeFile, mkdtemp } from 'node:fs/promises';
+import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +10,13 @@ import { httpWrites, karpDrift } from './cli-sandbox.js';
 
 let sandbox: Sandbox;
 let dir: string;
+// Accepts connections and never answers: the API server a firewall or a dead load balancer leaves behind.
+let blackhole: Server;
+const held: Socket[] = [];
 beforeAll(async () => {
+  blackhole = createServer((socket) => void held.push(socket));
+  await new Promise<void>((resolve) => blackhole.listen(0, '127.0.0.1', resolve));
+  const port = (blackhole.address() as { port: number }).port;
   sandbox = await startSandbox({ scenario: 'default', speed: 60 });
   dir = await mkdtemp(join(tmpdir(), 'karp-drift-bad-input-'));
   await writeFile(join(dir, 'garbage'), 'this: [is not: a kubeconfig\n');
@@ -24,8 +31,23 @@ beforeAll(async () => {
       'current-context: gone',
     ].join('\n'),
   );
+  await writeFile(
+    join(dir, 'blackhole'),
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      `clusters: [{ name: hole, cluster: { server: "https://127.0.0.1:${port}", insecure-skip-tls-verify: true } }]`,
+      'users: [{ name: u, user: { token: not-a-real-token } }]',
+      'contexts: [{ name: hole, context: { cluster: hole, user: u } }]',
+      'current-context: hole',
+    ].join('\n'),
+  );
 });
-afterAll(() => sandbox.stop());
+afterAll(async () => {
+  for (const s of held) s.destroy();
+  blackhole.close();
+  await sandbox.stop();
+});
 
 const up = (...extra: string[]) => ['upgrade', '--to', '1.30', '--yes', ...extra];
 
@@ -45,6 +67,8 @@ describe('bad input: the documented exit code, a message that says what and wher
     ['an unknown flag', () => up('--bogus'), 2, /unknown option '--bogus'/],
     ['AL2 at 1.33', () => ['amis', '--to', '1.33', '--family', 'al2'], 2, /al2 has no EKS-optimized AMIs for Kubernetes 1\.33/],
     ['an unreachable API server', () => up('--kubeconfig', join(dir, 'unreachable')), 1, /127\.0\.0\.1:1/],
+    ['an API server that never answers (--request-timeout 2s)', () => up('--kubeconfig', join(dir, 'blackhole'), '--request-timeout', '2s'), 1, /within 2 s \(--request-timeout\)/],
+    ['a bad --request-timeout', () => up('--request-timeout', 'soon'), 2, /--request-timeout "soon" is not a duration/],
   ])('%s', async (_name, args, code, message) => {
     const before = httpWrites(sandbox);
     const run = await karpDrift(sandbox, args(), 60_000);
