@@ -39,7 +39,7 @@ const amisDefaults: AmisOptions = {
   release: 'latest',
 };
 
-const globalsDefaults: CommandContext['globals'] = { output: 'human', color: false, verbose: false, quiet: false };
+const globalsDefaults: CommandContext['globals'] = { output: 'human', color: false, verbose: false, quiet: false, requestTimeoutMs: 30_000 };
 
 describe('karp-drift amis', () => {
   it.each<[string[], AmisOptions, Partial<CommandContext['globals']>]>([

@@ -109,7 +109,7 @@ describe('parseDuration', () => {
 });
 
 describe('parseGlobalOptions', () => {
-  const defaults = { output: 'human', color: true, verbose: false, quiet: false };
+  const defaults = { output: 'human', color: true, verbose: false, quiet: false, requestTimeoutMs: 30_000 };
 
   it.each<[string, Record<string, unknown>, NodeJS.ProcessEnv, boolean, Record<string, unknown>]>([
     ['colour on a terminal', {}, {}, true, { ...defaults, color: true }],
@@ -250,5 +250,13 @@ describe('parsePlanOptions / parseUpgradeOptions / parseStatusOptions / parseSan
     expect(parseStatusOptions({ nodeclass: ['default'], watch: true })).toEqual({ nodeClasses: ['default'], watch: true });
     expect(parseSandboxOptions({ speed: '120', port: '6443' })).toEqual({ scenario: 'default', speed: 120, port: 6443 });
     expect(usageMessage(() => parseSandboxOptions({ port: '70000' }))).toBe('--port "70000" is not valid; expected a whole number from 1 to 65535');
+  });
+});
+
+describe('--request-timeout', () => {
+  it('defaults to 30 s and takes a Go duration', () => {
+    expect(parseGlobalOptions({}, {}, false).requestTimeoutMs).toBe(30_000);
+    expect(parseGlobalOptions({ requestTimeout: '90s' }, {}, false).requestTimeoutMs).toBe(90_000);
+    expect(usageMessage(() => parseGlobalOptions({ requestTimeout: '0s' }, {}, false))).toBe('--request-timeout must be longer than 0');
   });
 });
