@@ -3,6 +3,7 @@
 // field manager without the bookkeeping annotations, so they go (a second rollback finds nothing recorded) and an
 // amiFamily that the upgrade added and the previous selection lacked is removed with them.
 import type { CommandContext } from '../cli.js';
+import { followNeeds, requireAccess } from '../cluster/access.js';
 import { ANNOTATIONS, applyNodeClass } from '../cluster/apply.js';
 import { discoverCluster } from '../cluster/discovery.js';
 import { readInventory } from '../cluster/inventory.js';
@@ -71,6 +72,12 @@ export async function rollback(options: RollbackOptions, ctx: CommandContext): P
     log.warn(`rolling back drifts every node of ${pools.map((p) => `nodepool/${p.name}`).join(', ') || 'these classes'} (${nodes} nodes) back to the previous AMIs: nodes already replaced are replaced again`);
     await confirmOrRefuse(ctx, options, `Restore ${restores.length} EC2NodeClass(es)? Karpenter will replace up to ${nodes} node(s) through drift.`);
 
+    if (!options.dryRun) {
+      await requireAccess(cluster, [
+        ...restores.map((r) => ({ verb: 'patch', group: 'karpenter.k8s.aws', resource: 'ec2nodeclasses', name: r.view.name, why: 'restore amiSelectorTerms' })),
+        ...(options.wait ? followNeeds() : []),
+      ]);
+    }
     const generations: Record<string, number> = {};
     for (const r of restores) {
       const result = await applyNodeClass(

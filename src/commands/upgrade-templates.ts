@@ -4,6 +4,7 @@
 // unless --force-conflicts.
 import type { CommandContext } from '../cli.js';
 import { resolveAmis } from '../ami/resolve.js';
+import { followNeeds, requireAccess } from '../cluster/access.js';
 import { applyObject } from '../cluster/apply.js';
 import { nodeClassView } from '../cluster/convert.js';
 import { discoverCluster } from '../cluster/discovery.js';
@@ -64,6 +65,13 @@ export async function upgradeFromTemplates(options: UpgradeOptions, t: UpgradeTe
     }
     await confirmOrRefuse(ctx, options, `Apply ec2nodeclass/${t.name} and nodepool/${t.name}?`);
 
+    if (!options.dryRun) {
+      await requireAccess(cluster, [
+        { verb: 'patch', group: 'karpenter.k8s.aws', resource: 'ec2nodeclasses', name: t.name, why: 'server-side apply of the rendered EC2NodeClass' },
+        { verb: 'patch', group: 'karpenter.sh', resource: 'nodepools', name: t.name, why: 'server-side apply of the rendered NodePool' },
+        ...(options.wait ? followNeeds() : []),
+      ]);
+    }
     const nodeClass = await applyObject(
       cluster.custom,
       { group: 'karpenter.k8s.aws', version: 'v1', plural: 'ec2nodeclasses', name: t.name, body: manifests.nodeClass, force: true },

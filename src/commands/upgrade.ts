@@ -3,6 +3,7 @@
 // nothing and follows the rollout where it stands.
 import { randomUUID } from 'node:crypto';
 import type { CommandContext } from '../cli.js';
+import { followNeeds, requireAccess } from '../cluster/access.js';
 import { applyNodeClass, bookkeeping } from '../cluster/apply.js';
 import { InterruptedError, RefusedError } from '../errors.js';
 import type { UpgradeOptions } from '../options.js';
@@ -47,6 +48,12 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
       await confirmOrRefuse(ctx, options, `Apply ${nodeClassesToChange} EC2NodeClass change(s)? Karpenter will then replace ${nodesToReplace} node(s) through drift.`);
     }
 
+    if (changes.length > 0 && !options.dryRun) {
+      await requireAccess(cluster, [
+        ...changes.map((c) => ({ verb: 'patch', group: 'karpenter.k8s.aws', resource: 'ec2nodeclasses', name: c.name, why: 'server-side apply of amiSelectorTerms' })),
+        ...(options.wait ? followNeeds() : []),
+      ]);
+    }
     const runId = randomUUID();
     const generations: Record<string, number> = {};
     const applied: string[] = [];

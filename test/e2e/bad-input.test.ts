@@ -78,6 +78,21 @@ describe('bad input: the documented exit code, a message that says what and wher
     expect(httpWrites(sandbox)).toBe(before);
   });
 
+  it('RBAC that forbids the apply → exit 3 with the permission table, checked before the first write', async () => {
+    sandbox.kube.faults.forbid({ verbs: ['patch'], resources: ['ec2nodeclasses'] });
+    try {
+      const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes']);
+      expect(run.code, run.stderr).toBe(3);
+      expect(run.stderr).toContain('lacks 2 permission(s) this run needs; nothing was changed');
+      expect(run.stderr).toMatch(/patch\s+ec2nodeclasses\.karpenter\.k8s\.aws\s+default\s+no/);
+      expect(run.stderr).toMatch(/watch\s+nodeclaims\.karpenter\.sh\s+\*\s+yes/);
+      expect(run.stderr).toContain('deploy/rbac.yaml');
+      expect(httpWrites(sandbox)).toBe(0);
+    } finally {
+      sandbox.kube.faults.clear();
+    }
+  });
+
   it('SSM AccessDenied → exit 1 naming the IAM action, nothing changed', async () => {
     sandbox.aws.faults.denyAccess({ service: 'ssm' });
     try {

@@ -48,7 +48,12 @@ export function karpDrift(sandbox: Sandbox, args: string[], timeoutMs = 90_000):
   });
 }
 
-/** Writes that reached the API server over HTTP (the simulated Karpenter writes in process, so these are the CLI's). */
+/**
+ * Writes that reached the API server over HTTP (the simulated Karpenter writes in process, so these are the CLI's).
+ * A SelfSubjectAccessReview is a question, not a write: it stores nothing.
+ */
 export function httpWrites(sandbox: Sandbox): number {
-  return sandbox.kube.requests.filter((r) => ['create', 'update', 'patch', 'delete', 'deletecollection'].includes(r.verb)).length;
+  return sandbox.kube.requests.filter(
+    (r) => ['create', 'update', 'patch', 'delete', 'deletecollection'].includes(r.verb) && r.resource !== 'selfsubjectaccessreviews',
+  ).length;
 }

@@ -87,6 +87,13 @@ export class KubeFaults {
     return () => this.watchDroppers.delete(drop);
   }
 
+  /** What a SelfSubjectAccessReview answers: the sandbox's one user may do everything `forbid` has not taken. */
+  allows(verb: string, resource: string | undefined): boolean {
+    return !this.forbids.some(
+      (r) => (r.target.verbs === undefined || r.target.verbs.includes(verb)) && (r.target.resources === undefined || (resource !== undefined && r.target.resources.includes(resource))),
+    );
+  }
+
   decide(verb: string, resource: string | undefined): FaultDecision {
     const applies = (t: KubeFaultTarget) =>
       (t.verbs === undefined || t.verbs.includes(verb)) &&

@@ -70,6 +70,17 @@ export interface KubeApiServer {
 }
 
 // kube-apiserver's system:public-info-viewer role lets anyone read these; everything else needs the token.
+const SELF_SUBJECT_ACCESS_REVIEWS = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
+
+// authorization.k8s.io/v1 SelfSubjectAccessReview, answered from the forbid faults: the sandbox's only RBAC.
+function accessReview(body: string, faults: KubeFaults): Reply {
+  const review = JSON.parse(body || '{}') as { spec?: { resourceAttributes?: { verb?: string; resource?: string } } };
+  const attributes = review.spec?.resourceAttributes ?? {};
+  const allowed = faults.allows(attributes.verb ?? '', attributes.resource);
+  const status = { allowed, ...(allowed ? {} : { reason: 'forbidden by the sandbox (faults.forbid)' }) };
+  return { code: 201, body: JSON.stringify({ apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', metadata: {}, spec: review.spec ?? {}, status }), headers: {} };
+}
+
 const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version']);
 const DEFAULT_NAMESPACES = ['default', 'kube-node-lease', 'kube-public', 'kube-system'];
 
@@ -168,9 +179,12 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
       const decision = faults.decide(info.verb, info.resource);
       if (decision.delayMs > 0) await sleep(decision.delayMs, undefined, { signal: stopping.signal });
       if (decision.failure) throw faultError(decision.failure, info);
-      reply = info.isResourceRequest
-        ? serveResource(req, res, info, body, ctx)
-        : nonResource(info, store, version, host);
+      reply =
+        req.method === 'POST' && info.path === SELF_SUBJECT_ACCESS_REVIEWS
+          ? accessReview(body, faults)
+          : info.isResourceRequest
+            ? serveResource(req, res, info, body, ctx)
+            : nonResource(info, store, version, host);
     } catch (err) {
       if (stopping.signal.aborted) return;
       const status = err instanceof ApiStatusError ? err : internalError(err);

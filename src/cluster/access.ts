@@ -1,0 +1,71 @@
+// RBAC preflight: before its first write, karp-drift asks the API server (SelfSubjectAccessReview, what
+// `kubectl auth can-i` does) whether its identity may do everything the rest of the run needs, and refuses with the
+// whole table instead of failing halfway through a rollout.
+import { AuthorizationV1Api } from '@kubernetes/client-node';
+import { RefusedError, RuntimeFailure } from '../errors.js';
+import { columns } from '../report/table.js';
+import type { Cluster } from './client.js';
+
+export interface AccessNeed {
+  verb: string;
+  group: string;
+  resource: string;
+  name?: string;
+  /** Why the run needs it, for the table. */
+  why: string;
+}
+
+export interface AccessAnswer extends AccessNeed {
+  allowed: boolean;
+  reason?: string;
+}
+
+export async function reviewAccess(cluster: Cluster, needs: readonly AccessNeed[]): Promise<AccessAnswer[]> {
+  const api = cluster.kc.makeApiClient(AuthorizationV1Api);
+  return Promise.all(
+    needs.map(async (need) => {
+      try {
+        const review = await api.createSelfSubjectAccessReview({
+          body: {
+            apiVersion: 'authorization.k8s.io/v1',
+            kind: 'SelfSubjectAccessReview',
+            spec: { resourceAttributes: { verb: need.verb, group: need.group, resource: need.resource, ...(need.name ? { name: need.name } : {}) } },
+          },
+        });
+        return { ...need, allowed: review.status?.allowed === true, ...(review.status?.reason ? { reason: review.status.reason } : {}) };
+      } catch (err) {
+        throw new RuntimeFailure(`asking ${cluster.server} whether karp-drift may ${need.verb} ${need.resource} (SelfSubjectAccessReview) failed: ${(err as Error).message}`, { cause: err });
+      }
+    }),
+  );
+}
+
+/** The preflight table, kubectl-style: VERB, RESOURCE, NAME, ALLOWED, WHY. */
+export function accessTable(answers: readonly AccessAnswer[]): string {
+  const rows = answers.map((a) => [a.verb, a.group ? `${a.resource}.${a.group}` : a.resource, a.name ?? '*', a.allowed ? 'yes' : 'no', a.why]);
+  return columns(['VERB', 'RESOURCE', 'NAME', 'ALLOWED', 'WHY'], rows).replace(/^/gm, '  ');
+}
+
+/** What following a rollout reads (cluster/follow.ts, and the diagnosis's re-reads). */
+export function followNeeds(): AccessNeed[] {
+  const watch = (group: string, resource: string): AccessNeed => ({ verb: 'watch', group, resource, why: 'follow the rollout' });
+  return [
+    watch('karpenter.sh', 'nodeclaims'),
+    watch('', 'nodes'),
+    watch('karpenter.k8s.aws', 'ec2nodeclasses'),
+    watch('', 'events'),
+    { verb: 'list', group: 'policy', resource: 'poddisruptionbudgets', why: 'diagnose a stall' },
+    { verb: 'list', group: '', resource: 'pods', why: 'diagnose a stall' },
+  ];
+}
+
+/** Refuses (exit 3, nothing changed) when any need is denied, listing them all. */
+export async function requireAccess(cluster: Cluster, needs: readonly AccessNeed[]): Promise<void> {
+  const answers = await reviewAccess(cluster, needs);
+  const denied = answers.filter((a) => !a.allowed);
+  if (denied.length === 0) return;
+  throw new RefusedError(
+    `the identity in ${cluster.context} lacks ${denied.length} permission(s) this run needs; nothing was changed:\n${accessTable(answers)}`,
+    { hint: 'bind the ClusterRole karp-drift-upgrade from deploy/rbac.yaml (README "RBAC") to this identity' },
+  );
+}
