@@ -5,6 +5,8 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeKubeconfig } from '../../src/sandbox/kube-api/kubeconfig.js';
+import { startKubeApiServer, type KubeApiServer } from '../../src/sandbox/kube-api/server.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { httpWrites, karpDrift } from './cli-sandbox.js';
 
@@ -13,7 +15,10 @@ let dir: string;
 // Accepts connections and never answers: the API server a firewall or a dead load balancer leaves behind.
 let blackhole: Server;
 const held: Socket[] = [];
+// A cluster without Karpenter: the API server with no CRDs.
+let bare: KubeApiServer;
 beforeAll(async () => {
+  bare = await startKubeApiServer({});
   blackhole = createServer((socket) => void held.push(socket));
   await new Promise<void>((resolve) => blackhole.listen(0, '127.0.0.1', resolve));
   const port = (blackhole.address() as { port: number }).port;
@@ -42,8 +47,23 @@ beforeAll(async () => {
       'current-context: hole',
     ].join('\n'),
   );
+  await writeKubeconfig(join(dir, 'bare'), { server: bare.url, caData: bare.caData, token: bare.token });
+  // An exec credential plugin that fails, as `aws eks get-token` does with an expired SSO session.
+  await writeFile(join(dir, 'get-token'), '#!/bin/sh\necho "Error loading SSO Token: Token for sso-session prod has expired" >&2\nexit 255\n', { mode: 0o755 });
+  await writeFile(
+    join(dir, 'exec'),
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      `clusters: [{ name: eks, cluster: { server: "${sandbox.kube.url}", insecure-skip-tls-verify: true } }]`,
+      `users: [{ name: u, user: { exec: { apiVersion: client.authentication.k8s.io/v1beta1, command: "${join(dir, 'get-token')}", interactiveMode: Never } } }]`,
+      'contexts: [{ name: eks, context: { cluster: eks, user: u } }]',
+      'current-context: eks',
+    ].join('\n'),
+  );
 });
 afterAll(async () => {
+  await bare.stop();
   for (const s of held) s.destroy();
   blackhole.close();
   await sandbox.stop();
@@ -69,6 +89,8 @@ describe('bad input: the documented exit code, a message that says what and wher
     ['an unreachable API server', () => up('--kubeconfig', join(dir, 'unreachable')), 1, /127\.0\.0\.1:1/],
     ['an API server that never answers (--request-timeout 2s)', () => up('--kubeconfig', join(dir, 'blackhole'), '--request-timeout', '2s'), 1, /within 2 s \(--request-timeout\)/],
     ['a bad --request-timeout', () => up('--request-timeout', 'soon'), 2, /--request-timeout "soon" is not a duration/],
+    ['a cluster without Karpenter CRDs', () => up('--kubeconfig', join(dir, 'bare')), 2, /no Karpenter CRDs in context .*is Karpenter installed\?/],
+    ['a failing exec credential plugin (its stderr shown)', () => up('--kubeconfig', join(dir, 'exec')), 1, /Token for sso-session prod has expired/],
   ])('%s', async (_name, args, code, message) => {
     const before = httpWrites(sandbox);
     const run = await karpDrift(sandbox, args(), 60_000);
