@@ -48,24 +48,10 @@ export const PDBS: Resource<PdbView> = {
 };
 
 /**
- * The event reasons a drift rollout is followed and diagnosed by (DOMAIN.md §2.8; kubernetes-sigs/karpenter
- * pkg/events/reason.go). Not `Evicted` (one per pod; drain progress shows in pods and PDBs) nor consolidation's.
- *
- * Each reason is read with its own `fieldSelector=reason=<R>`, in all namespaces: a field selector cannot OR, and
- * the alternative, every event of the cluster filtered here, is the largest and busiest collection a 50,000-pod
- * cluster has (every pod start, pull and probe failure), almost none of it Karpenter's. Nor is `source=karpenter`
- * used: events written through events.k8s.io/v1 have no `source`, only `reportingController`.
+ * Events are read per reason, the reasons the diagnosis keeps (rollout/snapshot.ts `KARPENTER_EVENT_REASONS`), each
+ * with its own `fieldSelector=reason=<R>` in all namespaces: a field selector cannot OR, and the alternative, every
+ * event of the cluster filtered here, is the largest and busiest collection a 50,000-pod cluster has (every pod
+ * start, pull and probe failure), almost none of it Karpenter's. Nor is `source=karpenter` used: events written
+ * through events.k8s.io/v1 have no `source`, only `reportingController`.
  */
-export const KARPENTER_EVENT_REASONS = [
-  'DisruptionBlocked',
-  'DisruptionLaunching',
-  'DisruptionWaitingReadiness',
-  'DisruptionTerminating',
-  'FailedDraining',
-  'AwaitingVolumeDetachment',
-  'TerminationGracePeriodExpiring',
-  'Disrupted',
-  'InsufficientCapacityError',
-  'NodeClassNotReady',
-  'UnregisteredTaintMissing',
-] as const;
+export { KARPENTER_EVENT_REASONS } from '../rollout/snapshot.js';

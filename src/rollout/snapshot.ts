@@ -48,7 +48,7 @@ export const MAX_EVENTS = 500;
  * Event reasons the diagnosis reads (DOMAIN.md §2.8, KC `pkg/events/reason.go`). Per-pod events (`Evicted`,
  * `Disrupted`) are left out: one per pod, they would push the NodePool's and Node's out of the bounded window.
  */
-export const KARPENTER_EVENT_REASONS: ReadonlySet<string> = new Set([
+export const KARPENTER_EVENT_REASONS = [
   'DisruptionBlocked',
   'DisruptionLaunching',
   'DisruptionWaitingReadiness',
@@ -59,7 +59,8 @@ export const KARPENTER_EVENT_REASONS: ReadonlySet<string> = new Set([
   'InsufficientCapacityError',
   'NodeClassNotReady',
   'UnregisteredTaintMissing',
-]);
+] as const;
+const KEPT_REASONS: ReadonlySet<string> = new Set(KARPENTER_EVENT_REASONS);
 
 export function emptySnapshot(): Snapshot {
   return {
@@ -156,7 +157,7 @@ function applySynced(s: Snapshot, kind: WatchedKind, items: SyncedItem[]): boole
   if (kind === 'Event') {
     // The kind says what the items are (the watcher's contract); the union type cannot.
     const events = (items as EventView[])
-      .filter((e) => KARPENTER_EVENT_REASONS.has(e.reason))
+      .filter((e) => KEPT_REASONS.has(e.reason))
       .sort((a, b) => eventTime(a).localeCompare(eventTime(b)))
       .slice(-MAX_EVENTS);
     s.events.clear();
@@ -203,7 +204,7 @@ function applyEvent(s: Snapshot, type: 'ADDED' | 'MODIFIED' | 'DELETED', event: 
     if (s.deletedEvents.size > MAX_EVENTS) s.deletedEvents.delete(s.deletedEvents.values().next().value as string);
     return s.events.delete(event.uid);
   }
-  if (!KARPENTER_EVENT_REASONS.has(event.reason) || s.deletedEvents.has(event.uid)) return false;
+  if (!KEPT_REASONS.has(event.reason) || s.deletedEvents.has(event.uid)) return false;
   const known = s.events.get(event.uid);
   if (known !== undefined) {
     const newer = event.count > known.count || (event.count === known.count && eventTime(event) > eventTime(known));
