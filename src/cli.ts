@@ -85,10 +85,12 @@ export function buildProgram(run: RunEnvironment): Command {
       await render(parseRenderOptions(flags), ctx);
     });
 
+  // --nodeclass may be given several times.
+  const repeated = (v: string, acc: string[] = []) => [...acc, v];
   const planFlags = (cmd: Command) =>
     cmd
       .requiredOption('--to <minor>', 'Kubernetes minor of the target AMIs, e.g. 1.30 (not newer than the control plane)')
-      .option('--nodeclass <name>', 'an EC2NodeClass to upgrade (repeatable; default: all)', (v: string, acc: string[] = []) => [...acc, v])
+      .option('--nodeclass <name>', 'an EC2NodeClass to upgrade (repeatable; default: all)', repeated)
       .option('--release <release>', 'AMI release: latest (the newest concrete release), vYYYYMMDD, or X.Y.Z for Bottlerocket', 'latest')
       .addOption(new Option('--pin <form>', 'id: one id term per architecture and variant, plus amiFamily; alias: family@release').choices(['id', 'alias']).default('id'))
       .option('--allow-downgrade', 'let --to take nodes to an older Kubernetes minor than they run')
@@ -102,12 +104,16 @@ export function buildProgram(run: RunEnvironment): Command {
     },
   );
 
-  planFlags(program.command('upgrade').description('Pin the target AMIs and follow Karpenter drift replacement to completion'))
-    .option('-y, --yes', 'apply without asking (required without a terminal)')
-    .option('--dry-run', 'send the apply with dryRun=All: the API server validates it, nothing changes')
-    .option('--no-wait', 'exit after the apply instead of following the rollout')
-    .option('--timeout <duration>', 'give up following after this long (exit 5)', '60m')
-    .option('--stall-timeout <duration>', 'no progress for this long is a stall (exit 4, with the diagnosis)', '15m')
+  // What upgrade and rollback share: they apply, then follow the rollout.
+  const applyFlags = (cmd: Command) =>
+    cmd
+      .option('-y, --yes', 'apply without asking (required without a terminal)')
+      .option('--dry-run', 'send the apply with dryRun=All: the API server validates it, nothing changes')
+      .option('--no-wait', 'exit after the apply instead of following the rollout')
+      .option('--timeout <duration>', 'give up following after this long (exit 5)', '60m')
+      .option('--stall-timeout <duration>', 'no progress for this long is a stall (exit 4, with the diagnosis)', '15m');
+
+  applyFlags(planFlags(program.command('upgrade').description('Pin the target AMIs and follow Karpenter drift replacement to completion')))
     .option('--force-conflicts', 'take amiSelectorTerms from a GitOps/IaC field manager (it may put the old value back)')
     .option('--templates <dir>', 'render these ec2nodeclass.yaml and nodepool.yaml (or, with no --templates but --cluster-name, the bundled ones) and apply them whole')
     .option('--cluster-name <name>', 'with --templates: the karpenter.sh/discovery tag value')
@@ -120,25 +126,21 @@ export function buildProgram(run: RunEnvironment): Command {
       await upgrade(parseUpgradeOptions(flags), ctx);
     });
 
-  program
-    .command('rollback')
-    .description('Restore the AMI selection the last upgrade recorded, and follow the nodes back')
-    .option('--nodeclass <name>', 'an EC2NodeClass to roll back (repeatable; default: every class an upgrade recorded)', (v: string, acc: string[] = []) => [...acc, v])
-    .option('-y, --yes', 'apply without asking (required without a terminal)')
-    .option('--dry-run', 'send the apply with dryRun=All: nothing changes')
-    .option('--no-wait', 'exit after the apply instead of following the rollout')
-    .option('--timeout <duration>', 'give up following after this long (exit 5)', '60m')
-    .option('--stall-timeout <duration>', 'no progress for this long is a stall (exit 4, with the diagnosis)', '15m')
-    .action(async (flags: Record<string, unknown>, cmd: Command) => {
-      const ctx = await context(cmd);
-      const [{ parseRollbackOptions }, { rollback }] = await Promise.all([import('./options.js'), import('./commands/rollback.js')]);
-      await rollback(parseRollbackOptions(flags), ctx);
-    });
+  applyFlags(
+    program
+      .command('rollback')
+      .description('Restore the AMI selection the last upgrade recorded, and follow the nodes back')
+      .option('--nodeclass <name>', 'an EC2NodeClass to roll back (repeatable; default: every class an upgrade recorded)', repeated),
+  ).action(async (flags: Record<string, unknown>, cmd: Command) => {
+    const ctx = await context(cmd);
+    const [{ parseRollbackOptions }, { rollback }] = await Promise.all([import('./options.js'), import('./commands/rollback.js')]);
+    await rollback(parseRollbackOptions(flags), ctx);
+  });
 
   program
     .command('status')
     .description('Show each NodePool: nodes by kubelet version and AMI, drift and disruption counts, blockers')
-    .option('--nodeclass <name>', 'only the NodePools of this EC2NodeClass (repeatable)', (v: string, acc: string[] = []) => [...acc, v])
+    .option('--nodeclass <name>', 'only the NodePools of this EC2NodeClass (repeatable)', repeated)
     .option('-w, --watch', 'keep it live until interrupted')
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
       const ctx = await context(cmd);

@@ -230,13 +230,17 @@ export interface UpgradeTemplates {
   name: string;
 }
 
-export interface UpgradeOptions extends PlanOptions {
-  templates?: UpgradeTemplates;
+/** What upgrade and rollback share: confirm, apply, then follow the rollout. */
+export interface ApplyOptions {
   yes: boolean;
   dryRun: boolean;
   wait: boolean;
   timeoutMs: number;
   stallTimeoutMs: number;
+}
+
+export interface UpgradeOptions extends PlanOptions, ApplyOptions {
+  templates?: UpgradeTemplates;
   forceConflicts: boolean;
 }
 
@@ -278,36 +282,29 @@ export function parsePlanOptions(flags: Record<string, unknown>): PlanOptions {
   };
 }
 
-export function parseUpgradeOptions(flags: Record<string, unknown>): UpgradeOptions {
-  const schema = z.object({
-    ...planFlags,
-    yes: z.boolean().default(false),
-    dryRun: z.boolean().default(false),
-    // commander's --no-wait sets wait: false.
-    wait: z.boolean().default(true),
-    timeout: flag((v) => parseDuration(v, '--timeout')),
-    stallTimeout: flag((v) => parseDuration(v, '--stall-timeout')),
-    forceConflicts: z.boolean().default(false),
-  });
+const applyFlags = {
+  yes: z.boolean().default(false),
+  dryRun: z.boolean().default(false),
+  // commander's --no-wait sets wait: false.
+  wait: z.boolean().default(true),
+  timeout: flag((v) => parseDuration(v, '--timeout')),
+  stallTimeout: flag((v) => parseDuration(v, '--stall-timeout')),
+};
+
+// The duration defaults apply to flags left out; commander reports those as undefined.
+function parseApplyOptions(flags: Record<string, unknown>): ApplyOptions {
   const given = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
-  const o = parseWith(schema, { timeout: '60m', stallTimeout: '15m', ...given });
+  const o = parseWith(z.object(applyFlags), { timeout: '60m', stallTimeout: '15m', ...given });
   if (o.timeout <= 0 || o.stallTimeout <= 0) throw new UsageError('--timeout and --stall-timeout must be longer than 0');
+  return { yes: o.yes, dryRun: o.dryRun, wait: o.wait, timeoutMs: o.timeout, stallTimeoutMs: o.stallTimeout };
+}
+
+export function parseUpgradeOptions(flags: Record<string, unknown>): UpgradeOptions {
+  const plan = parsePlanOptions(flags);
+  const apply = parseApplyOptions(flags);
+  const { forceConflicts } = parseWith(z.object({ forceConflicts: z.boolean().default(false) }), flags);
   const templates = parseUpgradeTemplates(flags);
-  return {
-    ...(templates ? { templates } : {}),
-    ...(o.allowDowngrade ? { allowDowngrade: true } : {}),
-    ...(o.allowDeprecated ? { allowDeprecated: true } : {}),
-    kubernetes: o.to,
-    nodeClasses: o.nodeclass,
-    release: o.release,
-    pin: o.pin,
-    yes: o.yes,
-    dryRun: o.dryRun,
-    wait: o.wait,
-    timeoutMs: o.timeout,
-    stallTimeoutMs: o.stallTimeout,
-    forceConflicts: o.forceConflicts,
-  };
+  return { ...(templates ? { templates } : {}), ...plan, ...apply, forceConflicts };
 }
 
 export function parseStatusOptions(flags: Record<string, unknown>): StatusOptions {
@@ -330,26 +327,11 @@ function parseUpgradeTemplates(flags: Record<string, unknown>): UpgradeTemplates
   return { ...(r.templates ? { dir: r.templates } : {}), clusterName: r.clusterName, role: r.role, family: r.family, name: r.name };
 }
 
-export interface RollbackOptions {
+export interface RollbackOptions extends ApplyOptions {
   nodeClasses: string[];
-  yes: boolean;
-  dryRun: boolean;
-  wait: boolean;
-  timeoutMs: number;
-  stallTimeoutMs: number;
 }
 
 export function parseRollbackOptions(flags: Record<string, unknown>): RollbackOptions {
-  const schema = z.object({
-    nodeclass: nodeClassNames,
-    yes: z.boolean().default(false),
-    dryRun: z.boolean().default(false),
-    wait: z.boolean().default(true),
-    timeout: flag((v) => parseDuration(v, '--timeout')),
-    stallTimeout: flag((v) => parseDuration(v, '--stall-timeout')),
-  });
-  const given = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
-  const o = parseWith(schema, { timeout: '60m', stallTimeout: '15m', ...given });
-  if (o.timeout <= 0 || o.stallTimeout <= 0) throw new UsageError('--timeout and --stall-timeout must be longer than 0');
-  return { nodeClasses: o.nodeclass, yes: o.yes, dryRun: o.dryRun, wait: o.wait, timeoutMs: o.timeout, stallTimeoutMs: o.stallTimeout };
+  const { nodeclass } = parseWith(z.object({ nodeclass: nodeClassNames }), flags);
+  return { nodeClasses: nodeclass, ...parseApplyOptions(flags) };
 }
