@@ -5,9 +5,12 @@ import { UsageError } from '../errors.js';
 import type { Cluster } from './client.js';
 import { discoverCluster, type Discovery } from './discovery.js';
 import { listAll } from './list.js';
-import type { Query } from './request.js';
+import { clusterFailure } from './failures.js';
+import { ApiError, getJson, type Query } from './request.js';
+import { READ_RETRY, retrying } from './retry.js';
+import { nodeClassView, type ApiObject } from './convert.js';
 import { EVENTS, KARPENTER_EVENT_REASONS, karpenterResources, NODES, PDBS, PODS, type Resource } from './resources.js';
-import type { EventView, Inventory, NodeClaimView, NodeClassView, NodeView, PodView } from './views.js';
+import type { EventView, Inventory, KarpenterApi, NodeClaimView, NodeClassView, NodeView, PodView } from './views.js';
 
 export interface InventoryOptions {
   /** Only these EC2NodeClasses (each must exist); NodePools, NodeClaims and the rest are not narrowed. */
@@ -83,4 +86,15 @@ export function podsOnKarpenterNodes(pods: PodView[], nodes: NodeView[], nodeCla
 export function newestLast(events: EventView[]): EventView[] {
   const at = (e: EventView) => Date.parse(e.lastTimestamp ?? e.firstTimestamp ?? '') || 0;
   return [...events].sort((a, b) => at(a) - at(b));
+}
+
+/** One EC2NodeClass, or undefined when there is none of that name: for a wait on its status, without a full read. */
+export async function readNodeClass(cluster: Cluster, api: KarpenterApi, name: string, signal?: AbortSignal): Promise<NodeClassView | undefined> {
+  const { path } = karpenterResources(api).nodeClasses;
+  try {
+    return nodeClassView(await retrying(() => getJson<ApiObject>(cluster, `${path}/${encodeURIComponent(name)}`, {}, signal), READ_RETRY, signal));
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 404) return undefined;
+    throw clusterFailure(err, { doing: `reading ec2nodeclass/${name}`, verb: 'get', resource: 'ec2nodeclasses.karpenter.k8s.aws' }, cluster);
+  }
 }

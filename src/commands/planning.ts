@@ -6,7 +6,7 @@ import { loadCluster, type Cluster } from '../cluster/client.js';
 import { discoverCluster, type Discovery } from '../cluster/discovery.js';
 import { readInventory } from '../cluster/inventory.js';
 import type { Inventory } from '../cluster/views.js';
-import { UsageError } from '../errors.js';
+import { RefusedError, UsageError } from '../errors.js';
 import { logger, type Logger } from '../io.js';
 import type { PlanOptions } from '../options.js';
 import { plan, type Plan } from '../plan/plan.js';
@@ -60,4 +60,11 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
     cluster.close();
     throw err;
   }
+}
+
+/** A plan with an error-level check changes nothing: exit 3, naming the checks (printed above with their evidence). */
+export function refuseIfBlocked(plan: Plan, hint: string): void {
+  const errors = plan.checks.filter((c) => c.level === 'error');
+  if (errors.length === 0) return;
+  throw new RefusedError(`the plan has ${errors.length} error-level check(s): ${errors.map((c) => c.code).join(', ')}; nothing was changed`, { hint });
 }

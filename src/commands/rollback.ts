@@ -6,7 +6,7 @@ import type { CommandContext } from '../cli.js';
 import { followNeeds, requireAccess } from '../cluster/access.js';
 import { ANNOTATIONS, applyNodeClass } from '../cluster/apply.js';
 import { discoverCluster } from '../cluster/discovery.js';
-import { readInventory } from '../cluster/inventory.js';
+import { readInventory, readNodeClass } from '../cluster/inventory.js';
 import type { AmiSelectorTerm, NodeClassView } from '../cluster/views.js';
 import { RuntimeFailure, UsageError } from '../errors.js';
 import type { RollbackOptions } from '../options.js';
@@ -105,8 +105,8 @@ export async function rollback(options: RollbackOptions, ctx: CommandContext): P
     const deadline = Date.now() + READY_WAIT_MS;
     for (const r of restores) {
       for (;;) {
-        const live = await readInventory(cluster, { nodeClasses: [r.view.name], discovery, signal: ctx.signal });
-        const view = live.nodeClasses[0]!;
+        const view = await readNodeClass(cluster, discovery.karpenterApi, r.view.name, ctx.signal);
+        if (!view) throw new RuntimeFailure(`ec2nodeclass/${r.view.name} was deleted while rolling back`);
         const ready = view.conditions.AMIsReady;
         if (ready && (ready.observedGeneration ?? 0) >= generations[r.view.name]!) {
           if (ready.status !== 'True') throw new RuntimeFailure(`ec2nodeclass/${r.view.name}: Karpenter could not resolve the restored AMIs: AMIsReady=${ready.status}, reason ${ready.reason}: ${ready.message}`);

@@ -6,14 +6,14 @@ import type { CommandContext } from '../cli.js';
 import { resolveAmis } from '../ami/resolve.js';
 import { followNeeds, requireAccess } from '../cluster/access.js';
 import { applyObject } from '../cluster/apply.js';
-import { nodeClassView } from '../cluster/convert.js';
 import { discoverCluster } from '../cluster/discovery.js';
-import { readInventory } from '../cluster/inventory.js';
+import { readInventory, readNodeClass } from '../cluster/inventory.js';
 import { RefusedError, UsageError } from '../errors.js';
 import { manifestsYaml, pinnedArches, checkPinnable, renderManifests } from '../manifests/render.js';
 import { readTemplates } from '../manifests/templates.js';
 import type { UpgradeOptions, UpgradeTemplates } from '../options.js';
 import { isPersonManager } from '../plan/owners.js';
+import { minorOf } from '../plan/versions.js';
 import { followRollout } from './follow-rollout.js';
 import { connect } from './planning.js';
 import { confirmOrRefuse, event } from './upgrade-shared.js';
@@ -29,7 +29,7 @@ export async function upgradeFromTemplates(options: UpgradeOptions, t: UpgradeTe
       });
     }
     const to = options.kubernetes.version;
-    if (Number(to.split('.')[1]) > Number(discovery.controlPlane.minor.split('.')[1])) {
+    if (minorOf(to) > minorOf(discovery.controlPlane.minor)) {
       throw new RefusedError(`--to ${to} is newer than the control plane (${discovery.controlPlane.minor}): a kubelet must never be newer than the API server; nothing was changed`, {
         hint: 'upgrade the control plane first, one minor at a time (aws eks update-cluster-version)',
       });
@@ -46,9 +46,7 @@ export async function upgradeFromTemplates(options: UpgradeOptions, t: UpgradeTe
     const manifests = renderManifests(templates, { name: t.name, clusterName: t.clusterName, role: t.role, family: t.family, pin: options.pin, amis: pinned });
 
     // Ownership: whoever manages the live objects now.
-    const live = await cluster.custom
-      .getClusterCustomObject({ group: 'karpenter.k8s.aws', version: 'v1', plural: 'ec2nodeclasses', name: t.name })
-      .then((o) => nodeClassView(o as never), () => undefined);
+    const live = await readNodeClass(cluster, 'v1', t.name, ctx.signal);
     const others = (live?.owners ?? []).map((o) => o.manager).filter((m) => m !== 'karp-drift' && !isPersonManager(m));
     if (others.length > 0 && !options.forceConflicts) {
       throw new RefusedError(`ec2nodeclass/${t.name} is also managed by ${[...new Set(others)].join(', ')}, which would put its own fields back; nothing was changed`, {

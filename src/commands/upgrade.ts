@@ -5,13 +5,13 @@ import { randomUUID } from 'node:crypto';
 import type { CommandContext } from '../cli.js';
 import { followNeeds, requireAccess } from '../cluster/access.js';
 import { applyNodeClass, bookkeeping } from '../cluster/apply.js';
-import { InterruptedError, RefusedError } from '../errors.js';
+import { InterruptedError } from '../errors.js';
 import type { UpgradeOptions } from '../options.js';
 import type { NodeClassPlan } from '../plan/plan.js';
 import { planJson, planSummary, planText } from '../report/plan.js';
 import { humanDuration } from '../rollout/stalls.js';
 import { followRollout } from './follow-rollout.js';
-import { preparePlan } from './planning.js';
+import { preparePlan, refuseIfBlocked } from './planning.js';
 import { upgradeFromTemplates } from './upgrade-templates.js';
 import { confirmOrRefuse, event } from './upgrade-shared.js';
 
@@ -36,12 +36,7 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
     } else {
       ctx.io.out(planText(plan, { color: ctx.globals.color }));
     }
-    if (plan.blocked) {
-      const errors = plan.checks.filter((c) => c.level === 'error');
-      throw new RefusedError(`the plan has ${errors.length} error-level check(s): ${errors.map((c) => c.code).join(', ')}; nothing was changed`, {
-        hint: 'fix what the checks say (or pass --force-conflicts for field owners), then run upgrade again',
-      });
-    }
+    refuseIfBlocked(plan, 'fix what the checks say (or pass --force-conflicts for field owners), then run upgrade again');
     const changes = plan.nodeClasses.filter((c) => c.changed);
     if (changes.length > 0) {
       const { nodeClassesToChange, nodesToReplace } = planSummary(plan);
@@ -79,10 +74,10 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
     }
 
     const startedAt = new Date();
-    const scopeClasses = new Set(plan.nodeClasses.map((c) => c.name));
     const final = await followRollout(ctx, cluster, discovery, inventory, {
       scope: {
-        nodePools: plan.nodePools.filter((p) => scopeClasses.has(p.nodeClass)).map((p) => ({ name: p.name, nodeClass: p.nodeClass })),
+        // The plan's NodePools are those of the classes in scope.
+        nodePools: plan.nodePools.map((p) => ({ name: p.name, nodeClass: p.nodeClass })),
         targetImageIds: Object.fromEntries(plan.nodeClasses.map((c) => [c.name, c.targets.map((t) => t.id)])),
         targetMinor: options.kubernetes.version,
         startedAt,
@@ -109,8 +104,8 @@ async function applyChange(
   runId: string,
   resourceVersion: string,
 ): Promise<number> {
-  // People with kubectl are taken over with a forced apply (the plan says so); GitOps and IaC owners were refused by
-  // the plan, unless --force-conflicts, in which case the apply is forced as well.
+  // Always forced: people with kubectl are taken over (the plan says so), and GitOps or IaC owners got this far only
+  // with --force-conflicts (the plan refuses them otherwise).
   const result = await applyNodeClass(
     cluster.custom,
     {
@@ -120,7 +115,7 @@ async function applyChange(
       ...(change.after.amiFamily ? { amiFamily: change.after.amiFamily } : {}),
       amiSelectorTerms: change.after.amiSelectorTerms,
       annotations: bookkeeping(change.before, options.kubernetes.version, runId),
-      force: change.owners.conflicts.length === 0 || options.forceConflicts,
+      force: true,
     },
     { dryRun: options.dryRun },
   );
