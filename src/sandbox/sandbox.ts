@@ -70,6 +70,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       catalog: aws.catalog,
       clock,
       rng: seededRandom(scenario.seed, 'karpenter'),
+      taken: cluster.taken,
       controlPlaneVersion: scenario.controlPlaneVersion,
       karpenterApi: api,
       timing: { ...scenario.timing, registerSeconds: [scenario.timing.registerSeconds[0], scenario.timing.registerSeconds[1]] },

@@ -5,6 +5,7 @@
 import type { AmiCatalog } from '../aws/types.js';
 import type { KubeStore } from '../kube-api/registry-store.js';
 import type { KubeObject } from '../kube-api/types.js';
+import type { SeededRandom } from '../scenarios/random.js';
 import type { SimClock } from './clock.js';
 import type { EventRecorder } from './events.js';
 
@@ -39,9 +40,11 @@ export interface SimFaults {
   hiddenImageIds?: ReadonlySet<string>;
 }
 
-export interface Random {
-  next(): number;
-  int(lo: number, hi: number): number;
+/** Names already used in the cluster, so every new one is unique (scenarios/names.ts). */
+export interface TakenNames {
+  names: Set<string>;
+  dnsNames: Set<string>;
+  instanceIds: Set<string>;
 }
 
 /** A disruption command in flight (Karpenter's orchestration queue entry). */
@@ -83,14 +86,14 @@ export interface SimMemory {
   /** Pods waiting for a node (namespace/name). */
   pending: Set<string>;
   lastDisruptionPass: number;
-  nameCounter: number;
 }
 
 export interface SimContext {
   store: KubeStore;
   clock: SimClock;
   events: EventRecorder;
-  rng: Random;
+  rng: SeededRandom;
+  taken: TakenNames;
   timing: SimTiming;
   faults: SimFaults;
   catalog: AmiCatalog;

@@ -62,8 +62,8 @@ function launch(ctx: SimContext, claim: KubeObject, phase: Phase): void {
     setConditions(ctx, claim, [{ type: 'Launched', status: 'Unknown', reason: 'NodeClassNotReady', message: 'NodeClass is not ready' }]);
     return;
   }
-  const { instanceId, nodeName } = newInstance(ctx);
   const zoneIndex = Math.max(0, ZONES.findIndex((z) => z.zone === zone));
+  const { instanceId, nodeName } = newInstance(ctx, zoneIndex);
   const launched = launchedStatus({ name, nodePool: { name: '', uid: '' }, nodeClass: '', instanceType, zoneIndex, nodeName, instanceId }, ami.id);
   setConditions(
     ctx,

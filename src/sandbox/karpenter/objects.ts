@@ -87,7 +87,7 @@ export interface NodeClaimInput {
 }
 
 /** A NodeClaim as the provisioner (or the disruption controller, for a replacement) creates it: no status yet. */
-export function nodeClaimObject(input: NodeClaimInput, apiVersion = 'karpenter.sh/v1'): KubeObject {
+export function nodeClaimObject(input: Omit<NodeClaimInput, 'nodeName' | 'instanceId'>, apiVersion = 'karpenter.sh/v1'): KubeObject {
   const { nodePool, instanceType: it } = input;
   return {
     apiVersion,

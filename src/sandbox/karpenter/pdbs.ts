@@ -4,37 +4,19 @@
 // map does, so a slow drain cannot overdraw a budget. disruptionsAllowed is computed from the live pods (the
 // disruption controller's arithmetic, kube-api/pdb.ts) once per pass and decremented by each eviction, as the
 // Eviction API does, rather than read from status, which the store refreshes only between requests.
-import { pdbStatus } from '../kube-api/pdb.js';
+import { pdbStatus, selects } from '../kube-api/pdb.js';
 import type { KubeObject } from '../kube-api/types.js';
 import { key, type SimContext } from './context.js';
-
-interface LabelSelector {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
-}
-
-export function selects(selector: LabelSelector | undefined, labels: Record<string, string>): boolean {
-  if (!selector) return false;
-  const byLabels = Object.entries(selector.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
-  const byExpressions = (selector.matchExpressions ?? []).every((e) => {
-    const value = labels[e.key];
-    if (e.operator === 'In') return value !== undefined && (e.values ?? []).includes(value);
-    if (e.operator === 'NotIn') return value === undefined || !(e.values ?? []).includes(value);
-    if (e.operator === 'Exists') return value !== undefined;
-    return value === undefined; // DoesNotExist
-  });
-  return byLabels && byExpressions;
-}
 
 export function pdbsFor(ctx: SimContext, pod: KubeObject): KubeObject[] {
   const labels = pod.metadata.labels ?? {};
   return ctx.store
     .list('poddisruptionbudgets.policy', pod.metadata.namespace)
-    .filter((pdb) => selects((pdb.spec as { selector?: LabelSelector } | undefined)?.selector, labels));
+    .filter((pdb) => selects((pdb.spec as { selector?: unknown } | undefined)?.selector, labels));
 }
 
 function evictionsInFlight(ctx: SimContext, pdb: KubeObject): number {
-  const selector = (pdb.spec as { selector?: LabelSelector } | undefined)?.selector;
+  const selector = (pdb.spec as { selector?: unknown } | undefined)?.selector;
   let n = 0;
   for (const podKey of ctx.memory.terminating.keys()) {
     const [namespace, name] = podKey.split('/') as [string, string];

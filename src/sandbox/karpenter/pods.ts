@@ -2,12 +2,12 @@
 // an evicted pod, kube-scheduler binds it to a schedulable node of its NodePool, and the kubelet starts it after
 // `podStartSeconds`. PDB status follows from the pods (the sandbox store recomputes it on every pod write).
 import type { KubeObject } from '../kube-api/types.js';
+import { generatedName } from '../scenarios/names.js';
 import { key, spec, status, type SimContext } from './context.js';
-import { DISRUPTED_TAINT, isTrue, rfc3339 } from './objects.js';
+import { DISRUPTED_TAINT, DO_NOT_DISRUPT, isTrue, rfc3339 } from './objects.js';
 
 type Pod = KubeObject & { spec?: { nodeName?: string; nodeSelector?: Record<string, string> }; status?: { phase?: string; conditions?: unknown[] } };
 
-export const DO_NOT_DISRUPT = 'karpenter.sh/do-not-disrupt';
 
 export function isDaemonSetPod(pod: KubeObject): boolean {
   return (pod.metadata.ownerReferences ?? []).some((r) => r.kind === 'DaemonSet');
@@ -57,14 +57,12 @@ export function recreatePod(ctx: SimContext, evicted: KubeObject, nodePool: stri
   const owner = old.metadata.ownerReferences?.[0];
   if (!owner) return; // a bare pod has no controller to bring it back
   const selector = old.spec?.nodeSelector ?? (nodePool ? { 'karpenter.sh/nodepool': nodePool } : {});
-  ctx.memory.nameCounter += 1;
-  const suffix = ctx.rng.int(0, 36 ** 5 - 1).toString(36).padStart(5, '0');
   const base = owner.kind === 'ReplicaSet' ? owner.name : (old.metadata.generateName ?? `${old.metadata.name}-`).replace(/-$/, '');
   const pod: Pod = {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: {
-      name: `${base}-${suffix}`,
+      name: generatedName(ctx.rng, `${base}-`, ctx.taken.names),
       namespace: old.metadata.namespace,
       labels: old.metadata.labels,
       ...(old.metadata.annotations ? { annotations: old.metadata.annotations } : {}),

@@ -2,34 +2,27 @@
 // node it replaces (the scheduling simulation's answer when every instance type fits the pods), in a seeded zone.
 import type { KubeObject } from '../kube-api/types.js';
 import { spec, type SimContext } from './context.js';
+import { instanceId, nodeClaimName, privateDnsName } from '../scenarios/names.js';
 import { INSTANCE_TYPES, ZONES, nodeClaimObject, type InstanceType, type NodeClaimInput } from './objects.js';
+
+/** A NodeClaim before launch: EC2 has not chosen its instance yet. */
+type ReplacementInput = Omit<NodeClaimInput, 'nodeName' | 'instanceId'>;
 
 export function instanceTypeOf(claim: KubeObject): InstanceType {
   const name = claim.metadata.labels?.['node.kubernetes.io/instance-type'];
   return Object.values(INSTANCE_TYPES).find((t) => t.name === name) ?? INSTANCE_TYPES.amd64;
 }
 
-function randomName(ctx: SimContext, prefix: string): string {
-  return `${prefix}-${ctx.rng.int(0, 36 ** 5 - 1).toString(36).padStart(5, '0')}`;
+/** What EC2 will answer for a new instance in that zone: its ID and private DNS name, unique in the cluster. */
+export function newInstance(ctx: SimContext, zoneIndex: number): { instanceId: string; nodeName: string } {
+  return { instanceId: instanceId(ctx.rng, ctx.taken.instanceIds), nodeName: privateDnsName(ctx.rng, zoneIndex, ctx.taken.dnsNames) };
 }
 
-function hex(ctx: SimContext, digits: number): string {
-  let out = '';
-  while (out.length < digits) out += ctx.rng.int(0, 0xffff).toString(16).padStart(4, '0');
-  return out.slice(0, digits);
-}
-
-/** What EC2 will answer for a new instance: its ID and private DNS name. */
-export function newInstance(ctx: SimContext): { instanceId: string; nodeName: string } {
-  const ip = [ctx.rng.int(0, 255), ctx.rng.int(0, 255), ctx.rng.int(1, 254)];
-  return { instanceId: `i-0${hex(ctx, 16)}`, nodeName: `ip-10-${ip.join('-')}.us-west-2.compute.internal` };
-}
-
-export function replacementInput(ctx: SimContext, pool: KubeObject, old: KubeObject): NodeClaimInput {
+export function replacementInput(ctx: SimContext, pool: KubeObject, old: KubeObject): ReplacementInput {
   const template = spec<{ template?: { spec?: { requirements?: unknown[]; terminationGracePeriod?: string; expireAfter?: string; nodeClassRef?: { name?: string } } } }>(pool).template?.spec ?? {};
   const poolName = pool.metadata.name ?? '';
   return {
-    name: randomName(ctx, poolName),
+    name: nodeClaimName(ctx.rng, poolName, ctx.taken.names),
     nodePool: {
       name: poolName,
       uid: pool.metadata.uid ?? '',
@@ -40,7 +33,6 @@ export function replacementInput(ctx: SimContext, pool: KubeObject, old: KubeObj
     nodeClass: template.nodeClassRef?.name ?? '',
     instanceType: instanceTypeOf(old),
     zoneIndex: ctx.rng.int(0, ZONES.length - 1),
-    ...newInstance(ctx),
   };
 }
 

@@ -5,7 +5,8 @@
 import type { AmiCatalog } from '../aws/types.js';
 import type { KubeStore } from '../kube-api/registry-store.js';
 import type { SimClock } from './clock.js';
-import { DEFAULT_TIMING, type Random, type SimContext, type SimFaults, type SimTiming } from './context.js';
+import type { SeededRandom } from '../scenarios/random.js';
+import { DEFAULT_TIMING, type SimContext, type SimFaults, type SimTiming, type TakenNames } from './context.js';
 import { reconcileDisruption } from './disruption-controller.js';
 import { reconcileDrift } from './drift-controller.js';
 import { EventRecorder } from './events.js';
@@ -18,7 +19,9 @@ export interface SimulatorOptions {
   store: KubeStore;
   catalog: AmiCatalog;
   clock: SimClock;
-  rng: Random;
+  rng: SeededRandom;
+  /** Names the cluster already uses (the scenario's); default: none. */
+  taken?: TakenNames;
   controlPlaneVersion: string;
   karpenterApi?: 'v1' | 'v1beta1';
   timing?: Partial<SimTiming>;
@@ -42,6 +45,7 @@ export class KarpenterSimulator {
       clock: options.clock,
       events: new EventRecorder(options.store, options.clock),
       rng: options.rng,
+      taken: options.taken ?? { names: new Set(), dnsNames: new Set(), instanceIds: new Set() },
       timing,
       faults,
       catalog: options.catalog,
@@ -59,7 +63,6 @@ export class KarpenterSimulator {
         pdbAllowed: new Map(),
         deletingSince: new Map(),
         lastDisruptionPass: Number.NEGATIVE_INFINITY,
-        nameCounter: 0,
       },
       log: (line) => options.log?.(`${options.clock.wall().toISOString()} ${line}`),
     };

@@ -80,7 +80,8 @@ function isReady(pod: KubeObject): boolean {
 }
 
 // meta/v1 LabelSelectorAsSelector: a null selector selects nothing, an empty one everything.
-function selects(selector: unknown, labels: Record<string, string>): boolean {
+/** A PodDisruptionBudget's label selector, as the disruption controller and the Eviction API apply it. */
+export function selects(selector: unknown, labels: Record<string, string>): boolean {
   if (!isRecord(selector)) return false;
   const matchLabels = isRecord(selector.matchLabels) ? selector.matchLabels : {};
   if (!Object.entries(matchLabels).every(([k, v]) => labels[k] === v)) return false;

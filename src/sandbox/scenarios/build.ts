@@ -98,7 +98,7 @@ export function buildCluster(scenario: Scenario, options: BuildOptions): BuiltCl
   for (const w of scenario.workloads) {
     ensureNamespace(store, w.namespace);
     buildPdb(store, w);
-    pods += buildWorkloadPods(store, scenario.seed, w, poolNodes.get(w.nodePool) ?? [], now);
+    pods += buildWorkloadPods(store, scenario.seed, w, poolNodes.get(w.nodePool) ?? [], now, ctx.taken.names);
   }
 
   return {

@@ -43,6 +43,8 @@ export function buildWorkloadPods(
   w: ScenarioWorkload,
   nodes: BuiltNode[],
   now: Date,
+  /** Names the cluster uses: the simulator later names recreated pods against the same set. */
+  taken: Set<string>,
 ): number {
   if (nodes.length === 0) return 0;
   const rng = seededRandom(seed, `workload/${w.namespace}/${w.name}`);
@@ -68,7 +70,6 @@ export function buildWorkloadPods(
     ? { app: w.name, 'controller-revision-hash': hash, 'pod-template-generation': '1' }
     : { app: w.name, 'pod-template-hash': hash };
   const count = w.daemonSet ? nodes.length : (w.replicas ?? 0);
-  const taken = new Set<string>();
   const started = rfc3339(now);
   const imageID = `${IMAGE.split(':')[0]}@sha256:${hexDigits(rng, 64)}`;
   for (let j = 0; j < count; j++) {
