@@ -11,7 +11,8 @@ import type { ClusterChange, Inventory } from '../cluster/views.js';
 import { InterruptedError, RuntimeFailure, StalledError, TimeoutError } from '../errors.js';
 import { blockedEvent, doneEvent, ndjsonLine, progressEvent, progressFrame, progressLogLines, redrawFrame, stallSummary, type RolloutResult } from '../report/progress.js';
 import { applyChange, emptySnapshot } from '../rollout/snapshot.js';
-import { diagnose, humanDuration, type Blocker } from '../rollout/stalls.js';
+import { diagnose, type Blocker } from '../rollout/stalls.js';
+import { humanDuration } from '../rollout/text.js';
 import { track, type RolloutProgress, type RolloutScope } from '../rollout/track.js';
 import { nodeClassReadiness } from '../rollout/readiness.js';
 

@@ -10,7 +10,7 @@ import { readInventory, readNodeClass } from '../cluster/inventory.js';
 import type { AmiSelectorTerm, NodeClassView } from '../cluster/views.js';
 import { RuntimeFailure, UsageError } from '../errors.js';
 import type { RollbackOptions } from '../options.js';
-import { amiSelectorTermText } from '../rollout/stalls.js';
+import { amiSelectorTermText } from '../rollout/text.js';
 import { followRollout } from './follow-rollout.js';
 import { connect } from './planning.js';
 import { confirmOrRefuse, event } from './upgrade-shared.js';

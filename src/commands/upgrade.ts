@@ -9,7 +9,7 @@ import { InterruptedError } from '../errors.js';
 import type { UpgradeOptions } from '../options.js';
 import type { NodeClassPlan } from '../plan/plan.js';
 import { planJson, planSummary, planText } from '../report/plan.js';
-import { humanDuration } from '../rollout/stalls.js';
+import { humanDuration } from '../rollout/text.js';
 import { followRollout } from './follow-rollout.js';
 import { preparePlan, refuseIfBlocked } from './planning.js';
 import { upgradeFromTemplates } from './upgrade-templates.js';

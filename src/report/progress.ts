@@ -1,7 +1,8 @@
 // How `upgrade` shows a rollout it follows, in its three outputs: a frame redrawn on a terminal, a line per change
 // for logs, and NDJSON events for scripts (STYLE.md "Follow a rollout in three parts"; aws-cdk-cli's
 // activity printers). Each is `(…) => string`; the follow loop decides when to write it.
-import { humanDuration, utcTime, type Blocker, type StallCode } from '../rollout/stalls.js';
+import type { Blocker, StallCode } from '../rollout/stalls.js';
+import { humanDuration, utcTime } from '../rollout/text.js';
 import type { NodePoolCounts, NodePoolProgress, RolloutProgress } from '../rollout/track.js';
 
 const BAR_WIDTH = 20;

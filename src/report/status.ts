@@ -4,7 +4,8 @@
 // know when a change was applied.
 import type { AmiSelectorTerm, Inventory, KarpenterApi } from '../cluster/views.js';
 import { inventorySnapshot } from '../rollout/snapshot.js';
-import { amiSelectorTermText, diagnose, type Blocker } from '../rollout/stalls.js';
+import { diagnose, type Blocker } from '../rollout/stalls.js';
+import { amiSelectorTermText } from '../rollout/text.js';
 import { claimsByNodePool, nodeOf, rolloutProgress, type RolloutScope } from '../rollout/track.js';
 import { blockerText } from './progress.js';
 import { columns } from './table.js';

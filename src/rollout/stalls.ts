@@ -15,6 +15,7 @@ import type {
 import { allowedDisruptions, type Budget, type BudgetEvaluation } from '../plan/budgets.js';
 import { eventTime, type Snapshot } from './snapshot.js';
 import { claimsByNodePool, isDisrupting, isTrue, nodeOf, plural, type RolloutScope } from './track.js';
+import { amiSelectorTermText, humanDuration, utcTime } from './text.js';
 
 export type StallCode =
   | 'STALL-AMIS-NOT-READY'
@@ -573,39 +574,4 @@ function quotes(events: EventView[], now: Date): string[] {
 
 function listed(lines: string[], noun: string): string[] {
   return lines.length <= LISTED ? lines : [...lines.slice(0, LISTED), `… and ${lines.length - LISTED} more ${noun}`];
-}
-
-/** One amiSelectorTerm as `id=ami-…` or `name=…,owner=amazon` or `tags={k: v}`. */
-export function amiSelectorTermText(t: NodeClassView['amiSelectorTerms'][number]): string {
-  const parts = Object.entries(t).map(([k, v]) =>
-    typeof v === 'string'
-      ? `${k}=${v}`
-      : `${k}={${Object.entries(v as Record<string, string>)
-          .map(([a, b]) => `${a}: ${b}`)
-          .join(', ')}}`,
-  );
-  return parts.join(',');
-}
-
-/** RFC 3339 in UTC, to the second: `2025-08-20T17:00:00Z`. */
-export function utcTime(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-/** kubectl's HumanDuration (k8s.io/apimachinery/pkg/util/duration): 90s, 4m12s, 25m, 3h20m, 2d5h. */
-export function humanDuration(ms: number): string {
-  const seconds = Math.floor(ms / 1000);
-  if (seconds < -1) return '<invalid>';
-  if (seconds < 0) return '0s';
-  if (seconds < 120) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
-  if (minutes < 180) return `${minutes}m`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
-  if (hours < 48) return `${hours}h`;
-  const days = Math.floor(hours / 24);
-  if (hours < 24 * 8) return hours % 24 === 0 ? `${days}d` : `${days}d${hours % 24}h`;
-  if (days < 365 * 2) return `${days}d`;
-  return `${Math.floor(days / 365)}y`;
 }

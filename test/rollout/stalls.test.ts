@@ -10,7 +10,8 @@ import type {
   PdbView,
   PodView,
 } from '../../src/cluster/views.js';
-import { diagnose, humanDuration, type Blocker, type StallCode } from '../../src/rollout/stalls.js';
+import { diagnose, type Blocker, type StallCode } from '../../src/rollout/stalls.js';
+import { humanDuration } from '../../src/rollout/text.js';
 import type { RolloutScope } from '../../src/rollout/track.js';
 import {
   at,

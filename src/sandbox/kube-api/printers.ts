@@ -1,5 +1,8 @@
+import { humanDuration } from '../../rollout/text.js';
 import { isRecord } from './field-set.js';
 import type { KubeObject } from './types.js';
+
+export { humanDuration };
 
 // The server-side printers of the core kinds the sandbox serves, ported from kubernetes pkg/printers/internalversion/
 // printers.go. kube-apiserver always prints them Wide (printerstorage.TableConvertor), and kubectl hides the
@@ -48,24 +51,6 @@ export const column = (
 export const nameColumn = column('Name', 'string', NAME_DESCRIPTION, 0, 'name');
 export const ageColumn = column('Age', 'string', CREATION_TIMESTAMP_DESCRIPTION);
 
-/** apimachinery util/duration `HumanDuration`: `45s`, `5m30s`, `3h`, `2d4h`, `400d`, `3y12d`. */
-export function humanDuration(ms: number): string {
-  const seconds = Math.trunc(ms / 1000);
-  if (seconds < -1) return '<invalid>';
-  if (seconds < 0) return '0s';
-  if (seconds < 120) return `${seconds}s`;
-  const minutes = Math.trunc(seconds / 60);
-  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
-  if (minutes < 180) return `${minutes}m`;
-  const hours = Math.trunc(minutes / 60);
-  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
-  if (hours < 48) return `${hours}h`;
-  if (hours < 24 * 8) return hours % 24 === 0 ? `${hours / 24}d` : `${Math.trunc(hours / 24)}d${hours % 24}h`;
-  if (hours < 24 * 365 * 2) return `${Math.trunc(hours / 24)}d`;
-  const days = Math.trunc(hours / 24);
-  if (hours < 24 * 365 * 8) return days % 365 === 0 ? `${days / 365}y` : `${Math.trunc(days / 365)}y${days % 365}d`;
-  return `${Math.trunc(days / 365)}y`;
-}
 
 /** printers.go `translateTimestampSince`. */
 export function age(timestamp: unknown, now: Date): string {
