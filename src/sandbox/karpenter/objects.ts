@@ -4,7 +4,6 @@
 import type { Arch } from '../../ami/families.js';
 import type { KubeObject } from '../kube-api/types.js';
 
-export const KARPENTER_GROUP = 'karpenter.sh';
 export const TERMINATION_FINALIZER = 'karpenter.sh/termination';
 export const DISRUPTED_TAINT = { key: 'karpenter.sh/disrupted', effect: 'NoSchedule' } as const;
 /** v1beta1 (Karpenter v0.32–v0.37) marks a disrupting node with this taint instead. */
