@@ -94,7 +94,8 @@ export function buildProgram(run: RunEnvironment): Command {
       .option('--release <release>', 'AMI release: latest (the newest concrete release), vYYYYMMDD, or X.Y.Z for Bottlerocket', 'latest')
       .addOption(new Option('--pin <form>', 'id: one id term per architecture and variant, plus amiFamily; alias: family@release').choices(['id', 'alias']).default('id'))
       .option('--allow-downgrade', 'let --to take nodes to an older Kubernetes minor than they run')
-      .option('--allow-deprecated', 'pin an AMI release that EC2 already marks deprecated');
+      .option('--allow-deprecated', 'pin an AMI release that EC2 already marks deprecated')
+      .option('--replace-custom-amis', 'replace a class\'s custom (not EKS-optimized) AMIs with EKS-optimized ones');
 
   planFlags(program.command('plan').description('Show what upgrade would change and replace, with preflight checks; changes nothing')).action(
     async (flags: Record<string, unknown>, cmd: Command) => {

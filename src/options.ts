@@ -215,6 +215,7 @@ export interface PlanOptions {
   kubernetes: KubernetesMinor;
   allowDowngrade?: boolean;
   allowDeprecated?: boolean;
+  replaceCustomAmis?: boolean;
   /** Empty: every EC2NodeClass. */
   nodeClasses: string[];
   release: string;
@@ -268,6 +269,7 @@ const planFlags = {
   pin: z.enum(['id', 'alias'], { message: '--pin must be id or alias' }).default('id'),
   allowDowngrade: z.boolean().default(false),
   allowDeprecated: z.boolean().default(false),
+  replaceCustomAmis: z.boolean().default(false),
 };
 
 export function parsePlanOptions(flags: Record<string, unknown>): PlanOptions {
@@ -279,6 +281,7 @@ export function parsePlanOptions(flags: Record<string, unknown>): PlanOptions {
     pin: o.pin,
     ...(o.allowDowngrade ? { allowDowngrade: true } : {}),
     ...(o.allowDeprecated ? { allowDeprecated: true } : {}),
+    ...(o.replaceCustomAmis ? { replaceCustomAmis: true } : {}),
   };
 }
 

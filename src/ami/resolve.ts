@@ -31,11 +31,17 @@ export async function resolveAmis(selection: AmiSelection, aws: AwsOptions, log:
   return resolveAmiQueries(amiQueries(selection), aws, log);
 }
 
-/** Resolves and verifies explicit queries (render, plan, upgrade); throws unless every AMI passed verification. */
+/**
+ * Resolves and verifies explicit queries (render, plan, upgrade). Throws unless every AMI exists and passed
+ * verification. With `keepUnusable` (plan, upgrade) it throws only when nothing at all is published (the version or
+ * release is wrong: exit 2); otherwise it leaves out what SSM lacks and marks what EC2 refuses `usable: false`, for the
+ * plan to refuse per class (AMI-MISSING, exit 3, naming the classes and NodePools that need them).
+ */
 export async function resolveAmiQueries(
   queries: readonly AmiQuery[],
   aws: AwsOptions,
   log: Logger,
+  options: { keepUnusable?: boolean } = {},
 ): Promise<ResolvedAmis> {
   // Only what the user gave: everything else (credentials, region, AWS_ENDPOINT_URL[_SSM|_EC2], retries) comes from
   // the SDK's default chain. Passing `endpoint` here would override the endpoint variables the sandbox relies on.
@@ -54,19 +60,21 @@ export async function resolveAmiQueries(
     );
     const parameters = await readParameters(ssm, parameterNames(queries), region, log);
     const missing = queries.filter((q) => !parameters.has(ssmParameterPath(q)));
-    if (missing.length > 0) throw missingParametersError(missing, region);
+    if (missing.length > 0 && (options.keepUnusable !== true || missing.length === queries.length))
+      throw missingParametersError(missing, region);
+    const published = queries.filter((q) => parameters.has(ssmParameterPath(q)));
 
-    const ids = [...new Set(queries.map((q) => parameters.get(ssmParameterPath(q))!))];
+    const ids = [...new Set(published.map((q) => parameters.get(ssmParameterPath(q))!))];
     const images = await describeImages(ec2, ids, region, log);
     const now = new Date();
-    const checked = queries.map((q) => {
+    const checked = published.map((q) => {
       const id = parameters.get(ssmParameterPath(q))!;
       const image = images.get(id);
       const verdict = verifyImage(q, image, now);
       return { ami: resolvedAmi(q, id, metadataOf(q, parameters), image, verdict), failures: verdict.failures };
     });
     const failing = checked.filter((c) => c.failures.length > 0);
-    if (failing.length > 0) {
+    if (failing.length > 0 && options.keepUnusable !== true) {
       const lines = failing.map(
         ({ ami, failures }) =>
           `  ${ami.id} (${ami.family} ${ami.arch} ${ami.variant}, ${ami.parameter}): ${failures.join('; ')}`,

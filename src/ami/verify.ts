@@ -46,6 +46,8 @@ export interface ResolvedAmi {
   creationDate?: string;
   /** Verification findings, hard failures first. */
   problems: string[];
+  /** No hard failure: the image may be pinned (deprecation is judged by the plan). */
+  usable: boolean;
 }
 
 export interface Verdict {
@@ -210,5 +212,6 @@ export function resolvedAmi(
     deprecationTime: image?.deprecationTime,
     creationDate: image?.creationDate,
     problems: [...verdict.failures, ...verdict.warnings],
+    usable: verdict.failures.length === 0,
   };
 }

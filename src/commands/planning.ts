@@ -48,11 +48,11 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
     }
     const to = options.kubernetes.version;
     const queries = neededAmiQueries(inventory, { to, release: options.release, nodeClasses });
-    const resolved = await resolveAmiQueries(queries, { region: ctx.globals.region, profile: ctx.globals.profile, requestTimeoutMs: ctx.globals.requestTimeoutMs }, log);
+    const resolved = await resolveAmiQueries(queries, { region: ctx.globals.region, profile: ctx.globals.profile, requestTimeoutMs: ctx.globals.requestTimeoutMs }, log, { keepUnusable: true });
     const thePlan = plan(
       inventory,
       resolved.amis,
-      { to, nodeClasses, pin: options.pin, release: options.release, fieldManager: 'karp-drift', forceConflicts: options.forceConflicts, allowDowngrade: options.allowDowngrade, allowDeprecated: options.allowDeprecated },
+      { to, nodeClasses, pin: options.pin, release: options.release, fieldManager: 'karp-drift', forceConflicts: options.forceConflicts, allowDowngrade: options.allowDowngrade, allowDeprecated: options.allowDeprecated, replaceCustomAmis: options.replaceCustomAmis },
       new Date(),
     );
     return { cluster, discovery, inventory, resolved, plan: thePlan, log };

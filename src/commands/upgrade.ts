@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { CommandContext } from '../cli.js';
 import { followNeeds, requireAccess } from '../cluster/access.js';
 import { applyNodeClass, bookkeeping } from '../cluster/apply.js';
-import { InterruptedError } from '../errors.js';
+import { InterruptedError, KarpDriftError } from '../errors.js';
 import type { UpgradeOptions } from '../options.js';
 import type { NodeClassPlan } from '../plan/plan.js';
 import { planJson, planSummary, planText } from '../report/plan.js';
@@ -58,7 +58,15 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
           hint: `resume with: ${resumeCommand(options, ctx)} (or undo with karp-drift rollback)`,
         });
       }
-      generations[change.name] = await applyChange(cluster, discovery.karpenterApi, change, options, runId, inventory.nodeClasses.find((n) => n.name === change.name)!.resourceVersion);
+      try {
+        generations[change.name] = await applyChange(cluster, discovery.karpenterApi, change, options, runId, inventory.nodeClasses.find((n) => n.name === change.name)!.resourceVersion);
+      } catch (err) {
+        // The classes before it stay applied and their nodes drift: say which, and how to take them back.
+        if (err instanceof KarpDriftError && applied.length > 0 && !options.dryRun) {
+          err.message += `\napplied before it: ${applied.map((n) => `ec2nodeclass/${n}`).join(', ')} (undo with karp-drift rollback ${applied.map((n) => `--nodeclass ${n}`).join(' ')})`;
+        }
+        throw err;
+      }
       applied.push(change.name);
       if (json) ctx.io.out(event('applied', { nodeClass: change.name, generation: generations[change.name], dryRun: options.dryRun, amiSelectorTerms: change.after.amiSelectorTerms, ...(change.after.amiFamily ? { amiFamily: change.after.amiFamily } : {}) }));
       else log.info(`${options.dryRun ? 'Validated (dry run, nothing changed)' : 'Applied'}: ec2nodeclass/${change.name} amiSelectorTerms ${JSON.stringify(change.after.amiSelectorTerms)}`);

@@ -29,22 +29,28 @@ export function budgetChecks(plan: NodePoolPlan, pool: NodePoolView): Check[] {
   const checks: Check[] = [];
   const b = plan.blockingBudget;
   const drifting = plural(plan.toDrift, 'node');
-  if (plan.limit === 0 && b !== undefined) {
+  if (plan.limit === 0 && b?.error !== undefined) {
+    // Never intended, unlike nodes: "0": applying would drift nodes that can never be replaced, so it is refused.
+    checks.push(
+      check(
+        'BUDGET-INVALID',
+        'error',
+        `nodepool/${plan.name}: ${budgetText(b)} is invalid (${b.error}); Karpenter fails closed and allows no disruption in the pool, so its ${drifting} would drift and never be replaced`,
+        [`Karpenter logs "detected disruption budget errors" and reports a DisruptionBlocked event on the NodePool: "${BLOCKED_EVENT}"`],
+        `fix the budget first (kubectl edit nodepool ${plan.name}); budgets are not hashed, so editing one never causes drift`,
+      ),
+    );
+  } else if (plan.limit === 0 && b !== undefined) {
     const [why, next] =
-      b.error !== undefined
+      b.windowEnd !== undefined
         ? [
-            `${budgetText(b)} is invalid (${b.error}), and Karpenter fails closed`,
-            'fix the budget; Karpenter allows no disruption while any budget of the pool is invalid',
+            `${budgetText(b)} is active until ${utcMinute(b.windowEnd)}`,
+            `wait for the window to close at ${utcMinute(b.windowEnd)}, or change the budget (budgets are not hashed: editing one never causes drift)`,
           ]
-        : b.windowEnd !== undefined
-          ? [
-              `${budgetText(b)} is active until ${utcMinute(b.windowEnd)}`,
-              `wait for the window to close at ${utcMinute(b.windowEnd)}, or change the budget (budgets are not hashed: editing one never causes drift)`,
-            ]
-          : [
-              `${budgetText(b)} blocks it until the budget changes`,
-              `raise the budget's nodes (kubectl edit nodepool ${plan.name}); budgets are not hashed, so editing one never causes drift`,
-            ];
+        : [
+            `${budgetText(b)} blocks it until the budget changes`,
+            `raise the budget's nodes (kubectl edit nodepool ${plan.name}); budgets are not hashed, so editing one never causes drift`,
+          ];
     checks.push(
       check(
         'BUDGET-BLOCKS-DRIFT',
@@ -76,7 +82,7 @@ export function budgetChecks(plan: NodePoolPlan, pool: NodePoolView): Check[] {
   }
   // Karpenter's gotcha: an inactive scheduled budget imposes no limit at all (aws/karpenter-provider-aws#7842).
   const applying = (pool.budgets ?? []).filter((x) => x.reasons === undefined || x.reasons.includes('Drifted'));
-  if (applying.length > 0 && applying.every((x) => x.schedule !== undefined)) {
+  if (b?.error === undefined && applying.length > 0 && applying.every((x) => x.schedule !== undefined)) {
     const active = plan.limit !== Infinity;
     const message = active
       ? `nodepool/${plan.name}: every disruption budget for Drifted is scheduled: the limit holds only inside a window${b?.windowEnd !== undefined ? ` (this one closes at ${utcMinute(b.windowEnd)})` : ''}; outside its windows Karpenter may disrupt any number of drifting nodes at once`

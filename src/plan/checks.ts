@@ -23,12 +23,15 @@ export const CHECK_CODES = [
   'AMI-MISSING',
   'AMI-DEPRECATED',
   'MIXED-GPU-ID-PIN',
+  'CUSTOM-AMI',
   'FIELD-OWNER-GITOPS',
   'FIELD-OWNER-KUBECTL',
   'FIELD-OWNER-OTHER',
   'NODECLASS-NOT-READY',
   'ALREADY-PINNED',
   'LATEST-ALIAS',
+  'SELECTOR-REPLACED',
+  'BUDGET-INVALID',
   'BUDGET-BLOCKS-DRIFT',
   'BUDGET-EXHAUSTED',
   'BUDGET-SCHEDULED-ONLY',
@@ -115,7 +118,7 @@ export function missingAmiCheck(
     ? `ec2nodeclass/${name} needs an AMI for ${need.arch} ${need.variant} instances, and ${family} publishes none`
     : found !== undefined
       ? `the ${what} AMI for Kubernetes ${to} (${found.id}) is not usable: ${found.problems.join('; ') || `state ${found.state}`}`
-      : `no ${what} AMI was resolved for Kubernetes ${to} (release ${release}), which ec2nodeclass/${name} needs`;
+      : `no ${what} AMI is published for Kubernetes ${to} (release ${release}) in SSM, and ec2nodeclass/${name} needs one`;
   const next = exists
     ? `check it with: karp-drift amis --to ${to} --family ${family} --arch ${need.arch} --variant ${need.variant} --release ${release}`
     : `move those instances to a class of a family that publishes ${need.arch} ${need.variant} AMIs, or narrow the NodePool's requirements`;

@@ -15,6 +15,7 @@ import {
   type Check,
 } from './checks.js';
 import { classifyOwners, ownerChecks, type OwnerClassification } from './owners.js';
+import { selectorChecks } from './selectors.js';
 import type { PlanOptions } from './plan.js';
 import type { AmiNeeds } from './targets.js';
 
@@ -87,7 +88,7 @@ export function nodeClassPlan(
       (a) =>
         a.family === family && a.arch === need.arch && a.variant === need.variant && a.kubernetesVersion === options.to,
     );
-    if (found === undefined || found.state !== 'available') {
+    if (found === undefined || found.state !== 'available' || !found.usable) {
       checks.push(missingAmiCheck(view.name, family, need, options.to, options.release, found));
       continue;
     }
@@ -132,7 +133,10 @@ export function nodeClassPlan(
 
   const changed = !sameAmiSpec(before, after);
   const owners = classifyOwners(view);
-  if (changed) checks.push(...ownerChecks(view.name, owners, options.forceConflicts ?? false));
+  if (changed) {
+    checks.push(...selectorChecks(view, family, after, options.replaceCustomAmis === true));
+    checks.push(...ownerChecks(view.name, owners, options.forceConflicts ?? false));
+  }
   else if (!checks.some((c) => c.level === 'error')) {
     checks.push(
       check(

@@ -29,6 +29,8 @@ export interface PlanOptions {
   allowDowngrade?: boolean;
   /** Pin an AMI that is already deprecated (otherwise AMI-DEPRECATED is an error). */
   allowDeprecated?: boolean;
+  /** Replace a class's custom (not EKS-optimized) AMIs (otherwise CUSTOM-AMI is an error). */
+  replaceCustomAmis?: boolean;
   /** Set by plan() from its `now`, for the checks that judge time. */
   now?: Date;
 }

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { vi } from 'vitest';
 import { resolveAmiQueries, resolveAmis } from '../../src/ami/resolve.js';
-import { KarpDriftError, RuntimeFailure } from '../../src/errors.js';
+import { KarpDriftError, RuntimeFailure, UsageError } from '../../src/errors.js';
 import type { Logger } from '../../src/io.js';
 import { parseAmisOptions } from '../../src/options.js';
 import { newestRelease } from '../../src/sandbox/aws/lookup.js';
@@ -185,6 +185,22 @@ describe('resolveAmis against the sandbox AWS endpoints', () => {
     expect(err).toBeInstanceOf(RuntimeFailure);
     expect(err.message).toContain(`${deregistered!.imageId} (`);
     expect(err.message).toContain('unavailable or deregistered');
+  });
+
+  it('keepUnusable (plan, upgrade): keeps what EC2 refuses as unusable and leaves out what SSM lacks, unless nothing is published', async () => {
+    const aws = await sandbox();
+    const { deprecated, deregistered } = aws.catalog.notable;
+    const unpublished = { ...pinned(deprecated!), release: 'v19990101' };
+    const { amis } = await resolveAmiQueries([pinned(deprecated!), pinned(deregistered!), unpublished], { region: 'us-west-2' }, log, {
+      keepUnusable: true,
+    });
+    expect(amis.map((a) => [a.id, a.usable, a.state])).toEqual([
+      [deprecated!.imageId, true, 'available'],
+      [deregistered!.imageId, false, 'missing'],
+    ]);
+    const err = await failure(resolveAmiQueries([unpublished], { region: 'us-west-2' }, log, { keepUnusable: true }));
+    expect(err).toBeInstanceOf(UsageError);
+    expect(err.message).toContain('no EKS-optimized AMI for Kubernetes');
   });
 
   it('lets the SDK retry throttled calls, and names the IAM action when access is denied', async () => {

@@ -230,6 +230,7 @@ describe('resolvedAmi', () => {
       deprecationTime: '2026-10-01T00:00:00.000Z',
       creationDate: '2026-10-20T08:00:00.000Z',
       problems: ['deprecated since 2026-10-01'],
+      usable: true,
     });
   });
 });

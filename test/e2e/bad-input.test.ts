@@ -115,6 +115,25 @@ describe('bad input: the documented exit code, a message that says what and wher
     }
   });
 
+  it.each<['ssm' | 'ec2', RegExp]>([
+    ['ssm', /SSM GetParameters in us-west-2 was throttled \(ThrottlingException\) and the SDK's retries ran out/],
+    ['ec2', /EC2 DescribeImages in us-west-2 was throttled \(RequestLimitExceeded\) and the SDK's retries ran out/],
+  ])('%s throttling beyond the SDK retries → exit 1 naming the call and what to do, nothing changed', async (service, message) => {
+    sandbox.aws.faults.throttle({ service, rate: 1 });
+    try {
+      const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes']);
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr).toMatch(message);
+      expect(run.stderr).toContain('retry in a minute, or raise AWS_MAX_ATTEMPTS / set AWS_RETRY_MODE=adaptive');
+      // The SDK's standard mode tries 3 times; karp-drift adds no retries of its own on top.
+      const calls = sandbox.aws.requests.filter((r) => r.service === service).length;
+      expect(calls).toBeGreaterThanOrEqual(3);
+      expect(httpWrites(sandbox)).toBe(0);
+    } finally {
+      sandbox.aws.faults.clear();
+    }
+  });
+
   it('SSM AccessDenied → exit 1 naming the IAM action, nothing changed', async () => {
     sandbox.aws.faults.denyAccess({ service: 'ssm' });
     try {

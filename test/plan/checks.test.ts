@@ -8,8 +8,10 @@ import { CHECK_CODES, type Check, type CheckCode } from '../../src/plan/checks.j
 import { plan, type PlanOptions } from '../../src/plan/plan.js';
 import {
   NEW,
+  OLD,
   NOW,
   condition,
+  idStatusAmis,
   inventory,
   node,
   nodeClaim,
@@ -281,7 +283,7 @@ const EXACT: Array<[string, Case, Check]> = [
       code: 'AMI-MISSING',
       level: 'error',
       message:
-        'no al2023 arm64 standard AMI was resolved for Kubernetes 1.31 (release latest), which ec2nodeclass/default needs',
+        'no al2023 arm64 standard AMI is published for Kubernetes 1.31 (release latest) in SSM, and ec2nodeclass/default needs one',
       evidence: ['needed by nodepool/general'],
       next: 'check it with: karp-drift amis --to 1.31 --family al2023 --arch arm64 --variant standard --release latest',
     },
@@ -452,6 +454,61 @@ const EXACT: Array<[string, Case, Check]> = [
         'ec2nodeclass/batch selects its AMIs with alias al2023@latest, which floats: its nodes drift on their own whenever AWS publishes a new AMI or the control plane is upgraded',
       evidence: [],
       next: 'pin it too: karp-drift plan --nodeclass batch',
+    },
+  ],
+  [
+    'SELECTOR-REPLACED: tags that float',
+    {
+      inventory: {
+        nodeClasses: [
+          nodeClass({ amiFamily: 'AL2023', amiSelectorTerms: [{ tags: { team: 'platform' } }], statusAmis: idStatusAmis(['amd64/standard']) }),
+        ],
+      },
+    },
+    {
+      code: 'SELECTOR-REPLACED',
+      level: 'info',
+      message: `ec2nodeclass/default: the pin replaces terms that float with id=${NEW['amd64/standard']}; from then on the class launches only these AMIs, and new images reach it only through the next upgrade`,
+      evidence: [
+        'tags={team: platform} selects the newest image that matches, so a newly registered image is picked up',
+        `they resolve now to ${OLD['amd64/standard']} (amazon-eks-node-al2023-x86_64-standard-1.30-v20240917)`,
+      ],
+      next: 'karp-drift rollback restores the floating terms',
+    },
+  ],
+  [
+    'CUSTOM-AMI: a golden image pinned by id',
+    {
+      inventory: {
+        nodeClasses: [
+          nodeClass({
+            amiFamily: 'AL2023',
+            amiSelectorTerms: [{ id: 'ami-0900000000000000a' }],
+            statusAmis: [{ id: 'ami-0900000000000000a', name: 'acme-golden-al2023-1.30', requirements: [] }],
+          }),
+        ],
+      },
+    },
+    {
+      code: 'CUSTOM-AMI',
+      level: 'error',
+      message: `ec2nodeclass/default runs custom AMIs, not EKS-optimized al2023 images: the pin would replace them with id=${NEW['amd64/standard']}, and the nodes would lose whatever those images add`,
+      evidence: ['amiSelectorTerms: id=ami-0900000000000000a', 'status.amis: ami-0900000000000000a (acme-golden-al2023-1.30)'],
+      next: 'build your image for the target version and point amiSelectorTerms at it yourself, or re-run with --replace-custom-amis to move the class to EKS-optimized AMIs on purpose',
+    },
+  ],
+  [
+    'BUDGET-INVALID: a cron Karpenter cannot parse',
+    { inventory: { nodePools: [nodePool({ budgets: [{ nodes: '10%', schedule: '0 9 * * 8', duration: '8h' }] })] } },
+    {
+      code: 'BUDGET-INVALID',
+      level: 'error',
+      message:
+        'nodepool/general: spec.disruption.budgets[0] {nodes: "10%", schedule: "0 9 * * 8", duration: 8h} is invalid (invalid cron "0 9 * * 8": end of range (8) above maximum (6): 8); Karpenter fails closed and allows no disruption in the pool, so its 3 nodes would drift and never be replaced',
+      evidence: [
+        'Karpenter logs "detected disruption budget errors" and reports a DisruptionBlocked event on the NodePool: "No allowed disruptions for disruption reason Drifted due to blocking budget"',
+      ],
+      next: 'fix the budget first (kubectl edit nodepool general); budgets are not hashed, so editing one never causes drift',
     },
   ],
   [
@@ -736,6 +793,13 @@ describe('near misses make no check', () => {
       'an @latest class in the plan',
       'LATEST-ALIAS',
       { inventory: { nodeClasses: [nodeClass({ amiSelectorTerms: [{ alias: 'al2023@latest' }] })] } },
+    ],
+    ['a pinned alias', 'SELECTOR-REPLACED', {}],
+    ['EKS-optimized images by tags', 'CUSTOM-AMI', { inventory: { nodeClasses: [nodeClass({ amiFamily: 'AL2023', amiSelectorTerms: [{ tags: { team: 'platform' } }], statusAmis: idStatusAmis(['amd64/standard']) })] } }],
+    [
+      'an invalid budget with nothing to drift',
+      'BUDGET-INVALID',
+      { inventory: { nodePools: [nodePool({ budgets: [{ nodes: '10%', schedule: '0 9 * * 8', duration: '8h' }] })], nodeClaims: onTarget } },
     ],
     [
       'nodes "0" with nothing to drift',

@@ -223,6 +223,7 @@ export function resolvedAmi(pair: Pair, overrides: Partial<ResolvedAmi> = {}): R
     architecture: ssm(arch),
     deprecated: false,
     problems: [],
+    usable: true,
     ...overrides,
   };
 }

@@ -274,6 +274,24 @@ describe('plan: NodePools, budgets and waves', () => {
     });
   });
 
+  it('refuses a budget Karpenter cannot parse: it fails closed, so the drifted nodes would never be replaced', () => {
+    const pool = nodePool({ budgets: [{ nodes: '10%', schedule: '0 25 * * *', duration: '1h' }] });
+    const p = run(inventory({ nodePools: [pool], nodeClaims: nodeClaims(6) }));
+    expect(p.blocked).toBe(true);
+    expect(p.checks).toEqual([
+      {
+        code: 'BUDGET-INVALID',
+        level: 'error',
+        message:
+          'nodepool/general: spec.disruption.budgets[0] {nodes: "10%", schedule: "0 25 * * *", duration: 1h} is invalid (invalid cron "0 25 * * *": end of range (25) above maximum (23): 25); Karpenter fails closed and allows no disruption in the pool, so its 6 nodes would drift and never be replaced',
+        evidence: [
+          'Karpenter logs "detected disruption budget errors" and reports a DisruptionBlocked event on the NodePool: "No allowed disruptions for disruption reason Drifted due to blocking budget"',
+        ],
+        next: 'fix the budget first (kubectl edit nodepool general); budgets are not hashed, so editing one never causes drift',
+      },
+    ]);
+  });
+
   it('names the budget that blocks drift now and when its window ends, in UTC', () => {
     const pool = nodePool({
       budgets: [{ nodes: '0', reasons: ['Drifted'], schedule: '0 9 * * *', duration: '8h' }, { nodes: '10%' }],

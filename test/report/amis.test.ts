@@ -20,6 +20,7 @@ function ami(overrides: Partial<ResolvedAmi> = {}): ResolvedAmi {
     deprecationTime: '2026-11-09T04:12:00.000Z',
     creationDate: '2024-11-09T04:12:00.000Z',
     problems: [],
+    usable: true,
     ...overrides,
   };
 }

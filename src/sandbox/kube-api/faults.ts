@@ -6,6 +6,8 @@
 export interface KubeFaultTarget {
   verbs?: string[];
   resources?: string[];
+  /** Object names (metadata.name), for requests that name one. */
+  names?: string[];
 }
 
 export type FailureFault = KubeFaultTarget & {
@@ -14,9 +16,17 @@ export type FailureFault = KubeFaultTarget & {
   retryAfterSeconds?: number;
 } & ({ rate: number } | { next: number });
 
+/** What a validating admission webhook (Kyverno, Gatekeeper) answers when its policy denies a write. */
+export interface AdmissionDenial {
+  /** The webhook's name, quoted in the message as kube-apiserver quotes it. */
+  webhook: string;
+  /** The policy's own words. */
+  message: string;
+}
+
 export interface FaultDecision {
   delayMs: number;
-  failure?: { code: 500 | 429; retryAfterSeconds: number } | { code: 403 };
+  failure?: { code: 500 | 429; retryAfterSeconds: number } | { code: 403 } | ({ code: 400 } & AdmissionDenial);
 }
 
 interface Rule<T> {
@@ -34,6 +44,8 @@ export class KubeFaults {
     }>
   > = [];
   private forbids: Array<Rule<null>> = [];
+  private denials: Array<Rule<AdmissionDenial>> = [];
+  private hooks: Array<Rule<() => void>> = [];
   private delays: Array<Rule<number>> = [];
   private readonly watchDroppers = new Set<() => void>();
   private dropTimer: NodeJS.Timeout | undefined;
@@ -58,6 +70,19 @@ export class KubeFaults {
     this.forbids.push({ target, spec: null });
   }
 
+  /** Deny matching writes as a validating admission webhook does (400, "admission webhook ... denied the request"). */
+  denyAdmission(target: KubeFaultTarget, denial: AdmissionDenial): void {
+    this.denials.push({ target, spec: denial });
+  }
+
+  /**
+   * Run `action` once, just before the next matching request is served: another actor's change landing between two
+   * of the client's requests (a colleague's `kubectl edit` between a plan's read and its apply).
+   */
+  beforeNext(target: KubeFaultTarget, action: () => void): void {
+    this.hooks.push({ target, spec: action });
+  }
+
   /** Hold matching responses for `ms` before answering. */
   delay(ms: number, target: KubeFaultTarget = {}): void {
     this.delays.push({ target, spec: ms });
@@ -77,6 +102,8 @@ export class KubeFaults {
   clear(): void {
     this.failures = [];
     this.forbids = [];
+    this.denials = [];
+    this.hooks = [];
     this.delays = [];
     this.dropWatchesEvery(0);
   }
@@ -94,12 +121,17 @@ export class KubeFaults {
     );
   }
 
-  decide(verb: string, resource: string | undefined): FaultDecision {
+  decide(verb: string, resource: string | undefined, name?: string): FaultDecision {
     const applies = (t: KubeFaultTarget) =>
       (t.verbs === undefined || t.verbs.includes(verb)) &&
-      (t.resources === undefined || (resource !== undefined && t.resources.includes(resource)));
+      (t.resources === undefined || (resource !== undefined && t.resources.includes(resource))) &&
+      (t.names === undefined || (name !== undefined && t.names.includes(name)));
+    const hook = this.hooks.findIndex((r) => applies(r.target));
+    if (hook >= 0) this.hooks.splice(hook, 1)[0]!.spec();
     const delayMs = this.delays.filter((r) => applies(r.target)).reduce((sum, r) => sum + r.spec, 0);
     if (this.forbids.some((r) => applies(r.target))) return { delayMs, failure: { code: 403 } };
+    const denial = this.denials.find((r) => applies(r.target));
+    if (denial !== undefined) return { delayMs, failure: { code: 400, ...denial.spec } };
     for (const rule of this.failures) {
       if (!applies(rule.target)) continue;
       const { code, retryAfterSeconds } = rule.spec;

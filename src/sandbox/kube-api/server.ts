@@ -176,7 +176,7 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
       if (!PUBLIC_PATHS.has(info.path) && !authorized(req.headers.authorization, token)) {
         throw new ApiStatusError(401, 'Unauthorized', 'Unauthorized');
       }
-      const decision = faults.decide(info.verb, info.resource);
+      const decision = faults.decide(info.verb, info.resource, info.name);
       if (decision.delayMs > 0) await sleep(decision.delayMs, undefined, { signal: stopping.signal });
       if (decision.failure) throw faultError(decision.failure, info);
       reply =
@@ -254,6 +254,10 @@ function faultError(
       ...(info.group ? { group: info.group } : {}),
       kind: info.resource,
     });
+  }
+  if (failure.code === 400) {
+    // kube-apiserver's wording for a validating webhook's denial (admission/plugin/webhook/errors ToStatusErr).
+    return new ApiStatusError(400, 'BadRequest', `admission webhook "${failure.webhook}" denied the request: ${failure.message}`);
   }
   if (failure.code === 429) {
     return new ApiStatusError(429, 'TooManyRequests', 'Too many requests, please try again later.', {
