@@ -155,6 +155,7 @@ function hasPositive(v: string | undefined): boolean {
 }
 
 const DO_NOT_DISRUPT = 'karpenter.sh/do-not-disrupt';
+const HOSTNAME = 'kubernetes.io/hostname';
 
 export function nodeView(o: ApiObject): NodeView {
   const spec = record(o.spec);
@@ -207,7 +208,30 @@ export function podView(o: ApiObject): PodView {
     doNotDisrupt: value !== undefined && value !== 'false' && value !== '',
     daemonSet: (o.metadata?.ownerReferences ?? []).some((r) => r.kind === 'DaemonSet'),
     deleting: o.metadata?.deletionTimestamp !== undefined,
+    ...(pinnedNode(record(o.spec)) !== undefined ? { pinnedTo: pinnedNode(record(o.spec)) } : {}),
   };
+}
+
+interface NodeSelectorRequirement {
+  key?: string;
+  operator?: string;
+  values?: string[];
+}
+
+// The scheduler ANDs nodeSelector with required affinity and ORs the affinity's terms: the pod is pinned when the
+// nodeSelector names a hostname, or every term allows exactly one and the same node.
+function pinnedNode(spec: Record<string, unknown>): string | undefined {
+  const bySelector = str(record(spec.nodeSelector)[HOSTNAME]);
+  if (bySelector !== undefined) return bySelector;
+  const required = record(record(record(spec.affinity).nodeAffinity).requiredDuringSchedulingIgnoredDuringExecution);
+  const terms = list(required.nodeSelectorTerms).map(record);
+  const one = (reqs: unknown, key: string) =>
+    (list(reqs) as NodeSelectorRequirement[]).flatMap((r) =>
+      r.key === key && r.operator === 'In' && r.values?.length === 1 ? [r.values[0]!] : [],
+    );
+  const perTerm = terms.map((t) => [...one(t.matchExpressions, HOSTNAME), ...one(t.matchFields, 'metadata.name')][0]);
+  const first = perTerm[0];
+  return first !== undefined && perTerm.every((n) => n === first) ? first : undefined;
 }
 
 export function eventView(o: ApiObject): EventView {

@@ -131,6 +131,11 @@ export interface PodView {
   doNotDisrupt: boolean;
   daemonSet: boolean;
   deleting: boolean;
+  /**
+   * The one node the pod may run on, by `kubernetes.io/hostname` (nodeSelector or required node affinity) or
+   * `metadata.name` (matchFields): no replacement node can take it.
+   */
+  pinnedTo?: string;
 }
 
 export interface EventView {

@@ -682,6 +682,18 @@ const EXACT: Array<[string, Case, Check]> = [
       next: 'remove the annotation once the work is safe to interrupt, e.g. kubectl annotate pod -n <namespace> <pod> karpenter.sh/do-not-disrupt-',
     },
   ],
+  [
+    'POD-PINNED',
+    { inventory: { pods: [pod({ namespace: 'debug', name: 'node-shell', pinnedTo: 'ip-general-1' })] } },
+    {
+      code: 'POD-PINNED',
+      level: 'warning',
+      message:
+        '1 pod on nodes that will drift is pinned to its node by name: no replacement can run it, so Karpenter skips those nodes (DisruptionBlocked: Not all pods would schedule), and terminationGracePeriod does not help because the drain never starts',
+      evidence: ['pod debug/node-shell on node/ip-general-1: requires kubernetes.io/hostname=ip-general-1'],
+      next: 'delete the pods or re-create them without the node pin before the rollout reaches these nodes, e.g. kubectl delete pod -n debug node-shell',
+    },
+  ],
 ];
 
 describe('each check, exactly', () => {
@@ -840,6 +852,8 @@ describe('near misses make no check', () => {
       'PDB-MULTIPLE',
       { inventory: { pdbs: [pdb(), pdb({ name: 'api', selector: { matchLabels: { app: 'api' } } })], pods: [pod()] } },
     ],
+    ['a pod pinned to a node already on target', 'POD-PINNED', { inventory: { nodeClaims: onTarget, pods: [pod({ pinnedTo: 'ip-general-1' })] } }],
+    ['a DaemonSet pod (pinned by metadata.name)', 'POD-PINNED', { inventory: { pods: [pod({ daemonSet: true, pinnedTo: 'ip-general-1' })] } }],
     [
       'do-not-disrupt on a node already on target',
       'DO-NOT-DISRUPT',
