@@ -2,8 +2,9 @@
 // `kubectl auth can-i` does) whether its identity may do everything the rest of the run needs, and refuses with the
 // whole table instead of failing halfway through a rollout.
 import { AuthorizationV1Api } from '@kubernetes/client-node';
-import { RefusedError, RuntimeFailure } from '../errors.js';
+import { KarpDriftError, RefusedError, RuntimeFailure } from '../errors.js';
 import { columns } from '../report/table.js';
+import { apiClient } from './api-client.js';
 import type { Cluster } from './client.js';
 
 export interface AccessNeed {
@@ -21,7 +22,7 @@ export interface AccessAnswer extends AccessNeed {
 }
 
 export async function reviewAccess(cluster: Cluster, needs: readonly AccessNeed[]): Promise<AccessAnswer[]> {
-  const api = cluster.kc.makeApiClient(AuthorizationV1Api);
+  const api = apiClient(cluster, AuthorizationV1Api);
   return Promise.all(
     needs.map(async (need) => {
       try {
@@ -34,6 +35,7 @@ export async function reviewAccess(cluster: Cluster, needs: readonly AccessNeed[
         });
         return { ...need, allowed: review.status?.allowed === true, ...(review.status?.reason ? { reason: review.status.reason } : {}) };
       } catch (err) {
+        if (err instanceof KarpDriftError) throw err; // credentials rejected or not to be had (api-client.ts)
         throw new RuntimeFailure(`asking ${cluster.server} whether karp-drift may ${need.verb} ${need.resource} (SelfSubjectAccessReview) failed: ${(err as Error).message}`, { cause: err });
       }
     }),

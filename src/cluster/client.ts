@@ -1,6 +1,7 @@
 // The connection to one cluster: the kubeconfig (--kubeconfig, else $KUBECONFIG, else ~/.kube/config) resolved to one
-// context, the generated CustomObjectsApi for server-side apply (apply.ts), and one keep-alive agent for every list
-// and watch karp-drift makes itself (request.ts).
+// context, its user's credentials (credentials.ts runs an exec plugin itself, so a 401 can force a new token), the
+// generated CustomObjectsApi for server-side apply (apply.ts), and one keep-alive agent for every list and watch
+// karp-drift makes itself (request.ts).
 //
 // Why an agent of our own: client-node 1.4's KubeConfig builds a new https.Agent for every call
 // (`applySecurityAuthentication` → `createAgent`), so each call pays a TCP and TLS handshake; paging 50,000 pods is 100
@@ -12,6 +13,8 @@ import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { bufferFromFileOrString, CustomObjectsApi, KubeConfig, type Cluster as KubeconfigCluster, type Context, type User } from '@kubernetes/client-node';
 import { UsageError } from '../errors.js';
+import { apiClient } from './api-client.js';
+import { Credentials } from './credentials.js';
 
 export interface LoadClusterOptions {
   /** --request-timeout: a request with no answer (headers) after this long fails (default 30 s). */
@@ -33,6 +36,8 @@ export interface Cluster {
   server: string;
   /** The kubeconfig file(s) read, for messages. */
   source: string;
+  /** What the context's user authenticates with (for messages), and the new token a 401 may get (request.ts). */
+  credentials: Credentials;
   /** Server-side apply (apply.ts) goes through the generated client. */
   custom: CustomObjectsApi;
   /** For request.ts: the shared keep-alive agent, or undefined behind a proxy (client-node's proxy agent per call). */
@@ -75,18 +80,26 @@ export function loadCluster(options: LoadClusterOptions = {}): Cluster {
       hint: UPDATE_KUBECONFIG,
     });
   }
+  const credentials = new Credentials(user, { env, ...(options.log ? { log: options.log } : {}) });
+  if (credentials.exec) {
+    // client-node's own ExecAuth claims any user with `exec` before it asks added authenticators: without it, the
+    // user is ours (credentials.ts says why).
+    kc.loadFromOptions({ clusters: kc.getClusters(), contexts: kc.getContexts(), currentContext: context, users: kc.getUsers().map((u) => (u === user ? { ...u, exec: undefined } : u)) });
+    kc.addAuthenticator(credentials);
+  }
   const agent = cluster.proxyUrl ? undefined : sharedAgent(cluster, user);
-  return {
+  const connection = {
     kc,
     context,
     server: cluster.server.replace(/\/+$/, ''),
     source,
-    custom: kc.makeApiClient(CustomObjectsApi),
+    credentials,
     agent,
     requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
     ...(options.log ? { log: options.log } : {}),
     close: () => agent?.destroy(),
   };
+  return { ...connection, custom: apiClient(connection, CustomObjectsApi) };
 }
 
 function kubeconfigFiles(flag: string | undefined, env: NodeJS.ProcessEnv): string[] {

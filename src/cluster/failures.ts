@@ -2,6 +2,7 @@
 // what to do next, as ami/aws-failures.ts does for AWS. Messages carry the server's Status text and never a header,
 // so no token can end up in them.
 import { RuntimeFailure, type KarpDriftError } from '../errors.js';
+import type { CredentialSource } from './credential-source.js';
 import { ApiError, CredentialsError } from './request.js';
 import { GaveUp } from './retry.js';
 
@@ -16,6 +17,8 @@ export interface ApiCall {
 export interface Where {
   context: string;
   server: string;
+  /** What the kubeconfig user authenticates with: a 401 names it (and never its value). */
+  credentials?: { source: CredentialSource };
 }
 
 const UPDATE_KUBECONFIG = 'aws eks update-kubeconfig --name <cluster>';
@@ -55,6 +58,7 @@ export function clusterFailure(err: unknown, call: ApiCall, where: Where): KarpD
       hint: `check the kubeconfig user's exec plugin and the AWS identity it uses (aws sts get-caller-identity; aws sso login), or run ${UPDATE_KUBECONFIG}`,
     });
   }
+  if (cause instanceof ApiError && cause.code === 401 && where.credentials) return rejected(where.credentials.source, call, at, err);
   if (cause instanceof ApiError) return apiFailure(cause, call, at, retried, err);
   const code = (cause as { code?: unknown } | undefined)?.code;
   const message = cause instanceof Error ? cause.message : String(cause);
@@ -100,4 +104,26 @@ function apiFailure(e: ApiError, call: ApiCall, at: string, retried: string, err
     });
   }
   return new RuntimeFailure(`${call.doing} at ${at} failed: HTTP ${e.code} ${e.status.reason ?? ''}${said}`, { cause: err });
+}
+
+// A 401 that reached the caller. With an exec plugin it is the second one: request.ts and api-client.ts have already
+// run the plugin again and sent the request once more with its new token (credentials.ts).
+function rejected(source: CredentialSource, call: ApiCall, at: string, err: unknown): KarpDriftError {
+  const identity = 'aws sts get-caller-identity shows the AWS identity in use (aws sso login if its session expired); it needs an EKS access entry on this cluster';
+  if (source.kind === 'exec') {
+    return new RuntimeFailure(`${at} rejected the token from ${source.label} (401 Unauthorized) while ${call.doing}, and again after the plugin was run for a new one`, {
+      cause: err,
+      hint: `${identity}; if the kubeconfig is out of date, run ${UPDATE_KUBECONFIG}`,
+    });
+  }
+  if (source.kind === 'token') {
+    return new RuntimeFailure(`${at} rejected ${source.label} (401 Unauthorized) while ${call.doing}; a static token cannot be refreshed`, {
+      cause: err,
+      hint: `replace the token, or run ${UPDATE_KUBECONFIG} to use the exec plugin (aws eks get-token); ${identity}`,
+    });
+  }
+  return new RuntimeFailure(`${at} rejected ${source.label} (401 Unauthorized) while ${call.doing}`, {
+    cause: err,
+    hint: `run ${UPDATE_KUBECONFIG} for a kubeconfig with current credentials; ${identity}`,
+  });
 }

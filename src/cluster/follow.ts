@@ -4,7 +4,9 @@
 //   nothing is listed again;
 // - 410 Gone (an ERROR event, or the answer to the watch request) means the history is lost: list again and emit
 //   `synced` with the whole current set, which replaces what the consumer knew;
-// - 429 and 5xx back off (retry.ts) for up to two minutes of continuous failure, then onError.
+// - 429 and 5xx back off (retry.ts) for up to two minutes of continuous failure, then onError;
+// - 401 (an exec plugin's token rejected, say when every watch reconnects after a cut) has already had the plugin
+//   run again and the request sent once more (request.ts); a 401 that reaches here is final: onError, never a loop.
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KarpDriftError, RuntimeFailure } from '../errors.js';

@@ -1,8 +1,8 @@
 // Raw GETs against the API server for lists, discovery and watches, on the cluster's keep-alive agent (client.ts).
 // Credentials are applied per request through KubeConfig.applyToHTTPSOptions, so an exec plugin's token
-// (`aws eks get-token`, 15 minutes) is refreshed by client-node as it expires. Tokens go in headers only: nothing
-// here logs or throws a header.
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+// (`aws eks get-token`, 15 minutes) is renewed as it expires, and a 401 runs the plugin again and sends the request
+// once more (credentials.ts). Tokens go in headers only: nothing here logs or throws a header.
+import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { createGunzip } from 'node:zlib';
 import type { Cluster } from './client.js';
@@ -41,17 +41,11 @@ export function apiUrl(cluster: Cluster, path: string, query: Query = {}): URL {
   return url;
 }
 
-/** GET a JSON document. A keep-alive socket the server closed meanwhile is retried once, as Go's transport does. */
+/** GET a JSON document. */
 export async function getJson<T>(cluster: Cluster, path: string, query: Query = {}, signal?: AbortSignal): Promise<T> {
   const url = apiUrl(cluster, path, query);
   const started = Date.now();
-  let res: IncomingMessage;
-  try {
-    res = await send(cluster, url, signal);
-  } catch (err) {
-    if (!(err instanceof StaleSocket)) throw err;
-    res = await send(cluster, url, signal);
-  }
+  const res = await exchange(cluster, url, signal);
   const body = await readBody(res);
   cluster.log?.(`GET ${url.pathname}${url.search} ${res.statusCode ?? 0} in ${Date.now() - started} ms`);
   if ((res.statusCode ?? 0) >= 300) throw apiError(res, body);
@@ -61,32 +55,56 @@ export async function getJson<T>(cluster: Cluster, path: string, query: Query = 
 /** Opens a watch (or any stream); resolves with the 200 response, whose body the caller reads; else an ApiError. */
 export async function openStream(cluster: Cluster, path: string, query: Query, signal: AbortSignal): Promise<IncomingMessage> {
   const url = apiUrl(cluster, path, query);
-  let res: IncomingMessage;
-  try {
-    res = await send(cluster, url, signal);
-  } catch (err) {
-    if (!(err instanceof StaleSocket)) throw err;
-    res = await send(cluster, url, signal);
-  }
+  const res = await exchange(cluster, url, signal);
   cluster.log?.(`GET ${url.pathname}${url.search} ${res.statusCode ?? 0} (watch)`);
   if (res.statusCode === 200) return res;
   throw apiError(res, await readBody(res));
 }
 
+/**
+ * One GET, answered. A 401 runs the exec plugin again (at most once for a burst of them: Credentials.refresh) and
+ * sends the request once more; a second 401 is the caller's to report (failures.ts names the credentials).
+ */
+async function exchange(cluster: Cluster, url: URL, signal: AbortSignal | undefined): Promise<IncomingMessage> {
+  const first = await sendOnce(cluster, url, signal);
+  if (first.res.statusCode !== 401 || !cluster.credentials.refreshable) return first.res;
+  first.res.resume();
+  cluster.log?.(`GET ${url.pathname}${url.search} 401: running ${cluster.credentials.source.label} again for a new token`);
+  await cluster.credentials.refresh(first.authorization);
+  return (await sendOnce(cluster, url, signal)).res;
+}
+
+/** A keep-alive socket the server closed meanwhile is retried once, as Go's transport does. */
+async function sendOnce(cluster: Cluster, url: URL, signal: AbortSignal | undefined): Promise<Sent> {
+  try {
+    return await send(cluster, url, signal);
+  } catch (err) {
+    if (!(err instanceof StaleSocket)) throw err;
+    return send(cluster, url, signal);
+  }
+}
+
 class StaleSocket extends Error {}
 
-async function send(cluster: Cluster, url: URL, signal: AbortSignal | undefined): Promise<IncomingMessage> {
+interface Sent {
+  res: IncomingMessage;
+  /** The Authorization header it went with: Credentials.refresh tells by it whether a newer token exists. */
+  authorization: string | undefined;
+}
+
+async function send(cluster: Cluster, url: URL, signal: AbortSignal | undefined): Promise<Sent> {
   const auth: RequestOptions = { headers: {} };
   try {
     await cluster.kc.applyToHTTPSOptions(auth);
   } catch (err) {
-    throw new CredentialsError(err instanceof Error ? err.message : String(err), { cause: err });
+    throw err instanceof CredentialsError ? err : new CredentialsError(err instanceof Error ? err.message : String(err), { cause: err });
   }
+  const authorization = (auth.headers as OutgoingHttpHeaders | undefined)?.Authorization;
   // Aborted while the credentials were read: http.request with an aborted signal could still write the request to
   // a free keep-alive socket before it destroys itself.
   signal?.throwIfAborted();
   const request = url.protocol === 'http:' ? httpRequest : httpsRequest;
-  return new Promise((resolve, reject) => {
+  return new Promise<IncomingMessage>((resolve, reject) => {
     const req = request(
       url,
       {
@@ -117,7 +135,7 @@ async function send(cluster: Cluster, url: URL, signal: AbortSignal | undefined)
       reject(req.reusedSocket && err.code === 'ECONNRESET' ? new StaleSocket(err.message) : err);
     });
     req.end();
-  });
+  }).then((res) => ({ res, authorization: typeof authorization === 'string' ? authorization : undefined }));
 }
 
 function readBody(res: IncomingMessage): Promise<string> {

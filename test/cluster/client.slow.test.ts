@@ -24,7 +24,7 @@ describe('API failures from the kubeconfig', () => {
     [
       'the token is stale',
       (yaml: string) => yaml.replace(/token: .*/, 'token: k8s-aws-v1.stale'),
-      /^the Kubernetes API at https:\/\/127\.0\.0\.1:\d+ \(context "karp-drift-sandbox-default"\) refused the credentials \(401 Unauthorized\) while discovering API groups$/,
+      /^the Kubernetes API at https:\/\/127\.0\.0\.1:\d+ \(context "karp-drift-sandbox-default"\) rejected the static token of kubeconfig user "karp-drift-sandbox-default-admin" \(401 Unauthorized\) while discovering API groups; a static token cannot be refreshed$/,
       /aws eks update-kubeconfig --name <cluster>.*access entry/,
     ],
   ])('%s', async (_, edit, expectedMessage, expectedHint) => {

@@ -1,5 +1,6 @@
 // clusterFailure: every failure names what was being done, the server and context, and what to do next.
 import { describe, expect, it } from 'vitest';
+import type { CredentialSource } from '../../src/cluster/credential-source.js';
 import { clusterFailure } from '../../src/cluster/failures.js';
 import { ApiError, CredentialsError } from '../../src/cluster/request.js';
 import { GaveUp } from '../../src/cluster/retry.js';
@@ -30,5 +31,35 @@ describe('clusterFailure', () => {
     expect(failure.message).toBe(message);
     expect(failure.hint).toMatch(hint);
     expect(failure.cause).toBe(err);
+  });
+});
+
+describe('clusterFailure: a 401 names the credentials that were rejected and what to do', () => {
+  const unauthorized = new ApiError(401, { reason: 'Unauthorized', message: 'Unauthorized' }, undefined);
+  it.each<[string, CredentialSource, string, RegExp]>([
+    [
+      'an exec plugin (run again before this)',
+      { kind: 'exec', label: 'exec plugin "aws" of kubeconfig user "prod"' },
+      `${at} rejected the token from exec plugin "aws" of kubeconfig user "prod" (401 Unauthorized) while listing NodeClaims, and again after the plugin was run for a new one`,
+      /^aws sts get-caller-identity .*aws sso login.*EKS access entry.*aws eks update-kubeconfig --name <cluster>$/,
+    ],
+    [
+      'a static token',
+      { kind: 'token', label: 'the static token of kubeconfig user "prod"' },
+      `${at} rejected the static token of kubeconfig user "prod" (401 Unauthorized) while listing NodeClaims; a static token cannot be refreshed`,
+      /^replace the token, or run aws eks update-kubeconfig --name <cluster> to use the exec plugin/,
+    ],
+    [
+      'a client certificate',
+      { kind: 'client-certificate', label: 'the client certificate of kubeconfig user "prod"' },
+      `${at} rejected the client certificate of kubeconfig user "prod" (401 Unauthorized) while listing NodeClaims`,
+      /aws eks update-kubeconfig --name <cluster>.*aws sts get-caller-identity/,
+    ],
+  ])('%s', (_name, source, message, hint) => {
+    const failure = clusterFailure(unauthorized, call, { ...where, credentials: { source } });
+    expect(failure).toBeInstanceOf(RuntimeFailure);
+    expect(failure.message).toBe(message);
+    expect(failure.hint).toMatch(hint);
+    expect(failure.cause).toBe(unauthorized);
   });
 });

@@ -57,10 +57,10 @@ export class KubeFaults {
 
   /** Fail a fraction (0–1) of matching requests until cleared, or the next N of them. */
   fail(fault: FailureFault): void {
-    const { verbs, resources, code } = fault;
+    const { verbs, resources, names, code } = fault;
     const spec = 'rate' in fault ? { rate: fault.rate } : { next: fault.next };
     this.failures.push({
-      target: { verbs, resources },
+      target: { verbs, resources, names },
       spec: { code, retryAfterSeconds: fault.retryAfterSeconds ?? 1, ...spec },
     });
   }

@@ -1,11 +1,13 @@
-// The sandbox's Kubernetes API server: HTTPS on 127.0.0.1 with a CA generated at start and one bearer token, so
-// @kubernetes/client-node and the real kubectl reach it through an ordinary kubeconfig (kubeconfig.ts).
+// The sandbox's Kubernetes API server: HTTPS on 127.0.0.1 with a CA generated at start and a bearer token (tests can
+// accept and revoke more: authn.ts), so @kubernetes/client-node and the real kubectl reach it through an ordinary
+// kubeconfig (kubeconfig.ts).
 // Behaviour is specified in ../README.md.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { KubeTokens } from './authn.js';
 import type { CustomResourceDefinition } from './crds.js';
 import {
   apiGroupDocument,
@@ -63,6 +65,8 @@ export interface KubeApiServer {
   /** PEM of the CA: the kubeconfig's certificate-authority-data. */
   caData: string;
   token: string;
+  /** The bearer tokens it accepts: `token`, and whatever a test accepts; revoke any to have it answered 401. */
+  auth: KubeTokens;
   store: KubeStore;
   faults: KubeFaults;
   requests: KubeRequestRecord[];
@@ -91,12 +95,6 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
-}
-
-function authorized(header: string | undefined, token: string): boolean {
-  const presented = Buffer.from(/^Bearer (.+)$/i.exec(header ?? '')?.[1]?.trim() ?? '');
-  const expected = Buffer.from(token);
-  return presented.length === expected.length && timingSafeEqual(presented, expected);
 }
 
 function nonResource(info: RequestInfo, store: KubeStore, version: KubeVersion, host: string): Reply {
@@ -146,6 +144,7 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
     store.create('customresourcedefinitions.apiextensions.k8s.io', structuredClone(crd) as never);
   }
   const faults = new KubeFaults(options.faultSeed);
+  const auth = new KubeTokens(token);
   const requests: KubeRequestRecord[] = [];
   const ctx = {
     store,
@@ -173,7 +172,7 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
     res.on('close', () => (record.code = res.statusCode));
     let reply: Reply | undefined;
     try {
-      if (!PUBLIC_PATHS.has(info.path) && !authorized(req.headers.authorization, token)) {
+      if (!PUBLIC_PATHS.has(info.path) && !auth.authenticates(req.headers.authorization)) {
         throw new ApiStatusError(401, 'Unauthorized', 'Unauthorized');
       }
       const decision = faults.decide(info.verb, info.resource, info.name);
@@ -225,6 +224,7 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
     url: `https://127.0.0.1:${port}`,
     caData: tls.caCert,
     token,
+    auth,
     store,
     faults,
     requests,

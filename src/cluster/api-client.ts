@@ -1,0 +1,81 @@
+// The generated API clients (CustomObjectsApi for server-side apply, AuthorizationV1Api for the RBAC preflight), built
+// as KubeConfig.makeApiClient builds them, on a transport that does what request.ts does for our own GETs: a 401 gets
+// the exec plugin run again (credentials.ts) and the request sent once more with the new token. The generated
+// clients take an HttpLibrary in their configuration for exactly this (client-go wraps its RoundTripper the same
+// way for exec plugins). A request still rejected, or credentials that cannot be had, fail as a RuntimeFailure that
+// says which credentials and what next (failures.ts); the callers pass a KarpDriftError through as it is.
+import {
+  IsomorphicFetchHttpLibrary,
+  ServerConfiguration,
+  createConfiguration,
+  wrapHttpLibrary,
+  type ApiConstructor,
+  type ApiType,
+  type RequestContext,
+  type ResponseContext,
+  type SecurityAuthentication,
+} from '@kubernetes/client-node';
+import type { Cluster } from './client.js';
+import { clusterFailure, type ApiCall } from './failures.js';
+import { ApiError, CredentialsError, type StatusBody } from './request.js';
+
+type Connection = Pick<Cluster, 'kc' | 'context' | 'server' | 'credentials' | 'log'>;
+
+export function apiClient<T extends ApiType>(connection: Connection, type: ApiConstructor<T>): T {
+  const http = new IsomorphicFetchHttpLibrary();
+  const authenticate = async (request: RequestContext) => {
+    try {
+      await connection.kc.applySecurityAuthentication(request);
+    } catch (err) {
+      throw clusterFailure(new CredentialsError(err instanceof Error ? err.message : String(err), { cause: err }), call(request), connection);
+    }
+  };
+  // One -v line per request, as request.ts logs: method, path and query (never a header), status, duration.
+  const logged = async (request: RequestContext): Promise<ResponseContext> => {
+    const started = Date.now();
+    const response = await http.send(request).toPromise();
+    const url = new URL(request.getUrl());
+    connection.log?.(`${request.getHttpMethod().toString()} ${url.pathname}${url.search} ${response.httpStatusCode} in ${Date.now() - started} ms`);
+    return response;
+  };
+  const send = async (request: RequestContext): Promise<ResponseContext> => {
+    const sent = request.getHeaders().Authorization;
+    const response = await logged(request);
+    if (response.httpStatusCode !== 401) return response;
+    const status = await statusOf(response);
+    if (connection.credentials.refreshable) {
+      connection.log?.(`${call(request).doing}: 401 Unauthorized; running ${connection.credentials.source.label} again for a new token`);
+      try {
+        await connection.credentials.refresh(sent);
+      } catch (err) {
+        throw clusterFailure(err, call(request), connection);
+      }
+      await authenticate(request);
+      const again = await logged(request);
+      if (again.httpStatusCode !== 401) return again;
+    }
+    throw clusterFailure(new ApiError(401, status, undefined), call(request), connection);
+  };
+  const auth: SecurityAuthentication = { getName: () => 'kubeconfig', applySecurityAuthentication: authenticate };
+  return new type(
+    createConfiguration({
+      baseServer: new ServerConfiguration(connection.server, {}),
+      authMethods: { default: auth },
+      httpApi: wrapHttpLibrary({ send }),
+    }),
+  );
+}
+
+function call(request: RequestContext): ApiCall {
+  const method = request.getHttpMethod().toString();
+  const path = new URL(request.getUrl()).pathname;
+  return { doing: `sending ${method} ${path}`, verb: method.toLowerCase(), resource: path };
+}
+
+async function statusOf(response: ResponseContext): Promise<StatusBody> {
+  try {
+    return JSON.parse(await response.body.text()) as StatusBody;
+  } catch {
+    return { reason: 'Unauthorized' };
+  }
+}
