@@ -1,6 +1,8 @@
 // `karp-drift upgrade` end to end: the built CLI against sandboxes of the built-in scenarios, each ending with the
 // verdict and exit code a user would get on a real cluster in that state.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { startSandbox } from '../../src/sandbox/sandbox.js';
+import { loadScenario } from '../../src/sandbox/scenarios/load.js';
 import { conditionOf } from '../../src/sandbox/karpenter/objects.js';
 import { httpWrites, karpDrift, scenario } from './cli-sandbox.js';
 
@@ -77,6 +79,25 @@ describe('karp-drift upgrade against the sandbox', () => {
     const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '-o', 'json', '--stall-timeout', '20s']);
     expect(run.code, run.stderr).toBe(0);
     expect(sandbox.simulator.ctx.events.published.filter((e) => e.reason === 'InsufficientCapacityError')).toHaveLength(2);
+  });
+
+  it('a v1beta1 install (Karpenter 0.37): pins by id through karpenter.k8s.aws/v1beta1 and follows the rollout to the end', async () => {
+    const sandbox = await startSandbox({ scenario: { ...loadScenario('default'), karpenterVersion: '0.37.8' }, speed: 300 });
+    onTestFinished(() => sandbox.stop());
+    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '-o', 'json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.events.at(-1)).toMatchObject({ type: 'done', result: 'succeeded' });
+    const patches = sandbox.kube.requests.filter((r) => r.verb === 'patch');
+    expect(patches.map((r) => r.path)).toEqual([
+      '/apis/karpenter.k8s.aws/v1beta1/ec2nodeclasses/bottlerocket',
+      '/apis/karpenter.k8s.aws/v1beta1/ec2nodeclasses/default',
+    ]);
+    for (const node of sandbox.kube.store.list('nodes')) {
+      expect((node.status as { nodeInfo: { kubeletVersion: string } }).nodeInfo.kubeletVersion).toMatch(/^v1\.30\./);
+    }
+    // The follow saw old nodes being disrupted, not only the end state.
+    const disrupting = run.events.filter((e) => e.type === 'progress').flatMap((e) => e.nodePools as Array<{ disrupting: number }>);
+    expect(disrupting.some((p) => p.disrupting > 0)).toBe(true);
   });
 
   it('flaky-api: 500s and dropped watches still reach the same verdict as default', async () => {
