@@ -179,6 +179,7 @@ export function nodeView(o: ApiObject): NodeView {
     }),
     deleting: o.metadata?.deletionTimestamp !== undefined,
     ...(str(o.metadata?.creationTimestamp) ? { createdAt: str(o.metadata?.creationTimestamp) } : {}),
+    ...(labels[HOSTNAME] ? { hostname: labels[HOSTNAME] } : {}),
   };
 }
 

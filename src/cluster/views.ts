@@ -104,6 +104,8 @@ export interface NodeView {
   taints: TaintView[];
   deleting: boolean;
   createdAt?: string;
+  /** The `kubernetes.io/hostname` label, which need not be the node's name (EKS: `ip-10-0-8-225` or the DNS name). */
+  hostname?: string;
 }
 
 export interface LabelSelector {
@@ -132,8 +134,8 @@ export interface PodView {
   daemonSet: boolean;
   deleting: boolean;
   /**
-   * The one node the pod may run on, by `kubernetes.io/hostname` (nodeSelector or required node affinity) or
-   * `metadata.name` (matchFields): no replacement node can take it.
+   * The one node the pod may run on, by `kubernetes.io/hostname` (nodeSelector or required node affinity: the node's
+   * hostname label) or `metadata.name` (matchFields: its name): no replacement node can take it.
    */
   pinnedTo?: string;
 }

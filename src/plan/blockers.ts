@@ -187,7 +187,10 @@ export function podBlockerChecks(inventory: Inventory, pools: readonly NodePoolP
 
   // Karpenter's scheduling simulation cannot place such a pod on a replacement (DOMAIN.md §2.7): the node is skipped
   // for as long as the pod runs, and a terminationGracePeriod does not help because the drain never starts.
-  const pinned = evictable.filter((p) => p.pinnedTo === p.nodeName);
+  const hostnames = new Map(inventory.nodes.map((n) => [n.name, n.hostname]));
+  const pinned = evictable.filter(
+    (p) => p.pinnedTo !== undefined && (p.pinnedTo === p.nodeName || p.pinnedTo === hostnames.get(p.nodeName!)),
+  );
   if (pinned.length > 0) {
     const first = pinned[0]!;
     checks.push(
@@ -195,7 +198,7 @@ export function podBlockerChecks(inventory: Inventory, pools: readonly NodePoolP
         'POD-PINNED',
         'warning',
         `${plural(pinned.length, 'pod')} on nodes that will drift ${pinned.length === 1 ? 'is' : 'are'} pinned to ${pinned.length === 1 ? 'its' : 'their'} node by name: no replacement can run ${pinned.length === 1 ? 'it' : 'them'}, so Karpenter skips those nodes (DisruptionBlocked: Not all pods would schedule), and terminationGracePeriod does not help because the drain never starts`,
-        pinned.map((p) => `${podName(p)}: requires kubernetes.io/hostname=${p.pinnedTo}`),
+        pinned.map((p) => `${podName(p)}: requires the node ${p.pinnedTo} (kubernetes.io/hostname or metadata.name)`),
         `delete the pods or re-create them without the node pin before the rollout reaches these nodes, e.g. kubectl delete pod -n ${first.namespace} ${first.name}`,
       ),
     );

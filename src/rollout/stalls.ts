@@ -1,18 +1,19 @@
 // Why a rollout is not moving: coded blockers with evidence and a next step (STYLE.md "A stall diagnosis has a
 // stable code and evidence"). Each check reads what Karpenter reads (DOMAIN.md §2.5–2.7) and quotes Karpenter's own
-// events (§2.8) when there are any; do-not-disrupt has none, so that one comes from the pods and nodes alone.
-import { selectorMatches } from '../cluster/convert.js';
+// events (§2.8) when there are any; do-not-disrupt has none, so that one comes from the pods and nodes alone. The
+// checks of the pods on drifted nodes (do-not-disrupt, PDBs, the scheduling simulation) are in pod-stalls.ts.
 import type {
   EventView,
   KarpenterApi,
   NodeClaimView,
   NodeClassView,
   NodePoolView,
-  NodeView,
   PdbView,
   PodView,
 } from '../cluster/views.js';
 import { allowedDisruptions, type Budget, type BudgetEvaluation } from '../plan/budgets.js';
+import { listed, quotes } from './evidence.js';
+import { podBlockers } from './pod-stalls.js';
 import { eventTime, type Snapshot } from './snapshot.js';
 import { claimsByNodePool, isDisrupting, isTrue, nodeOf, plural, type RolloutScope } from './track.js';
 import { amiSelectorTermText, humanDuration, utcTime } from './text.js';
@@ -24,6 +25,7 @@ export type StallCode =
   | 'STALL-DO-NOT-DISRUPT'
   | 'STALL-PDB'
   | 'STALL-NO-TGP'
+  | 'STALL-UNSCHEDULABLE'
   | 'STALL-LAUNCH'
   | 'STALL-REGISTRATION';
 
@@ -35,6 +37,7 @@ export const STALL_CODES: readonly StallCode[] = [
   'STALL-DO-NOT-DISRUPT',
   'STALL-PDB',
   'STALL-NO-TGP',
+  'STALL-UNSCHEDULABLE',
   'STALL-LAUNCH',
   'STALL-REGISTRATION',
 ];
@@ -64,11 +67,10 @@ export const REGISTRATION_SLOW_MS = 5 * 60_000;
 export const NOT_DRIFTING_AFTER_MS = 10 * 60_000;
 /** Karpenter repeats a standing event every 1–2 minutes (its dedupe window); older ones describe the past. */
 export const RECENT_EVENT_MS = 15 * 60_000;
-const LISTED = 5;
-const QUOTED = 3;
 const LAUNCH_EVENTS = new Set(['InsufficientCapacityError', 'NodeClassNotReady']);
 
-interface Pool {
+/** A NodePool in scope as the checks see it (stalls.ts and pod-stalls.ts). */
+export interface Pool {
   name: string;
   nodeClass: string;
   view: NodePoolView | undefined;
@@ -78,7 +80,7 @@ interface Pool {
   old: NodeClaimView[];
 }
 
-interface Facts {
+export interface Facts {
   snapshot: Snapshot;
   context: DiagnosisContext;
   now: Date;
@@ -316,136 +318,6 @@ function budgetText(where: string, e: BudgetEvaluation): string {
   return `${where} {${fields.join(', ')}} ${state}`;
 }
 
-interface Held {
-  claim: NodeClaimView;
-  node: NodeView;
-  pod?: PodView;
-}
-
-// Pod-level blockers stop drift from picking a node unless its NodeClaim has a terminationGracePeriod; once the
-// NodeClaim is deleting they hold the drain (until that period ends, if there is one). A Node's own
-// do-not-disrupt stops the pick whatever the NodeClaim says, and does not hold a drain.
-function podBlockers(f: Facts, pool: Pool): Blocker[] {
-  const doNotDisrupt: Held[] = [];
-  const byPdb = new Map<string, { pdb: PdbView; held: Held[] }>();
-  const multiple: Array<Held & { pdbs: PdbView[] }> = [];
-  const forever = new Map<string, NodeClaimView>();
-  for (const claim of pool.old) {
-    const node = nodeOf(f.snapshot, claim);
-    if (node === undefined || (!isTrue(claim.conditions, 'Drifted') && !isDisrupting(claim, node))) continue;
-    const draining = claim.deleting || node.deleting;
-    if (node.doNotDisrupt && !draining) doNotDisrupt.push({ claim, node });
-    if (!draining && claim.terminationGracePeriod !== undefined) continue;
-    for (const pod of f.podsByNode.get(node.name) ?? []) {
-      if (pod.daemonSet || pod.deleting || pod.phase === 'Succeeded' || pod.phase === 'Failed') continue;
-      const pdbs = f.context.pdbs.filter(
-        (p) => p.namespace === pod.namespace && selectorMatches(p.selector, pod.labels),
-      );
-      const blocking = pdbs.length === 1 && pdbs[0]!.disruptionsAllowed <= 0 ? pdbs[0] : undefined;
-      if (pod.doNotDisrupt) doNotDisrupt.push({ claim, node, pod });
-      if (pdbs.length > 1) multiple.push({ claim, node, pod, pdbs });
-      if (blocking !== undefined) {
-        const key = `${blocking.namespace}/${blocking.name}`;
-        const entry = byPdb.get(key) ?? { pdb: blocking, held: [] };
-        entry.held.push({ claim, node, pod });
-        byPdb.set(key, entry);
-      }
-      if (
-        (pod.doNotDisrupt || pdbs.length > 1 || blocking !== undefined) &&
-        claim.terminationGracePeriod === undefined
-      ) {
-        forever.set(claim.name, claim);
-      }
-    }
-  }
-  const out: Blocker[] = [];
-  if (doNotDisrupt.length > 0) out.push(doNotDisruptBlocker(pool, doNotDisrupt));
-  for (const [key, { pdb, held }] of byPdb) out.push(pdbBlocker(f, pool, key, pdb, held));
-  if (multiple.length > 0) {
-    out.push({
-      code: 'STALL-PDB',
-      nodePool: pool.name,
-      message: `${plural(multiple.length, 'pod')} on drifted nodes ${multiple.length === 1 ? 'is' : 'are'} covered by several PDBs: eviction does not support multiple PDBs (NodePool ${pool.name})`,
-      evidence: listed(
-        multiple.map((m) => `${heldText(m)}: PDBs ${m.pdbs.map((p) => `${p.namespace}/${p.name}`).join(', ')}`),
-        'pods',
-      ),
-      next: `Leave each pod under one PDB: kubectl get pdb -n ${multiple[0]!.pod!.namespace} -o wide`,
-    });
-  }
-  if (forever.size > 0) {
-    out.push({
-      code: 'STALL-NO-TGP',
-      nodePool: pool.name,
-      message: `${plural(forever.size, 'blocked NodeClaim')} without terminationGracePeriod can stay blocked forever (NodePool ${pool.name})`,
-      evidence: [
-        ...listed(
-          [...forever.values()].map((c) => `NodeClaim ${c.name} has no spec.terminationGracePeriod`),
-          'NodeClaims',
-        ),
-        'a NodeClaim copies terminationGracePeriod when it is created and its spec is immutable: a NodePool change helps only NodeClaims created after it',
-      ],
-      next: `Remove what holds them (the other blockers of this NodePool); for the next rollout set spec.template.spec.terminationGracePeriod on NodePool "${pool.name}" (e.g. 24h), after which drift evicts past PDBs and do-not-disrupt (the change itself drifts the NodePool's NodeClaims: NodePoolDrifted)`,
-    });
-  }
-  return out;
-}
-
-function heldText(h: Held): string {
-  const where = `node ${h.node.name} (NodeClaim ${h.claim.name})`;
-  return h.pod === undefined ? where : `pod ${h.pod.namespace}/${h.pod.name} on ${where}`;
-}
-
-function doNotDisruptBlocker(pool: Pool, held: Held[]): Blocker {
-  const nodes = new Set(held.map((h) => h.node.name));
-  const first = held[0]!;
-  const others = held.length > 1 ? ' (likewise for the others listed)' : '';
-  return {
-    code: 'STALL-DO-NOT-DISRUPT',
-    nodePool: pool.name,
-    message: `karpenter.sh/do-not-disrupt holds ${plural(nodes.size, 'drifted node')} (NodePool ${pool.name})`,
-    evidence: [
-      ...listed(
-        held.map(
-          (h) => `${heldText(h)} is annotated karpenter.sh/do-not-disrupt${h.pod === undefined ? ': "true"' : ''}`,
-        ),
-        'annotations',
-      ),
-      'Karpenter publishes no event for do-not-disrupt (an intentional user action)',
-    ],
-    next:
-      first.pod === undefined
-        ? `When its workloads may move, remove the annotation: kubectl annotate node ${first.node.name} karpenter.sh/do-not-disrupt-${others}`
-        : `When the pod may be evicted, remove the annotation: kubectl annotate pod ${first.pod.name} -n ${first.pod.namespace} karpenter.sh/do-not-disrupt-${others}`,
-  };
-}
-
-function pdbBlocker(f: Facts, pool: Pool, key: string, pdb: PdbView, held: Held[]): Blocker {
-  const nodes = new Set(held.map((h) => h.node.name));
-  const involved = new Set([...nodes, ...held.map((h) => h.claim.name)]);
-  const status = [
-    pdb.currentHealthy !== undefined ? `currentHealthy ${pdb.currentHealthy}` : '',
-    pdb.desiredHealthy !== undefined ? `desiredHealthy ${pdb.desiredHealthy}` : '',
-    pdb.expectedPods !== undefined ? `expectedPods ${pdb.expectedPods}` : '',
-  ].filter((s) => s !== '');
-  const events = f.events.filter(
-    (e) =>
-      involved.has(e.involvedName ?? '') &&
-      ((e.reason === 'DisruptionBlocked' && e.message.includes(`pdb "${key}"`)) || e.reason === 'FailedDraining'),
-  );
-  return {
-    code: 'STALL-PDB',
-    nodePool: pool.name,
-    message: `PDB "${key}" prevents pod evictions on ${plural(nodes.size, 'drifted node')} (NodePool ${pool.name})`,
-    evidence: [
-      `PDB ${key}: disruptionsAllowed ${pdb.disruptionsAllowed}${status.length > 0 ? ` (${status.join(', ')})` : ''}`,
-      ...listed(held.map(heldText), 'pods'),
-      ...quotes(events, f.now),
-    ],
-    next: `Let PDB ${key} allow an eviction: scale out what it protects or relax minAvailable/maxUnavailable (kubectl get pdb ${pdb.name} -n ${pdb.namespace} -o yaml)`,
-  };
-}
-
 function launch(f: Facts, pool: Pool): Blocker[] {
   const failing = pool.claims.filter((c) => {
     const launched = c.conditions.Launched;
@@ -540,38 +412,4 @@ function registration(f: Facts, pool: Pool): Blocker[] {
 function recent(e: EventView, now: Date): boolean {
   const at = Date.parse(eventTime(e));
   return Number.isNaN(at) || now.getTime() - at <= RECENT_EVENT_MS;
-}
-
-/** Karpenter's events as kubectl describe shows them: the same message on the same object counted together, newest first. */
-function quotes(events: EventView[], now: Date): string[] {
-  const groups = new Map<string, { e: EventView; count: number; first: string; last: string }>();
-  for (const e of events) {
-    const key = [e.reason, e.involvedKind, e.involvedName, e.message].join('\u0000');
-    const g = groups.get(key);
-    const last = eventTime(e);
-    const first = e.firstTimestamp ?? last;
-    if (g === undefined) groups.set(key, { e, count: e.count, first, last });
-    else {
-      g.count += e.count;
-      if (first < g.first) g.first = first;
-      if (last > g.last) g.last = last;
-    }
-  }
-  return [...groups.values()]
-    .sort((a, b) => b.last.localeCompare(a.last))
-    .slice(0, QUOTED)
-    .map(({ e, count, first, last }) => {
-      const ago = (t: string) => humanDuration(now.getTime() - Date.parse(t));
-      const when =
-        last === ''
-          ? ''
-          : count > 1 && first !== ''
-            ? ` (${ago(last)} ago, x${count} over ${ago(first)})`
-            : ` (${ago(last)} ago)`;
-      return `event ${e.reason} on ${e.involvedKind ?? '?'}/${e.involvedName ?? '?'}${when}: "${e.message}"`;
-    });
-}
-
-function listed(lines: string[], noun: string): string[] {
-  return lines.length <= LISTED ? lines : [...lines.slice(0, LISTED), `… and ${lines.length - LISTED} more ${noun}`];
 }

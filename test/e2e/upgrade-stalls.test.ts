@@ -17,4 +17,26 @@ describe('karp-drift upgrade stalls', () => {
     expect(run.events.at(-1)).toMatchObject({ type: 'done', result: 'stalled' });
     expect(run.stderr).toContain('the changes stay applied');
   });
+
+  it('unschedulable ends with exit 4 and STALL-UNSCHEDULABLE, in the NDJSON and, on a second run, in the summary', async () => {
+    const sandbox = await scenario('unschedulable');
+    // plan sees it coming: the pod requires the very node that will drift.
+    const plan = await karpDrift(sandbox, ['plan', '--to', '1.30']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toMatch(/POD-PINNED: 1 pod on nodes that will drift is pinned to its node[\s\S]*pod mirrord\/mirrord-agent-\w{5} on node\//);
+    const args = ['upgrade', '--to', '1.30', '--yes', '--stall-timeout', '6s'];
+    const json = await karpDrift(sandbox, [...args, '-o', 'json']);
+    expect(json.code, json.stderr).toBe(4);
+    const blocked = json.events.filter((e) => e.type === 'blocked');
+    // Once when it shows, once more with the stall. No STALL-NO-TGP: the NodePool has a terminationGracePeriod, and
+    // one would not help here anyway.
+    expect(new Set(blocked.map((b) => b.code))).toEqual(new Set(['STALL-UNSCHEDULABLE']));
+    expect(JSON.stringify(blocked.at(-1)!.evidence)).toContain('Not all pods would schedule, mirrord/mirrord-agent-');
+    expect(blocked.at(-1)!.next).toMatch(/kubectl delete pod mirrord-agent-\w{5} -n mirrord; .* terminationGracePeriod does not help/);
+    // Running again resumes the rollout where it stands: the class is pinned already.
+    const human = await karpDrift(sandbox, args);
+    expect(human.code, human.stderr).toBe(4);
+    expect(human.stderr).toContain("STALL-UNSCHEDULABLE: Not all pods would schedule elsewhere: Karpenter's scheduling simulation holds 1 drifted node (NodePool general)");
+    expect(human.stderr).toContain('the changes stay applied');
+  });
 });

@@ -690,7 +690,7 @@ const EXACT: Array<[string, Case, Check]> = [
       level: 'warning',
       message:
         '1 pod on nodes that will drift is pinned to its node by name: no replacement can run it, so Karpenter skips those nodes (DisruptionBlocked: Not all pods would schedule), and terminationGracePeriod does not help because the drain never starts',
-      evidence: ['pod debug/node-shell on node/ip-general-1: requires kubernetes.io/hostname=ip-general-1'],
+      evidence: ['pod debug/node-shell on node/ip-general-1: requires the node ip-general-1 (kubernetes.io/hostname or metadata.name)'],
       next: 'delete the pods or re-create them without the node pin before the rollout reaches these nodes, e.g. kubectl delete pod -n debug node-shell',
     },
   ],
@@ -705,6 +705,16 @@ describe('each check, exactly', () => {
     const p = run(c);
     expect(p.checks.filter((x) => x.code === expected.code)).toEqual([expected]);
     expect(p.blocked).toBe(p.checks.some((x) => x.level === 'error'));
+  });
+});
+
+describe('POD-PINNED', () => {
+  it("matches a pod's kubernetes.io/hostname pin against the node's hostname label, not only its name", () => {
+    const claims = nodeClaims(3);
+    const nodes = nodesOf(claims).map((n) => ({ ...n, hostname: n.name.replace('ip-', 'host-') }));
+    const pinned = (pinnedTo: string) => run({ inventory: { nodes, pods: [pod({ pinnedTo })] } }).checks.map((c) => c.code);
+    expect(pinned('host-general-1')).toContain('POD-PINNED');
+    expect(pinned('host-general-2')).not.toContain('POD-PINNED'); // pinned to another node: the scheduler's business
   });
 });
 

@@ -86,6 +86,8 @@ export interface SimMemory {
   /** Pods waiting for a node (namespace/name). */
   pending: Set<string>;
   lastDisruptionPass: number;
+  /** NodeClaims the scheduling simulation has made up, for their `hostname-placeholder-NNNN` (scheduling.ts). */
+  hostnamePlaceholders: number;
 }
 
 export interface SimContext {

@@ -1,13 +1,15 @@
 // The disruption controller for drift (kubernetes-sigs/karpenter pkg/controllers/disruption/{controller,drift,queue,
 // helpers}.go, DOMAIN.md §2.5–2.7): every poll it clears stale disruption taints, computes each NodePool's allowed
 // Drifted disruptions, filters candidates (do-not-disrupt, PDBs), takes empty nodes first and the oldest drift next,
-// and starts one command at a time: taint, DisruptionReason, replacement NodeClaim. The queue waits for the
-// replacement to initialize before deleting the old NodeClaim; a replacement that disappears fails the command.
+// runs the scheduling simulation for each candidate whose NodePool has budget left, and starts one command at a
+// time: taint, DisruptionReason, replacement NodeClaim. The queue waits for the replacement to initialize before
+// deleting the old NodeClaim; a replacement that disappears fails the command.
 import type { KubeObject } from '../kube-api/types.js';
 import { allowedDisruptions, type Budget } from '../../plan/budgets.js';
 import { EC2NODECLASSES, NODECLAIMS, NODEPOOLS, key, spec, status, writeObject, writeStatus, type Command, type SimContext } from './context.js';
 import { blockingPdb } from './pdbs.js';
 import { hasDoNotDisrupt, reschedulablePods } from './pods.js';
+import { notAllPodsWouldSchedule } from './scheduling.js';
 import { setRegistrationHealth } from './lifecycle-controller.js';
 import { replacementFor } from './replacement.js';
 import { DISRUPTED_TAINT, DISRUPTING_TAINT_V1BETA1, conditionOf, isTrue, withCondition, withoutCondition, type Condition } from './objects.js';
@@ -73,6 +75,13 @@ function disruptionPass(ctx: SimContext): void {
   for (const candidate of candidates) {
     const left = allowed.get(candidate.nodePool) ?? 0;
     if (left <= 0) continue;
+    // drift.go simulates only with budget left, and a terminationGracePeriod does not skip it: the node is passed
+    // over, pass after pass, while a pod would not schedule (kubernetes-sigs/karpenter#2984).
+    const unschedulable = notAllPodsWouldSchedule(ctx, candidate.node);
+    if (unschedulable !== undefined) {
+      publishBlocked(ctx, candidate.node, candidate.claim, unschedulable);
+      continue;
+    }
     startCommand(ctx, candidate);
     allowed.set(candidate.nodePool, left - 1);
   }
@@ -96,17 +105,18 @@ function driftCandidates(ctx: SimContext, claims: KubeObject[], nodes: Map<strin
     const blocked = blockReason(ctx, claim, node);
     if (blocked !== undefined) {
       // Karpenter publishes no event for do-not-disrupt, "an intentional user action" (disruption/events/events.go).
-      if (!blocked.includes('karpenter.sh/do-not-disrupt')) {
-        for (const object of [node, claim]) {
-          ctx.events.publish({ object, type: 'Normal', reason: 'DisruptionBlocked', message: blocked });
-        }
-      }
+      if (!blocked.includes('karpenter.sh/do-not-disrupt')) publishBlocked(ctx, node, claim, blocked);
       continue;
     }
     const empty = reschedulablePods(ctx, node.metadata.name ?? '').length === 0;
     out.push({ claim, node, nodePool, driftedAt: drifted.lastTransitionTime, empty });
   }
   return out;
+}
+
+/** disruption/events.go Blocked: on the Node and the NodeClaim, each deduplicated on its uid (every 2 minutes). */
+function publishBlocked(ctx: SimContext, node: KubeObject, claim: KubeObject, message: string): void {
+  for (const object of [node, claim]) ctx.events.publish({ object, type: 'Normal', reason: 'DisruptionBlocked', message });
 }
 
 /** Why a drifted node may not be disrupted now (statenode.go ValidateNodeDisruptable / ValidatePodsDisruptable). */

@@ -63,6 +63,7 @@ export class KarpenterSimulator {
         pdbAllowed: new Map(),
         deletingSince: new Map(),
         lastDisruptionPass: Number.NEGATIVE_INFINITY,
+        hostnamePlaceholders: 0,
       },
       log: (line) => options.log?.(`${options.clock.wall().toISOString()} ${line}`),
     };

@@ -95,6 +95,10 @@ const workload = z.strictObject({
   pdb: z.strictObject({ maxUnavailable: intOrPercent.optional(), minAvailable: intOrPercent.optional() }).optional(),
   doNotDisrupt: z.boolean().default(false),
   daemonSet: z.boolean().default(false),
+  /** spec.nodeSelector of the pods; they run on the pool's nodes that have these labels. */
+  nodeSelector: z.record(z.string().min(1), z.string()).optional(),
+  /** Bare pods (no owner) held to their node by a kubernetes.io/hostname nodeSelector, as debugging and agent pods are. */
+  pinnedToNode: z.boolean().default(false),
 });
 
 const faults = z.strictObject({

@@ -1,6 +1,9 @@
 // A scenario's workloads as their controllers left them: a Deployment's pods (owned by its ReplicaSet) or a
 // DaemonSet's pods, scheduled and Running, plus the PodDisruptionBudget someone applied with kubectl. apps/v1 is not
-// served, so the owners exist only as ownerReferences, which is all Karpenter reads of them.
+// served, so the owners exist only as ownerReferences, which is all Karpenter reads of them. A `pinnedToNode`
+// workload is bare pods instead, each held to its node by a kubernetes.io/hostname nodeSelector, as debugging and
+// agent pods are (mirrord's agents, up to its Operator 3.213): no controller recreates them, and no other node fits.
+import { UsageError } from '../../errors.js';
 import { DO_NOT_DISRUPT, rfc3339 } from '../karpenter/objects.js';
 import type { KubeStore } from '../kube-api/registry-store.js';
 import type { KubeObject } from '../kube-api/types.js';
@@ -36,7 +39,12 @@ export function ensureNamespace(store: KubeStore, name: string): void {
   );
 }
 
-/** Creates the workload's pods spread round-robin over `nodes`; returns how many. */
+const HOSTNAME = 'kubernetes.io/hostname';
+
+/**
+ * Creates the workload's pods spread round-robin over those of `nodes` its nodeSelector matches; returns how many.
+ * Throws when none matches and the workload has replicas.
+ */
 export function buildWorkloadPods(
   store: KubeStore,
   seed: number,
@@ -46,7 +54,18 @@ export function buildWorkloadPods(
   /** Names the cluster uses: the simulator later names recreated pods against the same set. */
   taken: Set<string>,
 ): number {
-  if (nodes.length === 0) return 0;
+  const labelsOf = (n: BuiltNode) => store.get('nodes', n.nodeName)?.metadata.labels ?? {};
+  const selector = w.nodeSelector ?? {};
+  const onNodes = nodes.filter((n) => Object.entries(selector).every(([k, v]) => labelsOf(n)[k] === v));
+  if (onNodes.length === 0) {
+    if (nodes.length > 0 && !w.daemonSet && (w.replicas ?? 0) > 0) {
+      const wanted = Object.entries(selector).map(([k, v]) => `${k}=${v}`);
+      throw new UsageError(
+        `workload ${w.namespace}/${w.name}: no node of nodePool "${w.nodePool}" has the labels of its nodeSelector (${wanted.join(', ')})`,
+      );
+    }
+    return 0;
+  }
   const rng = seededRandom(seed, `workload/${w.namespace}/${w.name}`);
   const hash = templateHash(rng);
   const owner = w.daemonSet
@@ -68,13 +87,16 @@ export function buildWorkloadPods(
       };
   const labels: Record<string, string> = w.daemonSet
     ? { app: w.name, 'controller-revision-hash': hash, 'pod-template-generation': '1' }
-    : { app: w.name, 'pod-template-hash': hash };
-  const count = w.daemonSet ? nodes.length : (w.replicas ?? 0);
+    : w.pinnedToNode
+      ? { app: w.name }
+      : { app: w.name, 'pod-template-hash': hash };
+  const count = w.daemonSet ? onNodes.length : (w.replicas ?? 0);
   const started = rfc3339(now);
   const imageID = `${IMAGE.split(':')[0]}@sha256:${hexDigits(rng, 64)}`;
   for (let j = 0; j < count; j++) {
-    const node = nodes[j % nodes.length] as BuiltNode;
-    const name = generatedName(rng, `${owner.name}-`, taken);
+    const node = onNodes[j % onNodes.length] as BuiltNode;
+    const name = generatedName(rng, `${w.pinnedToNode ? w.name : owner.name}-`, taken);
+    const nodeSelector = { ...selector, ...(w.pinnedToNode ? { [HOSTNAME]: labelsOf(node)[HOSTNAME] ?? '' } : {}) };
     const podIP = `${node.ip.split('.').slice(0, 3).join('.')}.${rng.int(1, 254)}`;
     const condition = (type: string) => ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: started });
     const pod: KubeObject = {
@@ -86,10 +108,11 @@ export function buildWorkloadPods(
         // Every pod gets its own copies: the store keeps objects as given, and a simulator may edit one pod's.
         labels: { ...labels },
         ...(w.doNotDisrupt ? { annotations: { [DO_NOT_DISRUPT]: 'true' } } : {}),
-        ownerReferences: [{ ...owner }],
+        ...(w.pinnedToNode ? {} : { ownerReferences: [{ ...owner }] }),
       },
       spec: {
         containers: [{ name: w.name, image: IMAGE, resources: { requests: { cpu: '100m', memory: '128Mi' } } }],
+        ...(Object.keys(nodeSelector).length > 0 ? { nodeSelector } : {}),
         nodeName: node.nodeName,
         restartPolicy: 'Always',
         schedulerName: 'default-scheduler',

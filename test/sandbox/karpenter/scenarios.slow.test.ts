@@ -36,6 +36,35 @@ describe('built-in scenarios', () => {
     if (out !== undefined) expect(out).toContain('pdb "payments/ledger" prevents pod evictions');
   });
 
+  it('unschedulable: the node of a bare pod pinned by hostname stays on the old AMI despite its terminationGracePeriod, reported as "Not all pods would schedule"', async () => {
+    const sandbox = await started('unschedulable');
+    const target = await pinToControlPlane(sandbox, 'default');
+    run(sandbox, 30 * 60);
+    const store = sandbox.kube.store;
+    const agent = store.list('pods', 'mirrord')[0]!;
+    const pinnedNode = (agent.spec as { nodeName: string }).nodeName;
+    const hostname = store.get('nodes', pinnedNode)!.metadata.labels!['kubernetes.io/hostname']!;
+    expect(agent.metadata.ownerReferences).toBeUndefined();
+    expect((agent.spec as { nodeSelector: unknown }).nodeSelector).toEqual({ 'kubernetes.io/hostname': hostname });
+    const claims = claimsOf(sandbox, 'general');
+    const old = claims.filter((c) => !target.includes(imageOf(c) ?? ''));
+    expect(old.map((c) => (c.status as { nodeName?: string }).nodeName)).toEqual([pinnedNode]);
+    expect((old[0]!.spec as { terminationGracePeriod?: string }).terminationGracePeriod).toBe('24h');
+    expect(isTrue(old[0]!, 'DisruptionReason')).toBe(false);
+    expect(claims.filter((c) => target.includes(imageOf(c) ?? '') && isTrue(c, 'Initialized'))).toHaveLength(3);
+    const blocked = events(sandbox, 'DisruptionBlocked').filter((e) => e.name === pinnedNode || e.name === old[0]!.metadata.name);
+    // Every pass, deduplicated to one event per object every 2 minutes: about 15 each in 30 minutes.
+    expect(blocked.filter((e) => e.kind === 'Node').length).toBeGreaterThan(10);
+    expect(new Set(blocked.map((e) => e.kind))).toEqual(new Set(['Node', 'NodeClaim']));
+    expect(blocked[0]!.message).toMatch(
+      new RegExp(
+        `^Not all pods would schedule, mirrord/${agent.metadata.name} => incompatible with nodepool "general", daemonset overhead=\\{"cpu":"100m","memory":"128Mi","pods":"1"\\}, incompatible requirements, key kubernetes\\.io/hostname, kubernetes\\.io/hostname In \\[${hostname}\\] not in kubernetes\\.io/hostname In \\[hostname-placeholder-\\d{4}\\] $`,
+      ),
+    );
+    const out = await kubectl(sandbox, ['get', 'events', '-n', 'default', '--field-selector', `reason=DisruptionBlocked,involvedObject.name=${pinnedNode}`, '-o', 'jsonpath={.items[*].message}']);
+    if (out !== undefined) expect(out).toContain(`Not all pods would schedule, mirrord/${agent.metadata.name} => `);
+  });
+
   it('budget-blocked: a Drifted budget of 0 leaves the pool drifted and says so on the NodePool', async () => {
     const sandbox = await started('budget-blocked');
     const target = await pinToControlPlane(sandbox, 'default');

@@ -204,6 +204,39 @@ describe('buildCluster', () => {
     expect(agents[0]?.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'DaemonSet', name: 'log-agent' });
   });
 
+  it('pins the unschedulable agent pod to its node by hostname, with no owner', async () => {
+    const { store, cluster } = await built('unschedulable');
+    const [agent, ...more] = store.list('pods', 'mirrord');
+    expect(more).toEqual([]);
+    expect(agent?.metadata.name).toMatch(/^mirrord-agent-[a-z0-9]{5}$/);
+    expect(agent?.metadata.ownerReferences).toBeUndefined();
+    expect(agent?.metadata.labels).toEqual({ app: 'mirrord-agent' });
+    const node = store.get('nodes', cluster.nodePools[0]!.nodes[0]!.nodeName);
+    expect(spec<{ nodeName: string; nodeSelector: unknown }>(agent)).toMatchObject({
+      nodeName: node?.metadata.name,
+      nodeSelector: { 'kubernetes.io/hostname': node?.metadata.labels?.['kubernetes.io/hostname'] },
+    });
+  });
+
+  it('runs nodeSelector pods on the pool nodes that have the labels, and refuses labels no node has', () => {
+    const pool = { name: 'general', nodeClass: 'default', nodes: 3, arch: ['amd64', 'arm64'] };
+    const scenario = (nodeSelector: Record<string, string>) => ({
+      nodeClasses: [{ name: 'default', family: 'al2023', kubernetesVersion: '1.29' }],
+      nodePools: [pool],
+      workloads: [{ name: 'cache', nodePool: 'general', replicas: 4, nodeSelector }],
+    });
+    const { store } = inline(scenario({ 'kubernetes.io/arch': 'arm64' }));
+    const pods = store.list('pods', 'default');
+    expect(pods).toHaveLength(4);
+    for (const pod of pods) {
+      expect(spec<{ nodeSelector: unknown }>(pod).nodeSelector).toEqual({ 'kubernetes.io/arch': 'arm64' });
+      expect(store.get('nodes', spec(pod).nodeName ?? '')?.metadata.labels?.['kubernetes.io/arch']).toBe('arm64');
+    }
+    expect(() => inline(scenario({ 'topology.kubernetes.io/zone': 'us-west-2d' }))).toThrow(
+      'workload default/cache: no node of nodePool "general" has the labels of its nodeSelector (topology.kubernetes.io/zone=us-west-2d)',
+    );
+  });
+
   it('has PDBs that allow progress in default, and one that never does in pdb-blocked', async () => {
     expect(pdbStatuses((await built('default')).store)).toEqual({ api: 3, ingress: 1, web: 1, worker: 2 });
     expect(pdbStatuses((await built('pdb-blocked')).store)).toEqual({ ledger: 0, web: 1 });

@@ -60,6 +60,7 @@ describe('parseScenario', () => {
       'large',
       'launch-failure',
       'pdb-blocked',
+      'unschedulable',
     ]);
   });
 
@@ -105,6 +106,7 @@ describe('parseScenario', () => {
       replicas: 2,
       doNotDisrupt: false,
       daemonSet: false,
+      pinnedToNode: false,
     });
   });
 
@@ -311,6 +313,23 @@ describe('parseScenario', () => {
       ['workloads[0].pdb: set exactly one of maxUnavailable and minAvailable'],
     ],
     [
+      'pinned DaemonSet pods, and a pinned pod given a hostname',
+      edit((s) => {
+        s.workloads.push({ name: 'agent', nodePool: 'general', daemonSet: true, pinnedToNode: true });
+        s.workloads.push({
+          name: 'debug',
+          nodePool: 'general',
+          replicas: 1,
+          pinnedToNode: true,
+          nodeSelector: { 'kubernetes.io/hostname': 'ip-10-0-1-1' },
+        });
+      }),
+      [
+        'workloads[1].pinnedToNode: pinned pods are bare pods, without a controller: not a DaemonSet',
+        "workloads[2].nodeSelector: pinnedToNode sets kubernetes.io/hostname to each pod's node",
+      ],
+    ],
+    [
       'pods for a pool without nodes',
       edit((s) => (s.nodePools[0].nodes = 0)),
       ['workloads[0].nodePool: nodePool "general" has no nodes to run 2 pods on'],
@@ -374,7 +393,7 @@ describe('parseScenario', () => {
 describe('loadScenario', () => {
   it('lists the built-ins when the name is unknown', () => {
     expect(() => loadScenario('nope')).toThrow(
-      'no built-in scenario named "nope" (built-in: ami-not-found, budget-blocked, default, do-not-disrupt, flaky-api, gitops-owned, large, launch-failure, pdb-blocked)',
+      'no built-in scenario named "nope" (built-in: ami-not-found, budget-blocked, default, do-not-disrupt, flaky-api, gitops-owned, large, launch-failure, pdb-blocked, unschedulable)',
     );
   });
 

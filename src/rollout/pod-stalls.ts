@@ -1,0 +1,272 @@
+// The blockers that come from the pods on a drifted node (DOMAIN.md §2.5 step 3–4, §2.7): do-not-disrupt and PDBs,
+// which Karpenter checks when it filters candidates, and its scheduling simulation, which it runs next for each
+// candidate whose NodePool has budget left. The first two hold only a NodeClaim without its own
+// terminationGracePeriod (drift is "eventual"); the simulation holds every NodeClaim, because the drain never starts.
+import { selectorMatches } from '../cluster/convert.js';
+import type { EventView, NodeClaimView, NodeView, PdbView, PodView } from '../cluster/views.js';
+import { listed, quotes } from './evidence.js';
+import { eventTime } from './snapshot.js';
+import type { Blocker, Facts, Pool } from './stalls.js';
+import { isDisrupting, isTrue, nodeOf, plural } from './track.js';
+
+interface Held {
+  claim: NodeClaimView;
+  node: NodeView;
+  pod?: PodView;
+}
+
+const TGP_DOES_NOT_HELP =
+  'terminationGracePeriod does not help: Karpenter never starts the drain (kubernetes-sigs/karpenter#2984)';
+
+/** The pod-level blockers of a NodePool, STALL-NO-TGP for those a terminationGracePeriod would get past. */
+export function podBlockers(f: Facts, pool: Pool): Blocker[] {
+  const unschedulable = unschedulableHeld(f, pool);
+  const out = holdingPods(f, pool, new Set(unschedulable.map((h) => h.claim.name)));
+  if (unschedulable.length > 0) out.push(unschedulableBlocker(f, pool, unschedulable));
+  return out;
+}
+
+// Pod-level blockers stop drift from picking a node unless its NodeClaim has a terminationGracePeriod; once the
+// NodeClaim is deleting they hold the drain (until that period ends, if there is one). A Node's own
+// do-not-disrupt stops the pick whatever the NodeClaim says, and does not hold a drain. A NodeClaim the scheduling
+// simulation also holds gets no STALL-NO-TGP: a terminationGracePeriod would not get it past the simulation.
+function holdingPods(f: Facts, pool: Pool, unschedulable: ReadonlySet<string>): Blocker[] {
+  const doNotDisrupt: Held[] = [];
+  const byPdb = new Map<string, { pdb: PdbView; held: Held[] }>();
+  const multiple: Array<Held & { pdbs: PdbView[] }> = [];
+  const forever = new Map<string, NodeClaimView>();
+  for (const claim of pool.old) {
+    const node = nodeOf(f.snapshot, claim);
+    if (node === undefined || (!isTrue(claim.conditions, 'Drifted') && !isDisrupting(claim, node))) continue;
+    const draining = claim.deleting || node.deleting;
+    if (node.doNotDisrupt && !draining) doNotDisrupt.push({ claim, node });
+    if (!draining && claim.terminationGracePeriod !== undefined) continue;
+    for (const pod of f.podsByNode.get(node.name) ?? []) {
+      if (pod.daemonSet || pod.deleting || pod.phase === 'Succeeded' || pod.phase === 'Failed') continue;
+      const pdbs = f.context.pdbs.filter(
+        (p) => p.namespace === pod.namespace && selectorMatches(p.selector, pod.labels),
+      );
+      const blocking = pdbs.length === 1 && pdbs[0]!.disruptionsAllowed <= 0 ? pdbs[0] : undefined;
+      if (pod.doNotDisrupt) doNotDisrupt.push({ claim, node, pod });
+      if (pdbs.length > 1) multiple.push({ claim, node, pod, pdbs });
+      if (blocking !== undefined) {
+        const key = `${blocking.namespace}/${blocking.name}`;
+        const entry = byPdb.get(key) ?? { pdb: blocking, held: [] };
+        entry.held.push({ claim, node, pod });
+        byPdb.set(key, entry);
+      }
+      if (
+        (pod.doNotDisrupt || pdbs.length > 1 || blocking !== undefined) &&
+        claim.terminationGracePeriod === undefined &&
+        !unschedulable.has(claim.name)
+      ) {
+        forever.set(claim.name, claim);
+      }
+    }
+  }
+  const out: Blocker[] = [];
+  if (doNotDisrupt.length > 0) out.push(doNotDisruptBlocker(pool, doNotDisrupt));
+  for (const [key, { pdb, held }] of byPdb) out.push(pdbBlocker(f, pool, key, pdb, held));
+  if (multiple.length > 0) {
+    out.push({
+      code: 'STALL-PDB',
+      nodePool: pool.name,
+      message: `${plural(multiple.length, 'pod')} on drifted nodes ${multiple.length === 1 ? 'is' : 'are'} covered by several PDBs: eviction does not support multiple PDBs (NodePool ${pool.name})`,
+      evidence: listed(
+        multiple.map((m) => `${heldText(m)}: PDBs ${m.pdbs.map((p) => `${p.namespace}/${p.name}`).join(', ')}`),
+        'pods',
+      ),
+      next: `Leave each pod under one PDB: kubectl get pdb -n ${multiple[0]!.pod!.namespace} -o wide`,
+    });
+  }
+  if (forever.size > 0) {
+    out.push({
+      code: 'STALL-NO-TGP',
+      nodePool: pool.name,
+      message: `${plural(forever.size, 'blocked NodeClaim')} without terminationGracePeriod can stay blocked forever (NodePool ${pool.name})`,
+      evidence: [
+        ...listed(
+          [...forever.values()].map((c) => `NodeClaim ${c.name} has no spec.terminationGracePeriod`),
+          'NodeClaims',
+        ),
+        'a NodeClaim copies terminationGracePeriod when it is created and its spec is immutable: a NodePool change helps only NodeClaims created after it',
+      ],
+      next: `Remove what holds them (the other blockers of this NodePool); for the next rollout set spec.template.spec.terminationGracePeriod on NodePool "${pool.name}" (e.g. 24h), after which drift evicts past PDBs and do-not-disrupt (the change itself drifts the NodePool's NodeClaims: NodePoolDrifted)`,
+    });
+  }
+  return out;
+}
+
+function heldText(h: Held): string {
+  const where = `node ${h.node.name} (NodeClaim ${h.claim.name})`;
+  return h.pod === undefined ? where : `pod ${h.pod.namespace}/${h.pod.name} on ${where}`;
+}
+
+function doNotDisruptBlocker(pool: Pool, held: Held[]): Blocker {
+  const nodes = new Set(held.map((h) => h.node.name));
+  const first = held[0]!;
+  const others = held.length > 1 ? ' (likewise for the others listed)' : '';
+  return {
+    code: 'STALL-DO-NOT-DISRUPT',
+    nodePool: pool.name,
+    message: `karpenter.sh/do-not-disrupt holds ${plural(nodes.size, 'drifted node')} (NodePool ${pool.name})`,
+    evidence: [
+      ...listed(
+        held.map(
+          (h) => `${heldText(h)} is annotated karpenter.sh/do-not-disrupt${h.pod === undefined ? ': "true"' : ''}`,
+        ),
+        'annotations',
+      ),
+      'Karpenter publishes no event for do-not-disrupt (an intentional user action)',
+    ],
+    next:
+      first.pod === undefined
+        ? `When its workloads may move, remove the annotation: kubectl annotate node ${first.node.name} karpenter.sh/do-not-disrupt-${others}`
+        : `When the pod may be evicted, remove the annotation: kubectl annotate pod ${first.pod.name} -n ${first.pod.namespace} karpenter.sh/do-not-disrupt-${others}`,
+  };
+}
+
+function pdbBlocker(f: Facts, pool: Pool, key: string, pdb: PdbView, held: Held[]): Blocker {
+  const nodes = new Set(held.map((h) => h.node.name));
+  const involved = new Set([...nodes, ...held.map((h) => h.claim.name)]);
+  const status = [
+    pdb.currentHealthy !== undefined ? `currentHealthy ${pdb.currentHealthy}` : '',
+    pdb.desiredHealthy !== undefined ? `desiredHealthy ${pdb.desiredHealthy}` : '',
+    pdb.expectedPods !== undefined ? `expectedPods ${pdb.expectedPods}` : '',
+  ].filter((s) => s !== '');
+  const events = f.events.filter(
+    (e) =>
+      involved.has(e.involvedName ?? '') &&
+      ((e.reason === 'DisruptionBlocked' && e.message.includes(`pdb "${key}"`)) || e.reason === 'FailedDraining'),
+  );
+  return {
+    code: 'STALL-PDB',
+    nodePool: pool.name,
+    message: `PDB "${key}" prevents pod evictions on ${plural(nodes.size, 'drifted node')} (NodePool ${pool.name})`,
+    evidence: [
+      `PDB ${key}: disruptionsAllowed ${pdb.disruptionsAllowed}${status.length > 0 ? ` (${status.join(', ')})` : ''}`,
+      ...listed(held.map(heldText), 'pods'),
+      ...quotes(events, f.now),
+    ],
+    next: `Let PDB ${key} allow an eviction: scale out what it protects or relax minAvailable/maxUnavailable (kubectl get pdb ${pdb.name} -n ${pdb.namespace} -o yaml)`,
+  };
+}
+
+const NOT_ALL_PODS = /not all pods would schedule, /i;
+// `<namespace>/<pod> => ` at the start or after a space: the error texts name `nodeclaim/x` and `node/x` too, but
+// never followed by " => ".
+const POD_ERROR = /(?<=^|\s)([a-z0-9][-a-z0-9.]*)\/([a-z0-9][-a-z0-9.]*) => /g;
+const OTHERS = /\s*and (\d+) other\(s\)\s*$/;
+const UNINITIALIZED = /would schedule against (a non-initialized node|uninitialized )/i;
+
+export interface PodSchedulingErrors {
+  pods: Array<{ namespace: string; name: string; reason: string }>;
+  /** Pods Karpenter left out of the message (it names five). */
+  others: number;
+}
+
+/**
+ * Karpenter's `Results.NonPendingPodSchedulingErrors()`, capitalised (scheduling/scheduler.go):
+ * `Not all pods would schedule, <ns>/<pod> => <error> ` for up to five pods, then ` and N other(s)`.
+ * Undefined for any other message.
+ */
+export function podSchedulingErrors(message: string): PodSchedulingErrors | undefined {
+  const start = NOT_ALL_PODS.exec(message);
+  if (start == null) return undefined;
+  let rest = message.slice(start.index + start[0].length);
+  const others = OTHERS.exec(rest);
+  if (others != null) rest = rest.slice(0, others.index);
+  const matches = [...rest.matchAll(POD_ERROR)];
+  const pods = matches.map((m, i) => ({
+    namespace: m[1]!,
+    name: m[2]!,
+    reason: rest.slice(m.index + m[0].length, matches[i + 1]?.index ?? rest.length).trim(),
+  }));
+  return { pods, others: others == null ? 0 : Number(others[1]) };
+}
+
+interface Unschedulable {
+  claim: NodeClaimView;
+  node: NodeView;
+  pods: Map<string, { namespace: string; name: string; reason: string }>;
+  others: number;
+  events: EventView[];
+}
+
+// Karpenter publishes "Not all pods would schedule" on the Node and the NodeClaim of a drifted candidate it skipped
+// and repeats it every pass; a candidate it has since picked (disrupting, deleting) is no longer held by it.
+function unschedulableHeld(f: Facts, pool: Pool): Unschedulable[] {
+  const out: Unschedulable[] = [];
+  for (const claim of pool.old) {
+    const node = nodeOf(f.snapshot, claim);
+    if (node === undefined || claim.deleting || node.deleting) continue;
+    if (!isTrue(claim.conditions, 'Drifted') || isDisrupting(claim, node)) continue;
+    const events = f.events
+      .filter(
+        (e) =>
+          e.reason === 'DisruptionBlocked' &&
+          ((e.involvedKind === 'Node' && e.involvedName === node.name) ||
+            (e.involvedKind === 'NodeClaim' && e.involvedName === claim.name)) &&
+          NOT_ALL_PODS.test(e.message),
+      )
+      .sort((a, b) => eventTime(a).localeCompare(eventTime(b)));
+    if (events.length === 0) continue;
+    const held: Unschedulable = { claim, node, pods: new Map(), others: 0, events };
+    // Oldest first, so the newest reason for a pod wins.
+    for (const e of events) {
+      const parsed = podSchedulingErrors(e.message);
+      for (const p of parsed?.pods ?? []) held.pods.set(`${p.namespace}/${p.name}`, p);
+      held.others = parsed?.others ?? 0;
+    }
+    out.push(held);
+  }
+  return out;
+}
+
+function newestPerObject(events: EventView[]): EventView[] {
+  const newest = new Map<string, EventView>();
+  for (const e of events) newest.set(`${e.involvedKind ?? ''}/${e.involvedName ?? ''}`, e); // oldest first
+  return [...newest.values()];
+}
+
+function unschedulableBlocker(f: Facts, pool: Pool, held: Unschedulable[]): Blocker {
+  const pods = held.flatMap((h) => [...h.pods.values()].map((p) => ({ ...p, h })));
+  const where = (h: Unschedulable) => `node ${h.node.name} (NodeClaim ${h.claim.name})`;
+  const pinned = pods.find((p) => p.reason.includes('kubernetes.io/hostname'));
+  const first = pinned ?? pods.find((p) => !UNINITIALIZED.test(p.reason));
+  const others = pods.length > 1 ? ' (likewise for the others listed)' : '';
+  const evidence = [
+    ...listed(
+      pods.map((p) => `pod ${p.namespace}/${p.name} on ${where(p.h)} would not schedule: ${p.reason}`),
+      'pods',
+    ),
+    ...held.flatMap((h) =>
+      h.others > 0 ? [`… and ${plural(h.others, 'more pod')} on ${where(h)} that Karpenter does not name`] : [],
+    ),
+    ...held.flatMap((h) => (h.pods.size === 0 ? [`${where(h)} is skipped by the scheduling simulation`] : [])),
+    // The newest event per object: each pass's message differs (a new hostname-placeholder-NNNN), so older ones
+    // would only repeat it.
+    ...quotes(
+      held.flatMap((h) => newestPerObject(h.events)),
+      f.now,
+    ),
+  ];
+  let next: string;
+  if (pinned !== undefined) {
+    next = `Pod ${pinned.namespace}/${pinned.name} is pinned to node ${pinned.h.node.name} by kubernetes.io/hostname, which no other node has and no new node can have: if nothing owns it (a debugging or agent pod), delete it: kubectl delete pod ${pinned.name} -n ${pinned.namespace}; if a controller owns it, take the hostname out of its nodeSelector/affinity${others}. ${TGP_DOES_NOT_HELP}`;
+  } else if (first !== undefined) {
+    next = `Let the pods run elsewhere: relax the nodeSelector/affinity of pod ${first.namespace}/${first.name} (kubectl get pod ${first.name} -n ${first.namespace} -o yaml), or allow what it asks for in a NodePool's spec.template labels or spec.template.spec.requirements (kubectl edit nodepool ${pool.name})${others}. ${TGP_DOES_NOT_HELP}`;
+  } else if (pods.length > 0) {
+    // Karpenter will not count on a node that has not initialized: this passes once the new nodes are up.
+    next = `Karpenter waits for new nodes to initialize before it moves pods onto them: kubectl get nodeclaims -o wide (a replacement that never initializes shows as STALL-LAUNCH or STALL-REGISTRATION)`;
+  } else {
+    next = `kubectl describe node ${held[0]!.node.name} (Karpenter's DisruptionBlocked events name the pods). ${TGP_DOES_NOT_HELP}`;
+  }
+  return {
+    code: 'STALL-UNSCHEDULABLE',
+    nodePool: pool.name,
+    message: `Not all pods would schedule elsewhere: Karpenter's scheduling simulation holds ${plural(held.length, 'drifted node')} (NodePool ${pool.name})`,
+    evidence,
+    next,
+  };
+}
