@@ -6,11 +6,11 @@
 // Why an agent of our own: client-node 1.4's KubeConfig builds a new https.Agent for every call
 // (`applySecurityAuthentication` → `createAgent`), so each call pays a TCP and TLS handshake; paging 50,000 pods is 100
 // calls and a follow re-opens watches for hours. The shared agent keeps connections alive between calls.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { bufferFromFileOrString, CustomObjectsApi, KubeConfig, type Cluster as KubeconfigCluster, type Context, type User } from '@kubernetes/client-node';
 import { UsageError } from '../errors.js';
 import { apiClient } from './api-client.js';
@@ -131,7 +131,11 @@ function readKubeconfig(files: string[]): KubeConfig {
   for (const file of files) {
     const one = new KubeConfig();
     try {
-      one.loadFromFile(file);
+      const text = readFileSync(file, 'utf8');
+      // An empty file is an empty config to kubectl (client-node would fail on it with a TypeError).
+      if (text.trim() === '') continue;
+      one.loadFromString(text);
+      one.makePathsAbsolute(dirname(file)); // what loadFromFile does: certificate paths are relative to the file
     } catch (err) {
       throw new UsageError(`cannot read kubeconfig ${file}: ${err instanceof Error ? err.message : String(err)}`, { cause: err, hint: UPDATE_KUBECONFIG });
     }

@@ -25,6 +25,7 @@ beforeAll(async () => {
   sandbox = await startSandbox({ scenario: 'default', speed: 60 });
   dir = await mkdtemp(join(tmpdir(), 'karp-drift-bad-input-'));
   await writeFile(join(dir, 'garbage'), 'this: [is not: a kubeconfig\n');
+  await writeFile(join(dir, 'empty'), '');
   await writeFile(
     join(dir, 'unreachable'),
     [
@@ -81,6 +82,9 @@ describe('bad input: the documented exit code, a message that says what and wher
     ['a downgrade below the nodes', () => ['upgrade', '--to', '1.28', '--yes'], 3, /DOWNGRADE/],
     ['a missing kubeconfig', () => up('--kubeconfig', join(dir, 'missing')), 2, /missing/],
     ['a file that is not a kubeconfig', () => up('--kubeconfig', join(dir, 'garbage')), 2, /garbage/],
+    ['an empty kubeconfig', () => up('--kubeconfig', join(dir, 'empty')), 2, /empty sets no current-context and has no contexts/],
+    // Unreadable, whoever runs the tests (a mode-000 file is readable by root): a directory.
+    ['an unreadable kubeconfig (a directory)', () => up('--kubeconfig', dir), 2, /cannot read kubeconfig .*: EISDIR/],
     ['an unknown --context', () => up('--context', 'nope'), 2, /no context "nope"/],
     ['an unknown --nodeclass', () => up('--nodeclass', 'nope'), 2, /nope/],
     ['a duration Go rejects (2d)', () => up('--timeout', '2d'), 2, /--timeout "2d" is not a duration/],
