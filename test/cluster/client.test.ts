@@ -43,6 +43,16 @@ describe('loadCluster', () => {
     cluster.close();
   });
 
+  it('resolves a certificate-authority path against the kubeconfig file, as kubectl does', () => {
+    const sub = join(dir, 'relative');
+    mkdirSync(sub, { recursive: true });
+    writeFileSync(join(sub, 'ca.pem'), 'not read until a connection is made');
+    writeFileSync(join(sub, 'config'), `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://rel.example", certificate-authority: ca.pem}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: rel, context: {cluster: c, user: u}}]\ncurrent-context: rel\n`);
+    const cluster = loadCluster({ kubeconfig: join(sub, 'config') });
+    expect(cluster.kc.getCurrentCluster()?.caFile).toBe(join(sub, 'ca.pem'));
+    cluster.close();
+  });
+
   it('reads ~/.kube/config when neither --kubeconfig nor $KUBECONFIG is given', () => {
     const home = join(dir, 'home');
     mkdirSync(join(home, '.kube'), { recursive: true });
