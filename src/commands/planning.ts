@@ -1,7 +1,7 @@
 // The first half of `plan` and `upgrade`: discover the cluster, read the inventory, resolve and verify the AMIs the
 // classes in scope need, and plan. Everything after it (print, confirm, apply, follow) is the command's own.
 import type { CommandContext } from '../cli.js';
-import { resolveAmiQueries, type ResolvedAmis } from '../ami/resolve.js';
+import type { ResolvedAmis } from '../ami/resolve.js';
 import { loadCluster, type Cluster } from '../cluster/client.js';
 import { discoverCluster, type Discovery } from '../cluster/discovery.js';
 import { readInventory } from '../cluster/inventory.js';
@@ -35,6 +35,9 @@ export function connect(ctx: CommandContext): { cluster: Cluster; log: Logger } 
 
 export async function preparePlan(options: PlanOptions & { forceConflicts?: boolean }, ctx: CommandContext): Promise<Planned> {
   const { cluster, log } = connect(ctx);
+  // The AWS SDK takes a few hundred milliseconds to load: load it while the cluster's lists are on the wire.
+  const awsEdge = import('../ami/resolve.js');
+  awsEdge.catch(() => undefined); // awaited below; a failure before then must not surface as an unhandled rejection
   try {
     if (options.kubernetes.note) log.info(options.kubernetes.note);
     const discovery = await discoverCluster(cluster, ctx.signal);
@@ -48,6 +51,7 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
     }
     const to = options.kubernetes.version;
     const queries = neededAmiQueries(inventory, { to, release: options.release, nodeClasses });
+    const { resolveAmiQueries } = await awsEdge;
     const resolved = await resolveAmiQueries(queries, { region: ctx.globals.region, profile: ctx.globals.profile, requestTimeoutMs: ctx.globals.requestTimeoutMs }, log, { keepUnusable: true });
     const thePlan = plan(
       inventory,

@@ -12,7 +12,6 @@ import { planJson, planSummary, planText } from '../report/plan.js';
 import { humanDuration } from '../rollout/text.js';
 import { followRollout } from './follow-rollout.js';
 import { preparePlan, refuseIfBlocked } from './planning.js';
-import { upgradeFromTemplates } from './upgrade-templates.js';
 import { confirmOrRefuse, event } from './upgrade-shared.js';
 
 function resumeCommand(options: UpgradeOptions, ctx: CommandContext): string {
@@ -26,7 +25,7 @@ function resumeCommand(options: UpgradeOptions, ctx: CommandContext): string {
 }
 
 export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Promise<void> {
-  if (options.templates) return upgradeFromTemplates(options, options.templates, ctx);
+  if (options.templates) return (await import('./upgrade-templates.js')).upgradeFromTemplates(options, options.templates, ctx);
   const json = ctx.globals.output === 'json';
   const { cluster, discovery, inventory, resolved, plan, log } = await preparePlan(options, ctx);
   try {
