@@ -62,6 +62,37 @@ export async function readInventory(cluster: Cluster, options: InventoryOptions 
   }
 }
 
+/** What a diagnosis reads besides the watched kinds: NodePools (budgets), PDBs, and the pods on Karpenter's nodes. */
+export type DiagnosisReads = Pick<Inventory, 'nodePools' | 'pdbs' | 'pods'>;
+
+/**
+ * Re-reads only what watches do not keep current (follow and `status --watch` watch NodeClaims, Nodes, EC2NodeClasses
+ * and events): three paged lists instead of a whole inventory. `nodes` and `nodeClaims` say which nodes are Karpenter's.
+ */
+export async function readDiagnosisReads(
+  cluster: Cluster,
+  discovery: Discovery,
+  known: { nodes: NodeView[]; nodeClaims: NodeClaimView[] },
+  signal?: AbortSignal,
+): Promise<DiagnosisReads> {
+  const karpenter = karpenterResources(discovery.karpenterApi);
+  const stop = new AbortController();
+  const both = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
+  const list = async <V>(r: Resource<V>, query?: Query) =>
+    (await listAll(cluster, r, { signal: both, ...(query ? { query } : {}) })).items;
+  try {
+    const [nodePools, pdbs, pods] = await Promise.all([
+      list(karpenter.nodePools),
+      list(PDBS),
+      list(PODS, { fieldSelector: 'spec.nodeName!=' }),
+    ]);
+    return { nodePools, pdbs, pods: podsOnKarpenterNodes(pods, known.nodes, known.nodeClaims) };
+  } catch (err) {
+    stop.abort();
+    throw err;
+  }
+}
+
 export function selectNodeClasses(all: NodeClassView[], names: string[] | undefined, context: string): NodeClassView[] {
   if (!names) return all;
   const missing = names.filter((n) => !all.some((c) => c.name === n));

@@ -1,40 +1,99 @@
 // `karp-drift status`: where the nodes of each NodePool stand (kubelet versions, AMIs, drift) and what blocks them.
-// --watch re-reads and redraws until interrupted.
+// --watch reads the cluster once, then keeps NodeClaims, Nodes, EC2NodeClasses and Karpenter's events current with
+// the watches the rollout follow uses (cluster/follow.ts), and re-lists only what watches do not cover (NodePools,
+// PDBs, pods) every REREAD_MS: polling the whole inventory would re-list every pod of the cluster every few seconds.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CommandContext } from '../cli.js';
-import { discoverCluster } from '../cluster/discovery.js';
-import { readInventory } from '../cluster/inventory.js';
+import type { Cluster } from '../cluster/client.js';
+import { discoverCluster, type Discovery } from '../cluster/discovery.js';
+import { followCluster } from '../cluster/follow.js';
+import { readDiagnosisReads, readInventory, type DiagnosisReads } from '../cluster/inventory.js';
+import type { Inventory } from '../cluster/views.js';
 import type { StatusOptions } from '../options.js';
 import { redrawFrame } from '../report/progress.js';
-import { clusterStatus, statusJson, statusTable } from '../report/status.js';
+import { snapshotStatus, statusJson, statusTable, type StatusContext } from '../report/status.js';
+import { applyChange, inventorySnapshot } from '../rollout/snapshot.js';
+import { known } from './follow-rollout.js';
 import { connect } from './planning.js';
 
-/** How often --watch re-reads: a full inventory is a handful of paginated lists. */
-const WATCH_EVERY_MS = 5000;
+/** How often --watch looks for a change to show: a burst of changes is one redraw. */
+const REDRAW_MS = 1000;
+/** How often --watch re-lists NodePools, PDBs and pods (what the blockers read), as the rollout follow does. */
+const REREAD_MS = 30_000;
 
 export async function status(options: StatusOptions, ctx: CommandContext): Promise<void> {
   const { cluster } = connect(ctx);
   try {
     const discovery = await discoverCluster(cluster, ctx.signal);
-    let frame: string | undefined;
-    for (;;) {
-      const inventory = await readInventory(cluster, { nodeClasses: options.nodeClasses.length > 0 ? options.nodeClasses : undefined, discovery, signal: ctx.signal });
-      const scoped = options.nodeClasses.length === 0 ? inventory : { ...inventory, nodePools: inventory.nodePools.filter((p) => options.nodeClasses.includes(p.nodeClass)) };
-      const s = clusterStatus(scoped, new Date());
-      if (ctx.globals.output === 'json') ctx.io.out(`${statusJson(s)}\n`);
-      else if (options.watch && ctx.io.interactive) {
-        const next = statusTable(s);
-        ctx.io.out(redrawFrame(frame, next));
-        frame = next;
-      } else ctx.io.out(statusTable(s));
-      if (!options.watch) return;
-      try {
-        await sleep(WATCH_EVERY_MS, undefined, { signal: ctx.signal });
-      } catch {
-        return; // interrupted: --watch ends quietly
-      }
+    const inventory = await readInventory(cluster, {
+      nodeClasses: options.nodeClasses.length > 0 ? options.nodeClasses : undefined,
+      discovery,
+      signal: ctx.signal,
+    });
+    if (!options.watch) {
+      ctx.io.out(render(ctx, snapshotStatus(inventorySnapshot(inventory), scoped(inventory, options), new Date())));
+      return;
     }
+    await watch(cluster, discovery, inventory, options, ctx);
   } finally {
     cluster.close();
   }
+}
+
+/** --nodeclass narrows the NodePools shown to those of the named classes. */
+function scoped(reads: StatusContext, options: StatusOptions): StatusContext {
+  if (options.nodeClasses.length === 0) return reads;
+  return { ...reads, nodePools: reads.nodePools.filter((p) => options.nodeClasses.includes(p.nodeClass)) };
+}
+
+function render(ctx: CommandContext, s: ReturnType<typeof snapshotStatus>, stream = false): string {
+  return ctx.globals.output === 'json' ? statusJson(s, stream) : statusTable(s);
+}
+
+async function watch(cluster: Cluster, discovery: Discovery, inventory: Inventory, options: StatusOptions, ctx: CommandContext): Promise<void> {
+  const snapshot = inventorySnapshot(inventory);
+  let reads: StatusContext = inventory;
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  let failure: Error | undefined;
+  const following = followCluster(cluster, {
+    karpenterApi: discovery.karpenterApi,
+    signal: stop.signal,
+    onChange: (change) => void applyChange(snapshot, change),
+    onError: (err) => {
+      failure = err;
+      stop.abort();
+    },
+  });
+  const redraw = ctx.globals.output !== 'json' && ctx.io.interactive;
+  let shown: string | undefined;
+  let frame: string | undefined;
+  let readAt = Date.now();
+  try {
+    for (;;) {
+      // A view says "N minutes ago" and budget windows open and close: it is recomputed every time, printed on change.
+      const next = render(ctx, snapshotStatus(snapshot, scoped(reads, options), new Date()), true);
+      if (next !== shown) {
+        ctx.io.out(redraw ? redrawFrame(frame, next) : next);
+        frame = next;
+        shown = next;
+      }
+      try {
+        await sleep(REDRAW_MS, undefined, { signal: stop.signal });
+      } catch {
+        break; // interrupted, or following failed
+      }
+      if (Date.now() - readAt >= REREAD_MS) {
+        readAt = Date.now();
+        const fresh: DiagnosisReads | undefined = await readDiagnosisReads(cluster, discovery, known(snapshot), stop.signal).catch(() => undefined);
+        if (fresh) reads = { ...reads, ...fresh };
+      }
+    }
+  } finally {
+    stop.abort();
+    await following;
+    ctx.signal.removeEventListener('abort', onAbort);
+  }
+  if (failure) throw failure; // an interrupt ends --watch quietly; a follow that gave up does not
 }

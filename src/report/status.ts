@@ -3,7 +3,7 @@
 // minor of the control plane; the blockers are the rollout's (rollout/stalls.ts) minus the ones that need to
 // know when a change was applied.
 import type { AmiSelectorTerm, Inventory, KarpenterApi } from '../cluster/views.js';
-import { inventorySnapshot } from '../rollout/snapshot.js';
+import { inventorySnapshot, type Snapshot } from '../rollout/snapshot.js';
 import { diagnose, type Blocker } from '../rollout/stalls.js';
 import { amiSelectorTermText } from '../rollout/text.js';
 import { claimsByNodePool, nodeOf, rolloutProgress, type RolloutScope } from '../rollout/track.js';
@@ -34,11 +34,20 @@ export interface ClusterStatus {
   nodePools: NodePoolStatus[];
 }
 
+/** What the status reads besides the watched kinds (NodeClaims, Nodes, EC2NodeClasses, events): listed, not watched. */
+export type StatusContext = Pick<Inventory, 'nodePools' | 'pdbs' | 'pods' | 'karpenterApi'> & {
+  controlPlane: Pick<Inventory['controlPlane'], 'minor'>;
+};
+
 export function clusterStatus(inventory: Inventory, now: Date): ClusterStatus {
-  const snapshot = inventorySnapshot(inventory);
+  return snapshotStatus(inventorySnapshot(inventory), inventory, now);
+}
+
+/** The status of a snapshot: one read (`status`) or one kept up to date by watches (`status --watch`). */
+export function snapshotStatus(snapshot: Snapshot, inventory: StatusContext, now: Date): ClusterStatus {
   const pools = [...inventory.nodePools].sort((a, b) => a.name.localeCompare(b.name));
   const targetImageIds: Record<string, string[]> = {};
-  for (const c of inventory.nodeClasses) {
+  for (const c of snapshot.nodeClasses.values()) {
     targetImageIds[c.name] = c.conditions.AMIsReady?.status === 'True' ? c.statusAmis.map((a) => a.id) : [];
   }
   // startedAt = now: with no change applied, "not drifting N minutes after the change" has no meaning.
@@ -131,7 +140,8 @@ export function statusTable(status: ClusterStatus): string {
 }
 
 /** One JSON document; the documented keys in order. */
-export function statusJson(status: ClusterStatus): string {
+/** One document; `compact` puts it on one line, as `status --watch -o json` streams them (NDJSON). */
+export function statusJson(status: ClusterStatus, compact = false): string {
   const doc = {
     kubernetesVersion: status.kubernetesVersion,
     karpenterApi: status.karpenterApi,
@@ -148,5 +158,5 @@ export function statusJson(status: ClusterStatus): string {
       blockers: p.blockers.map((b) => ({ code: b.code, message: b.message, evidence: b.evidence, next: b.next })),
     })),
   };
-  return `${JSON.stringify(doc, null, 2)}\n`;
+  return compact ? `${JSON.stringify(doc)}\n` : `${JSON.stringify(doc, null, 2)}\n`;
 }
