@@ -80,7 +80,7 @@ export function loadCluster(options: LoadClusterOptions = {}): Cluster {
       hint: UPDATE_KUBECONFIG,
     });
   }
-  const credentials = new Credentials(user, { env, ...(options.log ? { log: options.log } : {}) });
+  const credentials = new Credentials(user, { env, timeoutMs: options.requestTimeoutMs ?? 30_000, ...(options.log ? { log: options.log } : {}) });
   if (credentials.exec) {
     // client-node's own ExecAuth claims any user with `exec` before it asks added authenticators: without it, the
     // user is ours (credentials.ts says why).

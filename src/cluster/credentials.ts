@@ -23,8 +23,13 @@ export interface CredentialsOptions {
   /** The environment the plugin runs in (its kubeconfig `env` entries added), as kubectl runs it. */
   env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
+  /**
+   * --request-timeout: a plugin that has not finished after this long is killed and the request fails (kubectl waits
+   * forever; `aws eks get-token` on a network that drops packets to STS would hang the run).
+   */
+  timeoutMs?: number;
   /** Tests: runs the plugin and resolves with its stdout. */
-  run?: (exec: ExecConfig, env: NodeJS.ProcessEnv) => Promise<string>;
+  run?: (exec: ExecConfig, env: NodeJS.ProcessEnv, timeoutMs: number | undefined) => Promise<string>;
   now?: () => number;
 }
 
@@ -91,7 +96,7 @@ export class Credentials implements Authenticator {
     env.KUBERNETES_EXEC_INFO = JSON.stringify({ apiVersion: exec.apiVersion, kind: 'ExecCredential', spec: { interactive: false } });
     let credential: ExecCredential;
     try {
-      credential = parseExecCredential(await this.run(exec, env));
+      credential = parseExecCredential(await this.run(exec, env, this.options.timeoutMs));
     } catch (err) {
       throw new CredentialsError(`exec plugin "${exec.command}" ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
@@ -104,15 +109,28 @@ export class Credentials implements Authenticator {
 
 const bearer = (c: ExecCredential) => (c.token ? `Bearer ${c.token}` : undefined);
 
-function runPlugin(exec: ExecConfig, env: NodeJS.ProcessEnv): Promise<string> {
+export function runPlugin(exec: ExecConfig, env: NodeJS.ProcessEnv, timeoutMs: number | undefined): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(exec.command, exec.args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let timedOut = false;
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            child.kill('SIGKILL');
+          }, timeoutMs);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
     child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    child.on('error', (err) => reject(new Error(`could not be started: ${err.message}`)));
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(new Error(`could not be started: ${err.message}`));
+    });
     child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      if (timedOut) return reject(new Error(`did not finish within ${timeoutMs! < 1000 ? `${timeoutMs} ms` : `${Math.round(timeoutMs! / 1000)} s`} (--request-timeout) and was stopped${stderr.trim() ? `; its stderr: ${stderr.trim()}` : ''}`));
       if (code === 0) resolve(stdout);
       // Its stderr is the plugin's own explanation ("Error loading SSO Token: … has expired"); stdout may hold a token.
       else reject(new Error(`exited with ${signal ?? `code ${code ?? '?'}`}${stderr.trim() ? `: ${stderr.trim()}` : ''}`));

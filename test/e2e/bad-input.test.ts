@@ -51,6 +51,19 @@ beforeAll(async () => {
   await writeKubeconfig(join(dir, 'bare'), { server: bare.url, caData: bare.caData, token: bare.token });
   // An exec credential plugin that fails, as `aws eks get-token` does with an expired SSO session.
   await writeFile(join(dir, 'get-token'), '#!/bin/sh\necho "Error loading SSO Token: Token for sso-session prod has expired" >&2\nexit 255\n', { mode: 0o755 });
+  // One that never finishes: `aws eks get-token` on a network that drops packets to STS.
+  await writeFile(join(dir, 'hangs'), '#!/bin/sh\necho "Waiting for the STS endpoint" >&2\nexec sleep 600\n', { mode: 0o755 });
+  await writeFile(
+    join(dir, 'exec-hangs'),
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      `clusters: [{ name: eks, cluster: { server: "${sandbox.kube.url}", insecure-skip-tls-verify: true } }]`,
+      `users: [{ name: u, user: { exec: { apiVersion: client.authentication.k8s.io/v1beta1, command: "${join(dir, 'hangs')}", interactiveMode: Never } } }]`,
+      'contexts: [{ name: eks, context: { cluster: eks, user: u } }]',
+      'current-context: eks',
+    ].join('\n'),
+  );
   await writeFile(
     join(dir, 'exec'),
     [
@@ -95,6 +108,12 @@ describe('bad input: the documented exit code, a message that says what and wher
     ['a bad --request-timeout', () => up('--request-timeout', 'soon'), 2, /--request-timeout "soon" is not a duration/],
     ['a cluster without Karpenter CRDs', () => up('--kubeconfig', join(dir, 'bare')), 2, /no Karpenter CRDs in context .*is Karpenter installed\?/],
     ['a failing exec credential plugin (its stderr shown)', () => up('--kubeconfig', join(dir, 'exec')), 1, /Token for sso-session prod has expired/],
+    [
+      'an exec credential plugin that never finishes (--request-timeout 2s)',
+      () => up('--kubeconfig', join(dir, 'exec-hangs'), '--request-timeout', '2s'),
+      1,
+      /exec plugin ".*hangs" did not finish within 2 s \(--request-timeout\) and was stopped; its stderr: Waiting for the STS endpoint/,
+    ],
   ])('%s', async (_name, args, code, message) => {
     const before = httpWrites(sandbox);
     const run = await karpDrift(sandbox, args(), 60_000);
