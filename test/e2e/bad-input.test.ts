@@ -26,55 +26,30 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'karp-drift-bad-input-'));
   await writeFile(join(dir, 'garbage'), 'this: [is not: a kubeconfig\n');
   await writeFile(join(dir, 'empty'), '');
-  await writeFile(
-    join(dir, 'unreachable'),
-    [
-      'apiVersion: v1',
-      'kind: Config',
-      'clusters: [{ name: gone, cluster: { server: "https://127.0.0.1:1", insecure-skip-tls-verify: true } }]',
-      'users: [{ name: u, user: { token: not-a-real-token } }]',
-      'contexts: [{ name: gone, context: { cluster: gone, user: u } }]',
-      'current-context: gone',
-    ].join('\n'),
-  );
-  await writeFile(
-    join(dir, 'blackhole'),
-    [
-      'apiVersion: v1',
-      'kind: Config',
-      `clusters: [{ name: hole, cluster: { server: "https://127.0.0.1:${port}", insecure-skip-tls-verify: true } }]`,
-      'users: [{ name: u, user: { token: not-a-real-token } }]',
-      'contexts: [{ name: hole, context: { cluster: hole, user: u } }]',
-      'current-context: hole',
-    ].join('\n'),
-  );
+  // An insecure-skip-tls-verify kubeconfig for one server and one user entry (a token or an exec plugin).
+  const kubeconfig = (name: string, server: string, user: string) =>
+    writeFile(
+      join(dir, name),
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        `clusters: [{ name: c, cluster: { server: "${server}", insecure-skip-tls-verify: true } }]`,
+        `users: [{ name: u, user: ${user} }]`,
+        'contexts: [{ name: c, context: { cluster: c, user: u } }]',
+        'current-context: c',
+      ].join('\n'),
+    );
+  const exec = (plugin: string) =>
+    `{ exec: { apiVersion: client.authentication.k8s.io/v1beta1, command: "${join(dir, plugin)}", interactiveMode: Never } }`;
+  await kubeconfig('unreachable', 'https://127.0.0.1:1', '{ token: not-a-real-token }');
+  await kubeconfig('blackhole', `https://127.0.0.1:${port}`, '{ token: not-a-real-token }');
   await writeKubeconfig(join(dir, 'bare'), { server: bare.url, caData: bare.caData, token: bare.token });
   // An exec credential plugin that fails, as `aws eks get-token` does with an expired SSO session.
   await writeFile(join(dir, 'get-token'), '#!/bin/sh\necho "Error loading SSO Token: Token for sso-session prod has expired" >&2\nexit 255\n', { mode: 0o755 });
+  await kubeconfig('exec', sandbox.kube.url, exec('get-token'));
   // One that never finishes: `aws eks get-token` on a network that drops packets to STS.
   await writeFile(join(dir, 'hangs'), '#!/bin/sh\necho "Waiting for the STS endpoint" >&2\nexec sleep 600\n', { mode: 0o755 });
-  await writeFile(
-    join(dir, 'exec-hangs'),
-    [
-      'apiVersion: v1',
-      'kind: Config',
-      `clusters: [{ name: eks, cluster: { server: "${sandbox.kube.url}", insecure-skip-tls-verify: true } }]`,
-      `users: [{ name: u, user: { exec: { apiVersion: client.authentication.k8s.io/v1beta1, command: "${join(dir, 'hangs')}", interactiveMode: Never } } }]`,
-      'contexts: [{ name: eks, context: { cluster: eks, user: u } }]',
-      'current-context: eks',
-    ].join('\n'),
-  );
-  await writeFile(
-    join(dir, 'exec'),
-    [
-      'apiVersion: v1',
-      'kind: Config',
-      `clusters: [{ name: eks, cluster: { server: "${sandbox.kube.url}", insecure-skip-tls-verify: true } }]`,
-      `users: [{ name: u, user: { exec: { apiVersion: client.authentication.k8s.io/v1beta1, command: "${join(dir, 'get-token')}", interactiveMode: Never } } }]`,
-      'contexts: [{ name: eks, context: { cluster: eks, user: u } }]',
-      'current-context: eks',
-    ].join('\n'),
-  );
+  await kubeconfig('exec-hangs', sandbox.kube.url, exec('hangs'));
 });
 afterAll(async () => {
   await bare.stop();
