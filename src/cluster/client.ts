@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { homedir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { bufferFromFileOrString, CustomObjectsApi, KubeConfig, type Cluster as KubeconfigCluster, type Context, type User } from '@kubernetes/client-node';
 import { UsageError } from '../errors.js';
 import { apiClient } from './api-client.js';
@@ -121,6 +121,14 @@ function kubeconfigFiles(flag: string | undefined, env: NodeJS.ProcessEnv): stri
   return [home];
 }
 
+// client-go (ResolveLocalPaths) resolves an exec command that contains a path separator against the folder of the
+// kubeconfig that defines it, as it does certificate paths; a bare name is looked up on PATH. client-node does neither.
+function execCommandFrom(user: User, folder: string): User {
+  const command = user.exec?.command;
+  if (typeof command !== 'string' || !command.includes(sep) || isAbsolute(command)) return user;
+  return { ...user, exec: { ...user.exec, command: resolve(folder, command) } };
+}
+
 // kubectl's merge rules for a $KUBECONFIG list: the first file to define a name (or current-context) wins.
 // client-node's own mergeConfig throws on a duplicate name instead.
 function readKubeconfig(files: string[]): KubeConfig {
@@ -143,7 +151,7 @@ function readKubeconfig(files: string[]): KubeConfig {
       for (const item of from) if (!into.some((i) => i.name === item.name)) into.push(item);
     };
     add(clusters, one.getClusters());
-    add(users, one.getUsers());
+    add(users, one.getUsers().map((u) => execCommandFrom(u, dirname(file))));
     add(contexts, one.getContexts());
     currentContext ||= one.getCurrentContext() ?? '';
   }

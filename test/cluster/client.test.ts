@@ -53,6 +53,19 @@ describe('loadCluster', () => {
     cluster.close();
   });
 
+  it.each([
+    ['./bin/get-token', (folder: string) => join(folder, 'bin', 'get-token')],
+    ['aws', () => 'aws'], // a bare name is looked up on PATH
+    ['/usr/local/bin/aws', () => '/usr/local/bin/aws'],
+  ])('runs the exec plugin %s as kubectl would find it', (command, expected) => {
+    const sub = join(dir, 'exec-relative');
+    mkdirSync(sub, { recursive: true });
+    writeFileSync(join(sub, 'config'), `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://exec.example"}}]\nusers: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: "${command}", args: [eks, get-token]}}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n`);
+    const cluster = loadCluster({ kubeconfig: join(sub, 'config') });
+    expect(cluster.credentials.exec?.command).toBe(expected(sub));
+    cluster.close();
+  });
+
   it('reads ~/.kube/config when neither --kubeconfig nor $KUBECONFIG is given', () => {
     const home = join(dir, 'home');
     mkdirSync(join(home, '.kube'), { recursive: true });
