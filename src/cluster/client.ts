@@ -124,9 +124,10 @@ function kubeconfigFiles(flag: string | undefined, env: NodeJS.ProcessEnv): stri
 // client-go (ResolveLocalPaths) resolves an exec command that contains a path separator against the folder of the
 // kubeconfig that defines it, as it does certificate paths; a bare name is looked up on PATH. client-node does neither.
 function execCommandFrom(user: User, folder: string): User {
-  const command = user.exec?.command;
+  const exec = user.exec as Record<string, unknown> | undefined; // client-node types it as any
+  const command = exec?.command;
   if (typeof command !== 'string' || !command.includes(sep) || isAbsolute(command)) return user;
-  return { ...user, exec: { ...user.exec, command: resolve(folder, command) } };
+  return { ...user, exec: { ...exec, command: resolve(folder, command) } };
 }
 
 // kubectl's merge rules for a $KUBECONFIG list: the first file to define a name (or current-context) wins.
