@@ -10,7 +10,7 @@ import { ApiError, getJson, type Query } from './request.js';
 import { READ_RETRY, retrying } from './retry.js';
 import { nodeClassView, type ApiObject } from './convert.js';
 import { EVENTS, KARPENTER_EVENT_REASONS, karpenterResources, NODES, PDBS, PODS, type Resource } from './resources.js';
-import type { EventView, Inventory, KarpenterApi, NodeClaimView, NodeClassView, NodeView, PodView } from './views.js';
+import type { DiagnosisReads, EventView, Inventory, KarpenterApi, NodeClaimView, NodeClassView, NodePoolView, NodeView, PdbView, PodView } from './views.js';
 
 export interface InventoryOptions {
   /** Only these EC2NodeClasses (each must exist); NodePools, NodeClaims and the rest are not narrowed. */
@@ -22,28 +22,46 @@ export interface InventoryOptions {
   pageSize?: number;
 }
 
-export async function readInventory(cluster: Cluster, options: InventoryOptions = {}): Promise<Inventory> {
-  const discovery = options.discovery ?? (await discoverCluster(cluster, options.signal));
-  const karpenter = karpenterResources(discovery.karpenterApi);
-  // One failure (an unknown class name, a 403) stops the other lists instead of letting them page on.
+type List = <V>(r: Resource<V>, query?: Query) => Promise<V[]>;
+
+// Lists at once, paged; one failure (an unknown class name, a 403) stops the others instead of letting them page on.
+async function listing<T>(cluster: Cluster, options: { signal?: AbortSignal; pageSize?: number }, read: (list: List) => Promise<T>): Promise<T> {
   const stop = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
   setMaxListeners(100, signal); // one abort listener per request in flight: 17 lists at once
-  const list = async <V>(r: Resource<V>, query?: Query) =>
+  const list: List = async (r, query) =>
     (await listAll(cluster, r, { signal, ...(query ? { query } : {}), ...(options.pageSize ? { pageSize: options.pageSize } : {}) })).items;
   try {
-    const [nodeClasses, nodePools, nodeClaims, nodes, pdbs, pods, events] = await Promise.all([
+    return await read(list);
+  } catch (err) {
+    stop.abort();
+    throw err;
+  }
+}
+
+// NodePools, PDBs and scheduled pods: what a diagnosis reads besides the kinds the follow watches.
+function listDiagnosisReads(list: List, discovery: Discovery): Promise<[NodePoolView[], PdbView[], PodView[]]> {
+  return Promise.all([
+    list(karpenterResources(discovery.karpenterApi).nodePools),
+    list(PDBS),
+    // Pods: one paged list of every scheduled pod, kept when its node is Karpenter's. The alternative, one
+    // `fieldSelector=spec.nodeName=<node>` list per node, is 5,000 requests on a 5,000-node cluster, and outside
+    // the watch cache each of them makes kube-apiserver read every pod from etcd to filter them. Measured on the
+    // sandbox's `large` scenario (50,000 pods, no network latency): 100 pages 1.0–1.9 s, 5,000 per-node lists
+    // 1.9–2.7 s at 8 or 32 in flight; with a real round trip of 10–20 ms the per-node way only gets worse.
+    list(PODS, { fieldSelector: 'spec.nodeName!=' }),
+  ]);
+}
+
+export async function readInventory(cluster: Cluster, options: InventoryOptions = {}): Promise<Inventory> {
+  const discovery = options.discovery ?? (await discoverCluster(cluster, options.signal));
+  const karpenter = karpenterResources(discovery.karpenterApi);
+  return listing(cluster, options, async (list) => {
+    const [nodeClasses, nodeClaims, nodes, [nodePools, pdbs, pods], events] = await Promise.all([
       list(karpenter.nodeClasses).then((all) => selectNodeClasses(all, options.nodeClasses, cluster.context)),
-      list(karpenter.nodePools),
       list(karpenter.nodeClaims),
       list(NODES),
-      list(PDBS),
-      // Pods: one paged list of every scheduled pod, kept when its node is Karpenter's. The alternative, one
-      // `fieldSelector=spec.nodeName=<node>` list per node, is 5,000 requests on a 5,000-node cluster, and outside
-      // the watch cache each of them makes kube-apiserver read every pod from etcd to filter them. Measured on the
-      // sandbox's `large` scenario (50,000 pods, no network latency): 100 pages 1.0–1.9 s, 5,000 per-node lists
-      // 1.9–2.7 s at 8 or 32 in flight; with a real round trip of 10–20 ms the per-node way only gets worse.
-      list(PODS, { fieldSelector: 'spec.nodeName!=' }),
+      listDiagnosisReads(list, discovery),
       Promise.all(KARPENTER_EVENT_REASONS.map((reason) => list(EVENTS, { fieldSelector: `reason=${reason}` }))).then((perReason) => perReason.flat()),
     ]);
     return {
@@ -56,18 +74,12 @@ export async function readInventory(cluster: Cluster, options: InventoryOptions 
       pods: podsOnKarpenterNodes(pods, nodes, nodeClaims),
       events: newestLast(events),
     };
-  } catch (err) {
-    stop.abort();
-    throw err;
-  }
+  });
 }
-
-/** What a diagnosis reads besides the watched kinds: NodePools (budgets), PDBs, and the pods on Karpenter's nodes. */
-export type DiagnosisReads = Pick<Inventory, 'nodePools' | 'pdbs' | 'pods'>;
 
 /**
  * Re-reads only what watches do not keep current (follow and `status --watch` watch NodeClaims, Nodes, EC2NodeClasses
- * and events): three paged lists instead of a whole inventory. `nodes` and `nodeClaims` say which nodes are Karpenter's.
+ * and events): three paged lists instead of a whole inventory. `known` says which nodes are Karpenter's.
  */
 export async function readDiagnosisReads(
   cluster: Cluster,
@@ -75,22 +87,10 @@ export async function readDiagnosisReads(
   known: { nodes: NodeView[]; nodeClaims: NodeClaimView[] },
   signal?: AbortSignal,
 ): Promise<DiagnosisReads> {
-  const karpenter = karpenterResources(discovery.karpenterApi);
-  const stop = new AbortController();
-  const both = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
-  const list = async <V>(r: Resource<V>, query?: Query) =>
-    (await listAll(cluster, r, { signal: both, ...(query ? { query } : {}) })).items;
-  try {
-    const [nodePools, pdbs, pods] = await Promise.all([
-      list(karpenter.nodePools),
-      list(PDBS),
-      list(PODS, { fieldSelector: 'spec.nodeName!=' }),
-    ]);
+  return listing(cluster, signal ? { signal } : {}, async (list) => {
+    const [nodePools, pdbs, pods] = await listDiagnosisReads(list, discovery);
     return { nodePools, pdbs, pods: podsOnKarpenterNodes(pods, known.nodes, known.nodeClaims) };
-  } catch (err) {
-    stop.abort();
-    throw err;
-  }
+  });
 }
 
 export function selectNodeClasses(all: NodeClassView[], names: string[] | undefined, context: string): NodeClassView[] {

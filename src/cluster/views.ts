@@ -175,6 +175,9 @@ export interface Inventory {
   events: EventView[];
 }
 
+/** What a diagnosis reads besides the watched kinds: NodePools (budgets), PDBs, and the pods on Karpenter's nodes. */
+export type DiagnosisReads = Pick<Inventory, 'nodePools' | 'pdbs' | 'pods'>;
+
 export type WatchedKind = 'NodeClaim' | 'Node' | 'EC2NodeClass' | 'Event';
 
 /** What following the cluster delivers (cluster/follow.ts) and the rollout tracker consumes (rollout/snapshot.ts). */

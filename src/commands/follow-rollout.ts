@@ -7,10 +7,10 @@ import type { Cluster } from '../cluster/client.js';
 import type { Discovery } from '../cluster/discovery.js';
 import { followCluster } from '../cluster/follow.js';
 import { readDiagnosisReads } from '../cluster/inventory.js';
-import type { ClusterChange, Inventory, NodeClaimView, NodeView } from '../cluster/views.js';
+import type { ClusterChange, Inventory } from '../cluster/views.js';
 import { InterruptedError, RuntimeFailure, StalledError, TimeoutError } from '../errors.js';
 import { blockedEvent, doneEvent, ndjsonLine, progressEvent, progressFrame, progressLogLines, redrawFrame, stallSummary, type RolloutResult } from '../report/progress.js';
-import { applyChange, emptySnapshot, type Snapshot } from '../rollout/snapshot.js';
+import { applyChange, emptySnapshot, karpenterNodesOf } from '../rollout/snapshot.js';
 import { diagnose, type Blocker } from '../rollout/stalls.js';
 import { humanDuration } from '../rollout/text.js';
 import { track, type RolloutProgress, type RolloutScope } from '../rollout/track.js';
@@ -32,11 +32,6 @@ const SETTLE_MS = 50;
 const DIAGNOSE_EVERY_MS = 30_000;
 
 type Emit = (text: string) => void;
-
-/** The watched Nodes and NodeClaims: which nodes are Karpenter's, for the pods a diagnosis reads. */
-export function known(snapshot: Snapshot): { nodes: NodeView[]; nodeClaims: NodeClaimView[] } {
-  return { nodes: [...snapshot.nodes.values()], nodeClaims: [...snapshot.nodeClaims.values()] };
-}
 
 export async function followRollout(ctx: CommandContext, cluster: Cluster, discovery: Discovery, inventory: Inventory, settings: FollowSettings): Promise<RolloutProgress> {
   const { scope } = settings;
@@ -77,7 +72,7 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
     progress = track(previous, snapshot, scope, now);
     if (progress.synced && now.getTime() - progress.lastProgressAt.getTime() >= Math.min(DIAGNOSE_EVERY_MS, settings.stallTimeoutMs / 2) && now.getTime() - lastDiagnosis >= DIAGNOSE_EVERY_MS) {
       lastDiagnosis = now.getTime();
-      const fresh = await readDiagnosisReads(cluster, discovery, known(snapshot), stop.signal).catch(() => undefined);
+      const fresh = await readDiagnosisReads(cluster, discovery, karpenterNodesOf(snapshot), stop.signal).catch(() => undefined);
       if (fresh) context = fresh;
       blockers = diagnose(snapshot, { scope, ...context, karpenterApi: discovery.karpenterApi }, now);
       const codes = new Set(blockers.map((b) => `${b.code}/${b.nodePool ?? b.nodeClass ?? ''}`));
@@ -175,7 +170,7 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
     });
   }
   if (result === 'stalled') {
-    const fresh = await readDiagnosisReads(cluster, discovery, known(snapshot)).catch(() => undefined);
+    const fresh = await readDiagnosisReads(cluster, discovery, karpenterNodesOf(snapshot)).catch(() => undefined);
     if (fresh) context = fresh;
     blockers = diagnose(snapshot, { scope, ...context, karpenterApi: discovery.karpenterApi }, now);
     if (json) for (const b of blockers) out(ndjsonLine(blockedEvent(b, now)));

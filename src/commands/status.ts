@@ -7,13 +7,12 @@ import type { CommandContext } from '../cli.js';
 import type { Cluster } from '../cluster/client.js';
 import { discoverCluster, type Discovery } from '../cluster/discovery.js';
 import { followCluster } from '../cluster/follow.js';
-import { readDiagnosisReads, readInventory, type DiagnosisReads } from '../cluster/inventory.js';
-import type { Inventory } from '../cluster/views.js';
+import { readDiagnosisReads, readInventory } from '../cluster/inventory.js';
+import type { DiagnosisReads, Inventory } from '../cluster/views.js';
 import type { StatusOptions } from '../options.js';
 import { redrawFrame } from '../report/progress.js';
 import { snapshotStatus, statusJson, statusTable, type StatusContext } from '../report/status.js';
-import { applyChange, inventorySnapshot } from '../rollout/snapshot.js';
-import { known } from './follow-rollout.js';
+import { applyChange, inventorySnapshot, karpenterNodesOf } from '../rollout/snapshot.js';
 import { connect } from './planning.js';
 
 /** How often --watch looks for a change to show: a burst of changes is one redraw. */
@@ -86,7 +85,7 @@ async function watch(cluster: Cluster, discovery: Discovery, inventory: Inventor
       }
       if (Date.now() - readAt >= REREAD_MS) {
         readAt = Date.now();
-        const fresh: DiagnosisReads | undefined = await readDiagnosisReads(cluster, discovery, known(snapshot), stop.signal).catch(() => undefined);
+        const fresh: DiagnosisReads | undefined = await readDiagnosisReads(cluster, discovery, karpenterNodesOf(snapshot), stop.signal).catch(() => undefined);
         if (fresh) reads = { ...reads, ...fresh };
       }
     }

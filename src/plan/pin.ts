@@ -88,7 +88,7 @@ export function nodeClassPlan(
       (a) =>
         a.family === family && a.arch === need.arch && a.variant === need.variant && a.kubernetesVersion === options.to,
     );
-    if (found === undefined || found.state !== 'available' || !found.usable) {
+    if (found === undefined || !found.usable) {
       checks.push(missingAmiCheck(view.name, family, need, options.to, options.release, found));
       continue;
     }

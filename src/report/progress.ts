@@ -1,7 +1,7 @@
 // How `upgrade` shows a rollout it follows, in its three outputs: a frame redrawn on a terminal, a line per change
 // for logs, and NDJSON events for scripts (STYLE.md "Follow a rollout in three parts"; aws-cdk-cli's
 // activity printers). Each is `(…) => string`; the follow loop decides when to write it.
-import type { Blocker, StallCode } from '../rollout/stalls.js';
+import type { Blocker } from '../rollout/stalls.js';
 import { humanDuration, utcTime } from '../rollout/text.js';
 import type { NodePoolCounts, NodePoolProgress, RolloutProgress } from '../rollout/track.js';
 
@@ -94,16 +94,7 @@ export type RolloutEvent =
       message: string;
       nodePools: Array<NodePoolSummary & { message: string }>;
     }
-  | {
-      type: 'blocked';
-      time: string;
-      code: StallCode;
-      nodePool?: string;
-      nodeClass?: string;
-      message: string;
-      evidence: string[];
-      next: string;
-    }
+  | ({ type: 'blocked'; time: string } & Blocker)
   | {
       type: 'done';
       time: string;

@@ -2,7 +2,7 @@
 // EC2NodeClass resolved (STYLE.md: "still on the old AMI" means imageID not in status.amis) and the kubelet
 // minor of the control plane; the blockers are the rollout's (rollout/stalls.ts) minus the ones that need to
 // know when a change was applied.
-import type { AmiSelectorTerm, Inventory, KarpenterApi } from '../cluster/views.js';
+import type { AmiSelectorTerm, DiagnosisReads, Inventory, KarpenterApi } from '../cluster/views.js';
 import { inventorySnapshot, type Snapshot } from '../rollout/snapshot.js';
 import { diagnose, type Blocker } from '../rollout/stalls.js';
 import { amiSelectorTermText } from '../rollout/text.js';
@@ -35,7 +35,7 @@ export interface ClusterStatus {
 }
 
 /** What the status reads besides the watched kinds (NodeClaims, Nodes, EC2NodeClasses, events): listed, not watched. */
-export type StatusContext = Pick<Inventory, 'nodePools' | 'pdbs' | 'pods' | 'karpenterApi'> & {
+export type StatusContext = DiagnosisReads & Pick<Inventory, 'karpenterApi'> & {
   controlPlane: Pick<Inventory['controlPlane'], 'minor'>;
 };
 

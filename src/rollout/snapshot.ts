@@ -91,6 +91,11 @@ export function applyChange(snapshot: Snapshot, change: ClusterChange): Snapshot
   return snapshot;
 }
 
+/** The watched Nodes and NodeClaims: they say which nodes are Karpenter's, for the pods a diagnosis reads. */
+export function karpenterNodesOf(snapshot: Snapshot): { nodes: NodeView[]; nodeClaims: NodeClaimView[] } {
+  return { nodes: [...snapshot.nodes.values()], nodeClaims: [...snapshot.nodeClaims.values()] };
+}
+
 /** A snapshot of a one-off read (`karp-drift status`): every kind listed once. */
 export function inventorySnapshot(
   inventory: Pick<Inventory, 'nodeClaims' | 'nodes' | 'nodeClasses' | 'events'>,

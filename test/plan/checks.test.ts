@@ -289,6 +289,25 @@ const EXACT: Array<[string, Case, Check]> = [
     },
   ],
   [
+    'AMI-MISSING: EC2 no longer returns it',
+    {
+      amis: [
+        resolvedAmi('amd64/standard', {
+          state: 'missing',
+          usable: false,
+          problems: ['EC2 DescribeImages does not return the image the parameter points to: it is unavailable or deregistered'],
+        }),
+      ],
+    },
+    {
+      code: 'AMI-MISSING',
+      level: 'error',
+      message: `the al2023 amd64 standard AMI for Kubernetes 1.31 (${NEW['amd64/standard']}) is not usable: EC2 DescribeImages does not return the image the parameter points to: it is unavailable or deregistered`,
+      evidence: ['needed by nodepool/general', 'needed by 3 NodeClaims'],
+      next: 'check it with: karp-drift amis --to 1.31 --family al2023 --arch amd64 --variant standard --release latest',
+    },
+  ],
+  [
     'AMI-MISSING: no such AMI exists',
     { inventory: { nodeClaims: [nodeClaim({ arch: 'arm64', accelerator: true, instanceType: 'trn1.2xlarge' })] } },
     {

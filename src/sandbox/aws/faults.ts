@@ -1,5 +1,7 @@
 // Injected AWS failures, changed at run time by tests and scenarios. Rates draw from a seeded generator so a
 // scenario replays the same throttling pattern.
+import { seededRandom } from '../scenarios/random.js';
+
 export type AwsService = 'ssm' | 'ec2';
 
 /** Which calls a fault applies to; an omitted field matches every service or operation. */
@@ -27,10 +29,11 @@ export class AwsFaults {
   private throttles: Array<Rule<{ next?: number; rate?: number }>> = [];
   private denials: Array<Rule<null>> = [];
   private slows: Array<Rule<{ delayMs: number }>> = [];
-  private state: number;
+  private readonly random: () => number;
 
   constructor(seed = 1) {
-    this.state = seed >>> 0;
+    const draws = seededRandom(seed, 'aws-faults');
+    this.random = () => draws.next();
   }
 
   /** Throttle the next N matching calls, or a fraction (0–1) of them until cleared. */
@@ -71,14 +74,5 @@ export class AwsFaults {
       if (rule.spec.rate !== undefined && this.random() < rule.spec.rate) return { delayMs, failure: 'throttle' };
     }
     return { delayMs };
-  }
-
-  // mulberry32: small, seedable, good enough for fault rates.
-  private random(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   }
 }

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { text } from 'node:stream/consumers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { amiCatalog, type AmiCatalogOptions } from './catalog.js';
 import { ec2Fault, ec2Reply } from './ec2.js';
@@ -50,15 +51,6 @@ interface Call {
   params: Record<string, unknown>;
   answer(): AwsReply;
   fault(failure: 'throttle' | 'access-denied'): AwsReply;
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 function classify(catalog: AmiCatalog, req: IncomingMessage, body: string, ctx: AwsCallContext): Call {
@@ -111,7 +103,7 @@ export async function startAwsEndpoints(options: AwsEndpointsOptions = {}): Prom
   const stopping = new AbortController();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readBody(req);
+    const body = await text(req);
     const region = CREDENTIAL_SCOPE.exec(req.headers.authorization ?? '')?.[1] ?? options.region ?? 'us-east-1';
     const ctx: AwsCallContext = { region, requestId: randomUUID(), now: now(), accountId: catalog.accountId };
     const call = classify(catalog, req, body, ctx);

@@ -4,6 +4,7 @@
 import { isDeprecatedAt } from '../aws/images.js';
 import { imageById, imagesByName, imagesByTags, parameterValue } from '../aws/lookup.js';
 import type { AmiCatalog, CatalogImage } from '../aws/types.js';
+import type { AmiSelectorTerm } from '../../cluster/views.js';
 import { aliasImages, variantRequirements, type Requirement } from './amis-alias.js';
 
 export type { Requirement } from './amis-alias.js';
@@ -22,15 +23,6 @@ export interface AmiResolution {
   message?: string;
   /** Set when `amis` is empty: `UnsupportedAlias` (terminal) or `AMINotFound` (Karpenter retries every minute). */
   reason?: 'AMINotFound' | 'UnsupportedAlias';
-}
-
-export interface AmiSelectorTerm {
-  alias?: string;
-  id?: string;
-  name?: string;
-  owner?: string;
-  tags?: Record<string, string>;
-  ssmParameter?: string;
 }
 
 export interface ResolveAmiArgs {

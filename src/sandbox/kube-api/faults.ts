@@ -1,6 +1,7 @@
 // Injected API server trouble, changed at run time by tests and scenarios: failed requests (500, or 429 with
 // Retry-After as API Priority and Fairness answers), RBAC refusals, slow answers, and watch connections cut as a
 // load balancer or an apiserver restart cuts them. Rates draw from a seeded generator so a run replays exactly.
+import { seededRandom } from '../scenarios/random.js';
 
 /** Which requests a fault applies to; an omitted field matches everything. `resource` is e.g. `nodeclaims`. */
 export interface KubeFaultTarget {
@@ -49,10 +50,11 @@ export class KubeFaults {
   private delays: Array<Rule<number>> = [];
   private readonly watchDroppers = new Set<() => void>();
   private dropTimer: NodeJS.Timeout | undefined;
-  private state: number;
+  private readonly random: () => number;
 
   constructor(seed = 1) {
-    this.state = seed >>> 0;
+    const draws = seededRandom(seed, 'kube-faults');
+    this.random = () => draws.next();
   }
 
   /** Fail a fraction (0–1) of matching requests until cleared, or the next N of them. */
@@ -144,14 +146,5 @@ export class KubeFaults {
       }
     }
     return { delayMs };
-  }
-
-  // mulberry32, as the AWS endpoints' faults use: small, seedable, good enough for fault rates.
-  private random(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   }
 }

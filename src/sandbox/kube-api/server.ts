@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { text } from 'node:stream/consumers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeTokens } from './authn.js';
 import type { CustomResourceDefinition } from './crds.js';
@@ -88,15 +89,6 @@ function accessReview(body: string, faults: KubeFaults): Reply {
 const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version']);
 const DEFAULT_NAMESPACES = ['default', 'kube-node-lease', 'kube-public', 'kube-system'];
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 function nonResource(info: RequestInfo, store: KubeStore, version: KubeVersion, host: string): Reply {
   const json = (value: unknown): Reply => ({
     code: 200,
@@ -157,7 +149,7 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://localhost');
     const info = requestInfo(req.method ?? 'GET', url);
-    const body = await readBody(req);
+    const body = await text(req);
     const record: KubeRequestRecord = {
       verb: info.verb,
       ...(info.isResourceRequest ? { resource: info.resource } : {}),
