@@ -8,6 +8,7 @@ import type { KubeObject } from '../kube-api/types.js';
 import type { SeededRandom } from '../scenarios/random.js';
 import type { SimClock } from './clock.js';
 import type { EventRecorder } from './events.js';
+import { withCondition, type Condition } from './objects.js';
 
 /** Simulated seconds unless named otherwise. */
 export interface SimTiming {
@@ -126,6 +127,20 @@ export function spec<T = Record<string, unknown>>(o: KubeObject): T {
 /** Writes status through the status subresource, as a controller does. */
 export function writeStatus(ctx: SimContext, resource: string, o: KubeObject, next: Record<string, unknown>): KubeObject {
   return ctx.store.update(resource, { ...o, status: next }, { subresource: 'status', manager: MANAGER });
+}
+
+/** Sets status conditions (a transition time only where the status changes), as Karpenter's controllers patch them. */
+export function setConditions(
+  ctx: SimContext,
+  resource: string,
+  o: KubeObject,
+  updates: Array<Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>>,
+  extra: Record<string, unknown> = {},
+): KubeObject {
+  const now = ctx.clock.wall();
+  let conditions = status<{ conditions?: Condition[] }>(o).conditions;
+  for (const u of updates) conditions = withCondition(conditions, { ...u, observedGeneration: o.metadata.generation ?? 1 }, now);
+  return writeStatus(ctx, resource, o, { ...status<Record<string, unknown>>(o), ...extra, conditions });
 }
 
 export function writeObject(ctx: SimContext, resource: string, o: KubeObject): KubeObject {

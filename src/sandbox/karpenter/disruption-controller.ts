@@ -6,13 +6,13 @@
 // deleting the old NodeClaim; a replacement that disappears fails the command.
 import type { KubeObject } from '../kube-api/types.js';
 import { allowedDisruptions, type Budget } from '../../plan/budgets.js';
-import { EC2NODECLASSES, NODECLAIMS, NODEPOOLS, key, spec, status, writeObject, writeStatus, type Command, type SimContext } from './context.js';
+import { EC2NODECLASSES, NODECLAIMS, NODEPOOLS, key, setConditions, spec, status, writeObject, writeStatus, type Command, type SimContext } from './context.js';
 import { blockingPdb } from './pdbs.js';
 import { hasDoNotDisrupt, reschedulablePods } from './pods.js';
 import { notAllPodsWouldSchedule } from './scheduling.js';
 import { setRegistrationHealth } from './lifecycle-controller.js';
 import { replacementFor } from './replacement.js';
-import { DISRUPTED_TAINT, DISRUPTING_TAINT_V1BETA1, conditionOf, isTrue, withCondition, withoutCondition, type Condition } from './objects.js';
+import { DISRUPTED_TAINT, DISRUPTING_TAINT_V1BETA1, conditionOf, isTrue, withoutCondition, type Condition } from './objects.js';
 
 /** Karpenter's queue gives up on a replacement that has not initialized after this long (queue.go minRetryDuration). */
 const COMMAND_TIMEOUT_MS = 10 * 60_000;
@@ -162,15 +162,9 @@ function clearDisruptionReason(ctx: SimContext, claim: KubeObject): void {
 }
 
 function startCommand(ctx: SimContext, c: Candidate): void {
-  const now = ctx.clock.wall();
   const name = c.claim.metadata.name ?? '';
   taint(ctx, c.node);
-  const conditions = withCondition(
-    status<{ conditions?: Condition[] }>(c.claim).conditions,
-    { type: 'DisruptionReason', status: 'True', reason: 'Drifted', message: '', observedGeneration: c.claim.metadata.generation ?? 1 },
-    now,
-  );
-  writeStatus(ctx, NODECLAIMS, c.claim, { ...status(c.claim), conditions });
+  setConditions(ctx, NODECLAIMS, c.claim, [{ type: 'DisruptionReason', status: 'True', reason: 'Drifted', message: '' }]);
   const command: Command = { candidate: name, nodeName: c.node.metadata.name ?? '', nodePool: c.nodePool, startedAt: ctx.clock.now().getTime() };
   if (!c.empty) {
     const pool = ctx.store.get(NODEPOOLS, c.nodePool);

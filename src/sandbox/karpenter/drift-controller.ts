@@ -3,8 +3,8 @@
 // status.imageID is not the AMI its class's status.amis chooses for its instance type. The condition is only ever
 // True: it is removed, never set False, when the claim is no longer drifted.
 import type { KubeObject } from '../kube-api/types.js';
-import { EC2NODECLASSES, NODECLAIMS, spec, status, writeStatus, type SimContext } from './context.js';
-import { conditionOf, withCondition, withoutCondition, type Condition } from './objects.js';
+import { EC2NODECLASSES, NODECLAIMS, setConditions, spec, status, writeStatus, type SimContext } from './context.js';
+import { conditionOf, withoutCondition, type Condition } from './objects.js';
 
 export interface Requirement {
   key: string;
@@ -79,11 +79,6 @@ export function reconcileDrift(ctx: SimContext): void {
 }
 
 function markDrifted(ctx: SimContext, claim: KubeObject): void {
-  const conditions = withCondition(
-    status<{ conditions?: Condition[] }>(claim).conditions,
-    { type: 'Drifted', status: 'True', reason: 'AMIDrift', message: 'AMIDrift', observedGeneration: claim.metadata.generation ?? 1 },
-    ctx.clock.wall(),
-  );
-  writeStatus(ctx, NODECLAIMS, claim, { ...status<Record<string, unknown>>(claim), conditions });
+  setConditions(ctx, NODECLAIMS, claim, [{ type: 'Drifted', status: 'True', reason: 'AMIDrift', message: 'AMIDrift' }]);
   ctx.log(`marking drifted: nodeclaim ${claim.metadata.name} reason=AMIDrift`);
 }

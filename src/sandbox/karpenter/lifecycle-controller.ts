@@ -4,9 +4,9 @@
 // claim; a Node that never registers is deleted at the registration TTL (15 minutes) and the NodePool reports
 // NodeRegistrationHealthy=False.
 import type { KubeObject } from '../kube-api/types.js';
-import { EC2NODECLASSES, NODECLAIMS, NODEPOOLS, spec, status, writeStatus, type LifecyclePhase as Phase, type SimContext } from './context.js';
+import { EC2NODECLASSES, NODECLAIMS, NODEPOOLS, setConditions, spec, status, type LifecyclePhase as Phase, type SimContext } from './context.js';
 import { chosenAmi, type StatusAmi } from './drift-controller.js';
-import { conditionOf, isTrue, launchedStatus, nodeInfoForImage, nodeObject, nodeReadyCondition, withCondition, ZONES, type Condition } from './objects.js';
+import { conditionOf, isTrue, launchedStatus, nodeInfoForImage, nodeObject, nodeReadyCondition, ZONES } from './objects.js';
 import { instanceTypeOf, newInstance } from './replacement.js';
 
 
@@ -37,12 +37,6 @@ export function reconcileLifecycle(ctx: SimContext): void {
   }
 }
 
-function setConditions(ctx: SimContext, claim: KubeObject, updates: Array<Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>>, extra: Record<string, unknown> = {}): KubeObject {
-  const now = ctx.clock.wall();
-  let conditions = status<{ conditions?: Condition[] }>(claim).conditions;
-  for (const u of updates) conditions = withCondition(conditions, { ...u, observedGeneration: claim.metadata.generation ?? 1 }, now);
-  return writeStatus(ctx, NODECLAIMS, claim, { ...status<Record<string, unknown>>(claim), ...extra, conditions });
-}
 
 function launch(ctx: SimContext, claim: KubeObject, phase: Phase): void {
   const name = claim.metadata.name ?? '';
@@ -50,7 +44,7 @@ function launch(ctx: SimContext, claim: KubeObject, phase: Phase): void {
   const zone = claim.metadata.labels?.['topology.kubernetes.io/zone'] ?? ZONES[0].zone;
   if (phase.fail) {
     const message = `creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: We currently do not have sufficient ${instanceType.name} capacity in the Availability Zone you requested (${zone}).`;
-    const failed = setConditions(ctx, claim, [{ type: 'Launched', status: 'Unknown', reason: phase.fail, message }]);
+    const failed = setConditions(ctx, NODECLAIMS, claim, [{ type: 'Launched', status: 'Unknown', reason: phase.fail, message }]);
     ctx.events.publish({ object: failed, type: 'Warning', reason: phase.fail, message: `NodeClaim ${name} event: ${message}` });
     ctx.log(`failed launching nodeclaim ${name}: ${phase.fail}`);
     ctx.store.delete(NODECLAIMS, name); // Karpenter deletes a NodeClaim that hit insufficient capacity
@@ -59,7 +53,7 @@ function launch(ctx: SimContext, claim: KubeObject, phase: Phase): void {
   const nodeClass = ctx.store.get(EC2NODECLASSES, spec<{ nodeClassRef?: { name?: string } }>(claim).nodeClassRef?.name ?? '');
   const ami = nodeClass ? chosenAmi(status<{ amis?: StatusAmi[] }>(nodeClass).amis ?? [], claim.metadata.labels ?? {}) : undefined;
   if (!ami) {
-    setConditions(ctx, claim, [{ type: 'Launched', status: 'Unknown', reason: 'NodeClassNotReady', message: 'NodeClass is not ready' }]);
+    setConditions(ctx, NODECLAIMS, claim, [{ type: 'Launched', status: 'Unknown', reason: 'NodeClassNotReady', message: 'NodeClass is not ready' }]);
     return;
   }
   const zoneIndex = Math.max(0, ZONES.findIndex((z) => z.zone === zone));
@@ -67,6 +61,7 @@ function launch(ctx: SimContext, claim: KubeObject, phase: Phase): void {
   const launched = launchedStatus({ name, nodePool: { name: '', uid: '' }, nodeClass: '', instanceType, zoneIndex, nodeName, instanceId }, ami.id);
   setConditions(
     ctx,
+    NODECLAIMS,
     claim,
     [
       { type: 'Launched', status: 'True', reason: 'Launched', message: '' },
@@ -115,7 +110,7 @@ function register(ctx: SimContext, claim: KubeObject, phase: Phase, now: number)
     ...info,
   });
   ctx.store.create('nodes', node, { wholeObject: true, manager: 'kubelet' });
-  setConditions(ctx, claim, [{ type: 'Registered', status: 'True', reason: 'Registered', message: '' }, { type: 'Initialized', status: 'Unknown', reason: 'NodeNotReady', message: 'Node status is NotReady' }], { nodeName: p.nodeName });
+  setConditions(ctx, NODECLAIMS, claim, [{ type: 'Registered', status: 'True', reason: 'Registered', message: '' }, { type: 'Initialized', status: 'Unknown', reason: 'NodeNotReady', message: 'Node status is NotReady' }], { nodeName: p.nodeName });
   ctx.memory.lifecycle.set(name, { ...p, initializeAt: now + ctx.timing.initializeSeconds * 1000 });
   ctx.log(`registered nodeclaim ${name}: node ${p.nodeName}`);
 }
@@ -127,7 +122,7 @@ function initialize(ctx: SimContext, claim: KubeObject): void {
   const now = ctx.clock.wall();
   const ready = ctx.store.update('nodes', { ...node, status: { ...status<Record<string, unknown>>(node), conditions: [nodeReadyCondition(true, now)] } }, { subresource: 'status', manager: 'kubelet' });
   ctx.store.update('nodes', { ...ready, metadata: { ...ready.metadata, labels: { ...ready.metadata.labels, 'karpenter.sh/initialized': 'true' } } }, { manager: 'karpenter' });
-  setConditions(ctx, claim, [
+  setConditions(ctx, NODECLAIMS, claim, [
     { type: 'Initialized', status: 'True', reason: 'Initialized', message: '' },
     { type: 'Ready', status: 'True', reason: 'Ready', message: '' },
   ]);
@@ -140,12 +135,9 @@ export function setRegistrationHealth(ctx: SimContext, poolName: string, healthy
   if (!pool) return;
   const current = conditionOf(pool, 'NodeRegistrationHealthy');
   if (current?.status === (healthy ? 'True' : 'False')) return;
-  const conditions = withCondition(
-    status<{ conditions?: Condition[] }>(pool).conditions,
+  setConditions(ctx, NODEPOOLS, pool, [
     healthy
-      ? { type: 'NodeRegistrationHealthy', status: 'True', reason: 'NodeRegistrationHealthy', message: '', observedGeneration: pool.metadata.generation ?? 1 }
-      : { type: 'NodeRegistrationHealthy', status: 'False', reason: 'RegistrationFailed', message: 'Failed to launch node', observedGeneration: pool.metadata.generation ?? 1 },
-    ctx.clock.wall(),
-  );
-  writeStatus(ctx, NODEPOOLS, pool, { ...status<Record<string, unknown>>(pool), conditions });
+      ? { type: 'NodeRegistrationHealthy', status: 'True', reason: 'NodeRegistrationHealthy', message: '' }
+      : { type: 'NodeRegistrationHealthy', status: 'False', reason: 'RegistrationFailed', message: 'Failed to launch node' },
+  ]);
 }

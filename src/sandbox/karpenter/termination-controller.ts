@@ -3,11 +3,11 @@
 // that honour PDBs and do-not-disrupt (FailedDraining while pods wait), then the instance is terminated
 // (InstanceTerminating) and the karpenter.sh/termination finalizers are removed, Node first.
 import type { KubeObject } from '../kube-api/types.js';
-import { NODECLAIMS, key, spec, status, writeObject, writeStatus, type SimContext } from './context.js';
+import { NODECLAIMS, key, setConditions, spec, status, writeObject, type SimContext } from './context.js';
 import { taint } from './disruption-controller.js';
 import { blockingPdb, recordEviction } from './pdbs.js';
 import { hasDoNotDisrupt, recreatePod, reschedulablePods } from './pods.js';
-import { TERMINATION_FINALIZER, conditionOf, rfc3339, withCondition, type Condition } from './objects.js';
+import { TERMINATION_FINALIZER, conditionOf, rfc3339 } from './objects.js';
 
 const TGP_ANNOTATION = 'karpenter.sh/nodeclaim-termination-timestamp';
 
@@ -44,12 +44,7 @@ function finalizeNodeClaim(ctx: SimContext, claim: KubeObject): void {
   }
   // The Node is gone (or never registered): terminate the instance, then let the NodeClaim go.
   if (conditionOf(current, 'InstanceTerminating')?.status !== 'True' && conditionOf(current, 'Launched')?.status === 'True') {
-    const conditions = withCondition(
-      status<{ conditions?: Condition[] }>(current).conditions,
-      { type: 'InstanceTerminating', status: 'True', reason: 'InstanceTerminating', message: '', observedGeneration: current.metadata.generation ?? 1 },
-      ctx.clock.wall(),
-    );
-    current = writeStatus(ctx, NODECLAIMS, current, { ...status<Record<string, unknown>>(current), conditions });
+    current = setConditions(ctx, NODECLAIMS, current, [{ type: 'InstanceTerminating', status: 'True', reason: 'InstanceTerminating', message: '' }]);
   }
   ctx.store.update(NODECLAIMS, { ...current, metadata: { ...current.metadata, finalizers: (current.metadata.finalizers ?? []).filter((f) => f !== TERMINATION_FINALIZER) } }, { manager: 'karpenter' });
   ctx.memory.lifecycle.delete(current.metadata.name ?? '');
@@ -105,14 +100,9 @@ function setDrained(ctx: SimContext, claim: KubeObject, drained: boolean): void 
   if (!latest) return;
   const want = drained ? 'True' : 'Unknown';
   if (conditionOf(latest, 'Drained')?.status === want) return;
-  const conditions = withCondition(
-    status<{ conditions?: Condition[] }>(latest).conditions,
-    drained
-      ? { type: 'Drained', status: 'True', reason: 'Drained', message: '', observedGeneration: latest.metadata.generation ?? 1 }
-      : { type: 'Drained', status: 'Unknown', reason: 'Draining', message: 'Draining', observedGeneration: latest.metadata.generation ?? 1 },
-    ctx.clock.wall(),
-  );
-  writeStatus(ctx, NODECLAIMS, latest, { ...status<Record<string, unknown>>(latest), conditions });
+  setConditions(ctx, NODECLAIMS, latest, [
+    drained ? { type: 'Drained', status: 'True', reason: 'Drained', message: '' } : { type: 'Drained', status: 'Unknown', reason: 'Draining', message: 'Draining' },
+  ]);
 }
 
 // Go's time.ParseDuration for the forms the CRD allows (e.g. 24h, 1h30m, 90s).

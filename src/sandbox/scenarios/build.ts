@@ -2,7 +2,6 @@
 // people and controllers who made it: a platform team's EC2NodeClasses and NodePools, Karpenter's NodeClaims, the
 // kubelets' Nodes, the workload controllers' pods and the PDBs applied with kubectl. Nothing is drifted yet;
 // EC2NodeClass status is the simulated Karpenter's to write.
-import type { AmiFamily, Arch } from '../../ami/families.js';
 import { UsageError } from '../../errors.js';
 import type { AmiCatalog } from '../aws/types.js';
 import type { KubeStore } from '../kube-api/registry-store.js';
@@ -19,17 +18,8 @@ import { buildPdb, buildWorkloadPods, ensureNamespace } from './workloads.js';
 export const ARGOCD_APP = 'karpenter';
 export const ARGOCD_APP_NAMESPACE = 'karpenter';
 
-export interface BuiltNodeClass {
-  name: string;
-  family: AmiFamily;
-  kubernetesVersion: string;
-  variant: 'standard' | 'nvidia';
-  arches: Arch[];
-  /** The AMI release the nodes run (`v20240917`, Bottlerocket `1.20.4`). */
-  release: string;
-  /** The AMI each arch's nodes run: what their NodeClaims' status.imageID says. */
-  imageIds: Partial<Record<Arch, string>>;
-}
+/** A class as built: the AMIs its nodes run (imageIds: what their NodeClaims' status.imageID says), per arch. */
+export type BuiltNodeClass = Omit<ClassImages, 'releases'>;
 
 export interface BuiltNodePool {
   name: string;
