@@ -4,6 +4,7 @@ import { selectorMatches } from '../cluster/convert.js';
 import type { Inventory, NodePoolView, PodView } from '../cluster/views.js';
 import { check, type Check } from './checks.js';
 import type { BlockingBudget, DriftingNodeClaim, NodePoolPlan } from './pools.js';
+import { plural } from '../rollout/text.js';
 
 const BLOCKED_EVENT = 'No allowed disruptions for disruption reason Drifted due to blocking budget';
 
@@ -22,7 +23,6 @@ export function budgetText(b: BlockingBudget): string {
   return `spec.disruption.budgets[${b.index}] {${fields.join(', ')}}`;
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export function budgetChecks(plan: NodePoolPlan, pool: NodePoolView): Check[] {
   if (plan.toDrift === 0) return [];

@@ -2,13 +2,13 @@
 // older; an alias follows the control plane, so it cannot pin an older minor; aliases need Karpenter v1.
 import type { Inventory } from '../cluster/views.js';
 import { check, type Check } from './checks.js';
+import { plural } from '../rollout/text.js';
 
 /** 30 from "1.30", "1.30+", "v1.30.4-eks-a737599". */
 export function minorOf(version: string): number {
   return Number(/^v?\d+\.(\d+)/.exec(version)?.[1] ?? NaN);
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export function versionChecks(
   inventory: Inventory,

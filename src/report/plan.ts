@@ -5,11 +5,11 @@ import { utcMinute } from '../plan/blockers.js';
 import type { Check, CheckLevel } from '../plan/checks.js';
 import type { AmiSpec, NodeClassPlan, Plan } from '../plan/plan.js';
 import type { NodePoolPlan } from '../plan/pools.js';
+import { plural } from '../rollout/text.js';
 
 const ANSI = { red: 31, green: 32, yellow: 33, cyan: 36, bold: 1 } as const;
 type Paint = (style: keyof typeof ANSI, text: string) => string;
 
-const plural = (n: number, word: string, words = `${word}s`) => `${n} ${n === 1 ? word : words}`;
 
 export function planSummary(plan: Plan): { nodeClassesToChange: number; nodesToReplace: number } {
   return {

@@ -7,7 +7,8 @@ import type { EventView, NodeClaimView, NodeView, PdbView, PodView } from '../cl
 import { listed, quotes } from './evidence.js';
 import { eventTime } from './snapshot.js';
 import type { Blocker, Facts, Pool } from './stalls.js';
-import { isDisrupting, isTrue, nodeOf, plural } from './track.js';
+import { isDisrupting, isTrue, nodeOf } from './track.js';
+import { plural } from './text.js';
 
 interface Held {
   claim: NodeClaimView;

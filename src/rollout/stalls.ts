@@ -15,8 +15,8 @@ import { allowedDisruptions, type Budget, type BudgetEvaluation } from '../plan/
 import { listed, quotes } from './evidence.js';
 import { podBlockers } from './pod-stalls.js';
 import { eventTime, type Snapshot } from './snapshot.js';
-import { claimsByNodePool, isDisrupting, isTrue, nodeOf, plural, type RolloutScope } from './track.js';
-import { amiSelectorTermText, humanDuration, utcTime } from './text.js';
+import { claimsByNodePool, isDisrupting, isTrue, nodeOf, type RolloutScope } from './track.js';
+import { amiSelectorTermText, humanDuration, plural, utcTime } from './text.js';
 
 export type StallCode =
   | 'STALL-AMIS-NOT-READY'

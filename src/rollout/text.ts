@@ -13,6 +13,11 @@ export function amiSelectorTermText(t: NodeClassView['amiSelectorTerms'][number]
   return parts.join(',');
 }
 
+/** `1 node`, `3 nodes` (`words` for an irregular plural). */
+export function plural(n: number, word: string, words = `${word}s`): string {
+  return `${n} ${n === 1 ? word : words}`;
+}
+
 /** RFC 3339 in UTC, to the second: `2025-08-20T17:00:00Z`. */
 export function utcTime(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z');

@@ -2,6 +2,7 @@
 // what "done" means). Pure: `now` is an argument, and the follow loop decides when to call it.
 import type { ConditionView, NodeClaimView, NodeView } from '../cluster/views.js';
 import type { Snapshot } from './snapshot.js';
+import { plural } from './text.js';
 
 export interface RolloutScope {
   nodePools: Array<{ name: string; nodeClass: string }>;
@@ -226,10 +227,6 @@ function nodePoolMessage(name: string, c: NodePoolCounts, w: Waiting, done: bool
     ...[...w.otherKubelet].map(([m, n]) => `${plural(n, 'node')} on kubelet ${m}, not ${minor}`),
   ].filter((s) => s !== '');
   return `Waiting for NodePool "${name}" drift: ${c.replaced} of ${c.replaced + c.remaining} nodes replaced${clauses.map((s) => `, ${s}`).join('')}...`;
-}
-
-export function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 /**
