@@ -4,7 +4,7 @@
 import type { KubeObject } from '../kube-api/types.js';
 import { generatedName } from '../scenarios/names.js';
 import { key, spec, status, type SimContext } from './context.js';
-import { DISRUPTED_TAINT, DO_NOT_DISRUPT, isTrue, rfc3339 } from './objects.js';
+import { DISRUPTED_TAINT, DISRUPTING_TAINT_V1BETA1, DO_NOT_DISRUPT, isTrue, rfc3339 } from './objects.js';
 
 type Pod = KubeObject & { spec?: { nodeName?: string; nodeSelector?: Record<string, string> }; status?: { phase?: string; conditions?: unknown[] } };
 
@@ -35,7 +35,7 @@ export function schedulable(node: KubeObject): boolean {
     isTrue(node, 'Ready') &&
     node.metadata.labels?.['karpenter.sh/initialized'] === 'true' &&
     !taints.unschedulable &&
-    !(taints.taints ?? []).some((t) => t.key === DISRUPTED_TAINT.key || t.key === 'karpenter.sh/disruption')
+    !(taints.taints ?? []).some((t) => t.key === DISRUPTED_TAINT.key || t.key === DISRUPTING_TAINT_V1BETA1.key)
   );
 }
 
