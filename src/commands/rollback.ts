@@ -13,7 +13,7 @@ import type { RollbackOptions } from '../options.js';
 import { amiSelectorTermText } from '../rollout/text.js';
 import { followRollout } from './follow-rollout.js';
 import { connect } from './planning.js';
-import { confirmOrRefuse, event } from './upgrade-shared.js';
+import { applyEach, confirmOrRefuse, event } from './upgrade-shared.js';
 
 interface Restore {
   view: NodeClassView;
@@ -79,7 +79,16 @@ export async function rollback(options: RollbackOptions, ctx: CommandContext): P
       ]);
     }
     const generations: Record<string, number> = {};
-    for (const r of restores) {
+    const how = {
+      doing: 'restoring',
+      done: 'restored',
+      dryRun: options.dryRun,
+      // A restore drops karp-drift's annotations, so running rollback again restores only the others.
+      resume: 'restore the others with: karp-drift rollback (the restored ones no longer have a recorded selection)',
+      undo: () => 'they drift back to the previous AMIs; to return to the upgrade, run karp-drift upgrade again',
+    };
+    await applyEach(ctx, restores.map((r) => r.view.name), how, async (name) => {
+      const r = restores.find((x) => x.view.name === name)!;
       const result = await applyNodeClass(
         cluster.custom,
         {
@@ -96,7 +105,7 @@ export async function rollback(options: RollbackOptions, ctx: CommandContext): P
       generations[r.view.name] = result.generation;
       if (json) ctx.io.out(event('applied', { nodeClass: r.view.name, generation: result.generation, dryRun: options.dryRun, amiSelectorTerms: r.terms }));
       else log.info(`${options.dryRun ? 'Validated (dry run, nothing changed)' : 'Restored'}: ec2nodeclass/${r.view.name}`);
-    }
+    });
     if (options.dryRun || !options.wait) return;
 
     // The previous terms may be an alias or selectors: what they mean is what Karpenter resolves. Wait for it.

@@ -5,14 +5,13 @@ import { randomUUID } from 'node:crypto';
 import type { CommandContext } from '../cli.js';
 import { followNeeds, requireAccess } from '../cluster/access.js';
 import { applyNodeClass, bookkeeping } from '../cluster/apply.js';
-import { InterruptedError, KarpDriftError } from '../errors.js';
 import type { UpgradeOptions } from '../options.js';
 import type { NodeClassPlan } from '../plan/plan.js';
 import { planJson, planSummary, planText } from '../report/plan.js';
 import { humanDuration } from '../rollout/text.js';
 import { followRollout } from './follow-rollout.js';
 import { preparePlan, refuseIfBlocked } from './planning.js';
-import { confirmOrRefuse, event } from './upgrade-shared.js';
+import { applyEach, confirmOrRefuse, event } from './upgrade-shared.js';
 
 function resumeCommand(options: UpgradeOptions, ctx: CommandContext): string {
   const parts = ['karp-drift upgrade', `--to ${options.kubernetes.version}`];
@@ -50,33 +49,26 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
     }
     const runId = randomUUID();
     const generations: Record<string, number> = {};
-    const applied: string[] = [];
-    for (const change of changes) {
-      if (ctx.signal.aborted) {
-        throw new InterruptedError(`interrupted before applying ec2nodeclass/${change.name}; applied: ${applied.join(', ') || 'none'}`, {
-          hint: `resume with: ${resumeCommand(options, ctx)} (or undo with karp-drift rollback)`,
-        });
-      }
-      try {
-        generations[change.name] = await applyChange(cluster, discovery.karpenterApi, change, options, runId, inventory.nodeClasses.find((n) => n.name === change.name)!.resourceVersion);
-      } catch (err) {
-        // The classes before it stay applied and their nodes drift: say which, and how to take them back.
-        if (err instanceof KarpDriftError && applied.length > 0 && !options.dryRun) {
-          err.message += `\napplied before it: ${applied.map((n) => `ec2nodeclass/${n}`).join(', ')} (undo with karp-drift rollback ${applied.map((n) => `--nodeclass ${n}`).join(' ')})`;
-        }
-        throw err;
-      }
-      applied.push(change.name);
+    const how = {
+      doing: 'applying',
+      done: 'applied',
+      dryRun: options.dryRun,
+      resume: `resume with: ${resumeCommand(options, ctx)} (or undo with karp-drift rollback)`,
+      undo: (done: string[]) => `undo with karp-drift rollback ${done.map((n) => `--nodeclass ${n}`).join(' ')}`,
+    };
+    await applyEach(ctx, changes.map((c) => c.name), how, async (name) => {
+      const change = changes.find((c) => c.name === name)!;
+      generations[change.name] = await applyChange(cluster, discovery.karpenterApi, change, options, runId, inventory.nodeClasses.find((n) => n.name === change.name)!.resourceVersion);
       if (json) ctx.io.out(event('applied', { nodeClass: change.name, generation: generations[change.name], dryRun: options.dryRun, amiSelectorTerms: change.after.amiSelectorTerms, ...(change.after.amiFamily ? { amiFamily: change.after.amiFamily } : {}) }));
       else log.info(`${options.dryRun ? 'Validated (dry run, nothing changed)' : 'Applied'}: ec2nodeclass/${change.name} amiSelectorTerms ${JSON.stringify(change.after.amiSelectorTerms)}`);
-    }
+    });
     if (options.dryRun) {
       if (!json) ctx.io.out(`Dry run: the API server accepted ${changes.length} change(s); nothing was changed.\n`);
       return;
     }
     if (changes.length === 0 && !json) log.info('Every EC2NodeClass in scope is already pinned to the target AMIs; following the rollout where it stands.');
     if (!options.wait) {
-      if (!json) ctx.io.out(`Applied ${applied.length} EC2NodeClass change(s); not waiting (--no-wait). Follow with: ${resumeCommand(options, ctx)}\n`);
+      if (!json) ctx.io.out(`Applied ${changes.length} EC2NodeClass change(s); not waiting (--no-wait). Follow with: ${resumeCommand(options, ctx)}\n`);
       return;
     }
 
