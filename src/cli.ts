@@ -39,7 +39,7 @@ export function buildProgram(run: RunEnvironment): Command {
     .option('--context <name>', 'kubeconfig context to use')
     .option('--region <region>', 'AWS region (default: the SDK chain, e.g. $AWS_REGION)')
     .option('--profile <name>', 'AWS shared-config profile')
-    .addOption(new Option('-o, --output <format>', 'output format').choices(['human', 'json']).default('human'))
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['human', 'wide', 'json']).default('human'))
     .option('--no-color', 'disable colour (also NO_COLOR)')
     .option('-v, --verbose', 'log API calls and decisions to stderr')
     .option('-q, --quiet', 'print results only, no progress')

@@ -4,6 +4,16 @@ export interface Io {
   err(text: string): void;
   /** stdout and stdin are a terminal: confirmation prompts and live redraws are allowed. */
   interactive: boolean;
+  /** The size of the terminal `stream` is shown on; undefined when that stream is a pipe or a file. */
+  screen?(stream: 'out' | 'err'): Screen | undefined;
+  /** Calls `listener` when the terminal is resized (SIGWINCH); returns how to stop. */
+  onResize?(listener: () => void): () => void;
+}
+
+/** A terminal's size in display columns and rows. */
+export interface Screen {
+  columns: number;
+  rows: number;
 }
 
 export type OutputFormat = 'human' | 'json';
@@ -15,6 +25,8 @@ export interface GlobalOptions {
   region?: string;
   profile?: string;
   output: OutputFormat;
+  /** `-o wide`: human output with the wider columns (status's KUBELET, AMI and AMI-SELECTOR). */
+  wide?: boolean;
   color: boolean;
   verbose: boolean;
   quiet: boolean;

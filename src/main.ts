@@ -27,6 +27,16 @@ process.exitCode = await runCli(process.argv.slice(2), {
     out: (s) => void process.stdout.write(s),
     err: (s) => void process.stderr.write(s),
     interactive: Boolean(process.stdout.isTTY && process.stdin.isTTY),
+    screen: (stream) => {
+      const tty = stream === 'out' ? process.stdout : process.stderr;
+      return tty.isTTY && tty.columns > 0 ? { columns: tty.columns, rows: tty.rows } : undefined;
+    },
+    onResize: (listener) => {
+      // Node refreshes a terminal stream's columns/rows on SIGWINCH and then emits 'resize' on it; one stream is enough.
+      const tty = process.stdout.isTTY ? process.stdout : process.stderr.isTTY ? process.stderr : undefined;
+      tty?.on('resize', listener);
+      return () => void tty?.off('resize', listener);
+    },
   },
   env: process.env,
   stdoutIsTTY: Boolean(process.stdout.isTTY),

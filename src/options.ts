@@ -97,13 +97,15 @@ export function parseGlobalOptions(flags: Record<string, unknown>, env: NodeJS.P
     context: z.string().min(1).optional(),
     region: z.string().min(1).optional(),
     profile: z.string().min(1).optional(),
-    output: z.enum(['human', 'json'] satisfies OutputFormat[], { message: '-o/--output must be human or json' }).default('human'),
+    output: z.enum(['human', 'json', 'wide'] satisfies Array<OutputFormat | 'wide'>, { message: '-o/--output must be human, wide or json' }).default('human'),
     color: z.boolean().default(true),
     verbose: z.boolean().default(false),
     quiet: z.boolean().default(false),
     requestTimeout: flag((v) => parseDuration(v, '--request-timeout')).optional(),
   });
-  const { requestTimeout, ...g } = parseWith(schema, flags);
+  const { requestTimeout, output: format, ...rest } = parseWith(schema, flags);
+  // kubectl's `-o wide`: human output with more columns (status); commands without wider columns print as for human.
+  const g = { ...rest, output: format === 'wide' ? ('human' as const) : format, ...(format === 'wide' ? { wide: true } : {}) };
   if (requestTimeout !== undefined && requestTimeout <= 0) throw new UsageError('--request-timeout must be longer than 0');
   if (g.verbose && g.quiet) throw new UsageError('-v/--verbose and -q/--quiet cannot be used together');
   const noColorEnv = env.NO_COLOR !== undefined && env.NO_COLOR !== '';

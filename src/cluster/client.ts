@@ -15,6 +15,7 @@ import { bufferFromFileOrString, CustomObjectsApi, KubeConfig, type Cluster as K
 import { UsageError } from '../errors.js';
 import { apiClient } from './api-client.js';
 import { Credentials } from './credentials.js';
+import { clusterIdentity, type ClusterIdentity } from './identity.js';
 
 export interface LoadClusterOptions {
   /** --request-timeout: a request with no answer (headers) after this long fails (default 30 s). */
@@ -34,6 +35,8 @@ export interface Cluster {
   /** The context in use, and the API server it points at: the "where" of every message. */
   context: string;
   server: string;
+  /** The context, server and cluster name that machine-readable output names (identity.ts). */
+  identity: ClusterIdentity;
   /** The kubeconfig file(s) read, for messages. */
   source: string;
   /** What the context's user authenticates with (for messages), and the new token a 401 may get (request.ts). */
@@ -88,10 +91,12 @@ export function loadCluster(options: LoadClusterOptions = {}): Cluster {
     kc.addAuthenticator(credentials);
   }
   const agent = cluster.proxyUrl ? undefined : sharedAgent(cluster, user);
+  const server = cluster.server.replace(/\/+$/, '');
   const connection = {
     kc,
     context,
-    server: cluster.server.replace(/\/+$/, ''),
+    server,
+    identity: clusterIdentity(context, kc.getContextObject(context)?.cluster ?? cluster.name, server),
     source,
     credentials,
     agent,

@@ -9,10 +9,11 @@ import { followCluster } from '../cluster/follow.js';
 import { readDiagnosisReads } from '../cluster/inventory.js';
 import type { ClusterChange, Inventory } from '../cluster/views.js';
 import { InterruptedError, RuntimeFailure, StalledError, TimeoutError } from '../errors.js';
-import { blockedEvent, doneEvent, ndjsonLine, progressEvent, progressFrame, progressLogLines, redrawFrame, stallSummary, type RolloutResult } from '../report/progress.js';
+import { blockedEvent, blockerText, doneEvent, eventTime, ndjsonLine, progressEvent, progressFrame, progressLogLines, stallSummary, unreportedBlockers, type RolloutResult } from '../report/progress.js';
 import { applyChange, emptySnapshot, karpenterNodesOf } from '../rollout/snapshot.js';
 import { diagnose, type Blocker } from '../rollout/stalls.js';
 import { humanDuration } from '../rollout/text.js';
+import { liveDisplay } from './live-display.js';
 import { track, type RolloutProgress, type RolloutScope } from '../rollout/track.js';
 import { nodeClassReadiness } from '../rollout/readiness.js';
 
@@ -30,13 +31,19 @@ const TICK_MS = 1000;
 const SETTLE_MS = 50;
 /** While nothing moves, re-read PDBs and pods and diagnose at most this often. */
 const DIAGNOSE_EVERY_MS = 30_000;
+/**
+ * While it moves, look this often for the blockers that read only what the watches keep current (no API call): a
+ * replacement failing to launch or to register is worth a word even when the rollout goes on, or later recovers.
+ */
+const WATCHED_CHECK_EVERY_MS = 5_000;
+const WATCHED_CODES = new Set<Blocker['code']>(['STALL-LAUNCH', 'STALL-REGISTRATION']);
 
 type Emit = (text: string) => void;
 
 export async function followRollout(ctx: CommandContext, cluster: Cluster, discovery: Discovery, inventory: Inventory, settings: FollowSettings): Promise<RolloutProgress> {
   const { scope } = settings;
   const json = ctx.globals.output === 'json';
-  const live = !json && ctx.io.interactive && !ctx.globals.quiet;
+  const display = !json && ctx.io.interactive && !ctx.globals.quiet ? liveDisplay(ctx.io, 'err') : undefined;
   const out: Emit = (t) => ctx.io.out(t);
   const err: Emit = (t) => ctx.io.err(t);
   const snapshot = emptySnapshot();
@@ -45,16 +52,18 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
   ctx.signal.addEventListener('abort', onAbort, { once: true });
 
   let progress: RolloutProgress | undefined;
-  let frame: string | undefined;
-  let blockers: Blocker[] = [];
-  let reportedBlockers = new Set<string>();
+  /** The last full diagnosis (cleared when the rollout moves) and the last look at the watched blockers. */
+  let diagnosed: Blocker[] = [];
+  let watched: Blocker[] = [];
+  const reported = new Map<string, string>();
   let lastDiagnosis = 0;
+  let lastWatchedCheck = 0;
   let context = { pdbs: inventory.pdbs, pods: inventory.pods, nodePools: inventory.nodePools };
   let failure: Error | undefined;
   const readiness = new Map<string, string>();
 
   const finish = (result: RolloutResult, now: Date) => {
-    if (json && progress) out(ndjsonLine(doneEvent(result, progress, now)));
+    if (json && progress) out(ndjsonLine(doneEvent(result, progress, cluster.identity, now)));
   };
 
   const evaluate = async (): Promise<'continue' | RolloutResult> => {
@@ -64,32 +73,40 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
       readiness.set(r.nodeClass, r.state);
       if (r.state === 'failed') throw new RuntimeFailure(`ec2nodeclass/${r.nodeClass}: ${r.message}`, { hint: r.next });
       if (r.state === 'ready') {
-        if (json) out(`${JSON.stringify({ type: 'nodeclass-ready', time: now.toISOString(), nodeClass: r.nodeClass, generation: r.generation, amis: r.amis })}\n`);
+        if (json) out(`${JSON.stringify({ type: 'nodeclass-ready', time: eventTime(now), nodeClass: r.nodeClass, generation: r.generation, amis: r.amis })}\n`);
         else if (!ctx.globals.quiet) err(`ec2nodeclass/${r.nodeClass}: AMIsReady with ${r.amis.map((a) => a.id).join(', ')} (generation ${r.generation})\n`);
       }
     }
     const previous = progress;
     progress = track(previous, snapshot, scope, now);
-    if (progress.synced && now.getTime() - progress.lastProgressAt.getTime() >= Math.min(DIAGNOSE_EVERY_MS, settings.stallTimeoutMs / 2) && now.getTime() - lastDiagnosis >= DIAGNOSE_EVERY_MS) {
+    const moved = previous !== undefined && progress.lastProgressAt.getTime() === now.getTime();
+    if (moved) diagnosed = []; // it moved: whatever blocked it is stale
+    const quietFor = now.getTime() - progress.lastProgressAt.getTime();
+    if (progress.synced && !progress.done && quietFor >= Math.min(DIAGNOSE_EVERY_MS, settings.stallTimeoutMs / 2) && now.getTime() - lastDiagnosis >= DIAGNOSE_EVERY_MS) {
       lastDiagnosis = now.getTime();
+      lastWatchedCheck = now.getTime();
       const fresh = await readDiagnosisReads(cluster, discovery, karpenterNodesOf(snapshot), stop.signal).catch(() => undefined);
       if (fresh) context = fresh;
-      blockers = diagnose(snapshot, { scope, ...context, karpenterApi: discovery.karpenterApi }, now);
-      const codes = new Set(blockers.map((b) => `${b.code}/${b.nodePool ?? b.nodeClass ?? ''}`));
-      for (const b of blockers) if (!reportedBlockers.has(`${b.code}/${b.nodePool ?? b.nodeClass ?? ''}`) && json) out(ndjsonLine(blockedEvent(b, now)));
-      reportedBlockers = codes;
-    } else if (previous && progress.lastProgressAt.getTime() === now.getTime()) {
-      blockers = []; // it moved: whatever blocked it is stale
-      reportedBlockers = new Set();
+      diagnosed = diagnose(snapshot, { scope, ...context, karpenterApi: discovery.karpenterApi }, now);
+      watched = diagnosed.filter((b) => WATCHED_CODES.has(b.code));
+    } else if (progress.synced && !progress.done && now.getTime() - lastWatchedCheck >= WATCHED_CHECK_EVERY_MS) {
+      lastWatchedCheck = now.getTime();
+      // The NodePools, PDBs and pods of the last read may be stale: only the checks of watched kinds are trusted here.
+      watched = diagnose(snapshot, { scope, ...context, karpenterApi: discovery.karpenterApi }, now).filter((b) => WATCHED_CODES.has(b.code));
     }
+    const blockers = [...diagnosed, ...watched.filter((w) => !diagnosed.some((d) => d.code === w.code && d.nodePool === w.nodePool))];
+    // Each blocker is reported once as it is found, and again only when its evidence changes (report/progress.ts).
+    const fresh = unreportedBlockers(blockers, reported);
     if (json) {
+      for (const b of fresh) out(ndjsonLine(blockedEvent(b, 'early', now)));
       if (!previous || progress.lastProgressAt !== previous.lastProgressAt || progress.message !== previous.message) out(ndjsonLine(progressEvent(progress, now)));
-    } else if (live) {
-      const next = progressFrame(progress, blockers, now, { color: ctx.globals.color });
-      err(redrawFrame(frame, next));
-      frame = next;
+    } else if (display) {
+      const shown = progress;
+      display.show((screen) => progressFrame(shown, blockers, now, { color: ctx.globals.color, screen }));
     } else if (!ctx.globals.quiet) {
       err(progressLogLines(previous, progress, now));
+      const elapsed = `[${humanDuration(now.getTime() - scope.startedAt.getTime())}]`;
+      for (const b of fresh) err(`${elapsed} ${blockerText(b)}`);
     }
     if (progress.done) return 'succeeded';
     if (now.getTime() - scope.startedAt.getTime() >= settings.timeoutMs) return 'timeout';
@@ -150,7 +167,7 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
   await following;
   ctx.signal.removeEventListener('abort', onAbort);
   const now = new Date();
-  if (frame !== undefined && live) err('\n');
+  display?.end();
 
   if (failure) {
     finish('failed', now);
@@ -172,8 +189,8 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
   if (result === 'stalled') {
     const fresh = await readDiagnosisReads(cluster, discovery, karpenterNodesOf(snapshot)).catch(() => undefined);
     if (fresh) context = fresh;
-    blockers = diagnose(snapshot, { scope, ...context, karpenterApi: discovery.karpenterApi }, now);
-    if (json) for (const b of blockers) out(ndjsonLine(blockedEvent(b, now)));
+    const blockers = diagnose(snapshot, { scope, ...context, karpenterApi: discovery.karpenterApi }, now);
+    if (json) for (const b of blockers) out(ndjsonLine(blockedEvent(b, 'stall', now)));
     else err(stallSummary(final, blockers, now));
     finish('stalled', now);
     throw new StalledError(`the rollout made no progress for ${humanDuration(settings.stallTimeoutMs)} (--stall-timeout)${blockers.length > 0 ? `: ${blockers.map((b) => b.code).join(', ')}` : ''}; the changes stay applied`, {

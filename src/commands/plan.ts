@@ -7,7 +7,7 @@ import { preparePlan, refuseIfBlocked } from './planning.js';
 export async function planCommand(options: PlanOptions, ctx: CommandContext): Promise<void> {
   const { plan, cluster } = await preparePlan(options, ctx);
   try {
-    ctx.io.out(ctx.globals.output === 'json' ? `${planJson(plan)}\n` : planText(plan, { color: ctx.globals.color }));
+    ctx.io.out(ctx.globals.output === 'json' ? `${planJson(plan, cluster.identity)}\n` : planText(plan, { color: ctx.globals.color }));
     refuseIfBlocked(plan, 'fix what the checks above say, then plan again');
   } finally {
     cluster.close();

@@ -10,9 +10,10 @@ import { followCluster } from '../cluster/follow.js';
 import { readDiagnosisReads, readInventory } from '../cluster/inventory.js';
 import type { DiagnosisReads, Inventory } from '../cluster/views.js';
 import type { StatusOptions } from '../options.js';
-import { redrawFrame } from '../report/progress.js';
+import { fitLines } from '../report/screen.js';
 import { snapshotStatus, statusJson, statusTable, type StatusContext } from '../report/status.js';
 import { applyChange, inventorySnapshot, karpenterNodesOf } from '../rollout/snapshot.js';
+import { liveDisplay } from './live-display.js';
 import { connect } from './planning.js';
 
 /** How often --watch looks for a change to show: a burst of changes is one redraw. */
@@ -30,7 +31,7 @@ export async function status(options: StatusOptions, ctx: CommandContext): Promi
       signal: ctx.signal,
     });
     if (!options.watch) {
-      ctx.io.out(render(ctx, snapshotStatus(inventorySnapshot(inventory), scoped(inventory, options), new Date())));
+      ctx.io.out(render(ctx, cluster, snapshotStatus(inventorySnapshot(inventory), scoped(inventory, options), new Date())));
       return;
     }
     await watch(cluster, discovery, inventory, options, ctx);
@@ -45,8 +46,8 @@ function scoped(reads: StatusContext, options: StatusOptions): StatusContext {
   return { ...reads, nodePools: reads.nodePools.filter((p) => options.nodeClasses.includes(p.nodeClass)) };
 }
 
-function render(ctx: CommandContext, s: ReturnType<typeof snapshotStatus>, stream = false): string {
-  return ctx.globals.output === 'json' ? statusJson(s, stream) : statusTable(s);
+function render(ctx: CommandContext, cluster: Cluster, s: ReturnType<typeof snapshotStatus>, stream = false): string {
+  return ctx.globals.output === 'json' ? statusJson(s, cluster.identity, stream) : statusTable(s, { wide: ctx.globals.wide });
 }
 
 async function watch(cluster: Cluster, discovery: Discovery, inventory: Inventory, options: StatusOptions, ctx: CommandContext): Promise<void> {
@@ -65,17 +66,17 @@ async function watch(cluster: Cluster, discovery: Discovery, inventory: Inventor
       stop.abort();
     },
   });
-  const redraw = ctx.globals.output !== 'json' && ctx.io.interactive;
+  const display = ctx.globals.output !== 'json' && ctx.io.interactive ? liveDisplay(ctx.io, 'out') : undefined;
   let shown: string | undefined;
-  let frame: string | undefined;
   let readAt = Date.now();
   try {
     for (;;) {
       // A view says "N minutes ago" and budget windows open and close: it is recomputed every time, printed on change.
-      const next = render(ctx, snapshotStatus(snapshot, scoped(reads, options), new Date()), true);
+      const next = render(ctx, cluster, snapshotStatus(snapshot, scoped(reads, options), new Date()), true);
       if (next !== shown) {
-        ctx.io.out(redraw ? redrawFrame(frame, next) : next);
-        frame = next;
+        const lines = next.replace(/\n$/, '').split('\n');
+        if (display) display.show((screen) => fitLines(lines, screen, (n) => `… ${n} more lines: a taller terminal shows them, as does status without --watch`));
+        else ctx.io.out(next);
         shown = next;
       }
       try {
@@ -90,6 +91,7 @@ async function watch(cluster: Cluster, discovery: Discovery, inventory: Inventor
       }
     }
   } finally {
+    display?.end();
     stop.abort();
     await following;
     ctx.signal.removeEventListener('abort', onAbort);

@@ -30,7 +30,7 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
   try {
     if (json) {
       ctx.io.out(event('resolved', { region: resolved.region, amis: resolved.amis.map((a) => ({ family: a.family, arch: a.arch, variant: a.variant, release: a.release, id: a.id, name: a.name })) }));
-      ctx.io.out(event('plan', { plan: JSON.parse(planJson(plan)) as unknown }));
+      ctx.io.out(event('plan', { plan: JSON.parse(planJson(plan, cluster.identity)) as unknown }));
     } else {
       ctx.io.out(planText(plan, { color: ctx.globals.color }));
     }

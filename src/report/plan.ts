@@ -1,5 +1,6 @@
 // `karp-drift plan` output: a diff that reads like `terraform plan` / `kubectl diff`, and one JSON document for
 // scripts. plan/plan.ts computes the change; this file only draws it (STYLE.md "Diffs are computed and rendered apart").
+import type { ClusterIdentity } from '../cluster/identity.js';
 import type { AmiSelectorTerm } from '../cluster/views.js';
 import { utcMinute } from '../plan/blockers.js';
 import type { Check, CheckLevel } from '../plan/checks.js';
@@ -126,8 +127,9 @@ export function planText(plan: Plan, options: { color: boolean }): string {
 const finite = (n: number): number | null => (Number.isFinite(n) ? n : null);
 
 /** The documented keys first and in order; extra detail after them. */
-export function planJson(plan: Plan): string {
+export function planJson(plan: Plan, cluster: ClusterIdentity): string {
   const doc = {
+    cluster,
     kubernetesVersion: plan.kubernetesVersion,
     controlPlaneVersion: plan.controlPlaneVersion,
     nodeClasses: plan.nodeClasses.map((c) => ({

@@ -1,9 +1,13 @@
 // How `upgrade` shows a rollout it follows, in its three outputs: a frame redrawn on a terminal, a line per change
 // for logs, and NDJSON events for scripts (STYLE.md "Follow a rollout in three parts"; aws-cdk-cli's
 // activity printers). Each is `(…) => string`; the follow loop decides when to write it.
+import stringWidth from 'string-width';
+import type { ClusterIdentity } from '../cluster/identity.js';
+import type { Screen } from '../io.js';
 import type { Blocker } from '../rollout/stalls.js';
-import { humanDuration, utcTime } from '../rollout/text.js';
+import { humanDuration, plural, utcTime } from '../rollout/text.js';
 import type { NodePoolCounts, NodePoolProgress, RolloutProgress } from '../rollout/track.js';
+import { fitLine, frameRows } from './screen.js';
 
 const BAR_WIDTH = 20;
 /** Below this, a quiet spell is just the time between two steps and not worth a word. */
@@ -21,46 +25,64 @@ export function blockerOf(
 }
 
 /**
- * The terminal frame: a header, then per NodePool a bar of replaced nodes, the counts that are not zero, and the
- * NodePool's first blocker. Ends with a newline; `redrawFrame` replaces the previous one in place.
+ * The terminal frame, as lines: a header, then per NodePool a bar of replaced nodes, the counts that are not zero, and
+ * the NodePool's first blocker. Given a screen, every line fits its width (counts that do not fit beside the bar get
+ * a line of their own; a blocker is cut, the stall summary and the log print it whole) and the frame fits its height:
+ * NodePools still rolling come before done ones, and "… N more NodePools" stands for the rest.
  */
 export function progressFrame(
   progress: RolloutProgress,
   blockers: readonly Blocker[],
   now: Date,
-  options: { color?: boolean } = {},
-): string {
+  options: { color?: boolean; screen?: Screen } = {},
+): string[] {
+  const { screen } = options;
   const paint = (code: string, text: string) => (options.color === true ? `${code}${text}${RESET}` : text);
+  const fit = (l: string) => (screen === undefined ? l : fitLine(l, screen.columns));
   const quiet = now.getTime() - progress.lastProgressAt.getTime();
   const stillFor = !progress.done && quiet >= QUIET_MS ? `, no progress for ${humanDuration(quiet)}` : '';
   const header = `Drift to Kubernetes ${progress.targetMinor}: ${humanDuration(now.getTime() - progress.startedAt.getTime())} elapsed${stillFor}`;
-  if (!progress.synced) return `${header}\n${progress.message}\n`;
+  if (!progress.synced) return [header, progress.message].map(fit);
   const width = Math.max(...progress.nodePools.map((p) => p.name.length));
-  const lines = [header];
-  for (const pool of progress.nodePools) {
+  const blocks = progress.nodePools.map((pool) => {
     const scale = pool.replaced + pool.remaining;
     const filled = scale === 0 ? BAR_WIDTH : Math.round((pool.replaced / scale) * BAR_WIDTH);
     const bar = `[${'█'.repeat(filled)}${'░'.repeat(BAR_WIDTH - filled)}]`;
-    const counts = [
-      `${pool.replaced}/${scale} replaced`,
-      ...(['drifted', 'disrupting', 'launching', 'initializing'] as const).flatMap((k) =>
-        pool[k] > 0 ? [`${pool[k]} ${k}`] : [],
-      ),
-    ];
-    lines.push(
-      `${pool.name.padEnd(width)}  ${bar}  ${counts.join('  ')}${pool.done ? `  ${paint(GREEN, 'done')}` : ''}`,
+    const counts = (['drifted', 'disrupting', 'launching', 'initializing'] as const).flatMap((k) =>
+      pool[k] > 0 ? [`${pool[k]} ${k}`] : [],
     );
+    const head = `${pool.name.padEnd(width)}  ${bar}  ${pool.replaced}/${scale} replaced`;
+    const done = pool.done ? `  ${paint(GREEN, 'done')}` : '';
+    const indent = ' '.repeat(width + 2);
+    const oneLine = [head, ...counts].join('  ');
+    const lines =
+      screen === undefined || counts.length === 0 || stringWidth(oneLine) <= screen.columns
+        ? [`${oneLine}${done}`]
+        : [`${head}${done}`, `${stringWidth(indent) + stringWidth(counts.join('  ')) <= screen.columns ? indent : '  '}${counts.join('  ')}`];
     const blocker = pool.done ? undefined : blockerOf(pool, blockers);
-    if (blocker !== undefined)
-      lines.push(`${' '.repeat(width)}  ${paint(YELLOW, `${blocker.code}: ${blocker.message}`)}`);
+    if (blocker !== undefined) lines.push(`${indent}${paint(YELLOW, `${blocker.code}: ${blocker.message}`)}`);
+    return { pool, lines: lines.map(fit) };
+  });
+  const room = screen === undefined ? Infinity : frameRows(screen) - 1;
+  const all = blocks.reduce((n, b) => n + b.lines.length, 0);
+  const shown = new Set<(typeof blocks)[number]>();
+  if (all <= room) for (const b of blocks) shown.add(b);
+  else {
+    let used = 1; // the "… N more" line
+    for (const b of [...blocks.filter((b) => !b.pool.done), ...blocks.filter((b) => b.pool.done)]) {
+      if (used + b.lines.length > room) break;
+      shown.add(b);
+      used += b.lines.length;
+    }
   }
-  return `${lines.join('\n')}\n`;
-}
-
-/** Moves the cursor up over `previous` (a frame as printed), clears to the end of the screen and prints `frame`. */
-export function redrawFrame(previous: string | undefined, frame: string): string {
-  const rows = previous === undefined ? 0 : previous.split('\n').length - 1;
-  return `${rows > 0 ? `\u001b[${rows}A` : ''}\u001b[J${frame}`;
+  const hidden = blocks.filter((b) => !shown.has(b)).map((b) => b.pool);
+  const hiddenDone = hidden.filter((p) => p.done).length;
+  const more =
+    hidden.length === 0
+      ? []
+      : [fit(`… ${plural(hidden.length, 'more NodePool', 'more NodePools')}${hiddenDone > 0 ? ` (${hiddenDone} done)` : ''}`)];
+  const frame = [fit(header), ...blocks.filter((b) => shown.has(b)).flatMap((b) => b.lines), ...more];
+  return screen === undefined ? frame : frame.slice(0, frameRows(screen));
 }
 
 /**
@@ -75,6 +97,47 @@ export function progressLogLines(previous: RolloutProgress | undefined, next: Ro
     .map((p) => `${elapsed} ${p.message}`);
   if (next.done && previous?.done !== true && next.nodePools.length > 1) lines.push(`${elapsed} ${next.message}`);
   return lines.map((l) => `${l}\n`).join('');
+}
+
+/**
+ * When a blocker was reported: `early`, diagnosed while the rollout goes on (no progress for a while, or a replacement
+ * failing to launch), or `stall`, the verdict printed when --stall-timeout passes.
+ */
+export type BlockedStage = 'early' | 'stall';
+
+/** Every NDJSON `time`: ISO 8601 in UTC with milliseconds, as `Date.toISOString` writes it. */
+export function eventTime(now: Date): string {
+  return now.toISOString();
+}
+
+/** A blocker's identity: its code and what it holds (a NodePool, else an EC2NodeClass). */
+export function blockerIdentity(b: Blocker): string {
+  return `${b.code}/${b.nodePool ?? ''}/${b.nodeClass ?? ''}`;
+}
+
+// Durations in humanDuration's form (45s, 5m30s, 3h, 2d4h, 1y12d): a message saying "12m after the change" and an
+// evidence line saying "(2m ago, x4 over 9m)" read differently every minute without saying anything new.
+const DURATION = /\b\d+(?:y\d+d|d\d+h|h\d+m|m\d+s|[smhdy])\b/g;
+const EVENT_WHEN = / \(\S+ ago(?:, x\d+ over \S+)?\)/g;
+
+/** What a blocker says, less the clock: when it changes, the blocker is worth reporting again. */
+export function blockerEvidenceKey(b: Blocker): string {
+  const steady = (t: string) => t.replace(EVENT_WHEN, '').replace(DURATION, '…');
+  return [b.message, ...b.evidence, b.next].map(steady).join('\n');
+}
+
+/**
+ * The blockers not reported yet, or reported with other evidence; `reported` (identity → evidence key) records them.
+ * One blocker is reported once however often it is diagnosed.
+ */
+export function unreportedBlockers(blockers: readonly Blocker[], reported: Map<string, string>): Blocker[] {
+  return blockers.filter((b) => {
+    const id = blockerIdentity(b);
+    const key = blockerEvidenceKey(b);
+    if (reported.get(id) === key) return false;
+    reported.set(id, key);
+    return true;
+  });
 }
 
 export type RolloutResult = 'succeeded' | 'stalled' | 'timeout' | 'interrupted' | 'failed';
@@ -94,11 +157,12 @@ export type RolloutEvent =
       message: string;
       nodePools: Array<NodePoolSummary & { message: string }>;
     }
-  | ({ type: 'blocked'; time: string } & Blocker)
+  | ({ type: 'blocked'; time: string; stage: BlockedStage } & Blocker)
   | {
       type: 'done';
       time: string;
       result: RolloutResult;
+      cluster: ClusterIdentity;
       durationSeconds: number;
       message: string;
       nodePools: NodePoolSummary[];
@@ -126,17 +190,18 @@ const seconds = (from: Date, to: Date) => Math.round((to.getTime() - from.getTim
 export function progressEvent(progress: RolloutProgress, now: Date): RolloutEvent {
   return {
     type: 'progress',
-    time: utcTime(now),
+    time: eventTime(now),
     elapsedSeconds: seconds(progress.startedAt, now),
     message: progress.message,
     nodePools: progress.nodePools.map((p) => ({ ...summary(p), message: p.message })),
   };
 }
 
-export function blockedEvent(blocker: Blocker, now: Date): RolloutEvent {
+export function blockedEvent(blocker: Blocker, stage: BlockedStage, now: Date): RolloutEvent {
   return {
     type: 'blocked',
-    time: utcTime(now),
+    time: eventTime(now),
+    stage,
     code: blocker.code,
     ...(blocker.nodePool !== undefined ? { nodePool: blocker.nodePool } : {}),
     ...(blocker.nodeClass !== undefined ? { nodeClass: blocker.nodeClass } : {}),
@@ -146,11 +211,12 @@ export function blockedEvent(blocker: Blocker, now: Date): RolloutEvent {
   };
 }
 
-export function doneEvent(result: RolloutResult, progress: RolloutProgress, now: Date): RolloutEvent {
+export function doneEvent(result: RolloutResult, progress: RolloutProgress, cluster: ClusterIdentity, now: Date): RolloutEvent {
   return {
     type: 'done',
-    time: utcTime(now),
+    time: eventTime(now),
     result,
+    cluster,
     durationSeconds: seconds(progress.startedAt, now),
     message: progress.message,
     nodePools: progress.nodePools.map(summary),

@@ -2,19 +2,32 @@
 // EC2NodeClass resolved (STYLE.md: "still on the old AMI" means imageID not in status.amis) and the kubelet
 // minor of the control plane; the blockers are the rollout's (rollout/stalls.ts) minus the ones that need to
 // know when a change was applied.
-import type { AmiSelectorTerm, DiagnosisReads, Inventory, KarpenterApi } from '../cluster/views.js';
-import { inventorySnapshot, type Snapshot } from '../rollout/snapshot.js';
-import { diagnose, type Blocker } from '../rollout/stalls.js';
-import { amiSelectorTermText } from '../rollout/text.js';
-import { claimsByNodePool, nodeOf, rolloutProgress, type RolloutScope } from '../rollout/track.js';
-import { blockerText } from './progress.js';
-import { columns } from './table.js';
+import type { ClusterIdentity } from "../cluster/identity.js";
+import type {
+  AmiSelectorTerm,
+  DiagnosisReads,
+  Inventory,
+  KarpenterApi,
+} from "../cluster/views.js";
+import { inventorySnapshot, type Snapshot } from "../rollout/snapshot.js";
+import { diagnose, type Blocker } from "../rollout/stalls.js";
+import { amiSelectorTermText } from "../rollout/text.js";
+import {
+  claimsByNodePool,
+  nodeOf,
+  rolloutProgress,
+  type RolloutScope,
+} from "../rollout/track.js";
+import { blockerText } from "./progress.js";
+import { columns } from "./table.js";
 
 export interface NodePoolStatus {
   name: string;
   nodeClass: string;
   /** NodeClaims of the NodePool not being deleted. */
   nodes: number;
+  /** Those whose status.imageID is in the EC2NodeClass's status.amis. */
+  onTarget: number;
   /** Their Nodes' nodeInfo.kubeletVersion → count (NodeClaims not yet registered have none). */
   byKubeletVersion: Record<string, number>;
   /** Their status.imageID → count. */
@@ -35,20 +48,30 @@ export interface ClusterStatus {
 }
 
 /** What the status reads besides the watched kinds (NodeClaims, Nodes, EC2NodeClasses, events): listed, not watched. */
-export type StatusContext = DiagnosisReads & Pick<Inventory, 'karpenterApi'> & {
-  controlPlane: Pick<Inventory['controlPlane'], 'minor'>;
-};
+export type StatusContext = DiagnosisReads &
+  Pick<Inventory, "karpenterApi"> & {
+    controlPlane: Pick<Inventory["controlPlane"], "minor">;
+  };
 
 export function clusterStatus(inventory: Inventory, now: Date): ClusterStatus {
   return snapshotStatus(inventorySnapshot(inventory), inventory, now);
 }
 
 /** The status of a snapshot: one read (`status`) or one kept up to date by watches (`status --watch`). */
-export function snapshotStatus(snapshot: Snapshot, inventory: StatusContext, now: Date): ClusterStatus {
-  const pools = [...inventory.nodePools].sort((a, b) => a.name.localeCompare(b.name));
+export function snapshotStatus(
+  snapshot: Snapshot,
+  inventory: StatusContext,
+  now: Date,
+): ClusterStatus {
+  const pools = [...inventory.nodePools].sort((a, b) =>
+    a.name.localeCompare(b.name),
+  );
   const targetImageIds: Record<string, string[]> = {};
   for (const c of snapshot.nodeClasses.values()) {
-    targetImageIds[c.name] = c.conditions.AMIsReady?.status === 'True' ? c.statusAmis.map((a) => a.id) : [];
+    targetImageIds[c.name] =
+      c.conditions.AMIsReady?.status === "True"
+        ? c.statusAmis.map((a) => a.id)
+        : [];
   }
   // startedAt = now: with no change applied, "not drifting N minutes after the change" has no meaning.
   const scope: RolloutScope = {
@@ -79,21 +102,27 @@ export function snapshotStatus(snapshot: Snapshot, inventory: StatusContext, now
       for (const claim of byPool.get(p.name) ?? []) {
         if (claim.deleting) continue;
         const kubelet = nodeOf(snapshot, claim)?.kubeletVersion;
-        if (kubelet !== undefined) byKubeletVersion[kubelet] = (byKubeletVersion[kubelet] ?? 0) + 1;
-        if (claim.imageId !== undefined) byImage[claim.imageId] = (byImage[claim.imageId] ?? 0) + 1;
+        if (kubelet !== undefined)
+          byKubeletVersion[kubelet] = (byKubeletVersion[kubelet] ?? 0) + 1;
+        if (claim.imageId !== undefined)
+          byImage[claim.imageId] = (byImage[claim.imageId] ?? 0) + 1;
       }
       return {
         name: p.name,
         nodeClass: p.nodeClass,
         nodes: p.total,
+        onTarget: p.onTarget,
         byKubeletVersion: sorted(byKubeletVersion),
         byImage: sorted(byImage),
         drifted: p.drifted,
         disrupting: p.disrupting,
         launching: p.launching,
-        amiSelectorTerms: snapshot.nodeClasses.get(p.nodeClass)?.amiSelectorTerms ?? [],
+        amiSelectorTerms:
+          snapshot.nodeClasses.get(p.nodeClass)?.amiSelectorTerms ?? [],
         blockers: blockers.filter(
-          (b) => b.nodePool === p.name || (b.nodePool === undefined && b.nodeClass === p.nodeClass),
+          (b) =>
+            b.nodePool === p.name ||
+            (b.nodePool === undefined && b.nodeClass === p.nodeClass),
         ),
       };
     }),
@@ -101,62 +130,87 @@ export function snapshotStatus(snapshot: Snapshot, inventory: StatusContext, now
 }
 
 function sorted(counts: Record<string, number>): Record<string, number> {
-  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)));
+  return Object.fromEntries(
+    Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)),
+  );
 }
-
-const HEADERS = [
-  'NODEPOOL',
-  'NODECLASS',
-  'NODES',
-  'DRIFTED',
-  'DISRUPTING',
-  'LAUNCHING',
-  'KUBELET',
-  'AMI',
-  'AMI-SELECTOR',
-];
 
 const counted = (counts: Record<string, number>) =>
   Object.entries(counts)
     .map(([k, n]) => `${k}=${n}`)
-    .join(',') || '<none>';
+    .join(",") || "<none>";
+
+// The default columns fit 80 columns mid-rollout; the per-version and per-AMI counts grow with every version a
+// NodePool runs (two AMI IDs and two kubelet versions are over 100 characters), so they are `-o wide`'s, as kubectl
+// keeps NOMINATED NODE and READINESS GATES for `get pods -o wide`.
+const COLUMNS: Array<{
+  header: string;
+  wide?: true;
+  cell: (p: NodePoolStatus) => string;
+}> = [
+  { header: "NODEPOOL", cell: (p) => p.name },
+  { header: "NODECLASS", cell: (p) => p.nodeClass },
+  { header: "NODES", cell: (p) => String(p.nodes) },
+  { header: "ON-TARGET", cell: (p) => String(p.onTarget) },
+  { header: "DRIFTED", cell: (p) => String(p.drifted) },
+  { header: "DISRUPTING", cell: (p) => String(p.disrupting) },
+  { header: "LAUNCHING", cell: (p) => String(p.launching) },
+  { header: "KUBELET", wide: true, cell: (p) => counted(p.byKubeletVersion) },
+  { header: "AMI", wide: true, cell: (p) => counted(p.byImage) },
+  {
+    header: "AMI-SELECTOR",
+    wide: true,
+    cell: (p) =>
+      p.amiSelectorTerms.map(amiSelectorTermText).join(";") || "<none>",
+  },
+];
 
 /** A kubectl-style table (three spaces between columns), then each blocker once, however many NodePools it holds. */
-export function statusTable(status: ClusterStatus): string {
-  const rows = status.nodePools.map((p) => [
-    p.name,
-    p.nodeClass,
-    String(p.nodes),
-    String(p.drifted),
-    String(p.disrupting),
-    String(p.launching),
-    counted(p.byKubeletVersion),
-    counted(p.byImage),
-    p.amiSelectorTerms.map(amiSelectorTermText).join(';') || '<none>',
-  ]);
-  const table = columns(HEADERS, rows);
+export function statusTable(
+  status: ClusterStatus,
+  options: { wide?: boolean } = {},
+): string {
+  const shown = COLUMNS.filter((c) => c.wide !== true || options.wide === true);
+  const table = columns(
+    shown.map((c) => c.header),
+    status.nodePools.map((p) => shown.map((c) => c.cell(p))),
+  );
   const blockers = [...new Set(status.nodePools.flatMap((p) => p.blockers))];
-  return blockers.length === 0 ? table : `${table}\n${blockers.map(blockerText).join('\n')}`;
+  return blockers.length === 0
+    ? table
+    : `${table}\n${blockers.map(blockerText).join("\n")}`;
 }
 
-/** One JSON document; the documented keys in order. */
-/** One document; `compact` puts it on one line, as `status --watch -o json` streams them (NDJSON). */
-export function statusJson(status: ClusterStatus, compact = false): string {
+/** One JSON document, the documented keys in order; `compact` puts it on one line, as `status --watch -o json` streams them (NDJSON). */
+export function statusJson(
+  status: ClusterStatus,
+  cluster: ClusterIdentity,
+  compact = false,
+): string {
   const doc = {
+    cluster,
     kubernetesVersion: status.kubernetesVersion,
     karpenterApi: status.karpenterApi,
     nodePools: status.nodePools.map((p) => ({
       name: p.name,
       nodeClass: p.nodeClass,
       nodes: p.nodes,
+      onTarget: p.onTarget,
       byKubeletVersion: p.byKubeletVersion,
       byImage: p.byImage,
       drifted: p.drifted,
       disrupting: p.disrupting,
       launching: p.launching,
       amiSelectorTerms: p.amiSelectorTerms,
-      blockers: p.blockers.map((b) => ({ code: b.code, message: b.message, evidence: b.evidence, next: b.next })),
+      blockers: p.blockers.map((b) => ({
+        code: b.code,
+        message: b.message,
+        evidence: b.evidence,
+        next: b.next,
+      })),
     })),
   };
-  return compact ? `${JSON.stringify(doc)}\n` : `${JSON.stringify(doc, null, 2)}\n`;
+  return compact
+    ? `${JSON.stringify(doc)}\n`
+    : `${JSON.stringify(doc, null, 2)}\n`;
 }

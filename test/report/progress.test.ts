@@ -1,6 +1,7 @@
 // The three outputs of a followed rollout, for one scenario: twelve minutes in, NodePool "general" has replaced one
 // of three nodes, has a replacement initializing and a node held by a PDB; NodePool "gpu" is done.
 import { describe, expect, it } from 'vitest';
+import { clusterIdentity } from '../../src/cluster/identity.js';
 import {
   blockedEvent,
   doneEvent,
@@ -8,10 +9,11 @@ import {
   progressEvent,
   progressFrame,
   progressLogLines,
-  redrawFrame,
+  unreportedBlockers,
   stallSummary,
 } from '../../src/report/progress.js';
-import { diagnose } from '../../src/rollout/stalls.js';
+import stringWidth from 'string-width';
+import { diagnose, type Blocker } from '../../src/rollout/stalls.js';
 import { track } from '../../src/rollout/track.js';
 import { applyChange, emptySnapshot } from '../../src/rollout/snapshot.js';
 import { at, members, nodeClaim, nodePool, pdb, pod, scope, snapshotOf } from '../rollout/factories.js';
@@ -21,6 +23,7 @@ const pools = [
   { name: 'gpu', nodeClass: 'default' },
 ];
 const rollout = scope({ nodePools: pools });
+const identity = clusterIdentity('prod', 'arn:aws:eks:us-west-2:111122223333:cluster/prod', 'https://ABC.gr7.us-west-2.eks.amazonaws.com');
 const start = members(
   nodeClaim({ name: 'general-old01' }),
   nodeClaim({ name: 'general-old02' }),
@@ -52,9 +55,11 @@ const blockers = diagnose(
   at(12),
 );
 
+const frame = (lines: string[]) => `${lines.join('\n')}\n`;
+
 describe('terminal frame', () => {
   it('draws a bar, the counts and the first blocker per NodePool', () => {
-    expect(progressFrame(progress, blockers, at(12, 5))).toMatchInlineSnapshot(`
+    expect(frame(progressFrame(progress, blockers, at(12, 5)))).toMatchInlineSnapshot(`
       "Drift to Kubernetes 1.30: 12m elapsed, no progress for 3m5s
       general  [███████░░░░░░░░░░░░░]  1/3 replaced  2 drifted  1 disrupting  1 initializing
                STALL-PDB: PDB "payments/ledger" prevents pod evictions on 1 drifted node (NodePool general)
@@ -64,7 +69,7 @@ describe('terminal frame', () => {
   });
 
   it('colours done and blockers when asked', () => {
-    expect(progressFrame(progress, blockers, at(12, 5), { color: true })).toMatchInlineSnapshot(`
+    expect(frame(progressFrame(progress, blockers, at(12, 5), { color: true }))).toMatchInlineSnapshot(`
       "Drift to Kubernetes 1.30: 12m elapsed, no progress for 3m5s
       general  [███████░░░░░░░░░░░░░]  1/3 replaced  2 drifted  1 disrupting  1 initializing
                [33mSTALL-PDB: PDB "payments/ledger" prevents pod evictions on 1 drifted node (NodePool general)[0m
@@ -74,16 +79,92 @@ describe('terminal frame', () => {
   });
 
   it('waits for the first lists', () => {
-    expect(progressFrame(track(undefined, emptySnapshot(), rollout, at(0, 2)), [], at(0, 2))).toMatchInlineSnapshot(`
+    expect(frame(progressFrame(track(undefined, emptySnapshot(), rollout, at(0, 2)), [], at(0, 2)))).toMatchInlineSnapshot(`
       "Drift to Kubernetes 1.30: 2s elapsed
       Waiting for the first list of NodeClaims and Nodes...
       "
     `);
   });
 
-  it('redraws over the previous frame', () => {
-    expect(JSON.stringify(redrawFrame('a\nb\nc\n', 'x\n'))).toMatchInlineSnapshot(`""\\u001b[3A\\u001b[Jx\\n""`);
-    expect(JSON.stringify(redrawFrame(undefined, 'x\n'))).toMatchInlineSnapshot(`""\\u001b[Jx\\n""`);
+  it('fits an 80-column screen: the counts get a line of their own, the blocker is cut', () => {
+    expect(frame(progressFrame(progress, blockers, at(12, 5), { screen: { columns: 80, rows: 24 } }))).toMatchInlineSnapshot(`
+      "Drift to Kubernetes 1.30: 12m elapsed, no progress for 3m5s
+      general  [███████░░░░░░░░░░░░░]  1/3 replaced
+               2 drifted  1 disrupting  1 initializing
+               STALL-PDB: PDB "payments/ledger" prevents pod evictions on 1 drifted n…
+      gpu      [████████████████████]  1/1 replaced  done
+      "
+    `);
+  });
+
+  it('cuts a coloured line without counting its escape codes', () => {
+    const lines = progressFrame(progress, blockers, at(12, 5), { color: true, screen: { columns: 80, rows: 24 } });
+    expect(JSON.stringify(lines[3])).toMatchInlineSnapshot(
+      `""         \\u001b[33mSTALL-PDB: PDB \\"payments/ledger\\" prevents pod evictions on 1 drifted n…\\u001b[39m""`,
+    );
+  });
+
+  it('fits a narrow screen', () => {
+    expect(frame(progressFrame(progress, blockers, at(12, 5), { screen: { columns: 40, rows: 24 } }))).toMatchInlineSnapshot(`
+      "Drift to Kubernetes 1.30: 12m elapsed, …
+      general  [███████░░░░░░░░░░░░░]  1/3 re…
+        2 drifted  1 disrupting  1 initializi…
+               STALL-PDB: PDB "payments/ledge…
+      gpu      [████████████████████]  1/1 re…
+      "
+    `);
+  });
+
+  it('fits a short screen: NodePools still rolling first, then how many more', () => {
+    expect(frame(progressFrame(progress, blockers, at(12, 5), { screen: { columns: 120, rows: 5 } }))).toMatchInlineSnapshot(`
+      "Drift to Kubernetes 1.30: 12m elapsed, no progress for 3m5s
+      general  [███████░░░░░░░░░░░░░]  1/3 replaced  2 drifted  1 disrupting  1 initializing
+               STALL-PDB: PDB "payments/ledger" prevents pod evictions on 1 drifted node (NodePool general)
+      gpu      [████████████████████]  1/1 replaced  done
+      "
+    `);
+  });
+
+  it.each([
+    [80, 24],
+    [80, 3],
+    [40, 10],
+    [20, 2],
+    [200, 50],
+  ])('never takes more than the screen: %d×%d', (columns, rows) => {
+    const many = scope({ nodePools: Array.from({ length: 30 }, (_, i) => ({ name: `pool-with-a-long-name-${i}`, nodeClass: 'default' })) });
+    const lines = progressFrame(track(undefined, snapshotOf(start), many, at(1)), [], at(30), { screen: { columns, rows } });
+    expect(lines.length).toBeLessThanOrEqual(Math.max(1, rows - 1));
+    for (const l of lines) expect(stringWidth(l)).toBeLessThanOrEqual(columns);
+    expect(lines[0]).toMatch(/^Drift to/);
+    if (rows - 1 >= 2 && rows - 1 < 31) expect(lines.at(-1)).toMatch(/^… \d+ more NodePools \(\d+ done\)$/);
+    else if (rows - 1 >= 31) expect(lines).toHaveLength(31);
+  });
+});
+
+describe('blocker reports', () => {
+  const pdbBlocker = blockers[0]!;
+  const moved = { ...pdbBlocker, evidence: [...pdbBlocker.evidence, 'pod payments/ledger-1 on node ip-general-old02'] };
+  const later = {
+    ...pdbBlocker,
+    message: `${pdbBlocker.message} 12m after the change`,
+    evidence: [...pdbBlocker.evidence, 'event DisruptionBlocked on NodePool/general (2m ago, x3 over 9m): "budget"'],
+  };
+  const laterStill = {
+    ...later,
+    message: `${pdbBlocker.message} 14m after the change`,
+    evidence: [...pdbBlocker.evidence, 'event DisruptionBlocked on NodePool/general (30s ago, x5 over 11m): "budget"'],
+  };
+  it.each([
+    ['a new blocker is reported', [], [pdbBlocker], 1],
+    ['the same blocker again is not', [pdbBlocker], [pdbBlocker], 0],
+    ['new evidence is', [pdbBlocker], [moved], 1],
+    ['only the clock moved: not again', [later], [laterStill], 0],
+    ['another NodePool is another blocker', [pdbBlocker], [{ ...pdbBlocker, nodePool: 'gpu' }], 1],
+  ])('%s', (_name, before: Blocker[], now: Blocker[], expected) => {
+    const reported = new Map<string, string>();
+    unreportedBlockers(before, reported);
+    expect(unreportedBlockers(now, reported)).toHaveLength(expected);
   });
 });
 
@@ -109,15 +190,15 @@ describe('log lines', () => {
 describe('NDJSON events', () => {
   it('progress, blocked and done, each with type and time first', () => {
     expect(ndjsonLine(progressEvent(progress, at(9)))).toMatchInlineSnapshot(`
-      "{"type":"progress","time":"2025-08-20T14:09:00Z","elapsedSeconds":540,"message":"Waiting for NodePool \\"general\\" drift: 1 of 3 nodes replaced, 1 replacement initializing, 1 drifted node waiting for disruption...","nodePools":[{"name":"general","nodeClass":"default","total":4,"onTarget":1,"replaced":1,"remaining":2,"drifted":2,"disrupting":1,"launching":0,"initializing":1,"terminating":0,"done":false,"message":"Waiting for NodePool \\"general\\" drift: 1 of 3 nodes replaced, 1 replacement initializing, 1 drifted node waiting for disruption..."},{"name":"gpu","nodeClass":"default","total":1,"onTarget":1,"replaced":1,"remaining":0,"drifted":0,"disrupting":0,"launching":0,"initializing":0,"terminating":0,"done":true,"message":"NodePool \\"gpu\\" successfully rolled out: 1 node on the target AMIs with kubelet 1.30"}]}
+      "{"type":"progress","time":"2025-08-20T14:09:00.000Z","elapsedSeconds":540,"message":"Waiting for NodePool \\"general\\" drift: 1 of 3 nodes replaced, 1 replacement initializing, 1 drifted node waiting for disruption...","nodePools":[{"name":"general","nodeClass":"default","total":4,"onTarget":1,"replaced":1,"remaining":2,"drifted":2,"disrupting":1,"launching":0,"initializing":1,"terminating":0,"done":false,"message":"Waiting for NodePool \\"general\\" drift: 1 of 3 nodes replaced, 1 replacement initializing, 1 drifted node waiting for disruption..."},{"name":"gpu","nodeClass":"default","total":1,"onTarget":1,"replaced":1,"remaining":0,"drifted":0,"disrupting":0,"launching":0,"initializing":0,"terminating":0,"done":true,"message":"NodePool \\"gpu\\" successfully rolled out: 1 node on the target AMIs with kubelet 1.30"}]}
       "
     `);
-    expect(ndjsonLine(blockedEvent(blockers[0]!, at(12)))).toMatchInlineSnapshot(`
-      "{"type":"blocked","time":"2025-08-20T14:12:00Z","code":"STALL-PDB","nodePool":"general","message":"PDB \\"payments/ledger\\" prevents pod evictions on 1 drifted node (NodePool general)","evidence":["PDB payments/ledger: disruptionsAllowed 0 (currentHealthy 1, desiredHealthy 1, expectedPods 1)","pod payments/ledger-0 on node ip-general-old03 (NodeClaim general-old03)"],"next":"Let PDB payments/ledger allow an eviction: scale out what it protects or relax minAvailable/maxUnavailable (kubectl get pdb ledger -n payments -o yaml)"}
+    expect(ndjsonLine(blockedEvent(blockers[0]!, 'early', at(12)))).toMatchInlineSnapshot(`
+      "{"type":"blocked","time":"2025-08-20T14:12:00.000Z","stage":"early","code":"STALL-PDB","nodePool":"general","message":"PDB \\"payments/ledger\\" prevents pod evictions on 1 drifted node (NodePool general)","evidence":["PDB payments/ledger: disruptionsAllowed 0 (currentHealthy 1, desiredHealthy 1, expectedPods 1)","pod payments/ledger-0 on node ip-general-old03 (NodeClaim general-old03)"],"next":"Let PDB payments/ledger allow an eviction: scale out what it protects or relax minAvailable/maxUnavailable (kubectl get pdb ledger -n payments -o yaml)"}
       "
     `);
-    expect(ndjsonLine(doneEvent('stalled', progress, at(25)))).toMatchInlineSnapshot(`
-      "{"type":"done","time":"2025-08-20T14:25:00Z","result":"stalled","durationSeconds":1500,"message":"Waiting for NodePool \\"general\\" drift: 1 of 3 nodes replaced, 1 replacement initializing, 1 drifted node waiting for disruption...","nodePools":[{"name":"general","nodeClass":"default","total":4,"onTarget":1,"replaced":1,"remaining":2,"drifted":2,"disrupting":1,"launching":0,"initializing":1,"terminating":0,"done":false},{"name":"gpu","nodeClass":"default","total":1,"onTarget":1,"replaced":1,"remaining":0,"drifted":0,"disrupting":0,"launching":0,"initializing":0,"terminating":0,"done":true}]}
+    expect(ndjsonLine(doneEvent('stalled', progress, identity, at(25)))).toMatchInlineSnapshot(`
+      "{"type":"done","time":"2025-08-20T14:25:00.000Z","result":"stalled","cluster":{"context":"prod","server":"https://ABC.gr7.us-west-2.eks.amazonaws.com","kubeconfigCluster":"arn:aws:eks:us-west-2:111122223333:cluster/prod","name":"prod"},"durationSeconds":1500,"message":"Waiting for NodePool \\"general\\" drift: 1 of 3 nodes replaced, 1 replacement initializing, 1 drifted node waiting for disruption...","nodePools":[{"name":"general","nodeClass":"default","total":4,"onTarget":1,"replaced":1,"remaining":2,"drifted":2,"disrupting":1,"launching":0,"initializing":1,"terminating":0,"done":false},{"name":"gpu","nodeClass":"default","total":1,"onTarget":1,"replaced":1,"remaining":0,"drifted":0,"disrupting":0,"launching":0,"initializing":0,"terminating":0,"done":true}]}
       "
     `);
   });

@@ -1,0 +1,56 @@
+// Fitting frames to a terminal: widths in display columns (not UTF-16 code units, not escape codes), and the redraw
+// that moves up over exactly the rows the previous frame takes now.
+import { describe, expect, it } from 'vitest';
+import { fitLine, fitLines, redrawLines, screenRows } from '../../src/report/screen.js';
+
+describe('fitLine', () => {
+  it.each([
+    ['short enough', 'abc', 5, 'abc'],
+    ['exactly the width', 'abcde', 5, 'abcde'],
+    ['cut with an ellipsis', 'abcdef', 5, 'abcd…'],
+    ['wide characters count as they show', '██████', 4, '███…'],
+    ['an arrow is one column', 'a → b → c', 9, 'a → b → c'],
+    ['East Asian characters are two columns', '日本語のテキスト', 7, '日本語…'],
+    ['colour codes take no room', '\u001b[33mwarning\u001b[0m', 7, '\u001b[33mwarning\u001b[0m'],
+    ['a cut keeps the colour closed', '\u001b[33mwarning: long\u001b[0m', 5, '\u001b[33mwarn…\u001b[39m'],
+  ])('%s', (_name, line, columns, expected) => {
+    expect(fitLine(line, columns)).toBe(expected);
+  });
+});
+
+describe('screenRows', () => {
+  it.each([
+    ['', 80, 1],
+    ['x'.repeat(80), 80, 1],
+    ['x'.repeat(81), 80, 2],
+    ['█'.repeat(100), 40, 3],
+    ['\u001b[32mdone\u001b[0m', 4, 1],
+  ])('%j on %d columns takes %d rows', (line, columns, rows) => {
+    expect(screenRows(line, columns)).toBe(rows);
+  });
+});
+
+describe('fitLines', () => {
+  const more = (n: number) => `… ${n} more lines`;
+  it.each([
+    ['fits as it is', ['a', 'b'], { columns: 10, rows: 5 }, ['a', 'b']],
+    ['cut to the width', ['abcdefghijkl'], { columns: 10, rows: 5 }, ['abcdefghi…']],
+    ['as tall as fits above the cursor', ['a', 'b', 'c', 'd'], { columns: 10, rows: 5 }, ['a', 'b', 'c', 'd']],
+    ['taller: the first lines and how many more', ['a', 'b', 'c', 'd', 'e'], { columns: 20, rows: 5 }, ['a', 'b', 'c', '… 2 more lines']],
+  ])('%s', (_name, lines, screen, expected) => {
+    expect(fitLines(lines, screen, more)).toEqual(expected);
+  });
+});
+
+describe('redrawLines', () => {
+  const screen = { columns: 80, rows: 24 };
+  it.each([
+    ['the first frame', undefined, ['x'], screen, '\r\u001b[Jx\n'],
+    ['up over the previous lines', { lines: ['a', 'b', 'c'], columns: 80 }, ['x'], screen, '\u001b[3A\r\u001b[Jx\n'],
+    // After a resize to 40 columns the terminal re-wrapped the 60-column line over two rows.
+    ['up over the rows they take after a resize', { lines: ['a', 'y'.repeat(60)], columns: 80 }, ['x'], { columns: 40, rows: 24 }, '\u001b[3A\r\u001b[Jx\n'],
+    ['never above the top row', { lines: Array.from({ length: 30 }, () => 'a'), columns: 80 }, ['x'], { columns: 80, rows: 10 }, '\u001b[9A\r\u001b[Jx\n'],
+  ])('%s', (_name, previous, next, size, expected) => {
+    expect(redrawLines(previous, next, size)).toBe(expected);
+  });
+});
