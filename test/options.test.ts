@@ -118,6 +118,7 @@ describe('parseGlobalOptions', () => {
     ['colour with an empty NO_COLOR', {}, { NO_COLOR: '' }, true, { ...defaults, color: true }],
     ['no colour with --no-color', { color: false }, {}, true, { ...defaults, color: false }],
     ['no colour in JSON', { output: 'json' }, {}, true, { ...defaults, output: 'json', color: false }],
+    ['-o wide is human output with the wide columns', { output: 'wide' }, {}, true, { ...defaults, output: 'human', wide: true }],
     [
       'AWS and kube flags',
       { region: 'eu-west-1', profile: 'prod', kubeconfig: '/k', context: 'c', verbose: true },
@@ -139,7 +140,7 @@ describe('parseGlobalOptions', () => {
 
   it.each<[Record<string, unknown>, string]>([
     [{ verbose: true, quiet: true }, '-v/--verbose and -q/--quiet cannot be used together'],
-    [{ output: 'yaml' }, '-o/--output must be human or json'],
+    [{ output: 'yaml' }, '-o/--output must be human, wide or json'],
   ])('refuses %j', (flags, message) => {
     // toContain: zod-checked flags may carry a `--flag: ` prefix in front of their own message.
     expect(usageMessage(() => parseGlobalOptions(flags, {}, false))).toContain(message);

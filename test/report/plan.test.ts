@@ -2,6 +2,7 @@
 // `default` (alias, both arches, kubectl-managed) and `gpu` (an nvidia id pin, its budget closed until 19:00 UTC)
 // move to the v20241109 AMIs by id; `batch` is left out and floats on @latest; a PDB allows no disruption.
 import { describe, expect, it } from 'vitest';
+import { clusterIdentity } from '../../src/cluster/identity.js';
 import { plan, type Plan } from '../../src/plan/plan.js';
 import { planJson, planText } from '../../src/report/plan.js';
 import {
@@ -121,8 +122,14 @@ describe('plan report', () => {
   });
 
   it('prints one JSON document, with null for unlimited and never', () => {
-    expect(planJson(scenario())).toMatchInlineSnapshot(`
+    expect(planJson(scenario(), clusterIdentity('prod', 'arn:aws:eks:us-west-2:111122223333:cluster/prod', 'https://ABC.gr7.us-west-2.eks.amazonaws.com'))).toMatchInlineSnapshot(`
       "{
+        "cluster": {
+          "context": "prod",
+          "server": "https://ABC.gr7.us-west-2.eks.amazonaws.com",
+          "kubeconfigCluster": "arn:aws:eks:us-west-2:111122223333:cluster/prod",
+          "name": "prod"
+        },
         "kubernetesVersion": "1.31",
         "controlPlaneVersion": "1.31",
         "nodeClasses": [

@@ -1,6 +1,7 @@
 // `karp-drift status` for one cluster, as a table and as JSON: EC2NodeClass "default" was pinned to ami-new (kubelet
 // 1.30); NodePool "general" is halfway through its drift, NodePool "frozen" has a budget of 0 for Drifted.
 import { describe, expect, it } from 'vitest';
+import { clusterIdentity } from '../../src/cluster/identity.js';
 import type { Inventory } from '../../src/cluster/views.js';
 import { clusterStatus, statusJson, statusTable } from '../../src/report/status.js';
 import { at, event, iso, members, nodeClaim, nodeClass, nodePool } from '../rollout/factories.js';
@@ -55,10 +56,10 @@ describe('status report', () => {
   });
 
   it('draws a kubectl-style table, then the blockers', () => {
-    expect(statusTable(status)).toMatchInlineSnapshot(`
-      "NODEPOOL   NODECLASS   NODES   DRIFTED   DISRUPTING   LAUNCHING   KUBELET                                       AMI                   AMI-SELECTOR
-      frozen     default     2       2         0            0           v1.29.8-eks-a1b2c3d=2                         ami-old=2             id=ami-new
-      general    default     3       1         1            1           v1.29.8-eks-a1b2c3d=1,v1.30.4-eks-e5f6a7b=1   ami-new=2,ami-old=1   id=ami-new
+    expect(statusTable(status, { wide: true })).toMatchInlineSnapshot(`
+      "NODEPOOL   NODECLASS   NODES   ON-TARGET   DRIFTED   DISRUPTING   LAUNCHING   KUBELET                                       AMI                   AMI-SELECTOR
+      frozen     default     2       0           2         0            0           v1.29.8-eks-a1b2c3d=2                         ami-old=2             id=ami-new
+      general    default     3       1           1         1            1           v1.29.8-eks-a1b2c3d=1,v1.30.4-eks-e5f6a7b=1   ami-new=2,ami-old=1   id=ami-new
 
       STALL-BUDGET: No allowed disruptions for reason Drifted (NodePool frozen)
         - spec.disruption.budgets[0] {nodes: "0", reasons: [Drifted]} is always active
@@ -69,9 +70,22 @@ describe('status report', () => {
     `);
   });
 
-  it('prints one JSON document', () => {
-    expect(statusJson(status)).toMatchInlineSnapshot(`
+  it('puts KUBELET, AMI and AMI-SELECTOR behind -o wide: the default table fits 80 columns mid-rollout', () => {
+    const table = statusTable(status);
+    expect(table.split('\n').slice(0, 3).every((l) => l.length <= 80)).toBe(true);
+    expect(table).not.toMatch(/KUBELET|AMI-SELECTOR/);
+    expect(statusTable(status, { wide: true }).split('\n')[0]).toMatch(/LAUNCHING +KUBELET +AMI +AMI-SELECTOR$/);
+  });
+
+  it('prints one JSON document, naming the cluster', () => {
+    expect(statusJson(status, clusterIdentity('prod', 'arn:aws:eks:us-west-2:111122223333:cluster/prod', 'https://ABC.gr7.us-west-2.eks.amazonaws.com'))).toMatchInlineSnapshot(`
       "{
+        "cluster": {
+          "context": "prod",
+          "server": "https://ABC.gr7.us-west-2.eks.amazonaws.com",
+          "kubeconfigCluster": "arn:aws:eks:us-west-2:111122223333:cluster/prod",
+          "name": "prod"
+        },
         "kubernetesVersion": "1.30",
         "karpenterApi": "v1",
         "nodePools": [
@@ -79,6 +93,7 @@ describe('status report', () => {
             "name": "frozen",
             "nodeClass": "default",
             "nodes": 2,
+            "onTarget": 0,
             "byKubeletVersion": {
               "v1.29.8-eks-a1b2c3d": 2
             },
@@ -110,6 +125,7 @@ describe('status report', () => {
             "name": "general",
             "nodeClass": "default",
             "nodes": 3,
+            "onTarget": 1,
             "byKubeletVersion": {
               "v1.29.8-eks-a1b2c3d": 1,
               "v1.30.4-eks-e5f6a7b": 1
