@@ -2,24 +2,14 @@
 // EC2NodeClass resolved (STYLE.md: "still on the old AMI" means imageID not in status.amis) and the kubelet
 // minor of the control plane; the blockers are the rollout's (rollout/stalls.ts) minus the ones that need to
 // know when a change was applied.
-import type { ClusterIdentity } from "../cluster/identity.js";
-import type {
-  AmiSelectorTerm,
-  DiagnosisReads,
-  Inventory,
-  KarpenterApi,
-} from "../cluster/views.js";
-import { inventorySnapshot, type Snapshot } from "../rollout/snapshot.js";
-import { diagnose, type Blocker } from "../rollout/stalls.js";
-import { amiSelectorTermText } from "../rollout/text.js";
-import {
-  claimsByNodePool,
-  nodeOf,
-  rolloutProgress,
-  type RolloutScope,
-} from "../rollout/track.js";
-import { blockerText } from "./progress.js";
-import { columns } from "./table.js";
+import type { ClusterIdentity } from '../cluster/identity.js';
+import type { AmiSelectorTerm, DiagnosisReads, Inventory, KarpenterApi } from '../cluster/views.js';
+import { inventorySnapshot, type Snapshot } from '../rollout/snapshot.js';
+import { diagnose, type Blocker } from '../rollout/stalls.js';
+import { amiSelectorTermText } from '../rollout/text.js';
+import { claimsByNodePool, nodeOf, rolloutProgress, type RolloutScope } from '../rollout/track.js';
+import { blockerText } from './progress.js';
+import { columns } from './table.js';
 
 export interface NodePoolStatus {
   name: string;
@@ -48,30 +38,20 @@ export interface ClusterStatus {
 }
 
 /** What the status reads besides the watched kinds (NodeClaims, Nodes, EC2NodeClasses, events): listed, not watched. */
-export type StatusContext = DiagnosisReads &
-  Pick<Inventory, "karpenterApi"> & {
-    controlPlane: Pick<Inventory["controlPlane"], "minor">;
-  };
+export type StatusContext = DiagnosisReads & Pick<Inventory, 'karpenterApi'> & {
+  controlPlane: Pick<Inventory['controlPlane'], 'minor'>;
+};
 
 export function clusterStatus(inventory: Inventory, now: Date): ClusterStatus {
   return snapshotStatus(inventorySnapshot(inventory), inventory, now);
 }
 
 /** The status of a snapshot: one read (`status`) or one kept up to date by watches (`status --watch`). */
-export function snapshotStatus(
-  snapshot: Snapshot,
-  inventory: StatusContext,
-  now: Date,
-): ClusterStatus {
-  const pools = [...inventory.nodePools].sort((a, b) =>
-    a.name.localeCompare(b.name),
-  );
+export function snapshotStatus(snapshot: Snapshot, inventory: StatusContext, now: Date): ClusterStatus {
+  const pools = [...inventory.nodePools].sort((a, b) => a.name.localeCompare(b.name));
   const targetImageIds: Record<string, string[]> = {};
   for (const c of snapshot.nodeClasses.values()) {
-    targetImageIds[c.name] =
-      c.conditions.AMIsReady?.status === "True"
-        ? c.statusAmis.map((a) => a.id)
-        : [];
+    targetImageIds[c.name] = c.conditions.AMIsReady?.status === 'True' ? c.statusAmis.map((a) => a.id) : [];
   }
   // startedAt = now: with no change applied, "not drifting N minutes after the change" has no meaning.
   const scope: RolloutScope = {
@@ -102,10 +82,8 @@ export function snapshotStatus(
       for (const claim of byPool.get(p.name) ?? []) {
         if (claim.deleting) continue;
         const kubelet = nodeOf(snapshot, claim)?.kubeletVersion;
-        if (kubelet !== undefined)
-          byKubeletVersion[kubelet] = (byKubeletVersion[kubelet] ?? 0) + 1;
-        if (claim.imageId !== undefined)
-          byImage[claim.imageId] = (byImage[claim.imageId] ?? 0) + 1;
+        if (kubelet !== undefined) byKubeletVersion[kubelet] = (byKubeletVersion[kubelet] ?? 0) + 1;
+        if (claim.imageId !== undefined) byImage[claim.imageId] = (byImage[claim.imageId] ?? 0) + 1;
       }
       return {
         name: p.name,
@@ -117,12 +95,9 @@ export function snapshotStatus(
         drifted: p.drifted,
         disrupting: p.disrupting,
         launching: p.launching,
-        amiSelectorTerms:
-          snapshot.nodeClasses.get(p.nodeClass)?.amiSelectorTerms ?? [],
+        amiSelectorTerms: snapshot.nodeClasses.get(p.nodeClass)?.amiSelectorTerms ?? [],
         blockers: blockers.filter(
-          (b) =>
-            b.nodePool === p.name ||
-            (b.nodePool === undefined && b.nodeClass === p.nodeClass),
+          (b) => b.nodePool === p.name || (b.nodePool === undefined && b.nodeClass === p.nodeClass),
         ),
       };
     }),
@@ -130,63 +105,43 @@ export function snapshotStatus(
 }
 
 function sorted(counts: Record<string, number>): Record<string, number> {
-  return Object.fromEntries(
-    Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)),
-  );
+  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)));
 }
 
 const counted = (counts: Record<string, number>) =>
   Object.entries(counts)
     .map(([k, n]) => `${k}=${n}`)
-    .join(",") || "<none>";
+    .join(',') || '<none>';
 
 // The default columns fit 80 columns mid-rollout; the per-version and per-AMI counts grow with every version a
 // NodePool runs (two AMI IDs and two kubelet versions are over 100 characters), so they are `-o wide`'s, as kubectl
 // keeps NOMINATED NODE and READINESS GATES for `get pods -o wide`.
-const COLUMNS: Array<{
-  header: string;
-  wide?: true;
-  cell: (p: NodePoolStatus) => string;
-}> = [
-  { header: "NODEPOOL", cell: (p) => p.name },
-  { header: "NODECLASS", cell: (p) => p.nodeClass },
-  { header: "NODES", cell: (p) => String(p.nodes) },
-  { header: "ON-TARGET", cell: (p) => String(p.onTarget) },
-  { header: "DRIFTED", cell: (p) => String(p.drifted) },
-  { header: "DISRUPTING", cell: (p) => String(p.disrupting) },
-  { header: "LAUNCHING", cell: (p) => String(p.launching) },
-  { header: "KUBELET", wide: true, cell: (p) => counted(p.byKubeletVersion) },
-  { header: "AMI", wide: true, cell: (p) => counted(p.byImage) },
-  {
-    header: "AMI-SELECTOR",
-    wide: true,
-    cell: (p) =>
-      p.amiSelectorTerms.map(amiSelectorTermText).join(";") || "<none>",
-  },
+const COLUMNS: Array<{ header: string; wide?: true; cell: (p: NodePoolStatus) => string }> = [
+  { header: 'NODEPOOL', cell: (p) => p.name },
+  { header: 'NODECLASS', cell: (p) => p.nodeClass },
+  { header: 'NODES', cell: (p) => String(p.nodes) },
+  { header: 'ON-TARGET', cell: (p) => String(p.onTarget) },
+  { header: 'DRIFTED', cell: (p) => String(p.drifted) },
+  { header: 'DISRUPTING', cell: (p) => String(p.disrupting) },
+  { header: 'LAUNCHING', cell: (p) => String(p.launching) },
+  { header: 'KUBELET', wide: true, cell: (p) => counted(p.byKubeletVersion) },
+  { header: 'AMI', wide: true, cell: (p) => counted(p.byImage) },
+  { header: 'AMI-SELECTOR', wide: true, cell: (p) => p.amiSelectorTerms.map(amiSelectorTermText).join(';') || '<none>' },
 ];
 
 /** A kubectl-style table (three spaces between columns), then each blocker once, however many NodePools it holds. */
-export function statusTable(
-  status: ClusterStatus,
-  options: { wide?: boolean } = {},
-): string {
+export function statusTable(status: ClusterStatus, options: { wide?: boolean } = {}): string {
   const shown = COLUMNS.filter((c) => c.wide !== true || options.wide === true);
   const table = columns(
     shown.map((c) => c.header),
     status.nodePools.map((p) => shown.map((c) => c.cell(p))),
   );
   const blockers = [...new Set(status.nodePools.flatMap((p) => p.blockers))];
-  return blockers.length === 0
-    ? table
-    : `${table}\n${blockers.map(blockerText).join("\n")}`;
+  return blockers.length === 0 ? table : `${table}\n${blockers.map(blockerText).join('\n')}`;
 }
 
 /** One JSON document, the documented keys in order; `compact` puts it on one line, as `status --watch -o json` streams them (NDJSON). */
-export function statusJson(
-  status: ClusterStatus,
-  cluster: ClusterIdentity,
-  compact = false,
-): string {
+export function statusJson(status: ClusterStatus, cluster: ClusterIdentity, compact = false): string {
   const doc = {
     cluster,
     kubernetesVersion: status.kubernetesVersion,
@@ -202,15 +157,8 @@ export function statusJson(
       disrupting: p.disrupting,
       launching: p.launching,
       amiSelectorTerms: p.amiSelectorTerms,
-      blockers: p.blockers.map((b) => ({
-        code: b.code,
-        message: b.message,
-        evidence: b.evidence,
-        next: b.next,
-      })),
+      blockers: p.blockers.map((b) => ({ code: b.code, message: b.message, evidence: b.evidence, next: b.next })),
     })),
   };
-  return compact
-    ? `${JSON.stringify(doc)}\n`
-    : `${JSON.stringify(doc, null, 2)}\n`;
+  return compact ? `${JSON.stringify(doc)}\n` : `${JSON.stringify(doc, null, 2)}\n`;
 }

@@ -2,11 +2,12 @@
 // into a headless xterm of the same size, and the assertions read the screen a person would see, scrollback included.
 // A string comparison cannot tell a frame that wraps, or a redraw that moves up by lines instead of screen rows; a
 // terminal can: half-redrawn frames stay behind as repeated headers.
-import { describe, expect, it } from 'vitest';
+import type * as NodePty from '@lydell/node-pty';
 import xterm from '@xterm/headless';
+import { describe, expect, it } from 'vitest';
 import { MAIN } from './cli-sandbox.js';
 
-type Pty = typeof import('@lydell/node-pty');
+type Pty = typeof NodePty;
 let pty: Pty | undefined;
 let why = '';
 try {
