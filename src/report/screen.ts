@@ -41,12 +41,14 @@ export interface Drawn {
 }
 
 /**
- * The escape sequence that replaces `previous` with `next`: up over the rows `previous` takes now, clear to the end of
- * the screen, then the lines. After a resize the terminal has re-wrapped the previous lines to the new width (xterm,
+ * The escape sequence that replaces `previous` with `next`: up over the rows `previous` takes now, then each line over
+ * the row it replaces, then clear what is left below. After a resize the terminal has re-wrapped the previous lines to the new width (xterm,
  * VTE, tmux, iTerm2 and Windows Terminal reflow), so its rows are counted at the new width.
  */
 export function redrawLines(previous: Drawn | undefined, next: readonly string[], screen: Screen): string {
   const rows = previous === undefined ? 0 : previous.lines.reduce((n, l) => n + screenRows(l, screen.columns), 0);
   const up = Math.min(rows, Math.max(0, screen.rows - 1));
-  return `${up > 0 ? `\u001b[${up}A` : ''}\r\u001b[J${next.map((l) => `${l}\n`).join('')}`;
+  // Each row is erased before it is written, and the screen below only after the last one: an erase-to-end-of-screen
+  // from the top-left corner makes tmux push the whole screen into its scrollback (scroll-on-clear), a copy per redraw.
+  return `${up > 0 ? `\u001b[${up}A` : ''}\r${next.map((l) => `\u001b[2K${l}\n`).join('')}\u001b[J`;
 }

@@ -45,11 +45,11 @@ describe('fitLines', () => {
 describe('redrawLines', () => {
   const screen = { columns: 80, rows: 24 };
   it.each([
-    ['the first frame', undefined, ['x'], screen, '\r\u001b[Jx\n'],
-    ['up over the previous lines', { lines: ['a', 'b', 'c'], columns: 80 }, ['x'], screen, '\u001b[3A\r\u001b[Jx\n'],
+    ['the first frame', undefined, ['x'], screen, '\r\u001b[2Kx\n\u001b[J'],
+    ['up over the previous lines', { lines: ['a', 'b', 'c'], columns: 80 }, ['x'], screen, '\u001b[3A\r\u001b[2Kx\n\u001b[J'],
     // After a resize to 40 columns the terminal re-wrapped the 60-column line over two rows.
-    ['up over the rows they take after a resize', { lines: ['a', 'y'.repeat(60)], columns: 80 }, ['x'], { columns: 40, rows: 24 }, '\u001b[3A\r\u001b[Jx\n'],
-    ['never above the top row', { lines: Array.from({ length: 30 }, () => 'a'), columns: 80 }, ['x'], { columns: 80, rows: 10 }, '\u001b[9A\r\u001b[Jx\n'],
+    ['up over the rows they take after a resize', { lines: ['a', 'y'.repeat(60)], columns: 80 }, ['x'], { columns: 40, rows: 24 }, '\u001b[3A\r\u001b[2Kx\n\u001b[J'],
+    ['never above the top row', { lines: Array.from({ length: 30 }, () => 'a'), columns: 80 }, ['x'], { columns: 80, rows: 10 }, '\u001b[9A\r\u001b[2Kx\n\u001b[J'],
   ])('%s', (_name, previous, next, size, expected) => {
     expect(redrawLines(previous, next, size)).toBe(expected);
   });
