@@ -5,7 +5,7 @@
 // or named by NODE24=/path/to/node.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { largeScenarioStart, sandboxScale } from './sandbox-scale.mjs';
 import { startup } from './startup.mjs';
@@ -23,6 +23,7 @@ function versionOf(node) {
   return execFileSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim();
 }
 
+const load = loadavg()[0];
 const rows = [];
 for (const n of nodes) rows.push(...(await startup(n.path, n.label, RUNS)));
 for (const n of nodes) rows.push(...(await planOnLarge(n.path, n.label, LARGE_RUNS)));
@@ -60,6 +61,6 @@ function writeReadme(t) {
   const j = text.indexOf(end);
   if (i < 0 || j < i) throw new Error(`README.md has no ${start} ... ${end} section`);
   const machine = `${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${nodes.map((n) => n.label).join(' and ')}, ${new Date().toISOString().slice(0, 10)}`;
-  const body = `${start}\nMeasured by \`npm run bench -- --readme\` on ${machine}; medians of ${RUNS} alternating runs (${LARGE_RUNS} on \`large\`).\n\n${t}\n${end}`;
+  const body = `${start}\nMeasured by \`npm run bench -- --readme\` on ${machine}; medians of ${RUNS} alternating runs (${LARGE_RUNS} on \`large\`); load average ${load.toFixed(1)} at the start (a loaded machine stretches every absolute time; the ratios are what the goals are about).\n\n${t}\n${end}`;
   writeFileSync(README, text.slice(0, i) + body + text.slice(j + end.length));
 }
