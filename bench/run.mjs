@@ -1,47 +1,66 @@
-// Benchmarks (not tests): `npm run bench`. Numbers go into the README's "Performance" section.
-// The machine is shared and small, so every result is a ratio measured within one run, alternating the
-// two commands being compared and taking medians.
-import { spawnSync } from 'node:child_process';
-import { URL, fileURLToPath } from 'node:url';
+// Benchmarks (not tests): `npm run bench` prints each figure with its goal, the ratio and whether it passes;
+// `npm run bench -- --readme` also writes the table into README.md's "Performance" section, between its markers.
+// The machine is shared and small, so every comparison is a ratio measured within one run, alternating the commands
+// compared and taking medians. Node 24 is measured too when it is installed where CI puts it (.node24/, see .ci/run)
+// or named by NODE24=/path/to/node.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { largeScenarioStart, sandboxScale } from './sandbox-scale.mjs';
+import { startup } from './startup.mjs';
 import { planOnLarge, rolloutCost } from './upgrade.mjs';
 
-const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const LARGE_RUNS = Number(process.env.BENCH_LARGE_RUNS ?? 3);
+const README = fileURLToPath(new URL('../README.md', import.meta.url));
 
-function timeOnce(args) {
-  const start = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, args, { stdio: 'ignore' });
-  if (r.status !== 0) throw new Error(`node ${args.join(' ')} exited ${r.status}`);
-  return Number(process.hrtime.bigint() - start) / 1e6;
+const node24 = process.env.NODE24 ?? fileURLToPath(new URL('../.node24/node_modules/node/bin/node', import.meta.url));
+const nodes = [{ path: process.execPath, label: `Node ${process.versions.node}` }];
+if (existsSync(node24) && node24 !== process.execPath) nodes.push({ path: node24, label: `Node ${versionOf(node24)}` });
+
+function versionOf(node) {
+  return execFileSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim();
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-};
+const load = loadavg()[0];
+const rows = [];
+for (const n of nodes) rows.push(...(await startup(n.path, n.label, RUNS)));
+for (const n of nodes) rows.push(...(await planOnLarge(n.path, n.label, LARGE_RUNS)));
+// The sandbox's own figures (absolute: they compare with nothing else in the run).
+for (const r of [...(await sandboxScale()), ...(await largeScenarioStart()), ...(await rolloutCost())]) {
+  rows.push({ figure: r.name, result: `${r.value.toFixed(r.unit === 'x' ? 2 : 0)} ${r.unit}`, value: r.value, goal: r.target, unit: r.unit, below: r.unit !== 'x' });
+}
 
-function startupRatio() {
-  const baseline = [];
-  const help = [];
-  timeOnce(['-e', '0']); // warm the file cache
-  timeOnce([main, '--help']);
-  for (let i = 0; i < RUNS; i++) {
-    baseline.push(timeOnce(['-e', '0']));
-    help.push(timeOnce([main, '--help']));
+const table = render(rows);
+console.log(`\n${table}`);
+if (process.argv.includes('--readme')) writeReadme(table);
+
+/** A figure passes when its ratio (or value) is at most its goal; `below` goals are strict (< goal). */
+function verdict(r) {
+  const x = r.ratio ?? r.value;
+  if (x === undefined) return 'not measured';
+  return (r.below ? x < r.goal : x <= r.goal) ? 'pass' : 'over';
+}
+
+function render(rs) {
+  const lines = ['| figure | result | goal | ratio | |', '|---|---|---|---|---|'];
+  for (const r of rs) {
+    const goal = r.ratio !== undefined || r.unit === undefined ? `≤ ${r.goal}×` : `${r.below ? '<' : '≤'} ${r.goal} ${r.unit}`;
+    const ratio = r.ratio !== undefined ? `${r.ratio.toFixed(2)}×` : r.value !== undefined && r.unit !== 'x' ? `${(r.value / r.goal).toFixed(2)} of goal` : '';
+    lines.push(`| ${r.figure} | ${r.result} | ${goal} | ${ratio} | ${verdict(r)} |`);
   }
-  const b = median(baseline);
-  const h = median(help);
-  return { name: 'karp-drift --help vs node -e 0', baselineMs: b, commandMs: h, ratio: h / b, target: 1.3 };
+  return lines.join('\n');
 }
 
-const results = [startupRatio()];
-for (const r of results) {
-  const verdict = r.ratio <= r.target ? 'ok' : 'over target';
-  console.log(
-    `${r.name}: ${r.commandMs.toFixed(1)} ms vs ${r.baselineMs.toFixed(1)} ms (median of ${RUNS}) = ${r.ratio.toFixed(2)}x (target <= ${r.target}x: ${verdict})`,
-  );
-}
-for (const r of [...(await sandboxScale()), ...(await largeScenarioStart()), ...(await planOnLarge()), ...(await rolloutCost())]) {
-  console.log(`${r.name}: ${r.value.toFixed(0)} ${r.unit} (target < ${r.target} ${r.unit}: ${r.ok ? 'ok' : 'over target'})`);
+function writeReadme(t) {
+  const start = '<!-- bench:start -->';
+  const end = '<!-- bench:end -->';
+  const text = readFileSync(README, 'utf8');
+  const i = text.indexOf(start);
+  const j = text.indexOf(end);
+  if (i < 0 || j < i) throw new Error(`README.md has no ${start} ... ${end} section`);
+  const machine = `${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${nodes.map((n) => n.label).join(' and ')}, ${new Date().toISOString().slice(0, 10)}`;
+  const body = `${start}\nMeasured by \`npm run bench -- --readme\` on ${machine}; medians of ${RUNS} alternating runs (${LARGE_RUNS} on \`large\`); load average ${load.toFixed(1)} at the start (a loaded machine stretches every absolute time; the ratios are what the goals are about).\n\n${t}\n${end}`;
+  writeFileSync(README, text.slice(0, i) + body + text.slice(j + end.length));
 }

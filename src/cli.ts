@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { ExitCode, KarpDriftError } from './errors.js';
 import type { GlobalOptions, Io } from './io.js';
+import { packagePath } from './package-root.js';
 
 /** What every command receives besides its own options. */
 export interface CommandContext {
@@ -24,7 +25,7 @@ export interface RunEnvironment {
 }
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string };
   return pkg.version;
 }
 

@@ -1,6 +1,6 @@
 // Strings in, typed options out: the pure parsing behind every command's flags (STYLE.md "Commands").
 // Imported lazily from cli.ts so that `--help` loads neither zod nor anything heavier.
-import { z } from 'zod';
+import * as z from 'zod'; // a namespace import: a bundle keeps only the parts of zod that are used (scripts/build.mjs)
 import { UsageError } from './errors.js';
 import { AMI_FAMILIES, ARCHES, VARIANTS, type AmiFamily, type Arch, type Variant } from './ami/families.js';
 import type { GlobalOptions, OutputFormat } from './io.js';

@@ -2,13 +2,24 @@
 // `spec.amiSelectorTerms` (plus `spec.amiFamily` when id terms need it) and karp-drift's bookkeeping annotations.
 // Karpenter hashes neither (DOMAIN.md §2.2), so the change causes AMIDrift only, never NodeClassDrift.
 // The object's resourceVersion from the plan rides along as a precondition: a class changed since the plan is refused.
-import { ApiException, PatchStrategy, setHeaderOptions, type CustomObjectsApi } from '@kubernetes/client-node';
+import { ApiException, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { RefusedError, RuntimeFailure } from '../errors.js';
+import { apiClient } from './api-client.js';
+import type { Cluster } from './client.js';
 import { ApiError } from './request.js';
 import { READ_RETRY, retrying, GaveUp } from './retry.js';
 import type { AmiSelectorTerm, KarpenterApi } from './views.js';
 
 export const FIELD_MANAGER = 'karp-drift';
+
+const clients = new WeakMap<Cluster, CustomObjectsApi>();
+
+/** The generated client server-side apply goes through, one per cluster connection, made on first use. */
+export function customObjects(cluster: Cluster): CustomObjectsApi {
+  let api = clients.get(cluster);
+  if (!api) clients.set(cluster, (api = apiClient(cluster, CustomObjectsApi)));
+  return api;
+}
 
 /** Bookkeeping in metadata.annotations (not hashed by Karpenter): what rollback restores, and what this run set. */
 export const ANNOTATIONS = {

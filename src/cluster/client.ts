@@ -1,7 +1,8 @@
 // The connection to one cluster: the kubeconfig (--kubeconfig, else $KUBECONFIG, else ~/.kube/config) resolved to one
-// context, its user's credentials (credentials.ts runs an exec plugin itself, so a 401 can force a new token), the
-// generated CustomObjectsApi for server-side apply (apply.ts), and one keep-alive agent for every list and watch
-// karp-drift makes itself (request.ts).
+// context, its user's credentials (credentials.ts runs an exec plugin itself, so a 401 can force a new token), and one
+// keep-alive agent for every list and watch karp-drift makes itself (request.ts). The generated clients for
+// server-side apply and access reviews are made where they are used (apply.ts, access.ts): with their object
+// serializer they are most of client-node's code, which `status` and `plan` then never load.
 //
 // Why an agent of our own: client-node 1.4's KubeConfig builds a new https.Agent for every call
 // (`applySecurityAuthentication` → `createAgent`), so each call pays a TCP and TLS handshake; paging 50,000 pods is 100
@@ -11,9 +12,11 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import { bufferFromFileOrString, CustomObjectsApi, KubeConfig, type Cluster as KubeconfigCluster, type Context, type User } from '@kubernetes/client-node';
+import type { Cluster as KubeconfigCluster, Context, User } from '@kubernetes/client-node';
+// The module itself, not the package index: the index reaches every generated API and model, and a bundle keeps the
+// files its imports reach in the chunk `status` and `plan` load (scripts/build.mjs).
+import { bufferFromFileOrString, KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { UsageError } from '../errors.js';
-import { apiClient } from './api-client.js';
 import { Credentials } from './credentials.js';
 import { clusterIdentity, type ClusterIdentity } from './identity.js';
 
@@ -41,8 +44,6 @@ export interface Cluster {
   source: string;
   /** What the context's user authenticates with (for messages), and the new token a 401 may get (request.ts). */
   credentials: Credentials;
-  /** Server-side apply (apply.ts) goes through the generated client. */
-  custom: CustomObjectsApi;
   /** For request.ts: the shared keep-alive agent, or undefined behind a proxy (client-node's proxy agent per call). */
   agent: HttpAgent | undefined;
   log?: (line: string) => void;
@@ -92,7 +93,7 @@ export function loadCluster(options: LoadClusterOptions = {}): Cluster {
   }
   const agent = cluster.proxyUrl ? undefined : sharedAgent(cluster, user);
   const server = cluster.server.replace(/\/+$/, '');
-  const connection = {
+  return {
     kc,
     context,
     server,
@@ -104,7 +105,6 @@ export function loadCluster(options: LoadClusterOptions = {}): Cluster {
     ...(options.log ? { log: options.log } : {}),
     close: () => agent?.destroy(),
   };
-  return { ...connection, custom: apiClient(connection, CustomObjectsApi) };
 }
 
 function kubeconfigFiles(flag: string | undefined, env: NodeJS.ProcessEnv): string[] {

@@ -1,12 +1,12 @@
 // A paginated list: `limit` and `continue`, as client-go's pager does, with each page converted to views as it
 // arrives so the raw JSON of a 50,000-pod list is never held at once. The resourceVersion returned is the first
 // page's: the snapshot the continued pages belong to, and where a watch must start so it misses nothing.
-import type { Cluster } from './client.js';
-import type { ApiObject } from './convert.js';
-import { clusterFailure } from './failures.js';
-import { ApiError, getJson, type Query } from './request.js';
-import { listCall, type Resource } from './resources.js';
-import { READ_RETRY, retrying, type RetryPolicy } from './retry.js';
+import type { Cluster } from "./client.js";
+import type { ApiObject } from "./convert.js";
+import { clusterFailure } from "./failures.js";
+import { ApiError, getJson, type Query } from "./request.js";
+import { listCall, type Resource } from "./resources.js";
+import { READ_RETRY, retrying, type RetryPolicy } from "./retry.js";
 
 /** 500 is client-go's pager default (tools/pager DefaultPageSize) and kubectl's --chunk-size. */
 export const PAGE_SIZE = 500;
@@ -29,7 +29,11 @@ interface ListBody {
 }
 
 /** Lists every object of `resource`, page by page; a failure is a KarpDriftError naming the call (failures.ts). */
-export async function listAll<V>(cluster: Cluster, resource: Resource<V>, options: ListOptions = {}): Promise<Listed<V>> {
+export async function listAll<V>(
+  cluster: Cluster,
+  resource: Resource<V>,
+  options: ListOptions = {},
+): Promise<Listed<V>> {
   try {
     return await pages(cluster, resource, options);
   } catch (err) {
@@ -39,29 +43,60 @@ export async function listAll<V>(cluster: Cluster, resource: Resource<V>, option
 }
 
 /** The same, with failures as thrown (ApiError, GaveUp, ...), for callers that retry on their own terms (follow.ts). */
-export async function pages<V>(cluster: Cluster, resource: Resource<V>, options: ListOptions = {}): Promise<Listed<V>> {
+export async function pages<V>(
+  cluster: Cluster,
+  resource: Resource<V>,
+  options: ListOptions = {},
+): Promise<Listed<V>> {
   const limit = options.pageSize ?? PAGE_SIZE;
   const policy = options.retry ?? READ_RETRY;
-  // A continue token outlives its snapshot only for etcd's compaction window (5 minutes on EKS): the server then
-  // answers 410 Expired, and the list starts over, as client-go's pager does (with a full list; here, paged again).
-  for (let restarts = 0; ; restarts++) {
-    const items: V[] = [];
-    let resourceVersion = '';
-    let token: string | undefined;
-    try {
-      do {
-        const page = await retrying(
-          () => getJson<ListBody>(cluster, resource.path, { ...options.query, limit, continue: token }, options.signal),
-          policy,
+  const get = (query: Query) =>
+    retrying(
+      () =>
+        getJson<ListBody>(
+          cluster,
+          resource.path,
+          { ...options.query, ...query },
           options.signal,
-        );
-        resourceVersion ||= page.metadata?.resourceVersion ?? '';
-        for (const o of page.items ?? []) items.push(resource.view(o));
-        token = page.metadata?.continue || undefined;
-      } while (token);
-      return { items, resourceVersion };
+        ),
+      policy,
+      options.signal,
+    );
+  const items: V[] = [];
+  let resourceVersion = "";
+  let token: string | undefined;
+  do {
+    let page: ListBody;
+    try {
+      page = await get({ limit, continue: token });
     } catch (err) {
-      if (!(err instanceof ApiError && err.code === 410 && token !== undefined && restarts < 3)) throw err;
+      if (token === undefined || !isExpired(err)) throw err;
+      // A continue token outlives its snapshot only for etcd's compaction window (five minutes by default, EKS's
+      // too): kube-apiserver then answers 410 Expired. client-go's pager (tools/pager ListPager.List with
+      // FullListIfExpired, on by default) falls back to one full list without pagination, and so does this: paging
+      // again from the start could expire again on a cluster that changes fast, one request cannot. The pages read
+      // so far are dropped, so every object is listed once, as of the new list's resourceVersion.
+      cluster.log?.(
+        `${resource.path}: the continue token expired (410 Expired); listing again without pages, as client-go's pager does`,
+      );
+      const whole = await get({});
+      return {
+        items: (whole.items ?? []).map((o) => resource.view(o)),
+        resourceVersion: whole.metadata?.resourceVersion ?? "",
+      };
     }
-  }
+    resourceVersion ||= page.metadata?.resourceVersion ?? "";
+    for (const o of page.items ?? []) items.push(resource.view(o));
+    token = page.metadata?.continue || undefined;
+  } while (token);
+  return { items, resourceVersion };
+}
+
+/** client-go's errors.IsResourceExpired: a Status with reason Expired (code 410). */
+function isExpired(err: unknown): boolean {
+  return (
+    err instanceof ApiError &&
+    err.code === 410 &&
+    err.status.reason === "Expired"
+  );
 }

@@ -4,7 +4,7 @@
 // amiFamily that the upgrade added and the previous selection lacked is removed with them.
 import type { CommandContext } from '../cli.js';
 import { followNeeds, requireAccess } from '../cluster/access.js';
-import { ANNOTATIONS, applyNodeClass } from '../cluster/apply.js';
+import { ANNOTATIONS, applyNodeClass, customObjects } from '../cluster/apply.js';
 import { discoverCluster } from '../cluster/discovery.js';
 import { readInventory, readNodeClass } from '../cluster/inventory.js';
 import type { AmiSelectorTerm, NodeClassView } from '../cluster/views.js';
@@ -90,7 +90,7 @@ export async function rollback(options: RollbackOptions, ctx: CommandContext): P
     await applyEach(ctx, restores.map((r) => r.view.name), how, async (name) => {
       const r = restores.find((x) => x.view.name === name)!;
       const result = await applyNodeClass(
-        cluster.custom,
+        customObjects(cluster),
         {
           name: r.view.name,
           karpenterApi: discovery.karpenterApi,

@@ -5,7 +5,7 @@
 import type { CommandContext } from '../cli.js';
 import { resolveAmis } from '../ami/resolve.js';
 import { followNeeds, requireAccess } from '../cluster/access.js';
-import { applyObject } from '../cluster/apply.js';
+import { customObjects, applyObject } from '../cluster/apply.js';
 import { discoverCluster } from '../cluster/discovery.js';
 import { readInventory, readNodeClass } from '../cluster/inventory.js';
 import { RefusedError, UsageError } from '../errors.js';
@@ -71,12 +71,12 @@ export async function upgradeFromTemplates(options: UpgradeOptions, t: UpgradeTe
       ]);
     }
     const nodeClass = await applyObject(
-      cluster.custom,
+      customObjects(cluster),
       { group: 'karpenter.k8s.aws', version: 'v1', plural: 'ec2nodeclasses', name: t.name, body: manifests.nodeClass, force: true },
       { dryRun: options.dryRun },
     );
     await applyObject(
-      cluster.custom,
+      customObjects(cluster),
       { group: 'karpenter.sh', version: 'v1', plural: 'nodepools', name: t.name, body: manifests.nodePool, force: true },
       { dryRun: options.dryRun },
     );

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CommandContext } from '../cli.js';
 import { followNeeds, requireAccess } from '../cluster/access.js';
-import { applyNodeClass, bookkeeping } from '../cluster/apply.js';
+import { customObjects, applyNodeClass, bookkeeping } from '../cluster/apply.js';
 import type { UpgradeOptions } from '../options.js';
 import type { NodeClassPlan } from '../plan/plan.js';
 import { planJson, planSummary, planText } from '../report/plan.js';
@@ -106,7 +106,7 @@ async function applyChange(
   // Always forced: people with kubectl are taken over (the plan says so), and GitOps or IaC owners got this far only
   // with --force-conflicts (the plan refuses them otherwise).
   const result = await applyNodeClass(
-    cluster.custom,
+    customObjects(cluster),
     {
       name: change.name,
       karpenterApi,

@@ -1,11 +1,11 @@
 // The only file in src/manifests that reads files: the bundled templates/ or a user's --templates <dir>.
-// The bundled directory is found relative to this module, which works from src/ (tests) and dist/ (the built CLI)
-// alike, as changesets `commands/init/index.ts` finds its `default-files/`.
+// The bundled directory is templates/ at the package root (package-root.ts: from src/ in tests, from a bundled chunk
+// of dist/ in the built CLI).
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { loadAll, YAMLException } from 'js-yaml';
 import { UsageError } from '../errors.js';
+import { packagePath } from '../package-root.js';
 import {
   EC2NODECLASS_API_VERSION,
   NODEPOOL_API_VERSION,
@@ -17,7 +17,7 @@ import {
   type NodePool,
 } from './schema.js';
 
-export const BUNDLED_TEMPLATES_DIR = fileURLToPath(new URL('../../templates/', import.meta.url));
+export const BUNDLED_TEMPLATES_DIR = packagePath('templates') + '/';
 
 /** One object per file, under these two names only: no multi-document file, so each file maps to one kind. */
 export const TEMPLATE_FILES = { nodeClass: 'ec2nodeclass.yaml', nodePool: 'nodepool.yaml' } as const;

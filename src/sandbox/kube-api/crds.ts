@@ -1,8 +1,9 @@
 // The Karpenter CustomResourceDefinitions the sandbox serves and `render` validates against, read from the vendored
-// copies (vendor/karpenter/crds/, see its README.md). The folder is found relative to this module: src/ (vitest) and
-// dist/ (the build mirrors src/ one level under the root) are both three levels below the project root.
+// copies (vendor/karpenter/crds/, see its README.md) at the package root (package-root.ts).
 import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { load } from 'js-yaml';
+import { packagePath } from '../../package-root.js';
 import type { ObjectMeta, PrinterColumn } from './types.js';
 
 /** The subset of apiextensions.k8s.io/v1 JSONSchemaProps that structural schemas allow. */
@@ -78,9 +79,9 @@ export interface CustomResourceDefinition {
 
 /** The three Karpenter CRDs (EC2NodeClass, NodeClaim, NodePool) as shipped by one Karpenter release line. */
 export function loadKarpenterCrds(apiVersion: 'v1' | 'v1beta1'): CustomResourceDefinition[] {
-  const dir = new URL(`../../../vendor/karpenter/crds/${apiVersion}/`, import.meta.url);
+  const dir = packagePath('vendor', 'karpenter', 'crds', apiVersion);
   return readdirSync(dir)
     .filter((file) => file.endsWith('.yaml'))
     .sort()
-    .map((file) => load(readFileSync(new URL(file, dir), 'utf8')) as CustomResourceDefinition);
+    .map((file) => load(readFileSync(join(dir, file), 'utf8')) as CustomResourceDefinition);
 }

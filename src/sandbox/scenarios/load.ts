@@ -1,15 +1,13 @@
-// Finds a scenario by built-in name or file path. The built-ins live in scenarios/ at the package root, found
-// relative to this module: src/ (vitest) and dist/ (the build mirrors src/ one level under the root) are both three
-// levels below it, as kube-api/crds.ts finds vendor/.
+// Finds a scenario by built-in name or file path. The built-ins live in scenarios/ at the package root
+// (package-root.ts), as kube-api/crds.ts finds vendor/.
 import { readdirSync, readFileSync } from 'node:fs';
 import { UsageError } from '../../errors.js';
+import { packagePath } from '../../package-root.js';
 import { parseScenario, type Scenario } from './schema.js';
-
-const BUILT_IN_DIR = new URL('../../../scenarios/', import.meta.url);
 
 /** The built-in scenario names, sorted: the file names of scenarios/*.yaml. */
 export function builtInScenarioNames(): string[] {
-  return readdirSync(BUILT_IN_DIR)
+  return readdirSync(packagePath('scenarios'))
     .filter((file) => file.endsWith('.yaml'))
     .map((file) => file.slice(0, -'.yaml'.length))
     .sort();
@@ -25,7 +23,7 @@ export function loadScenario(nameOrPath: string): Scenario {
       hint: 'or pass the path of a scenario file, e.g. ./my-scenario.yaml',
     });
   }
-  const file = new URL(`${nameOrPath}.yaml`, BUILT_IN_DIR);
+  const file = packagePath('scenarios', `${nameOrPath}.yaml`);
   return parseScenario(readFileSync(file, 'utf8'), `scenarios/${nameOrPath}.yaml`);
 }
 

@@ -2,7 +2,7 @@
 // simulated world misbehaves. Scenarios are YAML (scenarios/*.yaml for the built-ins); this module checks their
 // shape with zod and their cross-references with checks.ts, and reports every problem with its field path.
 import { load } from 'js-yaml';
-import { z } from 'zod';
+import * as z from 'zod'; // a namespace import: a bundle keeps only the parts of zod that are used
 import { AMI_FAMILIES, ARCHES } from '../../ami/families.js';
 import { UsageError } from '../../errors.js';
 import { KUBERNETES_MINORS } from '../aws/releases.js';

@@ -1,0 +1,41 @@
+// The floor for `plan` on a cluster: the same collections plan lists, with the same page size, over one keep-alive
+// HTTPS connection, each page JSON.parsed, and nothing else (no kubeconfig library, no views, no checks, no AWS).
+// `node bench/minimal-reads.mjs <spec.json>`, where spec.json is { server, caData (the CA's PEM), token, urls: [path
+// and query of each first page] } (bench/upgrade.mjs records plan's own first pages to make it). Prints the number
+// of objects read.
+import { Buffer } from 'node:buffer';
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:https';
+import { createGunzip } from 'node:zlib';
+
+const spec = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+const agent = new Agent({ keepAlive: true, maxSockets: 1, ca: spec.caData });
+const headers = { Authorization: `Bearer ${spec.token}`, Accept: 'application/json', 'Accept-Encoding': 'gzip' };
+
+function get(path) {
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(path, spec.server), { agent, headers }, (res) => {
+      const body = res.headers['content-encoding'] === 'gzip' ? res.pipe(createGunzip()) : res;
+      const chunks = [];
+      body.on('data', (c) => chunks.push(c));
+      body.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))) : reject(new Error(`${path}: HTTP ${res.statusCode}`))));
+      body.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+let objects = 0;
+for (const first of spec.urls) {
+  let url = new URL(first, spec.server);
+  for (;;) {
+    const page = await get(url.pathname + url.search);
+    objects += page.items?.length ?? 0;
+    if (!page.metadata?.continue) break;
+    url = new URL(first, spec.server);
+    url.searchParams.set('continue', page.metadata.continue);
+  }
+}
+agent.destroy();
+console.log(`${objects} objects`);

@@ -1,0 +1,57 @@
+// The pager against the sandbox: a continue token that expires mid-list (etcd compacted its revision, and
+// kube-apiserver answers 410 Expired) ends in one full list, as client-go's pager does, with every object once.
+import { describe, expect, it } from "vitest";
+import { listAll } from "../../src/cluster/list.js";
+import { PODS } from "../../src/cluster/resources.js";
+import { receivedUrls, sandboxCluster } from "./helpers.js";
+
+const pod = (name: string) => ({
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: { name, namespace: "default" },
+  spec: {
+    nodeName: "ip-10-0-9-9.ec2.internal",
+    containers: [{ name: "c", image: "nginx" }],
+  },
+});
+
+describe("listAll when the continue token expires", () => {
+  it("lists again without pages and returns every object exactly once, as of the new list", async () => {
+    const { sandbox, cluster } = await sandboxCluster("default");
+    const store = sandbox.kube.store;
+    const before = store.list("pods").map((p) => p.metadata.name);
+    expect(before.length).toBeGreaterThan(6); // more than two pages of 3
+    // Between the first and the second page: a pod is created and etcd compacts (store.compact), so the first page's
+    // revision is gone and the second page's continue token is answered 410 Expired by the sandbox's list handler.
+    sandbox.kube.faults.beforeNext(
+      { verbs: ["list"], resources: ["pods"] },
+      () =>
+        sandbox.kube.faults.beforeNext(
+          { verbs: ["list"], resources: ["pods"] },
+          () => {
+            store.create("pods", pod("created-between-pages"));
+            store.objects.compact();
+          },
+        ),
+    );
+    const urls = receivedUrls(sandbox);
+    const listed = await listAll(cluster, PODS, { pageSize: 3 });
+
+    const names = listed.items.map((p) => p.name);
+    expect(names.length).toBe(new Set(names).size);
+    expect(names.sort()).toEqual([...before, "created-between-pages"].sort());
+    expect(listed.resourceVersion).toBe(String(store.objects.resourceVersion));
+    // First page, the continued page that expired, then one list without limit or continue.
+    const queries = urls
+      .filter((u) => u.pathname === "/api/v1/pods")
+      .map((u) => [
+        u.searchParams.get("limit"),
+        u.searchParams.has("continue"),
+      ]);
+    expect(queries).toEqual([
+      ["3", false],
+      ["3", true],
+      [null, false],
+    ]);
+  });
+});

@@ -1,0 +1,162 @@
+// The built CLI (scripts/build.mjs bundles it into dist/): every command starts from the bundle, and each loads only
+// the chunks it needs. Which files a run loads comes from a module resolve hook (node:module register) that writes
+// every resolved URL to a file; which code a chunk holds comes from esbuild's metafile (dist/meta.json). Structure,
+// not timing: `npm run bench` measures the time.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { MAIN } from "./cli-sandbox.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "karp-drift-bundle-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const HOOKS = `import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
+  appendFileSync(process.env.KARP_DRIFT_LOADED, resolved.url + '\\n');
+  return resolved;
+}`;
+const REGISTER = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOKS)}`)});`;
+
+interface Meta {
+  outputs: Record<string, { inputs: Record<string, unknown> }>;
+}
+const meta = JSON.parse(
+  readFileSync(join(ROOT, "dist", "meta.json"), "utf8"),
+) as Meta;
+
+/** Runs the built CLI; returns its exit code, stderr, and the source files (esbuild's input paths) it loaded. */
+function run(
+  args: string[],
+  n: number,
+): { code: number | null; stderr: string; sources: string[]; files: string[] } {
+  const loaded = join(dir, `loaded-${n}.txt`);
+  const r = spawnSync(
+    process.execPath,
+    [
+      "--import",
+      `data:text/javascript,${encodeURIComponent(REGISTER)}`,
+      MAIN,
+      ...args,
+    ],
+    {
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: dir,
+        KARP_DRIFT_LOADED: loaded,
+      },
+      encoding: "utf8",
+    },
+  );
+  const urls = readFileSync(loaded, "utf8")
+    .split("\n")
+    .filter((u) => u.startsWith("file:"));
+  const files = [...new Set(urls.map((u) => relative(ROOT, fileURLToPath(u))))];
+  const sources = files.flatMap((f) =>
+    Object.keys(meta.outputs[f]?.inputs ?? {}),
+  );
+  return { code: r.status, stderr: r.stderr, sources, files };
+}
+
+const from = (sources: string[], what: string) =>
+  sources.filter((s) => s.includes(what));
+
+describe("the bundled CLI", () => {
+  it("answers --help and --version from commander and its own wiring: no Kubernetes client, AWS SDK or zod", () => {
+    for (const [i, args] of [
+      ["--help"],
+      ["--version"],
+      ["plan", "--help"],
+    ].entries()) {
+      const r = run(args, i);
+      expect(r.code).toBe(0);
+      expect(r.files.every((f) => f.startsWith("dist/"))).toBe(true); // the dependencies are in the bundle
+      expect(from(r.sources, "node_modules/commander/").length).toBeGreaterThan(
+        0,
+      );
+      expect(from(r.sources, "@kubernetes/client-node")).toEqual([]);
+      expect(from(r.sources, "@aws-sdk/")).toEqual([]);
+      expect(from(r.sources, "node_modules/zod/")).toEqual([]);
+    }
+  });
+
+  // Each command up to its first check of its input: its chunk loaded and ran, from the bundle.
+  it.each([
+    [
+      "status",
+      ["status", "--kubeconfig", "/nonexistent"],
+      "--kubeconfig /nonexistent: no such file",
+    ],
+    [
+      "plan",
+      ["plan", "--to", "1.30", "--kubeconfig", "/nonexistent"],
+      "--kubeconfig /nonexistent: no such file",
+    ],
+    [
+      "upgrade",
+      ["upgrade", "--to", "1.30", "--yes", "--kubeconfig", "/nonexistent"],
+      "--kubeconfig /nonexistent: no such file",
+    ],
+    [
+      "rollback",
+      ["rollback", "--yes", "--kubeconfig", "/nonexistent"],
+      "--kubeconfig /nonexistent: no such file",
+    ],
+    [
+      "render",
+      [
+        "render",
+        "--to",
+        "1.30",
+        "--cluster-name",
+        "c",
+        "--role",
+        "r",
+        "--templates",
+        "/nonexistent",
+      ],
+      "--templates /nonexistent: no such directory",
+    ],
+    [
+      "amis",
+      ["amis", "--to", "1.30", "--family", "bogus"],
+      '--family "bogus" is not valid',
+    ],
+    // The built-in scenarios are listed from scenarios/ at the package root, found from a chunk of dist/.
+    [
+      "sandbox",
+      ["sandbox", "--scenario", "nonexistent"],
+      "built-in: ami-not-found, budget-blocked, default",
+    ],
+    [
+      "demo",
+      ["demo", "--scenario", "nonexistent"],
+      "built-in: ami-not-found, budget-blocked, default",
+    ],
+  ])("%s starts from the bundle", (command, args, message) => {
+    const r = run(args, 10 + args.length + command.length);
+    expect(r.stderr).toContain(message);
+    expect(r.code).toBe(2);
+    expect(r.files.some((f) => f.startsWith(`dist/chunks/${command}-`))).toBe(
+      true,
+    );
+  });
+
+  it("status loads KubeConfig, not the generated API clients and models, nor the AWS SDK", () => {
+    const r = run(["status", "--kubeconfig", "/nonexistent"], 99);
+    expect(
+      from(r.sources, "@kubernetes/client-node/dist/config.js").length,
+    ).toBe(1);
+    expect(from(r.sources, "@kubernetes/client-node/dist/gen/models/")).toEqual(
+      [],
+    );
+    expect(from(r.sources, "@kubernetes/client-node/dist/gen/apis/")).toEqual(
+      [],
+    );
+    expect(from(r.sources, "@aws-sdk/")).toEqual([]);
+  });
+});
