@@ -297,7 +297,7 @@ describe('STALL-DO-NOT-DISRUPT', () => {
       claims: [old1, old2],
       nodes: [nodeFor(old1, { doNotDisrupt: true }), nodeFor(old2)],
       pods: [
-        pod({ namespace: 'batch', name: 'train-7', nodeName: 'ip-general-old02', doNotDisrupt: true, labels: {} }),
+        pod({ namespace: 'batch', name: 'train-7', nodeName: 'ip-general-old02', doNotDisrupt: 'true', labels: {} }),
       ],
     });
     expect(blockers[0]).toEqual<Blocker>({
@@ -315,7 +315,7 @@ describe('STALL-DO-NOT-DISRUPT', () => {
   });
 
   it('for a pod, says how to remove the pod annotation', () => {
-    const [b] = diagnosis({ claims: [old1], pods: [pod({ nodeName: 'ip-general-old01', doNotDisrupt: true })] });
+    const [b] = diagnosis({ claims: [old1], pods: [pod({ nodeName: 'ip-general-old01', doNotDisrupt: 'true' })] });
     expect(b?.next).toBe(
       'When the pod may be evicted, remove the annotation: kubectl annotate pod ledger-0 -n payments karpenter.sh/do-not-disrupt-',
     );
@@ -340,7 +340,7 @@ describe('STALL-DO-NOT-DISRUPT', () => {
       'the pod is on a NodeClaim with a terminationGracePeriod',
       {
         claims: [drifted('general-old01', { terminationGracePeriod: '2h' })],
-        pods: [pod({ nodeName: 'ip-general-old01', doNotDisrupt: true })],
+        pods: [pod({ nodeName: 'ip-general-old01', doNotDisrupt: 'true' })],
       },
     ],
   ])('does not fire when %s', (_name, w) => {
@@ -641,7 +641,7 @@ describe('diagnose', () => {
           conditions: { Launched: { status: 'False', reason: 'LaunchFailed', message: 'boom' } },
         }),
       ],
-      pods: [pod({ nodeName: 'ip-general-old01', doNotDisrupt: true })],
+      pods: [pod({ nodeName: 'ip-general-old01', doNotDisrupt: 'true' })],
       nodePools: [nodePool({ budgets: [{ nodes: '0' }] })],
     });
     expect(codes(blockers)).toEqual(['STALL-BUDGET', 'STALL-DO-NOT-DISRUPT', 'STALL-NO-TGP', 'STALL-LAUNCH']);
