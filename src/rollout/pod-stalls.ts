@@ -58,7 +58,7 @@ function holdingPods(f: Facts, pool: Pool, unschedulable: ReadonlySet<string>): 
         entry.held.push({ claim, node, pod });
         byPdb.set(pdbKey(pdb), entry);
       }
-      const indefinite = (dnd.state === 'active' && dnd.until === undefined) || block !== undefined;
+      const indefinite = (dnd.state === 'active' && dnd.value === 'true') || block !== undefined;
       if (indefinite && claim.terminationGracePeriod === undefined && !unschedulable.has(claim.name)) {
         forever.set(claim.name, claim);
       }
