@@ -6,7 +6,7 @@ import { doNotDisrupt, invalidDoNotDisruptMessage, isActivePod } from '../../clu
 import type { KubeObject } from '../kube-api/types.js';
 import { generatedName } from '../scenarios/names.js';
 import { key, spec, status, type SimContext } from './context.js';
-import { DISRUPTED_TAINT, DISRUPTING_TAINT_V1BETA1, DO_NOT_DISRUPT, isTrue, rfc3339 } from './objects.js';
+import { CRASHING_COMMAND, DISRUPTED_TAINT, DISRUPTING_TAINT_V1BETA1, DO_NOT_DISRUPT, isTrue, rfc3339 } from './objects.js';
 
 type Pod = KubeObject & { spec?: { nodeName?: string; nodeSelector?: Record<string, string> }; status?: { phase?: string; conditions?: unknown[] } };
 
@@ -142,6 +142,10 @@ export function reconcilePods(ctx: SimContext): void {
     const pod = ctx.store.get('pods', name, namespace);
     if (!pod) continue;
     const t = rfc3339(ctx.clock.wall());
+    const crashing = (spec<{ containers?: Array<{ command?: string[] }> }>(pod).containers ?? []).some(
+      (c) => JSON.stringify(c.command) === JSON.stringify(CRASHING_COMMAND),
+    );
+    const up = (type: string) => !crashing || (type !== 'ContainersReady' && type !== 'Ready');
     ctx.store.update(
       'pods',
       {
@@ -150,7 +154,7 @@ export function reconcilePods(ctx: SimContext): void {
           ...status<Record<string, unknown>>(pod),
           phase: 'Running',
           startTime: t,
-          conditions: ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready'].map((type) => ({ type, status: 'True', lastTransitionTime: t })),
+          conditions: ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready'].map((type) => ({ type, status: up(type) ? 'True' : 'False', lastTransitionTime: t })),
         },
       },
       { subresource: 'status', manager: 'kubelet' },
