@@ -20,6 +20,32 @@ describe('karp-drift upgrade stalls', () => {
     expect(run.stderr).toContain('the changes stay applied');
   });
 
+  it('do-not-disrupt-duration waits on the "30m" pod, says when it runs out, and never calls it blocked forever', async () => {
+    const sandbox = await scenario('do-not-disrupt-duration');
+    const plan = await karpDrift(sandbox, ['plan', '--to', '1.30']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toMatch(/DO-NOT-DISRUPT: 1 pod on nodes that will drift[\s\S]*pod batch\/nightly-\w+-\w{5} on node\/\S+: "30m", which holds until /);
+    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '-o', 'json', '--stall-timeout', '6s']);
+    expect(run.code, run.stderr).toBe(4);
+    const blocked = run.events.filter((e) => e.type === 'blocked');
+    expect(new Set(blocked.map((b) => b.code))).toEqual(new Set(['STALL-DO-NOT-DISRUPT']));
+    const evidence = blocked.at(-1)!.evidence as string[];
+    expect(evidence[0]).toMatch(/^pod batch\/nightly-\S+ on node \S+ \(NodeClaim general-\w{5}\) is annotated karpenter\.sh\/do-not-disrupt: "30m", which holds until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(\d+m from now\)$/);
+    expect(evidence.some((line) => line.includes('Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=batch/nightly-'))).toBe(true);
+  });
+
+  it('crash-loop: an unready app under an AlwaysAllow PDB and a do-not-disrupt "True" hold nothing; the rollout completes', async () => {
+    const sandbox = await scenario('crash-loop');
+    const plan = await karpDrift(sandbox, ['plan', '--to', '1.30']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).not.toMatch(/PDB-BLOCKS|DO-NOT-DISRUPT:/);
+    expect(plan.stdout).toMatch(/DO-NOT-DISRUPT-IGNORED: 1 pod on nodes that will drift carries a karpenter\.sh\/do-not-disrupt value that Karpenter ignores[\s\S]*"True" \(InvalidDoNotDisruptAnnotation: /);
+    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '-o', 'json', '--stall-timeout', '20s']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.events.filter((e) => e.type === 'blocked')).toEqual([]);
+    expect(run.events.at(-1)).toMatchObject({ type: 'done', result: 'succeeded' });
+  });
+
   it('unschedulable ends with exit 4 and STALL-UNSCHEDULABLE, in the NDJSON and, on a second run, in the summary', async () => {
     const sandbox = await scenario('unschedulable');
     // plan sees it coming: the pod requires the very node that will drift.
