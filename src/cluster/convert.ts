@@ -31,7 +31,7 @@ export interface ApiObject {
     deletionTimestamp?: string | Date;
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
-    ownerReferences?: Array<{ kind?: string }>;
+    ownerReferences?: Array<{ kind?: string; apiVersion?: string }>;
     managedFields?: Array<{ manager?: string; operation?: string; fieldsV1?: unknown; subresource?: string }>;
   };
   spec?: unknown;
@@ -156,6 +156,7 @@ function hasPositive(v: string | undefined): boolean {
 
 const DO_NOT_DISRUPT = 'karpenter.sh/do-not-disrupt';
 const HOSTNAME = 'kubernetes.io/hostname';
+const DISRUPTED_TAINT_KEY = 'karpenter.sh/disrupted';
 
 export function nodeView(o: ApiObject): NodeView {
   const spec = record(o.spec);
@@ -191,6 +192,7 @@ export function pdbView(o: ApiObject): PdbView {
     name: o.metadata?.name ?? '',
     ...(record(o.spec).selector ? { selector: record(record(o.spec).selector) } : {}),
     disruptionsAllowed: num(status.disruptionsAllowed) ?? 0,
+    ...(str(record(o.spec).unhealthyPodEvictionPolicy) ? { unhealthyPodEvictionPolicy: str(record(o.spec).unhealthyPodEvictionPolicy) } : {}),
     ...(num(status.currentHealthy) !== undefined ? { currentHealthy: num(status.currentHealthy) } : {}),
     ...(num(status.desiredHealthy) !== undefined ? { desiredHealthy: num(status.desiredHealthy) } : {}),
     ...(num(status.expectedPods) !== undefined ? { expectedPods: num(status.expectedPods) } : {}),
@@ -199,18 +201,36 @@ export function pdbView(o: ApiObject): PdbView {
 
 export function podView(o: ApiObject): PodView {
   const value = o.metadata?.annotations?.[DO_NOT_DISRUPT];
+  const status = record(o.status);
+  const owners = o.metadata?.ownerReferences ?? [];
+  const ready = list(status.conditions).find((c) => record(c).type === 'Ready');
   return {
     namespace: o.metadata?.namespace ?? '',
     name: o.metadata?.name ?? '',
     ...(str(record(o.spec).nodeName) ? { nodeName: str(record(o.spec).nodeName) } : {}),
     labels: o.metadata?.labels ?? {},
-    ...(str(record(o.status).phase) ? { phase: str(record(o.status).phase) } : {}),
-    // "true", or (v1.12+) a duration counted from the pod's start; either blocks while it holds.
-    doNotDisrupt: value !== undefined && value !== 'false' && value !== '',
-    daemonSet: (o.metadata?.ownerReferences ?? []).some((r) => r.kind === 'DaemonSet'),
+    ...(str(status.phase) ? { phase: str(status.phase) } : {}),
+    ...(str(status.startTime) ? { startTime: str(status.startTime) } : {}),
+    ...(typeof value === 'string' ? { doNotDisrupt: value } : {}),
+    daemonSet: owners.some((r) => r.kind === 'DaemonSet'),
+    // IsOwnedByNode: a v1 Node owner (the kubelet's mirror of a static pod).
+    mirror: owners.some((r) => r.kind === 'Node' && r.apiVersion === 'v1'),
+    toleratesDisrupted: list(record(o.spec).tolerations).some((t) => toleratesDisrupted(record(t))),
+    notReady: ready !== undefined && record(ready).status === 'False',
     deleting: o.metadata?.deletionTimestamp !== undefined,
     ...(pinnedNode(record(o.spec)) !== undefined ? { pinnedTo: pinnedNode(record(o.spec)) } : {}),
   };
+}
+
+// corev1 Toleration.ToleratesTaint for the taint {key: karpenter.sh/disrupted, effect: NoSchedule} (no value).
+function toleratesDisrupted(t: Record<string, unknown>): boolean {
+  const effect = str(t.effect) ?? '';
+  const key = str(t.key) ?? '';
+  if (effect !== '' && effect !== 'NoSchedule') return false;
+  if (key !== '' && key !== DISRUPTED_TAINT_KEY) return false;
+  const operator = str(t.operator) ?? '';
+  if (operator === 'Exists') return true;
+  return (operator === '' || operator === 'Equal') && (str(t.value) ?? '') === '';
 }
 
 interface NodeSelectorRequirement {

@@ -118,6 +118,8 @@ export interface PdbView {
   name: string;
   selector?: LabelSelector;
   disruptionsAllowed: number;
+  /** spec.unhealthyPodEvictionPolicy: with AlwaysAllow, an unready pod never counts against the budget. */
+  unhealthyPodEvictionPolicy?: string;
   currentHealthy?: number;
   desiredHealthy?: number;
   expectedPods?: number;
@@ -129,9 +131,20 @@ export interface PodView {
   nodeName?: string;
   labels: Record<string, string>;
   phase?: string;
-  /** karpenter.sh/do-not-disrupt: "true" (or a duration, Karpenter v1.12+). */
-  doNotDisrupt: boolean;
+  /** status.startTime, from which a duration-valued do-not-disrupt counts. */
+  startTime?: string;
+  /**
+   * The value of karpenter.sh/do-not-disrupt, when annotated. Only "true" or (Karpenter v1.12+) a running positive
+   * duration holds the node: read it with `doNotDisrupt()` in cluster/disruptable.ts.
+   */
+  doNotDisrupt?: string;
   daemonSet: boolean;
+  /** A mirror (static) pod: owned by its Node; Karpenter never evicts it. */
+  mirror?: boolean;
+  /** Tolerates karpenter.sh/disrupted:NoSchedule, so Karpenter does not evict it (nor check its PDBs). */
+  toleratesDisrupted?: boolean;
+  /** Its Ready condition is False (one without a Ready condition is not). */
+  notReady?: boolean;
   deleting: boolean;
   /**
    * The one node the pod may run on, by `kubernetes.io/hostname` (nodeSelector or required node affinity: the node's

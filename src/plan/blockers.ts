@@ -1,6 +1,6 @@
 // What will hold the drift back once the AMIs change: disruption budgets (DOMAIN.md §2.6), PodDisruptionBudgets and
 // `karpenter.sh/do-not-disrupt` (§2.7), precomputed for the nodes that will drift (§8 requirements 11 and 12).
-import { selectorMatches } from '../cluster/convert.js';
+import { doNotDisrupt, invalidDoNotDisruptMessage, isActivePod, pdbBlock, pdbKey } from '../cluster/disruptable.js';
 import type { Inventory, NodePoolView, PodView } from '../cluster/views.js';
 import { check, type Check } from './checks.js';
 import type { BlockingBudget, DriftingNodeClaim, NodePoolPlan } from './pools.js';
@@ -100,10 +100,6 @@ export function budgetChecks(plan: NodePoolPlan, pool: NodePoolView): Check[] {
   return checks;
 }
 
-// Pods Karpenter considers when it validates a drift candidate: running ones that would be rescheduled elsewhere
-// (DaemonSet pods are not; finished or deleting pods no longer matter).
-const active = (p: PodView) => !p.deleting && p.phase !== 'Succeeded' && p.phase !== 'Failed';
-
 function tgpNotes(claims: readonly DriftingNodeClaim[], nodeNames: ReadonlySet<string>): string[] {
   return claims
     .filter((c) => c.node !== undefined && nodeNames.has(c.node) && c.terminationGracePeriod !== undefined)
@@ -113,83 +109,64 @@ function tgpNotes(claims: readonly DriftingNodeClaim[], nodeNames: ReadonlySet<s
     );
 }
 
-/** PDBs allowing no disruption, pods under several PDBs, and do-not-disrupt pods and nodes, on nodes that will drift. */
-export function podBlockerChecks(inventory: Inventory, pools: readonly NodePoolPlan[]): Check[] {
+const podName = (p: PodView) => `pod ${p.namespace}/${p.name} on node/${p.nodeName}`;
+
+/**
+ * PDBs allowing no disruption, pods under several PDBs, and do-not-disrupt pods and nodes, on nodes that will drift,
+ * by Karpenter's rules (cluster/disruptable.ts): do-not-disrupt on every active pod, PDBs on evictable pods only.
+ */
+export function podBlockerChecks(inventory: Inventory, pools: readonly NodePoolPlan[], now: Date): Check[] {
   const claims = pools.flatMap((p) => p.drifting);
   const driftingNodes = new Set(claims.flatMap((c) => (c.node !== undefined ? [c.node] : [])));
-  const pods = inventory.pods.filter((p) => p.nodeName !== undefined && driftingNodes.has(p.nodeName) && active(p));
-  const evictable = pods.filter((p) => !p.daemonSet);
-  const podName = (p: PodView) => `pod ${p.namespace}/${p.name} on node/${p.nodeName}`;
+  const pods = inventory.pods.filter((p) => p.nodeName !== undefined && driftingNodes.has(p.nodeName) && isActivePod(p));
   const checks: Check[] = [];
 
-  const pdbsOf = (p: PodView) =>
-    inventory.pdbs.filter((b) => b.namespace === p.namespace && selectorMatches(b.selector, p.labels));
-  for (const pdb of inventory.pdbs.filter((b) => b.disruptionsAllowed === 0)) {
-    const covered = evictable.filter((p) => pdbsOf(p).includes(pdb));
+  const blocked = pods.flatMap((pod) => {
+    const block = pdbBlock(pod, inventory.pdbs, now);
+    return block === undefined ? [] : [{ pod, block }];
+  });
+  for (const pdb of inventory.pdbs) {
+    const covered = blocked.filter(({ block }) => !block.multiple && block.pdbs[0] === pdb).map(({ pod }) => pod);
     if (covered.length === 0) continue;
     const nodes = new Set(covered.map((p) => p.nodeName!));
-    const key = `${pdb.namespace}/${pdb.name}`;
+    const key = pdbKey(pdb);
     checks.push(
       check(
         'PDB-BLOCKS',
         'warning',
-        `poddisruptionbudget ${key} allows 0 disruptions and covers ${plural(covered.length, 'pod')} on ${plural(nodes.size, 'node')} that will drift: Karpenter skips those nodes (DisruptionBlocked: pdb "${key}" prevents pod evictions)`,
+        `poddisruptionbudget ${key} allows 0 disruptions and covers ${plural(covered.length, 'pod')} on ${plural(nodes.size, 'node')} that will drift: Karpenter skips those nodes (DisruptionBlocked: Pdb prevents pod evictions (PodDisruptionBudget=[${key}]))`,
         [...covered.map(podName), ...tgpNotes(claims, nodes)],
         'let the PDB allow a disruption (more replicas, or a looser minAvailable/maxUnavailable) before the rollout reaches these nodes',
       ),
     );
   }
 
-  const multiple = evictable.filter((p) => pdbsOf(p).length > 1);
+  const multiple = blocked.filter(({ block }) => block.multiple);
   if (multiple.length > 0) {
+    const keys = multiple[0]!.block.pdbs.map(pdbKey).join(' ');
     checks.push(
       check(
         'PDB-MULTIPLE',
         'warning',
-        `${plural(multiple.length, 'pod')} on nodes that will drift ${multiple.length === 1 ? 'is' : 'are'} selected by more than one PodDisruptionBudget: the eviction API refuses such pods, so Karpenter skips their nodes (DisruptionBlocked: eviction does not support multiple PDBs)`,
-        multiple.map(
-          (p) =>
-            `${podName(p)}: ${pdbsOf(p)
-              .map((b) => `${b.namespace}/${b.name}`)
-              .join(', ')}`,
-        ),
+        `${plural(multiple.length, 'pod')} on nodes that will drift ${multiple.length === 1 ? 'is' : 'are'} selected by more than one PodDisruptionBudget: the eviction API refuses such pods, so Karpenter skips their nodes (DisruptionBlocked: Eviction does not support multiple PDBs (PodDisruptionBudget(s)=[${keys}]))`,
+        multiple.map(({ pod, block }) => `${podName(pod)}: ${block.pdbs.map(pdbKey).join(', ')}`),
         'change the PDB selectors so that each pod matches one PodDisruptionBudget',
       ),
     );
   }
 
-  const nodes = inventory.nodes.filter((n) => driftingNodes.has(n.name) && n.doNotDisrupt);
-  const annotated = pods.filter((p) => p.doNotDisrupt);
-  if (nodes.length + annotated.length > 0) {
-    const what = [
-      nodes.length > 0 ? plural(nodes.length, 'node') : '',
-      annotated.length > 0 ? plural(annotated.length, 'pod') : '',
-    ]
-      .filter(Boolean)
-      .join(' and ');
-    checks.push(
-      check(
-        'DO-NOT-DISRUPT',
-        'warning',
-        `${what} on nodes that will drift carry karpenter.sh/do-not-disrupt: Karpenter skips those nodes for drift while the annotation holds`,
-        [
-          ...nodes.map(
-            (n) =>
-              `node/${n.name}: annotated, so Karpenter never picks it for drift (terminationGracePeriod does not help)`,
-          ),
-          ...annotated.map(podName),
-          ...tgpNotes(claims, new Set(annotated.map((p) => p.nodeName!))),
-        ],
-        'remove the annotation once the work is safe to interrupt, e.g. kubectl annotate pod -n <namespace> <pod> karpenter.sh/do-not-disrupt-',
-      ),
-    );
-  }
+  checks.push(...doNotDisruptChecks(inventory, pods, claims, driftingNodes, now));
 
   // Karpenter's scheduling simulation cannot place such a pod on a replacement (DOMAIN.md §2.7): the node is skipped
   // for as long as the pod runs, and a terminationGracePeriod does not help because the drain never starts.
   const hostnames = new Map(inventory.nodes.map((n) => [n.name, n.hostname]));
-  const pinned = evictable.filter(
-    (p) => p.pinnedTo !== undefined && (p.pinnedTo === p.nodeName || p.pinnedTo === hostnames.get(p.nodeName!)),
+  // The simulation moves the reschedulable pods: not DaemonSet or mirror pods (pod.IsReschedulable).
+  const pinned = pods.filter(
+    (p) =>
+      !p.daemonSet &&
+      !p.mirror &&
+      p.pinnedTo !== undefined &&
+      (p.pinnedTo === p.nodeName || p.pinnedTo === hostnames.get(p.nodeName!)),
   );
   if (pinned.length > 0) {
     const first = pinned[0]!;
@@ -200,6 +177,76 @@ export function podBlockerChecks(inventory: Inventory, pools: readonly NodePoolP
         `${plural(pinned.length, 'pod')} on nodes that will drift ${pinned.length === 1 ? 'is' : 'are'} pinned to ${pinned.length === 1 ? 'its' : 'their'} node by name: no replacement can run ${pinned.length === 1 ? 'it' : 'them'}, so Karpenter skips those nodes (DisruptionBlocked: Not all pods would schedule), and terminationGracePeriod does not help because the drain never starts`,
         pinned.map((p) => `${podName(p)}: requires the node ${p.pinnedTo} (kubernetes.io/hostname or metadata.name)`),
         `delete the pods or re-create them without the node pin before the rollout reaches these nodes, e.g. kubectl delete pod -n ${first.namespace} ${first.name}`,
+      ),
+    );
+  }
+  return checks;
+}
+
+function doNotDisruptChecks(
+  inventory: Inventory,
+  pods: readonly PodView[],
+  claims: readonly DriftingNodeClaim[],
+  driftingNodes: ReadonlySet<string>,
+  now: Date,
+): Check[] {
+  const checks: Check[] = [];
+  const nodes = inventory.nodes.filter((n) => driftingNodes.has(n.name) && n.doNotDisrupt);
+  const read = pods.map((pod) => ({ pod, dnd: doNotDisrupt(pod, now) }));
+  const holding = read.flatMap(({ pod, dnd }) => (dnd.state === 'active' ? [{ pod, until: dnd.until }] : []));
+  if (nodes.length + holding.length > 0) {
+    const what = [
+      nodes.length > 0 ? plural(nodes.length, 'node') : '',
+      holding.length > 0 ? plural(holding.length, 'pod') : '',
+    ]
+      .filter(Boolean)
+      .join(' and ');
+    const first = holding[0]?.pod;
+    const events = [
+      ...(first !== undefined
+        ? [`Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=${first.namespace}/${first.name})`]
+        : []),
+      ...(nodes.length > 0 ? ['Disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation'] : []),
+    ];
+    checks.push(
+      check(
+        'DO-NOT-DISRUPT',
+        'warning',
+        `${what} on nodes that will drift carry karpenter.sh/do-not-disrupt: Karpenter skips those nodes for drift while the annotation holds (DisruptionBlocked: ${events.join('; ')})`,
+        [
+          ...nodes.map(
+            (n) =>
+              `node/${n.name}: annotated, so Karpenter never picks it for drift (terminationGracePeriod does not help)`,
+          ),
+          ...holding.map(({ pod, until }) =>
+            until === undefined
+              ? `${podName(pod)}: "${pod.doNotDisrupt}"`
+              : `${podName(pod)}: "${pod.doNotDisrupt}", which holds until ${utcMinute(until.toISOString())}`,
+          ),
+          ...tgpNotes(claims, new Set(holding.map(({ pod }) => pod.nodeName!))),
+        ],
+        'remove the annotation once the work is safe to interrupt, e.g. kubectl annotate pod -n <namespace> <pod> karpenter.sh/do-not-disrupt-',
+      ),
+    );
+  }
+  // A value Karpenter ignores holds nothing: information, never a blocker. "false" and "" are left out: Karpenter
+  // ignores them too, which is what whoever wrote them meant.
+  const ignored = read.flatMap(({ pod, dnd }) =>
+    dnd.state === 'expired'
+      ? [`${podName(pod)}: "${dnd.value}" ran out at ${utcMinute(dnd.at.toISOString())}`]
+      : dnd.state === 'invalid' && dnd.value !== 'false' && dnd.value !== ''
+        ? [`${podName(pod)}: "${dnd.value}" (InvalidDoNotDisruptAnnotation: ${invalidDoNotDisruptMessage(dnd.error)})`]
+        : [],
+  );
+  if (ignored.length > 0) {
+    const one = ignored.length === 1;
+    checks.push(
+      check(
+        'DO-NOT-DISRUPT-IGNORED',
+        'info',
+        `${plural(ignored.length, 'pod')} on nodes that will drift ${one ? 'carries' : 'carry'} a karpenter.sh/do-not-disrupt value that Karpenter ignores, so ${one ? 'it does' : 'they do'} not hold the drift: only "true", or (Karpenter v1.12+) a positive duration such as "2h" counted from the pod's start, holds a node`,
+        ignored,
+        'to keep such a pod from being disrupted, write "true": kubectl annotate pod -n <namespace> <pod> karpenter.sh/do-not-disrupt=true --overwrite; otherwise remove the annotation',
       ),
     );
   }

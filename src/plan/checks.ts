@@ -38,6 +38,7 @@ export const CHECK_CODES = [
   'PDB-BLOCKS',
   'PDB-MULTIPLE',
   'DO-NOT-DISRUPT',
+  'DO-NOT-DISRUPT-IGNORED',
   'POD-PINNED',
 ] as const;
 export type CheckCode = (typeof CHECK_CODES)[number];

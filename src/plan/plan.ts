@@ -83,7 +83,7 @@ export function plan(inventory: Inventory, amis: readonly ResolvedAmi[], options
       checks.push(...budgetChecks(poolPlan, pool));
       return poolPlan;
     });
-  checks.push(...podBlockerChecks(inventory, nodePools));
+  checks.push(...podBlockerChecks(inventory, nodePools, now));
 
   const replaced = new Set(nodePools.flatMap((p) => p.drifting.flatMap((d) => (d.node !== undefined ? [d.node] : []))));
   checks.push(...versionChecks(inventory, options.to, options.pin, replaced, options.allowDowngrade));

@@ -2,18 +2,20 @@
 // which Karpenter checks when it filters candidates, and its scheduling simulation, which it runs next for each
 // candidate whose NodePool has budget left. The first two hold only a NodeClaim without its own
 // terminationGracePeriod (drift is "eventual"); the simulation holds every NodeClaim, because the drain never starts.
-import { selectorMatches } from '../cluster/convert.js';
+import { doNotDisrupt, isActivePod, pdbBlock, pdbKey } from '../cluster/disruptable.js';
 import type { EventView, NodeClaimView, NodeView, PdbView, PodView } from '../cluster/views.js';
 import { listed, quotes } from './evidence.js';
 import { eventTime } from './snapshot.js';
 import type { Blocker, Facts, Pool } from './stalls.js';
 import { isDisrupting, isTrue, nodeOf } from './track.js';
-import { plural } from './text.js';
+import { humanDuration, plural, utcTime } from './text.js';
 
 interface Held {
   claim: NodeClaimView;
   node: NodeView;
   pod?: PodView;
+  /** When a duration-valued do-not-disrupt runs out. */
+  until?: Date;
 }
 
 const TGP_DOES_NOT_HELP =
@@ -30,9 +32,11 @@ export function podBlockers(f: Facts, pool: Pool): Blocker[] {
 // Pod-level blockers stop drift from picking a node unless its NodeClaim has a terminationGracePeriod; once the
 // NodeClaim is deleting they hold the drain (until that period ends, if there is one). A Node's own
 // do-not-disrupt stops the pick whatever the NodeClaim says, and does not hold a drain. A NodeClaim the scheduling
-// simulation also holds gets no STALL-NO-TGP: a terminationGracePeriod would not get it past the simulation.
+// simulation also holds gets no STALL-NO-TGP: a terminationGracePeriod would not get it past the simulation; nor
+// does one held only by do-not-disrupt durations, which run out by themselves. Which pods count, and when an
+// annotation holds, is Karpenter's rule in cluster/disruptable.ts.
 function holdingPods(f: Facts, pool: Pool, unschedulable: ReadonlySet<string>): Blocker[] {
-  const doNotDisrupt: Held[] = [];
+  const held: Held[] = [];
   const byPdb = new Map<string, { pdb: PdbView; held: Held[] }>();
   const multiple: Array<Held & { pdbs: PdbView[] }> = [];
   const forever = new Map<string, NodeClaimView>();
@@ -40,46 +44,30 @@ function holdingPods(f: Facts, pool: Pool, unschedulable: ReadonlySet<string>): 
     const node = nodeOf(f.snapshot, claim);
     if (node === undefined || (!isTrue(claim.conditions, 'Drifted') && !isDisrupting(claim, node))) continue;
     const draining = claim.deleting || node.deleting;
-    if (node.doNotDisrupt && !draining) doNotDisrupt.push({ claim, node });
+    if (node.doNotDisrupt && !draining) held.push({ claim, node });
     if (!draining && claim.terminationGracePeriod !== undefined) continue;
     for (const pod of f.podsByNode.get(node.name) ?? []) {
-      if (pod.daemonSet || pod.deleting || pod.phase === 'Succeeded' || pod.phase === 'Failed') continue;
-      const pdbs = f.context.pdbs.filter(
-        (p) => p.namespace === pod.namespace && selectorMatches(p.selector, pod.labels),
-      );
-      const blocking = pdbs.length === 1 && pdbs[0]!.disruptionsAllowed <= 0 ? pdbs[0] : undefined;
-      if (pod.doNotDisrupt) doNotDisrupt.push({ claim, node, pod });
-      if (pdbs.length > 1) multiple.push({ claim, node, pod, pdbs });
-      if (blocking !== undefined) {
-        const key = `${blocking.namespace}/${blocking.name}`;
-        const entry = byPdb.get(key) ?? { pdb: blocking, held: [] };
+      if (!isActivePod(pod)) continue;
+      const dnd = doNotDisrupt(pod, f.now);
+      if (dnd.state === 'active') held.push({ claim, node, pod, ...(dnd.until ? { until: dnd.until } : {}) });
+      const block = pdbBlock(pod, f.context.pdbs, f.now);
+      if (block?.multiple === true) multiple.push({ claim, node, pod, pdbs: block.pdbs });
+      else if (block !== undefined) {
+        const pdb = block.pdbs[0]!;
+        const entry = byPdb.get(pdbKey(pdb)) ?? { pdb, held: [] };
         entry.held.push({ claim, node, pod });
-        byPdb.set(key, entry);
+        byPdb.set(pdbKey(pdb), entry);
       }
-      if (
-        (pod.doNotDisrupt || pdbs.length > 1 || blocking !== undefined) &&
-        claim.terminationGracePeriod === undefined &&
-        !unschedulable.has(claim.name)
-      ) {
+      const indefinite = (dnd.state === 'active' && dnd.value === 'true') || block !== undefined;
+      if (indefinite && claim.terminationGracePeriod === undefined && !unschedulable.has(claim.name)) {
         forever.set(claim.name, claim);
       }
     }
   }
   const out: Blocker[] = [];
-  if (doNotDisrupt.length > 0) out.push(doNotDisruptBlocker(pool, doNotDisrupt));
+  if (held.length > 0) out.push(doNotDisruptBlocker(f, pool, held));
   for (const [key, { pdb, held }] of byPdb) out.push(pdbBlocker(f, pool, key, pdb, held));
-  if (multiple.length > 0) {
-    out.push({
-      code: 'STALL-PDB',
-      nodePool: pool.name,
-      message: `${plural(multiple.length, 'pod')} on drifted nodes ${multiple.length === 1 ? 'is' : 'are'} covered by several PDBs: eviction does not support multiple PDBs (NodePool ${pool.name})`,
-      evidence: listed(
-        multiple.map((m) => `${heldText(m)}: PDBs ${m.pdbs.map((p) => `${p.namespace}/${p.name}`).join(', ')}`),
-        'pods',
-      ),
-      next: `Leave each pod under one PDB: kubectl get pdb -n ${multiple[0]!.pod!.namespace} -o wide`,
-    });
-  }
+  if (multiple.length > 0) out.push(multiplePdbBlocker(f, pool, multiple));
   if (forever.size > 0) {
     out.push({
       code: 'STALL-NO-TGP',
@@ -103,43 +91,90 @@ function heldText(h: Held): string {
   return h.pod === undefined ? where : `pod ${h.pod.namespace}/${h.pod.name} on ${where}`;
 }
 
-function doNotDisruptBlocker(pool: Pool, held: Held[]): Blocker {
+/** Karpenter's DisruptionBlocked events on the Nodes and NodeClaims of `held` whose message `matches`. */
+function blockedEvents(f: Facts, held: readonly Held[], matches: (message: string) => boolean): EventView[] {
+  const involved = new Set(held.flatMap((h) => [h.node.name, h.claim.name]));
+  return f.events.filter(
+    (e) => e.reason === 'DisruptionBlocked' && involved.has(e.involvedName ?? '') && matches(e.message),
+  );
+}
+
+const DO_NOT_DISRUPT = /karpenter\.sh\/do-not-disrupt/;
+
+function doNotDisruptBlocker(f: Facts, pool: Pool, held: Held[]): Blocker {
   const nodes = new Set(held.map((h) => h.node.name));
   const first = held[0]!;
   const others = held.length > 1 ? ' (likewise for the others listed)' : '';
+  const value = (h: Held) =>
+    h.pod === undefined
+      ? ': "true"'
+      : h.until === undefined
+        ? `: "${h.pod.doNotDisrupt}"`
+        : `: "${h.pod.doNotDisrupt}", which holds until ${utcTime(h.until)} (${humanDuration(h.until.getTime() - f.now.getTime())} from now)`;
+  const remove =
+    first.pod === undefined
+      ? `kubectl annotate node ${first.node.name} karpenter.sh/do-not-disrupt-`
+      : `kubectl annotate pod ${first.pod.name} -n ${first.pod.namespace} karpenter.sh/do-not-disrupt-`;
   return {
     code: 'STALL-DO-NOT-DISRUPT',
     nodePool: pool.name,
     message: `karpenter.sh/do-not-disrupt holds ${plural(nodes.size, 'drifted node')} (NodePool ${pool.name})`,
     evidence: [
       ...listed(
-        held.map(
-          (h) => `${heldText(h)} is annotated karpenter.sh/do-not-disrupt${h.pod === undefined ? ': "true"' : ''}`,
-        ),
+        held.map((h) => `${heldText(h)} is annotated karpenter.sh/do-not-disrupt${value(h)}`),
         'annotations',
       ),
-      'Karpenter publishes no event for do-not-disrupt (an intentional user action)',
+      ...quotes(
+        blockedEvents(f, held, (m) => DO_NOT_DISRUPT.test(m)),
+        f.now,
+      ),
     ],
     next:
       first.pod === undefined
-        ? `When its workloads may move, remove the annotation: kubectl annotate node ${first.node.name} karpenter.sh/do-not-disrupt-${others}`
-        : `When the pod may be evicted, remove the annotation: kubectl annotate pod ${first.pod.name} -n ${first.pod.namespace} karpenter.sh/do-not-disrupt-${others}`,
+        ? `When its workloads may move, remove the annotation: ${remove}${others}`
+        : first.until !== undefined
+          ? `Wait until ${utcTime(first.until)}, when its do-not-disrupt runs out, or remove the annotation once the pod may be evicted: ${remove}${others}`
+          : `When the pod may be evicted, remove the annotation: ${remove}${others}`,
   };
+}
+
+const PREVENTS = /prevents pod evictions/i;
+const MULTIPLE = /does not support multiple PDBs/i;
+// v1.6+: `(PodDisruptionBudget=[ns/name])`, `(PodDisruptionBudget(s)=[ns/a ns/b])`; seen without brackets too.
+const NAMED_AFTER = /PodDisruptionBudget(?:\(s\))?=\[?([^\])]*)\]?\)/;
+// v1.0–v1.5: `pdb "ns/name" prevents pod evictions`, `Pdb "ns/name" …`; consolidation: `pdb ns/name prevents …`.
+const NAMED_BEFORE = /\bpdb "?([^"\s]+\/[^"\s]+)"? prevents pod evictions/i;
+
+/**
+ * The PDBs a Karpenter DisruptionBlocked message blames, in every wording it has used (DOMAIN.md §2.7), or
+ * undefined for a message about something else. `multiple`: the pod is under several PDBs.
+ */
+export function pdbsBlamedIn(message: string): { multiple: boolean; pdbs: string[] } | undefined {
+  const multiple = MULTIPLE.test(message);
+  if (!multiple && !PREVENTS.test(message)) return undefined;
+  const after = NAMED_AFTER.exec(message);
+  if (after != null) return { multiple, pdbs: after[1]!.split(/[\s,]+/).filter((k) => k !== '') };
+  const before = NAMED_BEFORE.exec(message);
+  return { multiple, pdbs: before != null ? [before[1]!] : [] };
+}
+
+// The drain's own complaint (FailedDraining on the Node) names no PDB: it belongs to every PDB blocker of the node.
+function drainEvents(f: Facts, held: readonly Held[]): EventView[] {
+  const nodes = new Set(held.map((h) => h.node.name));
+  return f.events.filter((e) => e.reason === 'FailedDraining' && nodes.has(e.involvedName ?? ''));
 }
 
 function pdbBlocker(f: Facts, pool: Pool, key: string, pdb: PdbView, held: Held[]): Blocker {
   const nodes = new Set(held.map((h) => h.node.name));
-  const involved = new Set([...nodes, ...held.map((h) => h.claim.name)]);
   const status = [
     pdb.currentHealthy !== undefined ? `currentHealthy ${pdb.currentHealthy}` : '',
     pdb.desiredHealthy !== undefined ? `desiredHealthy ${pdb.desiredHealthy}` : '',
     pdb.expectedPods !== undefined ? `expectedPods ${pdb.expectedPods}` : '',
   ].filter((s) => s !== '');
-  const events = f.events.filter(
-    (e) =>
-      involved.has(e.involvedName ?? '') &&
-      ((e.reason === 'DisruptionBlocked' && e.message.includes(`pdb "${key}"`)) || e.reason === 'FailedDraining'),
-  );
+  const blamed = blockedEvents(f, held, (m) => {
+    const named = pdbsBlamedIn(m);
+    return named !== undefined && !named.multiple && named.pdbs.includes(key);
+  });
   return {
     code: 'STALL-PDB',
     nodePool: pool.name,
@@ -147,9 +182,26 @@ function pdbBlocker(f: Facts, pool: Pool, key: string, pdb: PdbView, held: Held[
     evidence: [
       `PDB ${key}: disruptionsAllowed ${pdb.disruptionsAllowed}${status.length > 0 ? ` (${status.join(', ')})` : ''}`,
       ...listed(held.map(heldText), 'pods'),
-      ...quotes(events, f.now),
+      ...quotes([...blamed, ...drainEvents(f, held)], f.now),
     ],
     next: `Let PDB ${key} allow an eviction: scale out what it protects or relax minAvailable/maxUnavailable (kubectl get pdb ${pdb.name} -n ${pdb.namespace} -o yaml)`,
+  };
+}
+
+function multiplePdbBlocker(f: Facts, pool: Pool, multiple: Array<Held & { pdbs: PdbView[] }>): Blocker {
+  const blamed = blockedEvents(f, multiple, (m) => pdbsBlamedIn(m)?.multiple === true);
+  return {
+    code: 'STALL-PDB',
+    nodePool: pool.name,
+    message: `${plural(multiple.length, 'pod')} on drifted nodes ${multiple.length === 1 ? 'is' : 'are'} covered by several PDBs: eviction does not support multiple PDBs (NodePool ${pool.name})`,
+    evidence: [
+      ...listed(
+        multiple.map((m) => `${heldText(m)}: PDBs ${m.pdbs.map(pdbKey).join(', ')}`),
+        'pods',
+      ),
+      ...quotes([...blamed, ...drainEvents(f, multiple)], f.now),
+    ],
+    next: `Leave each pod under one PDB: kubectl get pdb -n ${multiple[0]!.pod!.namespace} -o wide`,
   };
 }
 

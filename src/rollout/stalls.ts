@@ -1,7 +1,7 @@
 // Why a rollout is not moving: coded blockers with evidence and a next step (STYLE.md "A stall diagnosis has a
 // stable code and evidence"). Each check reads what Karpenter reads (DOMAIN.md §2.5–2.7) and quotes Karpenter's own
-// events (§2.8) when there are any; do-not-disrupt has none, so that one comes from the pods and nodes alone. The
-// checks of the pods on drifted nodes (do-not-disrupt, PDBs, the scheduling simulation) are in pod-stalls.ts.
+// events (§2.8) when there are any. The checks of the pods on drifted nodes (do-not-disrupt, PDBs, the scheduling
+// simulation) are in pod-stalls.ts.
 import type {
   EventView,
   KarpenterApi,

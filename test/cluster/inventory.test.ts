@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { newestLast, podsOnKarpenterNodes, selectNodeClasses } from '../../src/cluster/inventory.js';
 import type { EventView, NodeClaimView, NodeClassView, NodeView, PodView } from '../../src/cluster/views.js';
 
-const pod = (name: string, nodeName?: string): PodView => ({ namespace: 'shop', name, ...(nodeName ? { nodeName } : {}), labels: {}, doNotDisrupt: false, daemonSet: false, deleting: false });
+const pod = (name: string, nodeName?: string): PodView => ({ namespace: 'shop', name, ...(nodeName ? { nodeName } : {}), labels: {}, daemonSet: false, deleting: false });
 const node = (name: string, nodePool?: string): NodeView => ({ name, uid: name, resourceVersion: '1', ...(nodePool ? { nodePool } : {}), ready: true, initialized: true, doNotDisrupt: false, taints: [], deleting: false });
 const claim = (name: string, nodeName?: string): NodeClaimView => ({ name, uid: name, resourceVersion: '1', ...(nodeName ? { nodeName } : {}), gpu: false, accelerator: false, deleting: false, conditions: {} });
 const nodeClass = (name: string): NodeClassView => ({ name, uid: name, resourceVersion: '1', generation: 1, amiSelectorTerms: [], statusAmis: [], conditions: {}, owners: [], labels: {}, annotations: {} });

@@ -4,18 +4,46 @@ import { karpDrift, scenario } from './cli-sandbox.js';
 
 describe('karp-drift upgrade stalls', () => {
   it.each([
-    ['pdb-blocked', 'STALL-PDB', 'payments/ledger'],
-    ['budget-blocked', 'STALL-BUDGET', 'frozen'],
-    ['do-not-disrupt', 'STALL-DO-NOT-DISRUPT', 'karpenter.sh/do-not-disrupt'],
-  ])('%s ends with exit 4 and %s', async (name, code, evidence) => {
+    // Each quotes Karpenter's own event, in the words of the Karpenter the sandbox simulates (v1.14).
+    ['pdb-blocked', 'STALL-PDB', 'event DisruptionBlocked on Node/', 'Pdb prevents pod evictions (PodDisruptionBudget=[payments/ledger])'],
+    ['budget-blocked', 'STALL-BUDGET', 'event DisruptionBlocked on NodePool/frozen', 'No allowed disruptions for disruption reason Drifted due to blocking budget'],
+    ['do-not-disrupt', 'STALL-DO-NOT-DISRUPT', 'event DisruptionBlocked on Node', 'Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=ml/training-'],
+  ])('%s ends with exit 4 and %s', async (name, code, quoted, message) => {
     const sandbox = await scenario(name);
     const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '-o', 'json', '--stall-timeout', '6s']);
     expect(run.code, run.stderr).toBe(4);
     const blocked = run.events.filter((e) => e.type === 'blocked');
     expect(blocked.map((b) => b.code)).toContain(code);
-    expect(JSON.stringify(blocked)).toContain(evidence);
+    const evidence = blocked.filter((b) => b.code === code).flatMap((b) => b.evidence as string[]);
+    expect(evidence.some((line) => line.startsWith(quoted) && line.includes(message)), evidence.join('\n')).toBe(true);
     expect(run.events.at(-1)).toMatchObject({ type: 'done', result: 'stalled' });
     expect(run.stderr).toContain('the changes stay applied');
+  });
+
+  it('do-not-disrupt-duration waits on the "30m" pod, says when it runs out, and never calls it blocked forever', async () => {
+    const sandbox = await scenario('do-not-disrupt-duration');
+    const plan = await karpDrift(sandbox, ['plan', '--to', '1.30']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toMatch(/DO-NOT-DISRUPT: 1 pod on nodes that will drift[\s\S]*pod batch\/nightly-\w+-\w{5} on node\/\S+: "30m", which holds until /);
+    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '-o', 'json', '--stall-timeout', '6s']);
+    expect(run.code, run.stderr).toBe(4);
+    const blocked = run.events.filter((e) => e.type === 'blocked');
+    expect(new Set(blocked.map((b) => b.code))).toEqual(new Set(['STALL-DO-NOT-DISRUPT']));
+    const evidence = blocked.at(-1)!.evidence as string[];
+    expect(evidence[0]).toMatch(/^pod batch\/nightly-\S+ on node \S+ \(NodeClaim general-\w{5}\) is annotated karpenter\.sh\/do-not-disrupt: "30m", which holds until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(\d+m from now\)$/);
+    expect(evidence.some((line) => line.includes('Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=batch/nightly-'))).toBe(true);
+  });
+
+  it('crash-loop: an unready app under an AlwaysAllow PDB and a do-not-disrupt "True" hold nothing; the rollout completes', async () => {
+    const sandbox = await scenario('crash-loop');
+    const plan = await karpDrift(sandbox, ['plan', '--to', '1.30']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).not.toMatch(/PDB-BLOCKS|DO-NOT-DISRUPT:/);
+    expect(plan.stdout).toMatch(/DO-NOT-DISRUPT-IGNORED: 1 pod on nodes that will drift carries a karpenter\.sh\/do-not-disrupt value that Karpenter ignores[\s\S]*"True" \(InvalidDoNotDisruptAnnotation: /);
+    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '-o', 'json', '--stall-timeout', '20s']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.events.filter((e) => e.type === 'blocked')).toEqual([]);
+    expect(run.events.at(-1)).toMatchObject({ type: 'done', result: 'succeeded' });
   });
 
   it('unschedulable ends with exit 4 and STALL-UNSCHEDULABLE, in the NDJSON and, on a second run, in the summary', async () => {

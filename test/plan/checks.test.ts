@@ -626,7 +626,7 @@ const EXACT: Array<[string, Case, Check]> = [
         pods: [
           pod({ nodeName: 'ip-general-1' }),
           pod({ name: 'web-2', nodeName: 'ip-general-2' }),
-          pod({ name: 'agent', daemonSet: true }),
+          pod({ name: 'agent', daemonSet: true, toleratesDisrupted: true }),
           pod({ name: 'job', phase: 'Succeeded' }),
         ],
       },
@@ -635,7 +635,7 @@ const EXACT: Array<[string, Case, Check]> = [
       code: 'PDB-BLOCKS',
       level: 'warning',
       message:
-        'poddisruptionbudget shop/web allows 0 disruptions and covers 2 pods on 2 nodes that will drift: Karpenter skips those nodes (DisruptionBlocked: pdb "shop/web" prevents pod evictions)',
+        'poddisruptionbudget shop/web allows 0 disruptions and covers 2 pods on 2 nodes that will drift: Karpenter skips those nodes (DisruptionBlocked: Pdb prevents pod evictions (PodDisruptionBudget=[shop/web]))',
       evidence: [
         'pod shop/web-6d4b9c7f8-x2x9k on node/ip-general-1',
         'pod shop/web-2 on node/ip-general-2',
@@ -656,7 +656,7 @@ const EXACT: Array<[string, Case, Check]> = [
       code: 'PDB-MULTIPLE',
       level: 'warning',
       message:
-        '1 pod on nodes that will drift is selected by more than one PodDisruptionBudget: the eviction API refuses such pods, so Karpenter skips their nodes (DisruptionBlocked: eviction does not support multiple PDBs)',
+        '1 pod on nodes that will drift is selected by more than one PodDisruptionBudget: the eviction API refuses such pods, so Karpenter skips their nodes (DisruptionBlocked: Eviction does not support multiple PDBs (PodDisruptionBudget(s)=[shop/web shop/web-all]))',
       evidence: ['pod shop/web-6d4b9c7f8-x2x9k on node/ip-general-1: shop/web, shop/web-all'],
       next: 'change the PDB selectors so that each pod matches one PodDisruptionBudget',
     },
@@ -685,7 +685,10 @@ const EXACT: Array<[string, Case, Check]> = [
     'DO-NOT-DISRUPT',
     {
       inventory: {
-        pods: [pod({ doNotDisrupt: true })],
+        pods: [
+          pod({ doNotDisrupt: 'true' }),
+          pod({ name: 'train-1', nodeName: 'ip-general-3', doNotDisrupt: '2h', startTime: '2024-11-13T09:00:00Z' }),
+        ],
         nodes: nodesOf(nodeClaims(3)).map((n) => (n.name === 'ip-general-2' ? node({ ...n, doNotDisrupt: true }) : n)),
       },
     },
@@ -693,12 +696,36 @@ const EXACT: Array<[string, Case, Check]> = [
       code: 'DO-NOT-DISRUPT',
       level: 'warning',
       message:
-        '1 node and 1 pod on nodes that will drift carry karpenter.sh/do-not-disrupt: Karpenter skips those nodes for drift while the annotation holds',
+        '1 node and 2 pods on nodes that will drift carry karpenter.sh/do-not-disrupt: Karpenter skips those nodes for drift while the annotation holds (DisruptionBlocked: Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=shop/web-6d4b9c7f8-x2x9k); Disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation)',
       evidence: [
         'node/ip-general-2: annotated, so Karpenter never picks it for drift (terminationGracePeriod does not help)',
-        'pod shop/web-6d4b9c7f8-x2x9k on node/ip-general-1',
+        'pod shop/web-6d4b9c7f8-x2x9k on node/ip-general-1: "true"',
+        'pod shop/train-1 on node/ip-general-3: "2h", which holds until 2024-11-13 11:00 UTC',
       ],
       next: 'remove the annotation once the work is safe to interrupt, e.g. kubectl annotate pod -n <namespace> <pod> karpenter.sh/do-not-disrupt-',
+    },
+  ],
+  [
+    'DO-NOT-DISRUPT-IGNORED',
+    {
+      inventory: {
+        pods: [
+          pod({ name: 'a', doNotDisrupt: 'True' }),
+          pod({ name: 'b', doNotDisrupt: '30m', startTime: '2024-11-13T09:00:00Z' }),
+          pod({ name: 'c', doNotDisrupt: 'false' }),
+        ],
+      },
+    },
+    {
+      code: 'DO-NOT-DISRUPT-IGNORED',
+      level: 'info',
+      message:
+        '2 pods on nodes that will drift carry a karpenter.sh/do-not-disrupt value that Karpenter ignores, so they do not hold the drift: only "true", or (Karpenter v1.12+) a positive duration such as "2h" counted from the pod\'s start, holds a node',
+      evidence: [
+        'pod shop/a on node/ip-general-1: "True" (InvalidDoNotDisruptAnnotation: Invalid karpenter.sh/do-not-disrupt annotation: failed to parse "True" as a duration: time: invalid duration "True", ignoring annotation)',
+        'pod shop/b on node/ip-general-1: "30m" ran out at 2024-11-13 09:30 UTC',
+      ],
+      next: 'to keep such a pod from being disrupted, write "true": kubectl annotate pod -n <namespace> <pod> karpenter.sh/do-not-disrupt=true --overwrite; otherwise remove the annotation',
     },
   ],
   [
@@ -734,6 +761,55 @@ describe('POD-PINNED', () => {
     const pinned = (pinnedTo: string) => run({ inventory: { nodes, pods: [pod({ pinnedTo })] } }).checks.map((c) => c.code);
     expect(pinned('host-general-1')).toContain('POD-PINNED');
     expect(pinned('host-general-2')).not.toContain('POD-PINNED'); // pinned to another node: the scheduler's business
+  });
+});
+
+// Karpenter's rules (cluster/disruptable.ts): do-not-disrupt holds for "true" or a running positive duration, on every
+// active pod; PDBs count only for the pods Karpenter would evict. NOW is 10:00; the pods started at 09:00.
+describe('do-not-disrupt values, as Karpenter reads them', () => {
+  const started = '2024-11-13T09:00:00Z';
+  it.each<[string, string, string | undefined, CheckCode | undefined]>([
+    ['"true"', 'true', started, 'DO-NOT-DISRUPT'],
+    ['"True"', 'True', started, 'DO-NOT-DISRUPT-IGNORED'],
+    ['"yes"', 'yes', started, 'DO-NOT-DISRUPT-IGNORED'],
+    ['"false"', 'false', started, undefined],
+    ['""', '', started, undefined],
+    ['"90m", started 60m ago', '90m', started, 'DO-NOT-DISRUPT'],
+    ['"30m", started 60m ago', '30m', started, 'DO-NOT-DISRUPT-IGNORED'],
+    ['"1h", started exactly 1h ago', '1h', started, 'DO-NOT-DISRUPT-IGNORED'],
+    ['"30m", not started (no startTime: fail safe)', '30m', undefined, 'DO-NOT-DISRUPT'],
+    ['"0s"', '0s', started, 'DO-NOT-DISRUPT-IGNORED'],
+    ['"-5m"', '-5m', started, 'DO-NOT-DISRUPT-IGNORED'],
+    ['"garbage"', 'garbage', started, 'DO-NOT-DISRUPT-IGNORED'],
+  ])('%s', (_name, value, startTime, expected) => {
+    const pods = [pod({ doNotDisrupt: value, ...(startTime !== undefined ? { startTime } : {}) })];
+    const codes = run({ inventory: { pods } }).checks.map((c) => c.code);
+    const found = codes.filter((c) => c === 'DO-NOT-DISRUPT' || c === 'DO-NOT-DISRUPT-IGNORED');
+    expect(found).toEqual(expected === undefined ? [] : [expected]);
+  });
+});
+
+describe('which pods count', () => {
+  const zero = pdb({ disruptionsAllowed: 0 });
+  const alwaysAllow = pdb({ disruptionsAllowed: 0, unhealthyPodEvictionPolicy: 'AlwaysAllow' });
+  const ifHealthy = pdb({ disruptionsAllowed: 0, unhealthyPodEvictionPolicy: 'IfHealthyBudget' });
+  it.each<[string, Partial<Inventory>, CheckCode[]]>([
+    ['an ordinary pod under a zero PDB', { pdbs: [zero], pods: [pod()] }, ['PDB-BLOCKS']],
+    ['a DaemonSet pod that does not tolerate karpenter.sh/disrupted', { pdbs: [zero], pods: [pod({ daemonSet: true })] }, ['PDB-BLOCKS']],
+    ['a DaemonSet pod that tolerates karpenter.sh/disrupted', { pdbs: [zero], pods: [pod({ daemonSet: true, toleratesDisrupted: true })] }, []],
+    ['a mirror (static) pod', { pdbs: [zero], pods: [pod({ mirror: true })] }, []],
+    ['an unready pod under an AlwaysAllow PDB', { pdbs: [alwaysAllow], pods: [pod({ notReady: true })] }, []],
+    ['a ready pod under an AlwaysAllow PDB', { pdbs: [alwaysAllow], pods: [pod()] }, ['PDB-BLOCKS']],
+    ['an unready pod under an IfHealthyBudget PDB', { pdbs: [ifHealthy], pods: [pod({ notReady: true })] }, ['PDB-BLOCKS']],
+    ['a do-not-disrupt pod under a zero PDB (do-not-disrupt comes first)', { pdbs: [zero], pods: [pod({ doNotDisrupt: 'true' })] }, ['DO-NOT-DISRUPT']],
+    ['a tolerating DaemonSet pod under two PDBs', { pdbs: [pdb(), pdb({ name: 'all', selector: {} })], pods: [pod({ daemonSet: true, toleratesDisrupted: true })] }, []],
+    ['a do-not-disrupt DaemonSet pod', { pods: [pod({ daemonSet: true, toleratesDisrupted: true, doNotDisrupt: 'true' })] }, ['DO-NOT-DISRUPT']],
+    ['a do-not-disrupt mirror pod', { pods: [pod({ mirror: true, doNotDisrupt: 'true' })] }, ['DO-NOT-DISRUPT']],
+    ['a finished do-not-disrupt pod', { pods: [pod({ phase: 'Succeeded', doNotDisrupt: 'true' })] }, []],
+  ])('%s', (_name, inv, expected) => {
+    const codes = run({ inventory: inv }).checks.map((c) => c.code);
+    const found = codes.filter((c) => ['PDB-BLOCKS', 'PDB-MULTIPLE', 'DO-NOT-DISRUPT'].includes(c));
+    expect(found).toEqual(expected);
   });
 });
 
@@ -867,9 +943,9 @@ describe('near misses make no check', () => {
       { inventory: { nodeClaims: onTarget, pdbs: [pdb({ disruptionsAllowed: 0 })], pods: [pod()] } },
     ],
     [
-      'a zero PDB over a DaemonSet pod',
+      'a zero PDB over a DaemonSet pod that tolerates karpenter.sh/disrupted',
       'PDB-BLOCKS',
-      { inventory: { pdbs: [pdb({ disruptionsAllowed: 0 })], pods: [pod({ daemonSet: true })] } },
+      { inventory: { pdbs: [pdb({ disruptionsAllowed: 0 })], pods: [pod({ daemonSet: true, toleratesDisrupted: true })] } },
     ],
     [
       'a zero PDB in another namespace',
@@ -886,7 +962,7 @@ describe('near misses make no check', () => {
     [
       'do-not-disrupt on a node already on target',
       'DO-NOT-DISRUPT',
-      { inventory: { nodeClaims: onTarget, pods: [pod({ doNotDisrupt: true })] } },
+      { inventory: { nodeClaims: onTarget, pods: [pod({ doNotDisrupt: 'true' })] } },
     ],
   ])('%s: no %s', (_name, code, c) => {
     expect(run(c).checks.map((x) => x.code)).not.toContain(code);

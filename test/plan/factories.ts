@@ -171,7 +171,6 @@ export function pod(overrides: Partial<PodView> = {}): PodView {
     nodeName: 'ip-general-1',
     labels: { app: 'web' },
     phase: 'Running',
-    doNotDisrupt: false,
     daemonSet: false,
     deleting: false,
     ...overrides,

@@ -106,7 +106,7 @@ describe('plan report', () => {
         BUDGET-BLOCKS-DRIFT: nodepool/gpu: the disruption budget allows no Drifted disruptions now, so its 3 nodes to drift wait: spec.disruption.budgets[0] {nodes: "0", reasons: [Drifted], schedule: "0 9 * * 1-5", duration: 10h} is active until 2024-11-13 19:00 UTC
             · Karpenter reports a DisruptionBlocked event on the NodePool: "No allowed disruptions for disruption reason Drifted due to blocking budget"
             next: wait for the window to close at 2024-11-13 19:00 UTC, or change the budget (budgets are not hashed: editing one never causes drift)
-        PDB-BLOCKS: poddisruptionbudget shop/web allows 0 disruptions and covers 1 pod on 1 node that will drift: Karpenter skips those nodes (DisruptionBlocked: pdb "shop/web" prevents pod evictions)
+        PDB-BLOCKS: poddisruptionbudget shop/web allows 0 disruptions and covers 1 pod on 1 node that will drift: Karpenter skips those nodes (DisruptionBlocked: Pdb prevents pod evictions (PodDisruptionBudget=[shop/web]))
             · pod shop/web-6d4b9c7f8-x2x9k on node/ip-general-1
             next: let the PDB allow a disruption (more replicas, or a looser minAvailable/maxUnavailable) before the rollout reaches these nodes
 
@@ -372,7 +372,7 @@ describe('plan report', () => {
           {
             "code": "PDB-BLOCKS",
             "level": "warning",
-            "message": "poddisruptionbudget shop/web allows 0 disruptions and covers 1 pod on 1 node that will drift: Karpenter skips those nodes (DisruptionBlocked: pdb \\"shop/web\\" prevents pod evictions)",
+            "message": "poddisruptionbudget shop/web allows 0 disruptions and covers 1 pod on 1 node that will drift: Karpenter skips those nodes (DisruptionBlocked: Pdb prevents pod evictions (PodDisruptionBudget=[shop/web]))",
             "evidence": [
               "pod shop/web-6d4b9c7f8-x2x9k on node/ip-general-1"
             ],

@@ -144,7 +144,6 @@ export function pod(o: Partial<PodView> = {}): PodView {
     nodeName: 'ip-general-a1b2c',
     labels: { app: 'ledger' },
     phase: 'Running',
-    doNotDisrupt: false,
     daemonSet: false,
     deleting: false,
     ...o,

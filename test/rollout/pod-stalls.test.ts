@@ -3,7 +3,7 @@
 // (EC2NodeClass "default": ami-old → ami-new), as in stalls.test.ts.
 import { describe, expect, it } from 'vitest';
 import type { EventView, NodeClaimView, PdbView, PodView } from '../../src/cluster/views.js';
-import { podSchedulingErrors } from '../../src/rollout/pod-stalls.js';
+import { pdbsBlamedIn, podSchedulingErrors } from '../../src/rollout/pod-stalls.js';
 import { STALL_CODES, diagnose, type Blocker } from '../../src/rollout/stalls.js';
 import { at, event, iso, members, nodeClaim, nodePool, pdb, pod, scope, snapshotOf } from './factories.js';
 
@@ -204,5 +204,73 @@ describe('STALL-UNSCHEDULABLE', () => {
     ],
   ])('does not fire when %s', (_name, w) => {
     expect(diagnosis(w).filter((b) => b.code === 'STALL-UNSCHEDULABLE')).toEqual([]);
+  });
+});
+
+// Karpenter's PDB wording changed across releases (DOMAIN.md §2.7): each form names its PDBs somewhere else.
+describe('pdbsBlamedIn', () => {
+  it.each<[string, string, ReturnType<typeof pdbsBlamedIn>]>([
+    ['v1.0–v1.1', 'pdb "payments/ledger" prevents pod evictions', { multiple: false, pdbs: ['payments/ledger'] }],
+    ['v1.2–v1.5', 'Pdb "payments/ledger" prevents pod evictions', { multiple: false, pdbs: ['payments/ledger'] }],
+    [
+      'v1.6+',
+      'Pdb prevents pod evictions (PodDisruptionBudget=[payments/ledger])',
+      { multiple: false, pdbs: ['payments/ledger'] },
+    ],
+    [
+      'v1.6+ without brackets (copied from real clusters)',
+      'Pdb prevents pod evictions (PodDisruptionBudget=kube-system/ebs-csi-controller)',
+      { multiple: false, pdbs: ['kube-system/ebs-csi-controller'] },
+    ],
+    [
+      'consolidation, unquoted',
+      'pdb default/inflate-pdb prevents pod evictions',
+      { multiple: false, pdbs: ['default/inflate-pdb'] },
+    ],
+    [
+      'v1.6+ multiple PDBs',
+      'Eviction does not support multiple PDBs (PodDisruptionBudget(s)=[payments/ledger payments/all])',
+      { multiple: true, pdbs: ['payments/ledger', 'payments/all'] },
+    ],
+    [
+      'multiple PDBs, older (names none)',
+      'pod "payments/ledger-0" has multiple PDBs: eviction does not support multiple PDBs',
+      { multiple: true, pdbs: [] },
+    ],
+    ['do-not-disrupt', 'Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=payments/ledger-0)', undefined],
+    ['the scheduling simulation', 'Not all pods would schedule, payments/ledger-0 => no nodepool', undefined],
+  ])('reads %s', (_name, message, expected) => {
+    expect(pdbsBlamedIn(message)).toEqual(expected);
+  });
+});
+
+describe('STALL-PDB quotes every wording of the PDB block', () => {
+  const ledger = pod({ nodeName: 'ip-general-old01' });
+  it.each<[string, string, boolean]>([
+    ['v1.0–v1.1', 'pdb "payments/ledger" prevents pod evictions', true],
+    ['v1.2–v1.5', 'Pdb "payments/ledger" prevents pod evictions', true],
+    ['v1.6+', 'Pdb prevents pod evictions (PodDisruptionBudget=[payments/ledger])', true],
+    ['v1.6+ without brackets', 'Pdb prevents pod evictions (PodDisruptionBudget=payments/ledger)', true],
+    ['consolidation, unquoted', 'pdb payments/ledger prevents pod evictions', true],
+    ['another PDB', 'Pdb prevents pod evictions (PodDisruptionBudget=[payments/ledger-v2])', false],
+    ['another PDB, older', 'pdb "payments/ledger-v2" prevents pod evictions', false],
+  ])('%s', (_name, message, quoted) => {
+    const [b] = diagnosis({ claims: [old1], pdbs: [pdb()], pods: [ledger], events: [blocked(message)] });
+    expect(b?.code).toBe('STALL-PDB');
+    expect(b?.evidence.some((line) => line.includes(message))).toBe(quoted);
+  });
+
+  it('quotes the multiple-PDB form in the multiple-PDB blocker', () => {
+    const message = 'Eviction does not support multiple PDBs (PodDisruptionBudget(s)=[payments/ledger payments/all])';
+    const [b] = diagnosis({
+      claims: [old1],
+      pdbs: [pdb({ disruptionsAllowed: 1 }), pdb({ name: 'all', selector: {}, disruptionsAllowed: 3 })],
+      pods: [ledger],
+      events: [blocked(message)],
+    });
+    expect(b?.evidence).toEqual([
+      'pod payments/ledger-0 on node ip-general-old01 (NodeClaim general-old01): PDBs payments/ledger, payments/all',
+      `event DisruptionBlocked on Node/ip-general-old01 (60s ago): "${message}"`,
+    ]);
   });
 });

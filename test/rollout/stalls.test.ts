@@ -266,6 +266,21 @@ describe('STALL-PDB and STALL-NO-TGP', () => {
     });
   });
 
+  // pdb.go isEvictable: PDBs count only for pods Karpenter would evict.
+  it.each<[string, PdbView, Partial<PodView>, StallCode[]]>([
+    ['an ordinary pod', pdb(), {}, ['STALL-PDB', 'STALL-NO-TGP']],
+    ['a DaemonSet pod that does not tolerate karpenter.sh/disrupted', pdb(), { daemonSet: true }, ['STALL-PDB', 'STALL-NO-TGP']],
+    ['a DaemonSet pod that tolerates karpenter.sh/disrupted', pdb(), { daemonSet: true, toleratesDisrupted: true }, []],
+    ['a mirror (static) pod', pdb(), { mirror: true }, []],
+    ['an unready pod under an AlwaysAllow PDB', pdb({ unhealthyPodEvictionPolicy: 'AlwaysAllow' }), { notReady: true }, []],
+    ['a ready pod under an AlwaysAllow PDB', pdb({ unhealthyPodEvictionPolicy: 'AlwaysAllow' }), {}, ['STALL-PDB', 'STALL-NO-TGP']],
+    ['an unready pod under an IfHealthyBudget PDB', pdb({ unhealthyPodEvictionPolicy: 'IfHealthyBudget' }), { notReady: true }, ['STALL-PDB', 'STALL-NO-TGP']],
+    ['an unready pod under a PDB with no policy', pdb(), { notReady: true }, ['STALL-PDB', 'STALL-NO-TGP']],
+  ])('%s', (_name, budget, o, expected) => {
+    const blockers = diagnosis({ claims: [old1], pdbs: [budget], pods: [pod({ nodeName: 'ip-general-old01', ...o })] });
+    expect(codes(blockers)).toEqual(expected);
+  });
+
   it.each<[string, World]>([
     ['the PDB allows an eviction', { claims: [old1], pdbs: [pdb({ disruptionsAllowed: 1 })], pods: [ledger] }],
     [
@@ -274,8 +289,22 @@ describe('STALL-PDB and STALL-NO-TGP', () => {
     ],
     ['the PDB is in another namespace', { claims: [old1], pdbs: [pdb({ namespace: 'other' })], pods: [ledger] }],
     [
-      'the pod is a DaemonSet pod',
-      { claims: [old1], pdbs: [pdb()], pods: [pod({ nodeName: 'ip-general-old01', daemonSet: true })] },
+      'the pod is a DaemonSet pod that tolerates karpenter.sh/disrupted',
+      {
+        claims: [old1],
+        pdbs: [pdb()],
+        pods: [pod({ nodeName: 'ip-general-old01', daemonSet: true, toleratesDisrupted: true })],
+      },
+    ],
+    ['the pod is a mirror (static) pod', { claims: [old1], pdbs: [pdb()], pods: [pod({ nodeName: 'ip-general-old01', mirror: true })] }],
+    // A crash-looping app under an AlwaysAllow PDB: Karpenter may evict its unready pods, so it does not hold drift.
+    [
+      'the pod is unready and its PDB is unhealthyPodEvictionPolicy: AlwaysAllow',
+      {
+        claims: [old1],
+        pdbs: [pdb({ unhealthyPodEvictionPolicy: 'AlwaysAllow' })],
+        pods: [pod({ nodeName: 'ip-general-old01', notReady: true })],
+      },
     ],
     [
       'the pod has finished',
@@ -292,12 +321,29 @@ describe('STALL-PDB and STALL-NO-TGP', () => {
 });
 
 describe('STALL-DO-NOT-DISRUPT', () => {
-  it('names annotated nodes and pods on drifted nodes, and says Karpenter has no event for it', () => {
+  const blockedOn = (kind: string, name: string, message: string, minute: number) =>
+    event({
+      uid: `${kind}-${name}-${minute}`,
+      involvedKind: kind,
+      involvedName: name,
+      message,
+      firstTimestamp: iso(at(minute)),
+      lastTimestamp: iso(at(minute)),
+    });
+  it("names annotated nodes and pods on drifted nodes, and quotes Karpenter's DisruptionBlocked", () => {
+    const nodeMessage = 'Disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation';
+    const podMessage = 'Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=batch/train-7)';
     const blockers = diagnosis({
       claims: [old1, old2],
       nodes: [nodeFor(old1, { doNotDisrupt: true }), nodeFor(old2)],
       pods: [
-        pod({ namespace: 'batch', name: 'train-7', nodeName: 'ip-general-old02', doNotDisrupt: true, labels: {} }),
+        pod({ namespace: 'batch', name: 'train-7', nodeName: 'ip-general-old02', doNotDisrupt: 'true', labels: {} }),
+      ],
+      events: [
+        blockedOn('Node', 'ip-general-old01', nodeMessage, 17),
+        blockedOn('Node', 'ip-general-old02', podMessage, 18),
+        blockedOn('NodeClaim', 'general-old02', podMessage, 18),
+        blockedOn('Node', 'ip-general-old02', 'Pdb prevents pod evictions (PodDisruptionBudget=[batch/train])', 16),
       ],
     });
     expect(blockers[0]).toEqual<Blocker>({
@@ -306,16 +352,64 @@ describe('STALL-DO-NOT-DISRUPT', () => {
       message: 'karpenter.sh/do-not-disrupt holds 2 drifted nodes (NodePool general)',
       evidence: [
         'node ip-general-old01 (NodeClaim general-old01) is annotated karpenter.sh/do-not-disrupt: "true"',
-        'pod batch/train-7 on node ip-general-old02 (NodeClaim general-old02) is annotated karpenter.sh/do-not-disrupt',
-        'Karpenter publishes no event for do-not-disrupt (an intentional user action)',
+        'pod batch/train-7 on node ip-general-old02 (NodeClaim general-old02) is annotated karpenter.sh/do-not-disrupt: "true"',
+        `event DisruptionBlocked on Node/ip-general-old02 (2m ago): "${podMessage}"`,
+        `event DisruptionBlocked on NodeClaim/general-old02 (2m ago): "${podMessage}"`,
+        `event DisruptionBlocked on Node/ip-general-old01 (3m ago): "${nodeMessage}"`,
       ],
       next: 'When its workloads may move, remove the annotation: kubectl annotate node ip-general-old01 karpenter.sh/do-not-disrupt- (likewise for the others listed)',
     });
     expect(codes(blockers)).toEqual(['STALL-DO-NOT-DISRUPT', 'STALL-NO-TGP']);
   });
 
+  it('for a duration, says when it runs out, and a NodeClaim it alone holds gets no STALL-NO-TGP', () => {
+    const blockers = diagnosis({
+      claims: [old1],
+      pods: [pod({ nodeName: 'ip-general-old01', doNotDisrupt: '30m', startTime: iso(at(5)) })],
+    });
+    expect(codes(blockers)).toEqual(['STALL-DO-NOT-DISRUPT']);
+    expect(blockers[0]!.evidence[0]).toBe(
+      'pod payments/ledger-0 on node ip-general-old01 (NodeClaim general-old01) is annotated karpenter.sh/do-not-disrupt: "30m", which holds until 2025-08-20T14:35:00Z (15m from now)',
+    );
+    expect(blockers[0]!.next).toBe(
+      'Wait until 2025-08-20T14:35:00Z, when its do-not-disrupt runs out, or remove the annotation once the pod may be evicted: kubectl annotate pod ledger-0 -n payments karpenter.sh/do-not-disrupt-',
+    );
+  });
+
+  // IsDoNotDisruptActive: "true", or a positive Go duration while the pod is younger than it (started 14:05, now
+  // 14:20: 15 minutes old). Anything else is ignored: never a blocker, so never "blocked forever" either.
+  it.each<[string, string, string | undefined, StallCode[]]>([
+    ['"true"', 'true', iso(at(5)), ['STALL-DO-NOT-DISRUPT', 'STALL-NO-TGP']],
+    ['"True"', 'True', iso(at(5)), []],
+    ['"yes"', 'yes', iso(at(5)), []],
+    ['"false"', 'false', iso(at(5)), []],
+    ['""', '', iso(at(5)), []],
+    ['"30m", 15m old', '30m', iso(at(5)), ['STALL-DO-NOT-DISRUPT']],
+    ['"30m", 31m old (expired)', '30m', iso(at(-11)), []],
+    ['"15m", exactly 15m old (expired)', '15m', iso(at(5)), []],
+    ['"30m", not started yet (fail safe)', '30m', undefined, ['STALL-DO-NOT-DISRUPT']],
+    ['"0s"', '0s', iso(at(5)), []],
+    ['"-5m"', '-5m', iso(at(5)), []],
+    ['"garbage"', 'garbage', iso(at(5)), []],
+  ])('value %s', (_name, value, startTime, expected) => {
+    const annotated = pod({ nodeName: 'ip-general-old01', doNotDisrupt: value, ...(startTime ? { startTime } : {}) });
+    expect(codes(diagnosis({ claims: [old1], pods: [annotated] }))).toEqual(expected);
+  });
+
+  // Karpenter checks do-not-disrupt on every active pod of the node, DaemonSet and mirror pods included.
+  it.each<[string, Partial<PodView>, StallCode[]]>([
+    ['an ordinary pod', {}, ['STALL-DO-NOT-DISRUPT', 'STALL-NO-TGP']],
+    ['a DaemonSet pod that tolerates karpenter.sh/disrupted', { daemonSet: true, toleratesDisrupted: true }, ['STALL-DO-NOT-DISRUPT', 'STALL-NO-TGP']],
+    ['a mirror (static) pod', { mirror: true }, ['STALL-DO-NOT-DISRUPT', 'STALL-NO-TGP']],
+    ['a finished pod', { phase: 'Succeeded' }, []],
+    ['a terminating pod', { deleting: true }, []],
+  ])('holds on %s', (_name, o, expected) => {
+    const annotated = pod({ nodeName: 'ip-general-old01', doNotDisrupt: 'true', ...o });
+    expect(codes(diagnosis({ claims: [old1], pods: [annotated] }))).toEqual(expected);
+  });
+
   it('for a pod, says how to remove the pod annotation', () => {
-    const [b] = diagnosis({ claims: [old1], pods: [pod({ nodeName: 'ip-general-old01', doNotDisrupt: true })] });
+    const [b] = diagnosis({ claims: [old1], pods: [pod({ nodeName: 'ip-general-old01', doNotDisrupt: 'true' })] });
     expect(b?.next).toBe(
       'When the pod may be evicted, remove the annotation: kubectl annotate pod ledger-0 -n payments karpenter.sh/do-not-disrupt-',
     );
@@ -340,7 +434,7 @@ describe('STALL-DO-NOT-DISRUPT', () => {
       'the pod is on a NodeClaim with a terminationGracePeriod',
       {
         claims: [drifted('general-old01', { terminationGracePeriod: '2h' })],
-        pods: [pod({ nodeName: 'ip-general-old01', doNotDisrupt: true })],
+        pods: [pod({ nodeName: 'ip-general-old01', doNotDisrupt: 'true' })],
       },
     ],
   ])('does not fire when %s', (_name, w) => {
@@ -641,7 +735,7 @@ describe('diagnose', () => {
           conditions: { Launched: { status: 'False', reason: 'LaunchFailed', message: 'boom' } },
         }),
       ],
-      pods: [pod({ nodeName: 'ip-general-old01', doNotDisrupt: true })],
+      pods: [pod({ nodeName: 'ip-general-old01', doNotDisrupt: 'true' })],
       nodePools: [nodePool({ budgets: [{ nodes: '0' }] })],
     });
     expect(codes(blockers)).toEqual(['STALL-BUDGET', 'STALL-DO-NOT-DISRUPT', 'STALL-NO-TGP', 'STALL-LAUNCH']);

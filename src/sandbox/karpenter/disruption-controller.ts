@@ -1,6 +1,6 @@
 // The disruption controller for drift (kubernetes-sigs/karpenter pkg/controllers/disruption/{controller,drift,queue,
 // helpers}.go, DOMAIN.md §2.5–2.7): every poll it clears stale disruption taints, computes each NodePool's allowed
-// Drifted disruptions, filters candidates (do-not-disrupt, PDBs), takes empty nodes first and the oldest drift next,
+// Drifted disruptions, filters candidates (do-not-disrupt, PDBs: DisruptionBlocked), takes empty nodes first and the oldest drift next,
 // runs the scheduling simulation for each candidate whose NodePool has budget left, and starts one command at a
 // time: taint, DisruptionReason, replacement NodeClaim. The queue waits for the replacement to initialize before
 // deleting the old NodeClaim; a replacement that disappears fails the command.
@@ -8,7 +8,7 @@ import type { KubeObject } from '../kube-api/types.js';
 import { allowedDisruptions, type Budget } from '../../plan/budgets.js';
 import { EC2NODECLASSES, NODECLAIMS, NODEPOOLS, key, setConditions, spec, status, writeObject, writeStatus, type Command, type SimContext } from './context.js';
 import { blockingPdb } from './pdbs.js';
-import { hasDoNotDisrupt, reschedulablePods } from './pods.js';
+import { activePods, doNotDisruptHolds, hasDoNotDisrupt, reschedulablePods } from './pods.js';
 import { notAllPodsWouldSchedule } from './scheduling.js';
 import { setRegistrationHealth } from './lifecycle-controller.js';
 import { replacementFor } from './replacement.js';
@@ -104,8 +104,7 @@ function driftCandidates(ctx: SimContext, claims: KubeObject[], nodes: Map<strin
     if (!node || !nodePool || !isTrue(claim, 'Initialized') || node.metadata.deletionTimestamp) continue;
     const blocked = blockReason(ctx, claim, node);
     if (blocked !== undefined) {
-      // Karpenter publishes no event for do-not-disrupt, "an intentional user action" (disruption/events/events.go).
-      if (!blocked.includes('karpenter.sh/do-not-disrupt')) publishBlocked(ctx, node, claim, blocked);
+      publishBlocked(ctx, node, claim, blocked);
       continue;
     }
     const empty = reschedulablePods(ctx, node.metadata.name ?? '').length === 0;
@@ -119,17 +118,19 @@ function publishBlocked(ctx: SimContext, node: KubeObject, claim: KubeObject, me
   for (const object of [node, claim]) ctx.events.publish({ object, type: 'Normal', reason: 'DisruptionBlocked', message });
 }
 
-/** Why a drifted node may not be disrupted now (statenode.go ValidateNodeDisruptable / ValidatePodsDisruptable). */
+/**
+ * Why a drifted node may not be disrupted now, in Karpenter's words (statenode.go ValidateNodeDisruptable and
+ * ValidatePodsDisruptable, capitalised by pretty.Sentence in disruption/types.go NewCandidate): do-not-disrupt on any
+ * active pod first, then the PDBs of the pods Karpenter would evict.
+ */
 export function blockReason(ctx: SimContext, claim: KubeObject, node: KubeObject): string | undefined {
-  if (hasDoNotDisrupt(node)) return 'disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation';
+  if (hasDoNotDisrupt(node)) return 'Disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation';
+  const pods = activePods(ctx, node.metadata.name ?? '');
+  const held = pods.find((pod) => doNotDisruptHolds(ctx, pod));
+  let reason = held ? `Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=${key(held)})` : undefined;
+  for (const pod of pods) reason ??= blockingPdb(ctx, pod);
   // Drift is an "eventual" method: a NodeClaim with its own terminationGracePeriod ignores pod-level blockers.
-  if (spec<{ terminationGracePeriod?: string }>(claim).terminationGracePeriod) return undefined;
-  for (const pod of reschedulablePods(ctx, node.metadata.name ?? '')) {
-    if (hasDoNotDisrupt(pod)) return `pod "${key(pod)}" has "karpenter.sh/do-not-disrupt" annotation`;
-    const pdb = blockingPdb(ctx, pod);
-    if (pdb !== undefined) return pdb;
-  }
-  return undefined;
+  return spec<{ terminationGracePeriod?: string }>(claim).terminationGracePeriod ? undefined : reason;
 }
 
 function cleanUpStaleTaints(ctx: SimContext, claims: KubeObject[], nodes: Map<string, KubeObject>, inFlight: Set<string>): void {

@@ -1,9 +1,12 @@
 // PodDisruptionBudgets as Karpenter reads them (pkg/utils/pdb/pdb.go) and as the Eviction API enforces them: a pod
-// covered by more than one PDB cannot be evicted at all, and a PDB whose disruptionsAllowed is 0 refuses evictions.
+// covered by more than one PDB cannot be evicted at all, and a PDB whose disruptionsAllowed is 0 refuses evictions,
+// except of an unready pod when its unhealthyPodEvictionPolicy is AlwaysAllow.
 // Evictions already granted but whose pods are still terminating are subtracted, as the API server's DisruptedPods
 // map does, so a slow drain cannot overdraw a budget. disruptionsAllowed is computed from the live pods (the
 // disruption controller's arithmetic, kube-api/pdb.ts) once per pass and decremented by each eviction, as the
 // Eviction API does, rather than read from status, which the store refreshes only between requests.
+import { pdbView, podView } from '../../cluster/convert.js';
+import { pdbBlock, pdbKey } from '../../cluster/disruptable.js';
 import { pdbStatus, selects } from '../kube-api/pdb.js';
 import type { KubeObject } from '../kube-api/types.js';
 import { key, type SimContext } from './context.js';
@@ -36,13 +39,19 @@ function allowedNow(ctx: SimContext, pdb: KubeObject): number {
   return allowed;
 }
 
-/** Karpenter's message when a PDB stops a pod from being evicted, or undefined when the eviction may proceed. */
+/**
+ * Karpenter's message (v1.6+ wording, KC v1.14.1 statenode.go) when a pod's PDBs stop its eviction, or undefined when
+ * it may proceed: only for pods Karpenter would evict, and never for an unready pod under an AlwaysAllow PDB
+ * (cluster/disruptable.ts `pdbBlock`, the rule karp-drift's plan and diagnosis apply too).
+ */
 export function blockingPdb(ctx: SimContext, pod: KubeObject): string | undefined {
-  const pdbs = pdbsFor(ctx, pod);
-  if (pdbs.length > 1) return `pod "${key(pod)}" has multiple PDBs: eviction does not support multiple PDBs`;
-  const pdb = pdbs[0];
-  if (!pdb) return undefined;
-  return allowedNow(ctx, pdb) > 0 ? undefined : `pdb "${key(pdb)}" prevents pod evictions`;
+  const pdbs = pdbsFor(ctx, pod).map((pdb) => ({ ...pdbView(pdb), disruptionsAllowed: allowedNow(ctx, pdb) }));
+  const block = pdbBlock(podView(pod), pdbs, ctx.clock.wall());
+  if (block === undefined) return undefined;
+  const keys = block.pdbs.map(pdbKey);
+  return block.multiple
+    ? `Eviction does not support multiple PDBs (PodDisruptionBudget(s)=[${keys.join(' ')}])`
+    : `Pdb prevents pod evictions (PodDisruptionBudget=[${keys[0]}])`;
 }
 
 /** An eviction was granted: it uses one of the PDB's allowed disruptions until the pods are counted again. */

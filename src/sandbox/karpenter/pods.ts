@@ -1,10 +1,12 @@
 // What the cluster's other controllers do to pods during a rollout, reduced to their outcome: a ReplicaSet recreates
 // an evicted pod, kube-scheduler binds it to a schedulable node of its NodePool, and the kubelet starts it after
 // `podStartSeconds`. PDB status follows from the pods (the sandbox store recomputes it on every pod write).
+import { podView } from '../../cluster/convert.js';
+import { doNotDisrupt, invalidDoNotDisruptMessage, isActivePod } from '../../cluster/disruptable.js';
 import type { KubeObject } from '../kube-api/types.js';
 import { generatedName } from '../scenarios/names.js';
 import { key, spec, status, type SimContext } from './context.js';
-import { DISRUPTED_TAINT, DISRUPTING_TAINT_V1BETA1, DO_NOT_DISRUPT, isTrue, rfc3339 } from './objects.js';
+import { CRASHING_COMMAND, DISRUPTED_TAINT, DISRUPTING_TAINT_V1BETA1, DO_NOT_DISRUPT, isTrue, rfc3339 } from './objects.js';
 
 type Pod = KubeObject & { spec?: { nodeName?: string; nodeSelector?: Record<string, string> }; status?: { phase?: string; conditions?: unknown[] } };
 
@@ -23,8 +25,37 @@ export function reschedulablePods(ctx: SimContext, nodeName: string): KubeObject
   return ctx.store.objects.podsOnNode(nodeName).filter((p) => !isDaemonSetPod(p) && !isTerminal(p) && !p.metadata.deletionTimestamp);
 }
 
-export function hasDoNotDisrupt(o: KubeObject): boolean {
-  return o.metadata.annotations?.[DO_NOT_DISRUPT] === 'true';
+/** A Node's `karpenter.sh/do-not-disrupt`: exactly "true" (statenode.go ValidateNodeDisruptable). */
+export function hasDoNotDisrupt(node: KubeObject): boolean {
+  return node.metadata.annotations?.[DO_NOT_DISRUPT] === 'true';
+}
+
+/** Pods Karpenter checks for do-not-disrupt: every active pod bound to the node, DaemonSet and mirror pods too. */
+export function activePods(ctx: SimContext, nodeName: string): KubeObject[] {
+  return ctx.store.objects.podsOnNode(nodeName).filter((p) => !isTerminal(p) && !p.metadata.deletionTimestamp);
+}
+
+/**
+ * A pod's `karpenter.sh/do-not-disrupt` holds now (scheduling.go IsDoNotDisruptActive: "true", or a positive duration
+ * since status.startTime), publishing the events Karpenter publishes as it reads one (pkg/utils/pod/events.go).
+ */
+export function doNotDisruptHolds(ctx: SimContext, pod: KubeObject): boolean {
+  const view = podView(pod);
+  if (!isActivePod(view)) return false;
+  const dnd = doNotDisrupt(view, ctx.clock.wall());
+  const uid = pod.metadata.uid ?? key(pod);
+  if (dnd.state === 'invalid') {
+    const message = invalidDoNotDisruptMessage(dnd.error);
+    ctx.events.publish({ object: pod, type: 'Warning', reason: 'InvalidDoNotDisruptAnnotation', message, dedupe: [uid, dnd.error] });
+  } else if (dnd.state === 'active' && dnd.until !== undefined) {
+    const at = rfc3339(dnd.until);
+    const message = `The karpenter.sh/do-not-disrupt grace period will elapse at ${at}`;
+    ctx.events.publish({ object: pod, type: 'Normal', reason: 'DoNotDisruptUntil', message, dedupe: [uid, at] });
+  } else if (dnd.state === 'expired') {
+    const message = 'The karpenter.sh/do-not-disrupt grace period has elapsed, pod is now disruptable';
+    ctx.events.publish({ object: pod, type: 'Normal', reason: 'DoNotDisruptGracePeriodElapsed', message, dedupe: [uid] });
+  }
+  return dnd.state === 'active';
 }
 
 /** A node pods may land on: Ready, initialized, not tainted for disruption, not being deleted. */
@@ -111,6 +142,10 @@ export function reconcilePods(ctx: SimContext): void {
     const pod = ctx.store.get('pods', name, namespace);
     if (!pod) continue;
     const t = rfc3339(ctx.clock.wall());
+    const crashing = (spec<{ containers?: Array<{ command?: string[] }> }>(pod).containers ?? []).some(
+      (c) => JSON.stringify(c.command) === JSON.stringify(CRASHING_COMMAND),
+    );
+    const up = (type: string) => !crashing || (type !== 'ContainersReady' && type !== 'Ready');
     ctx.store.update(
       'pods',
       {
@@ -119,7 +154,7 @@ export function reconcilePods(ctx: SimContext): void {
           ...status<Record<string, unknown>>(pod),
           phase: 'Running',
           startTime: t,
-          conditions: ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready'].map((type) => ({ type, status: 'True', lastTransitionTime: t })),
+          conditions: ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready'].map((type) => ({ type, status: up(type) ? 'True' : 'False', lastTransitionTime: t })),
         },
       },
       { subresource: 'status', manager: 'kubelet' },

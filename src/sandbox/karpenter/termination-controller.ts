@@ -6,7 +6,7 @@ import type { KubeObject } from '../kube-api/types.js';
 import { NODECLAIMS, key, setConditions, spec, status, writeObject, type SimContext } from './context.js';
 import { taint } from './disruption-controller.js';
 import { blockingPdb, recordEviction } from './pdbs.js';
-import { hasDoNotDisrupt, recreatePod, reschedulablePods } from './pods.js';
+import { doNotDisruptHolds, recreatePod, reschedulablePods } from './pods.js';
 import { TERMINATION_FINALIZER, conditionOf, rfc3339 } from './objects.js';
 
 const TGP_ANNOTATION = 'karpenter.sh/nodeclaim-termination-timestamp';
@@ -61,7 +61,7 @@ function drainNode(ctx: SimContext, node: KubeObject, claim: KubeObject): void {
   const waiting: KubeObject[] = [];
   const pods = reschedulablePods(ctx, nodeName).filter((p) => !ctx.memory.terminating.has(key(p)));
   for (const pod of pods) {
-    if (!forced && (hasDoNotDisrupt(pod) || blockingPdb(ctx, pod) !== undefined)) {
+    if (!forced && (doNotDisruptHolds(ctx, pod) || blockingPdb(ctx, pod) !== undefined)) {
       waiting.push(pod);
       continue;
     }

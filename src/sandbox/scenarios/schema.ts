@@ -92,8 +92,17 @@ const workload = z.strictObject({
   nodePool: z.string(),
   /** Required unless daemonSet (one pod per node of the pool). */
   replicas: z.number().int().min(0).optional(),
-  pdb: z.strictObject({ maxUnavailable: intOrPercent.optional(), minAvailable: intOrPercent.optional() }).optional(),
-  doNotDisrupt: z.boolean().default(false),
+  pdb: z
+    .strictObject({
+      maxUnavailable: intOrPercent.optional(),
+      minAvailable: intOrPercent.optional(),
+      unhealthyPodEvictionPolicy: z.enum(['IfHealthyBudget', 'AlwaysAllow']).optional(),
+    })
+    .optional(),
+  /** true: `karpenter.sh/do-not-disrupt: "true"`; a string: that value as written (e.g. "30m", or "True"). */
+  doNotDisrupt: z.union([z.boolean(), z.string()]).default(false),
+  /** The pods' container keeps crashing: never Ready (CrashLoopBackOff), and so are the pods that replace them. */
+  crashLooping: z.boolean().default(false),
   daemonSet: z.boolean().default(false),
   /** spec.nodeSelector of the pods; they run on the pool's nodes that have these labels. */
   nodeSelector: z.record(z.string().min(1), z.string()).optional(),

@@ -4,7 +4,7 @@
 // workload is bare pods instead, each held to its node by a kubernetes.io/hostname nodeSelector, as debugging and
 // agent pods are (mirrord's agents, up to its Operator 3.213): no controller recreates them, and no other node fits.
 import { UsageError } from '../../errors.js';
-import { DO_NOT_DISRUPT, rfc3339 } from '../karpenter/objects.js';
+import { CRASHING_COMMAND, DO_NOT_DISRUPT, rfc3339 } from '../karpenter/objects.js';
 import type { KubeStore } from '../kube-api/registry-store.js';
 import type { KubeObject } from '../kube-api/types.js';
 import { kubectlApply } from './field-managers.js';
@@ -98,7 +98,14 @@ export function buildWorkloadPods(
     const name = generatedName(rng, `${w.pinnedToNode ? w.name : owner.name}-`, taken);
     const nodeSelector = { ...selector, ...(w.pinnedToNode ? { [HOSTNAME]: labelsOf(node)[HOSTNAME] ?? '' } : {}) };
     const podIP = `${node.ip.split('.').slice(0, 3).join('.')}.${rng.int(1, 254)}`;
-    const condition = (type: string) => ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: started });
+    const ready = (type: string) => !w.crashLooping || (type !== 'Ready' && type !== 'ContainersReady');
+    const condition = (type: string) => ({
+      type,
+      status: ready(type) ? 'True' : 'False',
+      lastProbeTime: null,
+      lastTransitionTime: started,
+      ...(ready(type) ? {} : { reason: 'ContainersNotReady', message: `containers with unready status: [${w.name}]` }),
+    });
     const pod: KubeObject = {
       apiVersion: 'v1',
       kind: 'Pod',
@@ -107,11 +114,20 @@ export function buildWorkloadPods(
         namespace: w.namespace,
         // Every pod gets its own copies: the store keeps objects as given, and a simulator may edit one pod's.
         labels: { ...labels },
-        ...(w.doNotDisrupt ? { annotations: { [DO_NOT_DISRUPT]: 'true' } } : {}),
+        ...(w.doNotDisrupt !== false
+          ? { annotations: { [DO_NOT_DISRUPT]: w.doNotDisrupt === true ? 'true' : w.doNotDisrupt } }
+          : {}),
         ...(w.pinnedToNode ? {} : { ownerReferences: [{ ...owner }] }),
       },
       spec: {
-        containers: [{ name: w.name, image: IMAGE, resources: { requests: { cpu: '100m', memory: '128Mi' } } }],
+        containers: [
+          {
+            name: w.name,
+            image: IMAGE,
+            ...(w.crashLooping ? { command: CRASHING_COMMAND } : {}),
+            resources: { requests: { cpu: '100m', memory: '128Mi' } },
+          },
+        ],
         ...(Object.keys(nodeSelector).length > 0 ? { nodeSelector } : {}),
         nodeName: node.nodeName,
         restartPolicy: 'Always',
@@ -135,10 +151,9 @@ export function buildWorkloadPods(
             image: IMAGE,
             imageID,
             containerID: `containerd://${hexDigits(rng, 64)}`,
-            ready: true,
-            started: true,
-            restartCount: 0,
-            state: { running: { startedAt: started } },
+            ...(w.crashLooping
+              ? { ready: false, started: false, restartCount: 7, state: crashLoopBackOff(w.name) }
+              : { ready: true, started: true, restartCount: 0, state: { running: { startedAt: started } } }),
           },
         ],
       },
@@ -146,6 +161,11 @@ export function buildWorkloadPods(
     store.create('pods', pod, { wholeObject: true });
   }
   return count;
+}
+
+function crashLoopBackOff(name: string): Record<string, unknown> {
+  const message = `back-off 5m0s restarting failed container=${name}`;
+  return { waiting: { reason: 'CrashLoopBackOff', message } };
 }
 
 // The DaemonSet controller pins each pod to its node by name (daemon/util ReplaceDaemonSetPodNodeNameNodeAffinity).
@@ -160,10 +180,15 @@ export function buildPdb(store: KubeStore, w: ScenarioWorkload): KubeObject | un
     w.pdb.maxUnavailable !== undefined
       ? { maxUnavailable: w.pdb.maxUnavailable }
       : { minAvailable: w.pdb.minAvailable };
+  const policy = w.pdb.unhealthyPodEvictionPolicy;
   return kubectlApply(store, 'poddisruptionbudgets.policy', {
     apiVersion: 'policy/v1',
     kind: 'PodDisruptionBudget',
     metadata: { name: w.name, namespace: w.namespace },
-    spec: { ...limit, selector: { matchLabels: { app: w.name } } },
+    spec: {
+      ...limit,
+      ...(policy !== undefined ? { unhealthyPodEvictionPolicy: policy } : {}),
+      selector: { matchLabels: { app: w.name } },
+    },
   });
 }

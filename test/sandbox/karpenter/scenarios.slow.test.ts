@@ -31,9 +31,9 @@ describe('built-in scenarios', () => {
     expect(conditionOf(old[0]!, 'Drifted')).toMatchObject({ status: 'True', reason: 'AMIDrift' });
     expect(claims.filter((c) => target.includes(imageOf(c) ?? '') && isTrue(c, 'Initialized'))).toHaveLength(3);
     const blocked = events(sandbox, 'DisruptionBlocked').filter((e) => e.name === pinnedNode);
-    expect(blocked[0]?.message).toBe('pdb "payments/ledger" prevents pod evictions');
+    expect(blocked[0]?.message).toBe('Pdb prevents pod evictions (PodDisruptionBudget=[payments/ledger])');
     const out = await kubectl(sandbox, ['get', 'events', '-n', 'default', '--field-selector', `reason=DisruptionBlocked,involvedObject.name=${pinnedNode}`, '-o', 'jsonpath={.items[*].message}']);
-    if (out !== undefined) expect(out).toContain('pdb "payments/ledger" prevents pod evictions');
+    if (out !== undefined) expect(out).toContain('Pdb prevents pod evictions (PodDisruptionBudget=[payments/ledger])');
   });
 
   it('unschedulable: the node of a bare pod pinned by hostname stays on the old AMI despite its terminationGracePeriod, reported as "Not all pods would schedule"', async () => {
@@ -81,7 +81,7 @@ describe('built-in scenarios', () => {
     if (out !== undefined) expect(out).toContain('No allowed disruptions for disruption reason Drifted due to blocking budget');
   });
 
-  it('do-not-disrupt: annotated pods and nodes keep their nodes, and Karpenter publishes no event for it', async () => {
+  it('do-not-disrupt: annotated pods and nodes keep their nodes, reported as DisruptionBlocked on the Node and NodeClaim', async () => {
     const sandbox = await started('do-not-disrupt');
     const target = await pinToControlPlane(sandbox, 'default');
     run(sandbox, 30 * 60);
@@ -92,9 +92,21 @@ describe('built-in scenarios', () => {
     expect(oldGeneral).toHaveLength(1);
     const node = sandbox.kube.store.get('nodes', (oldGeneral[0]!.status as { nodeName: string }).nodeName)!;
     expect(node.metadata.annotations?.['karpenter.sh/do-not-disrupt']).toBe('true');
-    // Transient PDB blocks happen while web pods move; do-not-disrupt itself is never an event.
-    expect(events(sandbox, 'DisruptionBlocked').filter((e) => e.message.includes('do-not-disrupt'))).toEqual([]);
-    expect(batch.flatMap((c) => events(sandbox, 'DisruptionBlocked').filter((e) => e.name === c.metadata.name))).toEqual([]);
+    const blocked = events(sandbox, 'DisruptionBlocked');
+    expect(blocked.filter((e) => e.name === node.metadata.name).map((e) => e.message)).toContain(
+      'Disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation',
+    );
+    for (const claim of batch) {
+      const nodeName = (claim.status as { nodeName: string }).nodeName;
+      const training = sandbox.kube.store.list('pods', 'ml').find((p) => (p.spec as { nodeName?: string }).nodeName === nodeName)!;
+      const message = `Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=ml/${training.metadata.name})`;
+      // Every pass, deduplicated to one event per object every 2 minutes.
+      expect(new Set(blocked.filter((e) => e.message === message).map((e) => `${e.kind}/${e.name}`))).toEqual(
+        new Set([`Node/${nodeName}`, `NodeClaim/${claim.metadata.name}`]),
+      );
+    }
+    const out = await kubectl(sandbox, ['get', 'events', '-A', '--field-selector', 'reason=DisruptionBlocked', '-o', 'jsonpath={.items[*].message}']);
+    if (out !== undefined) expect(out).toContain('Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=ml/');
     expect(events(sandbox, 'DisruptionLaunching')).toHaveLength(3);
   });
 

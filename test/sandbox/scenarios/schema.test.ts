@@ -53,8 +53,10 @@ describe('parseScenario', () => {
     expect(builtInScenarioNames()).toEqual([
       'ami-not-found',
       'budget-blocked',
+      'crash-loop',
       'default',
       'do-not-disrupt',
+      'do-not-disrupt-duration',
       'flaky-api',
       'gitops-owned',
       'large',
@@ -105,6 +107,7 @@ describe('parseScenario', () => {
       nodePool: 'general',
       replicas: 2,
       doNotDisrupt: false,
+      crashLooping: false,
       daemonSet: false,
       pinnedToNode: false,
     });
@@ -393,7 +396,7 @@ describe('parseScenario', () => {
 describe('loadScenario', () => {
   it('lists the built-ins when the name is unknown', () => {
     expect(() => loadScenario('nope')).toThrow(
-      'no built-in scenario named "nope" (built-in: ami-not-found, budget-blocked, default, do-not-disrupt, flaky-api, gitops-owned, large, launch-failure, pdb-blocked, unschedulable)',
+      'no built-in scenario named "nope" (built-in: ami-not-found, budget-blocked, crash-loop, default, do-not-disrupt, do-not-disrupt-duration, flaky-api, gitops-owned, large, launch-failure, pdb-blocked, unschedulable)',
     );
   });
 
