@@ -27,6 +27,7 @@ process.exitCode = await runCli(process.argv.slice(2), {
     out: (s) => void process.stdout.write(s),
     err: (s) => void process.stderr.write(s),
     interactive: Boolean(process.stdout.isTTY && process.stdin.isTTY),
+    canPrompt: Boolean(process.stdin.isTTY && process.stderr.isTTY),
   },
   env: process.env,
   stdoutIsTTY: Boolean(process.stdout.isTTY),
