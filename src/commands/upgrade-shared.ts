@@ -55,7 +55,7 @@ export async function confirmOrRefuse(
     });
   }
   const answer = await ask(ctx, question);
-  if (answer === null) {
+  if (answer == null) {
     ctx.io.err('\n');
     throw new RefusedError(`${command} not confirmed (the input ended); nothing was changed`);
   }
