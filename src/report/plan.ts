@@ -160,6 +160,7 @@ export function planJson(plan: Plan): string {
       level: c.level,
       message: c.message,
       evidence: c.evidence,
+      ...(c.evidenceOmitted !== undefined ? { evidenceOmitted: c.evidenceOmitted } : {}),
       next: c.next ?? null,
     })),
     blocked: plan.blocked,
