@@ -47,7 +47,7 @@ function builtInScenarios(command: Command): string {
   });
   const width = Math.max(...rows.map(([n]) => n.length));
   const help = command.createHelp();
-  help.prepareContext({ helpWidth: (command.configureOutput().getOutHelpWidth?.() as number | undefined) ?? 80 });
+  help.prepareContext({ helpWidth: command.configureOutput().getOutHelpWidth?.() ?? 80 });
   return `\nBuilt-in scenarios (--scenario):\n${rows.map(([n, d]) => help.formatItem(n, width, d, help)).join('\n')}`;
 }
 

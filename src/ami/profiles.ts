@@ -41,7 +41,7 @@ export function missingProfile(profile: string, source: '--profile' | 'AWS_PROFI
   const known = [...new Set(files.flatMap(profilesIn))];
   if (known.includes(profile)) return undefined;
   const shown = (p: string) => (home !== '' && p.startsWith(`${home}/`) ? `~${p.slice(home.length)}` : p);
-  const where = files.map((f) => `${shown(f.path)}${f.text === null ? ' (no such file)' : ''}`).join(', ');
+  const where = files.map((f) => `${shown(f.path)}${f.text == null ? ' (no such file)' : ''}`).join(', ');
   const what = source === '--profile' ? `--profile ${profile}` : `AWS_PROFILE=${profile}`;
   return new UsageError(`${what}: profile "${profile}" does not exist in ${where}`, {
     hint:
