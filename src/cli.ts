@@ -1,7 +1,7 @@
 // Commander wiring: flags -> parsed options -> a lazily imported command (STYLE.md "Commands").
 // Nothing here may import the Kubernetes client, the AWS SDK or zod: `--help` and `--version` must stay fast.
-import { readFileSync } from 'node:fs';
-import { Command, CommanderError, Option } from 'commander';
+import { readdirSync, readFileSync } from 'node:fs';
+import { Command, CommanderError, Help, Option } from 'commander';
 import { ExitCode, KarpDriftError } from './errors.js';
 import type { GlobalOptions, Io } from './io.js';
 import { packagePath } from './package-root.js';
@@ -29,10 +29,35 @@ function version(): string {
   return pkg.version;
 }
 
+/** Each --help ends with examples, as kubectl's do: a comment saying what, then the command as the user runs it. */
+function examples(bin: string, list: Array<[what: string, args: string]>): string {
+  return `\nExamples:\n${list.map(([what, args]) => `  # ${what}\n  ${bin} ${args}`).join('\n\n')}`;
+}
+
+/**
+ * The built-in scenarios and their descriptions for `sandbox --help`, read from scenarios/*.yaml without a YAML
+ * parser (help must stay fast): each file has a top-level `description: "…"` line.
+ */
+function builtInScenarios(command: Command): string {
+  const dir = new URL('../scenarios/', import.meta.url);
+  const names = readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();
+  const rows = names.map((file) => {
+    const line = /^description:\s*(.*)$/m.exec(readFileSync(new URL(file, dir), 'utf8'))?.[1]?.trim() ?? '';
+    const description = line.startsWith('"') ? (JSON.parse(line) as string) : line;
+    return [file.slice(0, -'.yaml'.length), description] as const;
+  });
+  const width = Math.max(...rows.map(([n]) => n.length));
+  const help = command.createHelp();
+  help.prepareContext({ helpWidth: command.configureOutput().getOutHelpWidth?.() ?? 80 });
+  return `\nBuilt-in scenarios (--scenario):\n${rows.map(([n, d]) => help.formatItem(n, width, d, help)).join('\n')}`;
+}
+
 export function buildProgram(run: RunEnvironment): Command {
   const program = new Command();
+  // As a kubectl plugin (kubectl finds kubectl-karp_drift on PATH) it is run as `kubectl karp-drift`.
+  const bin = run.invokedAs === 'kubectl-karp_drift' ? 'kubectl karp-drift' : 'karp-drift';
   program
-    .name(run.invokedAs === 'kubectl-karp_drift' ? 'kubectl karp-drift' : 'karp-drift')
+    .name(bin)
     .description('Upgrade Karpenter-managed EKS worker nodes through drift: resolve EKS-optimized AMIs, pin them, apply, follow.')
     .version(version(), '--version', 'print the version')
     .helpOption('-h, --help', 'show help')
@@ -48,7 +73,15 @@ export function buildProgram(run: RunEnvironment): Command {
     .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-    .configureOutput({ writeOut: (s) => run.io.out(s), writeErr: (s) => run.io.err(s) });
+    .configureOutput({ writeOut: (s) => run.io.out(s), writeErr: (s) => run.io.err(s) })
+    .addHelpText(
+      'after',
+      examples(bin, [
+        ['See what upgrading the worker nodes to Kubernetes 1.30 AMIs would change; changes nothing', 'plan --to 1.30'],
+        ['Upgrade them: the plan, a confirmation, the apply, and the drift rollout followed to the end', 'upgrade --to 1.30'],
+        ['Try it all on a simulated EKS cluster with Karpenter, on this machine', 'demo'],
+      ]),
+    );
 
   const context = async (cmd: Command): Promise<CommandContext> => {
     const { parseGlobalOptions } = await import('./options.js');
@@ -63,6 +96,14 @@ export function buildProgram(run: RunEnvironment): Command {
     .option('--arch <list>', 'amd64, arm64; a comma list or all (default: all)')
     .option('--variant <list>', 'standard, nvidia, neuron; a comma list or all (default: standard)')
     .option('--release <release>', 'latest, or a pinned AMI release: vYYYYMMDD (AL2, AL2023), X.Y.Z (Bottlerocket)', 'latest')
+    .addHelpText(
+      'after',
+      examples(bin, [
+        ['The newest AL2023 AMIs for Kubernetes 1.31, amd64 and arm64', 'amis --to 1.31'],
+        ['Bottlerocket on arm64, as JSON', 'amis --to 1.31 --family bottlerocket --arch arm64 -o json'],
+        ['A pinned release', 'amis --to 1.30 --release v20241109'],
+      ]),
+    )
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
       const ctx = await context(cmd);
       const [{ parseAmisOptions }, { amis }] = await Promise.all([import('./options.js'), import('./commands/amis.js')]);
@@ -80,6 +121,13 @@ export function buildProgram(run: RunEnvironment): Command {
     .option('--release <release>', 'AMI release to pin: latest (the newest concrete release, never @latest), vYYYYMMDD, or X.Y.Z for Bottlerocket', 'latest')
     .option('--templates <dir>', 'directory holding your own ec2nodeclass.yaml and nodepool.yaml')
     .option('--name <name>', 'name of both objects', 'default')
+    .addHelpText(
+      'after',
+      examples(bin, [
+        ['An EC2NodeClass and a NodePool for cluster prod, pinned to the newest 1.31 AL2023 AMIs', 'render --to 1.31 --cluster-name prod --role KarpenterNodeRole-prod > karpenter.yaml'],
+        ['Your own templates, pinned by alias', 'render --to 1.31 --cluster-name prod --role KarpenterNodeRole-prod --templates ./karpenter --pin alias'],
+      ]),
+    )
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
       const ctx = await context(cmd);
       const [{ parseRenderOptions }, { render }] = await Promise.all([import('./options.js'), import('./commands/render.js')]);
@@ -98,13 +146,21 @@ export function buildProgram(run: RunEnvironment): Command {
       .option('--allow-deprecated', 'pin an AMI release that EC2 already marks deprecated')
       .option('--replace-custom-amis', 'replace a class\'s custom (not EKS-optimized) AMIs with EKS-optimized ones');
 
-  planFlags(program.command('plan').description('Show what upgrade would change and replace, with preflight checks; changes nothing')).action(
-    async (flags: Record<string, unknown>, cmd: Command) => {
+  planFlags(program.command('plan').description('Show what upgrade would change and replace, with preflight checks; changes nothing'))
+    .option('--force-conflicts', 'plan as upgrade --force-conflicts would: a GitOps/IaC owner of amiSelectorTerms is a warning, not an error')
+    .addHelpText(
+      'after',
+      examples(bin, [
+        ['What upgrading every EC2NodeClass to Kubernetes 1.30 AMIs would change and replace', 'plan --to 1.30'],
+        ['One class, as JSON', 'plan --to 1.30 --nodeclass default -o json'],
+        ['The plan with amiSelectorTerms taken from Argo CD, Flux or Terraform (FIELD-OWNER-GITOPS)', 'plan --to 1.30 --force-conflicts'],
+      ]),
+    )
+    .action(async (flags: Record<string, unknown>, cmd: Command) => {
       const ctx = await context(cmd);
       const [{ parsePlanOptions }, { planCommand }] = await Promise.all([import('./options.js'), import('./commands/plan.js')]);
       await planCommand(parsePlanOptions(flags), ctx);
-    },
-  );
+    });
 
   // What upgrade and rollback share: they apply, then follow the rollout.
   const applyFlags = (cmd: Command) =>
@@ -122,6 +178,15 @@ export function buildProgram(run: RunEnvironment): Command {
     .option('--role <iam-role>', 'with --templates: the node IAM role')
     .option('--family <family>', 'with --templates: the AMI family (default al2023)')
     .option('--name <name>', 'with --templates: the name of both objects (default default)')
+    .addHelpText(
+      'after',
+      examples(bin, [
+        ['Upgrade every EC2NodeClass to Kubernetes 1.30 AMIs: the plan, a confirmation, then the rollout followed to the end', 'upgrade --to 1.30'],
+        ['Without a terminal (CI): NDJSON events on stdout', 'upgrade --to 1.30 --nodeclass default --yes -o json > events.ndjson'],
+        ['Have the API server validate the change; nothing changes', 'upgrade --to 1.30 --dry-run'],
+        ['Render your templates with the pinned AMIs and apply them whole', 'upgrade --to 1.30 --templates ./karpenter --cluster-name prod --role KarpenterNodeRole-prod'],
+      ]),
+    )
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
       const ctx = await context(cmd);
       const [{ parseUpgradeOptions }, { upgrade }] = await Promise.all([import('./options.js'), import('./commands/upgrade.js')]);
@@ -133,7 +198,15 @@ export function buildProgram(run: RunEnvironment): Command {
       .command('rollback')
       .description('Restore the AMI selection the last upgrade recorded, and follow the nodes back')
       .option('--nodeclass <name>', 'an EC2NodeClass to roll back (repeatable; default: every class an upgrade recorded)', repeated),
-  ).action(async (flags: Record<string, unknown>, cmd: Command) => {
+  )
+    .addHelpText(
+      'after',
+      examples(bin, [
+        ['Restore the AMI selection the last upgrade recorded on every EC2NodeClass, and follow the nodes back', 'rollback'],
+        ['One class, without asking', 'rollback --nodeclass default --yes'],
+      ]),
+    )
+    .action(async (flags: Record<string, unknown>, cmd: Command) => {
     const ctx = await context(cmd);
     const [{ parseRollbackOptions }, { rollback }] = await Promise.all([import('./options.js'), import('./commands/rollback.js')]);
     await rollback(parseRollbackOptions(flags), ctx);
@@ -144,6 +217,14 @@ export function buildProgram(run: RunEnvironment): Command {
     .description('Show each NodePool: nodes by kubelet version and AMI, drift and disruption counts, blockers')
     .option('--nodeclass <name>', 'only the NodePools of this EC2NodeClass (repeatable)', repeated)
     .option('-w, --watch', 'keep it live until interrupted')
+    .addHelpText(
+      'after',
+      examples(bin, [
+        ['Every NodePool: nodes by kubelet version and AMI, drift, blockers', 'status'],
+        ['Keep it live while Karpenter replaces nodes (Ctrl-C ends it)', 'status --watch'],
+        ['As JSON', 'status --nodeclass default -o json'],
+      ]),
+    )
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
       const ctx = await context(cmd);
       const [{ parseStatusOptions }, { status }] = await Promise.all([import('./options.js'), import('./commands/status.js')]);
@@ -155,11 +236,19 @@ export function buildProgram(run: RunEnvironment): Command {
     .description('Run the main job on the embedded sandbox: upgrade a simulated EKS cluster with Karpenter')
     .option('--scenario <name|file>', 'sandbox scenario', 'default')
     .option('--speed <n>', 'simulated seconds per real second (default 120)')
+    .option('--timeout <duration>', 'give up following after this long (exit 5)', '10m')
+    .option('--stall-timeout <duration>', 'no progress for this long is a stall (exit 4, with the diagnosis)', '2m')
+    .addHelpText(
+      'after',
+      examples(bin, [
+        ['Upgrade a simulated cluster of 12 nodes and watch Karpenter replace them', 'demo'],
+        ['A rollout that a PodDisruptionBudget blocks, diagnosed after 30 s without progress', 'demo --scenario pdb-blocked --stall-timeout 30s'],
+      ]),
+    )
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
       const ctx = await context(cmd);
-      const [{ parseSandboxOptions }, { demo }] = await Promise.all([import('./options.js'), import('./commands/demo.js')]);
-      const o = parseSandboxOptions(flags);
-      await demo({ scenario: o.scenario, ...(o.speed !== undefined ? { speed: o.speed } : {}) }, ctx);
+      const [{ parseDemoOptions }, { demo }] = await Promise.all([import('./options.js'), import('./commands/demo.js')]);
+      await demo(parseDemoOptions(flags), ctx);
     });
 
   program
@@ -169,11 +258,27 @@ export function buildProgram(run: RunEnvironment): Command {
     .option('--speed <n>', 'simulated seconds per real second (default: the scenario\'s, usually 60)')
     .option('--port <n>', 'API server port on 127.0.0.1 (default: a free port)')
     .option('--env-out <path>', 'also write the export lines to this file, for scripts')
+    // The global --kubeconfig names the file to read; here it is the file the sandbox writes. The program parses it
+    // wherever it stands, so this option only documents it, and the global one is left out of this help.
+    .option('--kubeconfig <path>', 'where to write the sandbox\'s kubeconfig (default: a temp folder, removed on exit)')
+    .configureHelp({
+      showGlobalOptions: true,
+      visibleGlobalOptions(this: Help, cmd: Command) {
+        return Help.prototype.visibleGlobalOptions.call(this, cmd).filter((o) => o.long !== '--kubeconfig');
+      },
+    })
+    .addHelpText('after', ({ command }) => builtInScenarios(command))
+    .addHelpText(
+      'after',
+      examples(bin, [
+        ['Run the default scenario in the background and point this shell at it', 'sandbox --env-out /tmp/sandbox.env &\n  . /tmp/sandbox.env'],
+        ['A rollout that a PodDisruptionBudget blocks, twice as fast', 'sandbox --scenario pdb-blocked --speed 120'],
+      ]),
+    )
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
       const ctx = await context(cmd);
       const [{ parseSandboxOptions }, { sandbox }] = await Promise.all([import('./options.js'), import('./commands/sandbox.js')]);
-      // --kubeconfig is global: here it is where the sandbox writes its kubeconfig.
-      await sandbox(parseSandboxOptions({ ...flags, kubeconfig: ctx.globals.kubeconfig }), ctx);
+      await sandbox(parseSandboxOptions({ ...flags, kubeconfig: ctx.globals.kubeconfig ?? flags.kubeconfig }), ctx);
     });
 
   return program;

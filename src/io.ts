@@ -4,6 +4,11 @@ export interface Io {
   err(text: string): void;
   /** stdout and stdin are a terminal: confirmation prompts and live redraws are allowed. */
   interactive: boolean;
+  /**
+   * stdin and stderr are a terminal: the confirmation can be asked there whatever stdout is (`upgrade | tee log` asks,
+   * as `terraform apply | tee` does). Absent means no.
+   */
+  canPrompt?: boolean;
   /** The size of the terminal `stream` is shown on; undefined when that stream is a pipe or a file. */
   screen?(stream: 'out' | 'err'): Screen | undefined;
   /** Calls `listener` when the terminal is resized (SIGWINCH); returns how to stop. */

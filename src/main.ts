@@ -11,6 +11,13 @@ import { basename } from 'node:path';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const { runCli } = await import('./cli.js');
 
+// `karp-drift upgrade --help | head`: the reader went away. Stop as a shell tool stopped by SIGPIPE does, without a
+// stack; nothing is lost, since nobody reads the rest.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  process.exit(process.exitCode ?? 0);
+});
+
 const controller = new AbortController();
 let interrupts = 0;
 const onSignal = (signal: NodeJS.Signals) => {
@@ -37,6 +44,7 @@ process.exitCode = await runCli(process.argv.slice(2), {
       tty?.on('resize', listener);
       return () => void tty?.off('resize', listener);
     },
+    canPrompt: Boolean(process.stdin.isTTY && process.stderr.isTTY),
   },
   env: process.env,
   stdoutIsTTY: Boolean(process.stdout.isTTY),

@@ -106,7 +106,7 @@ export function parseGlobalOptions(flags: Record<string, unknown>, env: NodeJS.P
   const { requestTimeout, output: format, ...rest } = parseWith(schema, flags);
   // kubectl's `-o wide`: human output with more columns (status); commands without wider columns print as for human.
   const g = { ...rest, output: format === 'wide' ? ('human' as const) : format, ...(format === 'wide' ? { wide: true } : {}) };
-  if (requestTimeout !== undefined && requestTimeout <= 0) throw new UsageError('--request-timeout must be longer than 0');
+  if (requestTimeout !== undefined) positiveDuration(requestTimeout, '--request-timeout', flags.requestTimeout);
   if (g.verbose && g.quiet) throw new UsageError('-v/--verbose and -q/--quiet cannot be used together');
   const noColorEnv = env.NO_COLOR !== undefined && env.NO_COLOR !== '';
   return { ...g, color: g.color && !noColorEnv && stdoutIsTTY && g.output === 'human', requestTimeoutMs: requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS };
@@ -201,6 +201,22 @@ function positiveNumber(value: unknown, flag: string, integer: boolean, max = In
   return n;
 }
 
+export interface DemoOptions {
+  scenario: string;
+  speed?: number;
+  timeoutMs: number;
+  stallTimeoutMs: number;
+}
+
+/** The demo's waits are shorter than upgrade's: its rollout plays `speed` times faster than real time. */
+export function parseDemoOptions(flags: Record<string, unknown>): DemoOptions {
+  const { scenario, speed } = parseSandboxOptions(flags);
+  const { timeoutMs, stallTimeoutMs } = parseApplyOptions({ timeout: '10m', stallTimeout: '2m', ...definedOnly(flags) });
+  return { scenario, ...(speed !== undefined ? { speed } : {}), timeoutMs, stallTimeoutMs };
+}
+
+const definedOnly = (flags: Record<string, unknown>) => Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
+
 /** `karp-drift sandbox`: the scenario stays a string here; the sandbox resolves built-in names and files. */
 export function parseSandboxOptions(flags: Record<string, unknown>): SandboxCommandOptions {
   const scenario = typeof flags.scenario === 'string' && flags.scenario.trim() ? flags.scenario.trim() : 'default';
@@ -222,6 +238,8 @@ export interface PlanOptions {
   nodeClasses: string[];
   release: string;
   pin: PinMode;
+  /** plan: preview the plan `upgrade --force-conflicts` would make (a GitOps/IaC owner is a warning, not an error). */
+  forceConflicts?: boolean;
 }
 
 /** `upgrade --templates`: render the EC2NodeClass and NodePool templates with the pinned AMIs and apply them whole. */
@@ -272,6 +290,7 @@ const planFlags = {
   allowDowngrade: z.boolean().default(false),
   allowDeprecated: z.boolean().default(false),
   replaceCustomAmis: z.boolean().default(false),
+  forceConflicts: z.boolean().default(false),
 };
 
 export function parsePlanOptions(flags: Record<string, unknown>): PlanOptions {
@@ -284,6 +303,7 @@ export function parsePlanOptions(flags: Record<string, unknown>): PlanOptions {
     ...(o.allowDowngrade ? { allowDowngrade: true } : {}),
     ...(o.allowDeprecated ? { allowDeprecated: true } : {}),
     ...(o.replaceCustomAmis ? { replaceCustomAmis: true } : {}),
+    ...(o.forceConflicts ? { forceConflicts: true } : {}),
   };
 }
 
@@ -296,20 +316,24 @@ const applyFlags = {
   stallTimeout: flag((v) => parseDuration(v, '--stall-timeout')),
 };
 
+function positiveDuration(ms: number, flag: string, given: unknown): void {
+  if (ms <= 0) throw new UsageError(`${flag} ${JSON.stringify(given)} is not longer than 0; give a duration such as 90s, 15m or 1h30m`);
+}
+
 // The duration defaults apply to flags left out; commander reports those as undefined.
 function parseApplyOptions(flags: Record<string, unknown>): ApplyOptions {
-  const given = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
+  const given = definedOnly(flags);
   const o = parseWith(z.object(applyFlags), { timeout: '60m', stallTimeout: '15m', ...given });
-  if (o.timeout <= 0 || o.stallTimeout <= 0) throw new UsageError('--timeout and --stall-timeout must be longer than 0');
+  positiveDuration(o.timeout, '--timeout', given.timeout);
+  positiveDuration(o.stallTimeout, '--stall-timeout', given.stallTimeout);
   return { yes: o.yes, dryRun: o.dryRun, wait: o.wait, timeoutMs: o.timeout, stallTimeoutMs: o.stallTimeout };
 }
 
 export function parseUpgradeOptions(flags: Record<string, unknown>): UpgradeOptions {
   const plan = parsePlanOptions(flags);
   const apply = parseApplyOptions(flags);
-  const { forceConflicts } = parseWith(z.object({ forceConflicts: z.boolean().default(false) }), flags);
   const templates = parseUpgradeTemplates(flags);
-  return { ...(templates ? { templates } : {}), ...plan, ...apply, forceConflicts };
+  return { ...(templates ? { templates } : {}), ...plan, ...apply, forceConflicts: plan.forceConflicts ?? false };
 }
 
 export function parseStatusOptions(flags: Record<string, unknown>): StatusOptions {

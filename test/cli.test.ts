@@ -213,5 +213,38 @@ describe('exit codes', () => {
   it('names itself as a kubectl plugin when invoked as kubectl-karp_drift', async () => {
     const result = await run(['--help'], { invokedAs: 'kubectl-karp_drift' });
     expect(result.stdout).toContain('Usage: kubectl karp-drift [options] [command]');
+    expect(result.stdout).toContain('\n  kubectl karp-drift plan --to 1.30\n');
+    const upgradeHelp = await run(['upgrade', '--help'], { invokedAs: 'kubectl-karp_drift' });
+    expect(upgradeHelp.stdout).toContain('Usage: kubectl karp-drift upgrade [options]');
+  });
+});
+
+describe('--help', () => {
+  const commands = ['amis', 'render', 'plan', 'upgrade', 'rollback', 'status', 'demo', 'sandbox'];
+  it.each([[[] as string[]], ...commands.map((c) => [[c]])])('%j --help ends with examples of itself', async (command) => {
+    const { code, stdout } = await run([...command, '--help']);
+    expect(code).toBe(0);
+    const examples = stdout.slice(stdout.indexOf('\nExamples:\n'));
+    expect(examples).toMatch(/^\nExamples:\n {2}# \S/);
+    // Every example runs the command the help is about, and the help ends with them.
+    const runs = examples.split('\n').filter((l) => l.startsWith('  karp-drift'));
+    expect(runs.length).toBeGreaterThan(0);
+    for (const line of runs) expect(line.startsWith(`  karp-drift ${command[0] ?? ''}`.trimEnd())).toBe(true);
+    expect(stdout.endsWith(`${examples.split('\n').filter(Boolean).at(-1)}\n`)).toBe(true);
+  });
+
+  it('sandbox --help lists the built-in scenarios with their descriptions and describes its own --kubeconfig', async () => {
+    const { stdout } = await run(['sandbox', '--help']);
+    expect(stdout).toContain('\nBuilt-in scenarios (--scenario):\n');
+    expect(stdout).toMatch(/\n {2}pdb-blocked +One single-replica workload under minAvailable 1 pins its node/);
+    expect(stdout).toMatch(/\n {2}default +Control plane 1\.30, 12 nodes on 1\.29 AMIs/);
+    expect(stdout).toMatch(/--kubeconfig <path> +where to write the sandbox's kubeconfig/);
+    // The global --kubeconfig (a file to read) is not offered here as well.
+    expect(stdout.match(/--kubeconfig/g)).toHaveLength(1);
+  });
+
+  it('plan takes --force-conflicts, as its FIELD-OWNER-GITOPS advice says', async () => {
+    const { stdout } = await run(['plan', '--help']);
+    expect(stdout).toMatch(/--force-conflicts +plan as upgrade --force-conflicts would/);
   });
 });

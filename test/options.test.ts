@@ -11,6 +11,7 @@ import {
   parseRenderOptions,
   parsePlanOptions,
   parseSandboxOptions,
+  parseDemoOptions,
   parseStatusOptions,
   parseUpgradeOptions,
 } from '../src/options.js';
@@ -222,6 +223,7 @@ describe('parsePlanOptions / parseUpgradeOptions / parseStatusOptions / parseSan
   it.each([
     [{ to: '1.30' }, { kubernetes: { version: '1.30' }, nodeClasses: [], release: 'latest', pin: 'id' }],
     [{ to: 'v1.31', nodeclass: ['default', 'gpu', 'default'], pin: 'alias', release: '20261023' }, { kubernetes: { version: '1.31' }, nodeClasses: ['default', 'gpu'], release: 'v20261023', pin: 'alias' }],
+    [{ to: '1.30', forceConflicts: true }, { kubernetes: { version: '1.30' }, nodeClasses: [], release: 'latest', pin: 'id', forceConflicts: true }],
   ])('plan %j', (flags, expected) => {
     expect(parsePlanOptions(flags)).toEqual(expected);
   });
@@ -240,7 +242,8 @@ describe('parsePlanOptions / parseUpgradeOptions / parseStatusOptions / parseSan
 
   it.each([
     [{ to: '1.30', timeout: '2d' }, '--timeout "2d" is not a duration; use Go durations such as 90s, 15m or 1h30m (units ms, s, m, h)'],
-    [{ to: '1.30', stallTimeout: '0s' }, '--timeout and --stall-timeout must be longer than 0'],
+    [{ to: '1.30', stallTimeout: '0s' }, '--stall-timeout "0s" is not longer than 0; give a duration such as 90s, 15m or 1h30m'],
+    [{ to: '1.30', timeout: '0m' }, '--timeout "0m" is not longer than 0; give a duration such as 90s, 15m or 1h30m'],
     [{ to: '1.30', nodeclass: ['Default'] }, '--nodeclass "Default" is not an EC2NodeClass name (a lowercase DNS-1123 name)'],
     [{ to: '1.30', pin: 'ssm' }, '--pin: --pin must be id or alias'],
   ])('upgrade refuses %j', (flags, message) => {
@@ -252,12 +255,24 @@ describe('parsePlanOptions / parseUpgradeOptions / parseStatusOptions / parseSan
     expect(parseSandboxOptions({ speed: '120', port: '6443' })).toEqual({ scenario: 'default', speed: 120, port: 6443 });
     expect(usageMessage(() => parseSandboxOptions({ port: '70000' }))).toBe('--port "70000" is not valid; expected a whole number from 1 to 65535');
   });
+
+  it.each<[Record<string, unknown>, ReturnType<typeof parseDemoOptions> | string]>([
+    [{ scenario: 'default', timeout: '10m', stallTimeout: '2m' }, { scenario: 'default', timeoutMs: 600_000, stallTimeoutMs: 120_000 }],
+    [{ scenario: 'pdb-blocked', speed: '600', timeout: '1m', stallTimeout: '20s' }, { scenario: 'pdb-blocked', speed: 600, timeoutMs: 60_000, stallTimeoutMs: 20_000 }],
+    [{}, { scenario: 'default', timeoutMs: 600_000, stallTimeoutMs: 120_000 }],
+    [{ stallTimeout: '0s' }, '--stall-timeout "0s" is not longer than 0; give a duration such as 90s, 15m or 1h30m'],
+  ])('demo %j', (flags, expected) => {
+    if (typeof expected === 'string') expect(usageMessage(() => parseDemoOptions(flags))).toBe(expected);
+    else expect(parseDemoOptions(flags)).toEqual(expected);
+  });
 });
 
 describe('--request-timeout', () => {
   it('defaults to 30 s and takes a Go duration', () => {
     expect(parseGlobalOptions({}, {}, false).requestTimeoutMs).toBe(30_000);
     expect(parseGlobalOptions({ requestTimeout: '90s' }, {}, false).requestTimeoutMs).toBe(90_000);
-    expect(usageMessage(() => parseGlobalOptions({ requestTimeout: '0s' }, {}, false))).toBe('--request-timeout must be longer than 0');
+    expect(usageMessage(() => parseGlobalOptions({ requestTimeout: '0s' }, {}, false))).toBe(
+      '--request-timeout "0s" is not longer than 0; give a duration such as 90s, 15m or 1h30m',
+    );
   });
 });

@@ -27,7 +27,7 @@ export function missingParametersError(missing: readonly AmiQuery[], region: str
   );
 }
 
-export function ssmFailure(err: unknown, batch: readonly string[], region: string): KarpDriftError {
+export function ssmFailure(err: unknown, batch: readonly string[], region: string, env: NodeJS.ProcessEnv = {}): KarpDriftError {
   const name = err instanceof Error ? err.name : '';
   if (name === 'ParameterNotFound' || name === 'ValidationException' || name === 'InvalidParameters') {
     return new UsageError(
@@ -42,11 +42,35 @@ export function ssmFailure(err: unknown, batch: readonly string[], region: strin
     err,
     { service: 'SSM', action: 'ssm:GetParameters', resource: `arn:aws:ssm:${region}::parameter/aws/service/*` },
     region,
+    env,
   );
 }
 
-export function ec2Failure(err: unknown, region: string): KarpDriftError {
-  return apiFailure(err, { service: 'EC2', action: 'ec2:DescribeImages', resource: '*' }, region);
+export function ec2Failure(err: unknown, region: string, env: NodeJS.ProcessEnv = {}): KarpDriftError {
+  return apiFailure(err, { service: 'EC2', action: 'ec2:DescribeImages', resource: '*' }, region, env);
+}
+
+/**
+ * The endpoint the SDK calls and the variable that set it: AWS_ENDPOINT_URL_<SERVICE> before AWS_ENDPOINT_URL, both
+ * off with AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=true (AWS SDKs and Tools reference guide, "Service-specific endpoints").
+ */
+export function endpointInEffect(service: AwsCall['service'], env: NodeJS.ProcessEnv, region: string): { url: string; variable?: string } {
+  if (env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS?.toLowerCase() !== 'true') {
+    for (const variable of [`AWS_ENDPOINT_URL_${service}`, 'AWS_ENDPOINT_URL']) {
+      const url = env[variable];
+      if (url) return { url, variable };
+    }
+  }
+  return { url: `https://${service.toLowerCase()}.${region}.amazonaws.com` };
+}
+
+// Nothing answered: refused, no such host, no route. Node sets `code` (an AggregateError when several addresses were
+// tried, as for localhost); the message carries it too.
+const UNREACHABLE = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'];
+
+function unreachable(e: Error & { code?: unknown }): string | undefined {
+  if (typeof e.code === 'string' && UNREACHABLE.includes(e.code)) return e.code;
+  return UNREACHABLE.find((code) => e.message.includes(code));
 }
 
 const THROTTLING = new Set([
@@ -66,16 +90,26 @@ const BAD_CREDENTIALS = new Set([
   'AuthFailure',
 ]);
 
-interface AwsCall {
+export interface AwsCall {
   service: 'SSM' | 'EC2';
   action: string;
   resource: string;
 }
 
 // Messages name the call, the region and the IAM action; never the credentials (the SDK's messages carry none).
-function apiFailure(err: unknown, call: AwsCall, region: string): KarpDriftError {
-  const e: Error & { $retryable?: { throttling?: boolean } } = err instanceof Error ? err : new Error(String(err));
+function apiFailure(err: unknown, call: AwsCall, region: string, env: NodeJS.ProcessEnv): KarpDriftError {
+  const e: Error & { $retryable?: { throttling?: boolean }; code?: unknown } = err instanceof Error ? err : new Error(String(err));
   const what = `${call.service} ${call.action.split(':')[1]} in ${region}`;
+  const code = unreachable(e);
+  if (code !== undefined) {
+    const { url, variable } = endpointInEffect(call.service, env, region);
+    return new RuntimeFailure(`${what} failed: nothing answers at ${url}${variable ? ` (${variable})` : ''}: ${code}`, {
+      cause: err,
+      hint: variable
+        ? `${variable} points there: start what it names (for karp-drift's sandbox: karp-drift sandbox --env-out <file>, then . <file>), or unset ${variable} to reach AWS itself`
+        : 'check the network, the proxy (HTTPS_PROXY) and --region',
+    });
+  }
   if (DENIED.has(e.name)) {
     return new RuntimeFailure(`access denied: ${what} (${e.name})`, {
       cause: err,

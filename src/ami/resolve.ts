@@ -7,6 +7,7 @@ import { ssmMetadataPaths, ssmParameterPath, type AmiQuery } from './parameters.
 import { resolvedAmi, verifyImage, type ImageView, type ReleaseMetadata, type ResolvedAmi } from './verify.js';
 import { RuntimeFailure, UsageError } from '../errors.js';
 import { ec2Failure, missingParametersError, ssmFailure } from './aws-failures.js';
+import { requireProfile } from './profiles.js';
 import type { Logger } from '../io.js';
 import type { AmiSelection } from '../options.js';
 
@@ -43,6 +44,7 @@ export async function resolveAmiQueries(
   log: Logger,
   options: { keepUnusable?: boolean } = {},
 ): Promise<ResolvedAmis> {
+  requireProfile(aws.profile, process.env);
   // Only what the user gave: everything else (credentials, region, AWS_ENDPOINT_URL[_SSM|_EC2], retries) comes from
   // the SDK's default chain. Passing `endpoint` here would override the endpoint variables the sandbox relies on.
   const config = {
@@ -133,7 +135,7 @@ async function readParameters(
       try {
         return await ssm.send(new GetParametersCommand({ Names: batch }));
       } catch (err) {
-        throw ssmFailure(err, batch, region);
+        throw ssmFailure(err, batch, region, process.env);
       }
     }),
   );
@@ -170,7 +172,7 @@ async function describeImages(
         }),
       );
     } catch (err) {
-      throw ec2Failure(err, region);
+      throw ec2Failure(err, region, process.env);
     }
     for (const image of page.Images ?? []) if (image.ImageId !== undefined) images.set(image.ImageId, imageView(image));
     nextToken = page.NextToken;

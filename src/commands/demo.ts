@@ -2,14 +2,10 @@
 // it exactly as a user's shell would be pointed at EKS (a kubeconfig and the AWS SDK's endpoint variables), and runs
 // `upgrade --to <control plane> --yes` through the normal path, with the normal output and exit code.
 import type { CommandContext } from '../cli.js';
-import { parseUpgradeOptions } from '../options.js';
+import { InterruptedError, StalledError, TimeoutError } from '../errors.js';
+import { parseUpgradeOptions, type DemoOptions } from '../options.js';
 import { startSandbox } from '../sandbox/sandbox.js';
 import { upgrade } from './upgrade.js';
-
-export interface DemoOptions {
-  scenario: string;
-  speed?: number;
-}
 
 /** The demo's default pace: the default scenario's rollout (≈ 8 simulated minutes) plays in a few seconds. */
 const DEMO_SPEED = 120;
@@ -23,11 +19,14 @@ export async function demo(options: DemoOptions, ctx: CommandContext): Promise<v
     if (ctx.globals.output !== 'json' && !ctx.globals.quiet) {
       ctx.io.err(`${sandbox.summary}\nRunning: karp-drift upgrade --to ${sandbox.scenario.controlPlaneVersion} --yes\n\n`);
     }
-    await upgrade(parseUpgradeOptions({ to: sandbox.scenario.controlPlaneVersion, yes: true, stallTimeout: '2m', timeout: '10m' }), {
+    const upgradeOptions = { ...parseUpgradeOptions({ to: sandbox.scenario.controlPlaneVersion, yes: true }), timeoutMs: options.timeoutMs, stallTimeoutMs: options.stallTimeoutMs };
+    await upgrade(upgradeOptions, {
       ...ctx,
       env: { ...ctx.env, ...sandbox.env },
       globals: { ...ctx.globals, kubeconfig: sandbox.kubeconfigPath, context: undefined, region: sandbox.env.AWS_REGION, profile: undefined },
     });
+  } catch (err) {
+    throw withDemoHint(err, sandbox.scenario.name, sandbox.scenario.controlPlaneVersion);
   } finally {
     for (const [k, v] of saved) {
       if (v === undefined) delete process.env[k];
@@ -35,4 +34,16 @@ export async function demo(options: DemoOptions, ctx: CommandContext): Promise<v
     }
     await sandbox.stop();
   }
+}
+
+/**
+ * A stall, timeout or interrupt says how to follow the rollout again; the demo's sandbox stops with the demo, so
+ * point at a sandbox that stays up instead.
+ */
+function withDemoHint(err: unknown, scenario: string, to: string): unknown {
+  const hint = `the demo's sandbox stopped with it; to look at this rollout yourself, run one that stays up: karp-drift sandbox --scenario ${scenario} --env-out /tmp/karp-drift-sandbox.env & then . /tmp/karp-drift-sandbox.env and karp-drift upgrade --to ${to}`;
+  for (const Kind of [StalledError, TimeoutError, InterruptedError]) {
+    if (err instanceof Kind) return new Kind(err.message, { cause: err.cause, hint });
+  }
+  return err;
 }

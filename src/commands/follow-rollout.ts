@@ -193,8 +193,8 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
     if (json) for (const b of blockers) out(ndjsonLine(blockedEvent(b, 'stall', now)));
     else err(stallSummary(final, blockers, now));
     finish('stalled', now);
-    throw new StalledError(`the rollout made no progress for ${humanDuration(settings.stallTimeoutMs)} (--stall-timeout)${blockers.length > 0 ? `: ${blockers.map((b) => b.code).join(', ')}` : ''}; the changes stay applied`, {
-      hint: `resolve the blockers above, then follow again with: ${settings.resumeCommand}`,
+    throw new StalledError(`the rollout made no progress for ${humanDuration(settings.stallTimeoutMs)} (--stall-timeout)${blockers.length > 0 ? `: ${[...new Set(blockers.map((b) => b.code))].join(', ')}` : ''}; the changes stay applied`, {
+      hint: `resolve the blockers ${json ? "(the 'blocked' events on stdout)" : 'above'}, then follow again with: ${settings.resumeCommand}`,
     });
   }
   return final;

@@ -8,7 +8,8 @@ export async function planCommand(options: PlanOptions, ctx: CommandContext): Pr
   const { plan, cluster } = await preparePlan(options, ctx);
   try {
     ctx.io.out(ctx.globals.output === 'json' ? `${planJson(plan, cluster.identity)}\n` : planText(plan, { color: ctx.globals.color }));
-    refuseIfBlocked(plan, 'fix what the checks above say, then plan again');
+    const where = ctx.globals.output === 'json' ? 'the checks with level error on stdout' : 'the checks above';
+    refuseIfBlocked(plan, `fix what ${where} say, then plan again`);
   } finally {
     cluster.close();
   }

@@ -70,5 +70,5 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
 export function refuseIfBlocked(plan: Plan, hint: string): void {
   const errors = plan.checks.filter((c) => c.level === 'error');
   if (errors.length === 0) return;
-  throw new RefusedError(`the plan has ${errors.length} error-level check(s): ${errors.map((c) => c.code).join(', ')}; nothing was changed`, { hint });
+  throw new RefusedError(`the plan has ${errors.length} error-level check(s): ${[...new Set(errors.map((c) => c.code))].join(', ')}; nothing was changed`, { hint });
 }

@@ -70,7 +70,7 @@ export async function rollback(options: RollbackOptions, ctx: CommandContext): P
     const pools = inventory.nodePools.filter((p) => restores.some((r) => r.view.name === p.nodeClass));
     const nodes = inventory.nodeClaims.filter((c) => pools.some((p) => p.name === c.nodePool)).length;
     log.warn(`rolling back drifts every node of ${pools.map((p) => `nodepool/${p.name}`).join(', ') || 'these classes'} (${nodes} nodes) back to the previous AMIs: nodes already replaced are replaced again`);
-    await confirmOrRefuse(ctx, options, `Restore ${restores.length} EC2NodeClass(es)? Karpenter will replace up to ${nodes} node(s) through drift.`);
+    await confirmOrRefuse(ctx, options, `Restore ${restores.length} EC2NodeClass(es)? Karpenter will replace up to ${nodes} node(s) through drift.`, 'rollback');
 
     if (!options.dryRun) {
       await requireAccess(cluster, [

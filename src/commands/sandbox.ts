@@ -1,7 +1,7 @@
 // `karp-drift sandbox`: start the simulated cluster, print how to reach it, serve until SIGINT/SIGTERM, shut down.
 import { writeFile } from 'node:fs/promises';
 import type { CommandContext } from '../cli.js';
-import { RuntimeFailure } from '../errors.js';
+import { RuntimeFailure, UsageError } from '../errors.js';
 import { logger } from '../io.js';
 import type { SandboxCommandOptions } from '../options.js';
 import { startSandbox } from '../sandbox/sandbox.js';
@@ -19,6 +19,8 @@ export async function sandbox(options: SandboxCommandOptions, ctx: CommandContex
     port: options.port,
     kubeconfig: options.kubeconfig,
     log: ctx.globals.verbose ? (line) => ctx.io.err(`karpenter: ${line}\n`) : undefined,
+  }).catch((err: unknown) => {
+    throw portError(err, options.port) ?? err;
   });
   try {
     const lines = Object.entries(running.env).map(([k, v]) => exportLine(k, v));
@@ -35,6 +37,7 @@ export async function sandbox(options: SandboxCommandOptions, ctx: CommandContex
       ctx.io.out(`${lines.join('\n')}\n`);
     }
     log.info(running.summary);
+    if (running.scenario.description) log.info(running.scenario.description);
     log.info('Serving until interrupted (Ctrl-C).');
     await new Promise<void>((resolve) => {
       if (ctx.signal.aborted) resolve();
@@ -44,4 +47,15 @@ export async function sandbox(options: SandboxCommandOptions, ctx: CommandContex
   } finally {
     await running.stop();
   }
+}
+
+/** --port taken or not allowed: the user's choice, so exit 2 with the port and what to do, not a stack. */
+function portError(err: unknown, port: number | undefined): UsageError | undefined {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (port === undefined || (code !== 'EADDRINUSE' && code !== 'EACCES')) return undefined;
+  const why = code === 'EADDRINUSE' ? 'is already in use (another sandbox?)' : 'may not be opened by this user (ports below 1024 need privileges)';
+  return new UsageError(`--port ${port}: 127.0.0.1:${port} ${why}`, {
+    cause: err,
+    hint: `pick another port, or leave --port out for a free one${code === 'EADDRINUSE' ? ` (see what holds it: ss -ltnp 'sport = :${port}')` : ''}`,
+  });
 }

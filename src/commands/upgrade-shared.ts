@@ -1,6 +1,6 @@
 // What upgrade and rollback share: NDJSON event lines, the confirmation rule (a terminal asks; without one, --yes is
 // required; --dry-run changes nothing and needs neither), and applying classes one after another.
-import { createInterface } from 'node:readline/promises';
+import { createInterface } from 'node:readline';
 import type { CommandContext } from '../cli.js';
 import { InterruptedError, KarpDriftError, RefusedError, UsageError } from '../errors.js';
 import type { UpgradeOptions } from '../options.js';
@@ -9,26 +9,57 @@ export function event(type: string, body: Record<string, unknown>): string {
   return `${JSON.stringify({ type, time: new Date().toISOString(), ...body })}\n`;
 }
 
-async function confirmed(ctx: CommandContext, question: string): Promise<boolean> {
+/**
+ * The answer typed at the prompt, or null when the input ended (Ctrl-D). The question goes to stderr and the answer
+ * comes from stdin, so stdout may be a pipe. Ctrl-C reaches readline as a key (the terminal is in raw mode), not as
+ * a signal, so it is handled here as well as SIGINT/SIGTERM from outside (ctx.signal).
+ */
+function ask(ctx: CommandContext, question: string): Promise<string | null> {
   const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    const answer = await rl.question(`\n${question}\n  Only 'yes' will be accepted: `, { signal: ctx.signal });
-    return answer.trim() === 'yes';
-  } catch {
-    return false; // interrupted at the prompt: nothing was changed
-  } finally {
-    rl.close();
-  }
+  return new Promise<string | null>((resolve, reject) => {
+    let settled = false;
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      ctx.signal.removeEventListener('abort', onAbort);
+      rl.close();
+      fn();
+    };
+    const interrupted = () =>
+      settle(() => {
+        ctx.io.err('\n'); // the cursor is still after the question
+        reject(new InterruptedError('interrupted at the confirmation; nothing was changed'));
+      });
+    const onAbort = () => interrupted();
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    rl.on('SIGINT', interrupted);
+    rl.on('close', () => settle(() => resolve(null)));
+    rl.question(`\n${question}\n  Only 'yes' will be accepted: `, (answer: string) => settle(() => resolve(answer)));
+    if (ctx.signal.aborted) interrupted();
+  });
 }
 
-export async function confirmOrRefuse(ctx: CommandContext, options: Pick<UpgradeOptions, 'yes' | 'dryRun'>, question: string): Promise<void> {
+/** `upgrade` or `rollback`: the command that asks, named in its messages. */
+export type ConfirmingCommand = 'upgrade' | 'rollback';
+
+export async function confirmOrRefuse(
+  ctx: CommandContext,
+  options: Pick<UpgradeOptions, 'yes' | 'dryRun'>,
+  question: string,
+  command: ConfirmingCommand = 'upgrade',
+): Promise<void> {
   if (options.dryRun || options.yes) return;
-  if (!ctx.io.interactive) {
-    throw new UsageError('upgrade changes the cluster and there is no terminal to confirm on; nothing was changed', {
+  if (ctx.io.canPrompt !== true) {
+    throw new UsageError(`${command} changes the cluster and there is no terminal to confirm on (stdin and stderr must be one); nothing was changed`, {
       hint: 'pass --yes to apply without asking, or --dry-run to have the API server validate the change',
     });
   }
-  if (!(await confirmed(ctx, question))) throw new RefusedError('not confirmed; nothing was changed');
+  const answer = await ask(ctx, question);
+  if (answer == null) {
+    ctx.io.err('\n');
+    throw new RefusedError(`${command} not confirmed (the input ended); nothing was changed`);
+  }
+  if (answer.trim() !== 'yes') throw new RefusedError(`${command} not confirmed (answered ${JSON.stringify(answer.trim())}, not yes); nothing was changed`);
 }
 
 export interface ApplyEach {

@@ -51,6 +51,8 @@ export interface Check {
   level: CheckLevel;
   message: string;
   evidence: string[];
+  /** Evidence lines left out after the first ten (the last line shown says "… and N more"). */
+  evidenceOmitted?: number;
   next?: string;
 }
 

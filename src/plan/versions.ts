@@ -9,6 +9,14 @@ export function minorOf(version: string): number {
   return Number(/^v?\d+\.(\d+)/.exec(version)?.[1] ?? NaN);
 }
 
+const EVIDENCE_SHOWN = 10;
+
+/** A node-by-node check on a large cluster: the first ten lines, then how many more, counted for the JSON too. */
+export function withEvidence(c: Check, lines: string[], noun: string): Check {
+  if (lines.length <= EVIDENCE_SHOWN) return { ...c, evidence: lines };
+  const omitted = lines.length - EVIDENCE_SHOWN;
+  return { ...c, evidence: [...lines.slice(0, EVIDENCE_SHOWN), `… and ${plural(omitted, `more ${noun}`)}`], evidenceOmitted: omitted };
+}
 
 export function versionChecks(
   inventory: Inventory,
@@ -70,12 +78,16 @@ export function versionChecks(
   const newer = inventory.nodes.filter((n) => replaced.has(n.name) && n.kubeletVersion !== undefined && minorOf(n.kubeletVersion) > target);
   if (newer.length > 0) {
     checks.push(
-      check(
-        'DOWNGRADE',
-        allowDowngrade ? 'warning' : 'error',
-        `--to ${to} would downgrade ${plural(newer.length, 'node')} that run a newer kubelet`,
-        newer.slice(0, 10).map((n) => `node/${n.name}: kubelet ${n.kubeletVersion}`),
-        allowDowngrade ? 'proceeding because of --allow-downgrade' : `check --to; to go back on purpose pass --allow-downgrade (or use karp-drift rollback after an upgrade)`,
+      withEvidence(
+        check(
+          'DOWNGRADE',
+          allowDowngrade ? 'warning' : 'error',
+          `--to ${to} would downgrade ${plural(newer.length, 'node')} that run a newer kubelet`,
+          [],
+          allowDowngrade ? 'proceeding because of --allow-downgrade' : `check --to; to go back on purpose pass --allow-downgrade (or use karp-drift rollback after an upgrade)`,
+        ),
+        newer.map((n) => `node/${n.name}: kubelet ${n.kubeletVersion}`),
+        'node',
       ),
     );
   }
@@ -84,15 +96,19 @@ export function versionChecks(
   );
   if (behind.length > 0) {
     checks.push(
-      check(
-        'VERSION-SKEW',
-        'warning',
-        `${plural(behind.length, 'node')} run a kubelet more than 3 minors older than the control plane (1.${control}), outside the supported version skew`,
+      withEvidence(
+        check(
+          'VERSION-SKEW',
+          'warning',
+          `${plural(behind.length, 'node')} run a kubelet more than 3 minors older than the control plane (1.${control}), outside the supported version skew`,
+          [],
+          'replace these nodes before the next control-plane upgrade: an EKS control-plane upgrade needs every node within 2 minors',
+        ),
         behind.map(
           (n) =>
             `node/${n.name}: kubelet ${n.kubeletVersion} (${control - minorOf(n.kubeletVersion!)} minors behind)${replaced.has(n.name) ? ', replaced by this plan' : ', not replaced by this plan'}`,
         ),
-        'replace these nodes before the next control-plane upgrade: an EKS control-plane upgrade needs every node within 2 minors',
+        'node',
       ),
     );
   }

@@ -162,6 +162,7 @@ export function planJson(plan: Plan, cluster: ClusterIdentity): string {
       level: c.level,
       message: c.message,
       evidence: c.evidence,
+      ...(c.evidenceOmitted !== undefined ? { evidenceOmitted: c.evidenceOmitted } : {}),
       next: c.next ?? null,
     })),
     blocked: plan.blocked,

@@ -13,9 +13,12 @@ import {
   SSMServiceException,
   type GetParametersCommandInput,
 } from '@aws-sdk/client-ssm';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { mockClient } from 'aws-sdk-client-mock';
 import { allCustomMatcher, type CustomMatcher } from 'aws-sdk-client-mock-vitest';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ssmArch } from '../../src/ami/families.js';
 import { ssmMetadataPaths, ssmParameterPath, type AmiQuery } from '../../src/ami/parameters.js';
 import { resolveAmiQueries, resolveAmis } from '../../src/ami/resolve.js';
@@ -357,6 +360,10 @@ describe('resolveAmis', () => {
 
   it('passes --region and --profile to both clients, and only when given', async () => {
     publish(q());
+    const config = join(mkdtempSync(join(tmpdir(), 'karp-drift-aws-')), 'config');
+    writeFileSync(config, '[profile prod]\nregion = eu-west-1\n');
+    vi.stubEnv('AWS_CONFIG_FILE', config);
+    onTestFinished(() => void vi.unstubAllEnvs());
     await resolveAmiQueries([q()], { region: 'ap-south-1', profile: 'prod' }, log);
     const clients = [ssm.call(0).thisValue, ec2.call(0).thisValue] as (SSMClient | EC2Client)[];
     for (const client of clients) {
@@ -364,6 +371,18 @@ describe('resolveAmis', () => {
       expect(client.config.profile).toBe('prod');
       expect(client.config.endpoint).toBeUndefined();
     }
+  });
+
+  it('refuses a --profile that the shared files do not define, before calling AWS', async () => {
+    vi.stubEnv('AWS_CONFIG_FILE', join(tmpdir(), 'karp-drift-no-such-config'));
+    vi.stubEnv('AWS_SHARED_CREDENTIALS_FILE', join(tmpdir(), 'karp-drift-no-such-credentials'));
+    onTestFinished(() => void vi.unstubAllEnvs());
+    const err = await resolveAmiQueries([q()], { region: 'us-west-2', profile: 'nope' }, log).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).message).toBe(
+      `--profile nope: profile "nope" does not exist in ${join(tmpdir(), 'karp-drift-no-such-config')} (no such file), ${join(tmpdir(), 'karp-drift-no-such-credentials')} (no such file)`,
+    );
+    expect(ssm.calls()).toHaveLength(0);
   });
 
   it('refuses to run without a region, naming --region and AWS_REGION, before calling AWS', async () => {

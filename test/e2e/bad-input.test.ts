@@ -81,6 +81,9 @@ describe('bad input: the documented exit code, a message that says what and wher
     ['an unreachable API server', () => up('--kubeconfig', join(dir, 'unreachable')), 1, /127\.0\.0\.1:1/],
     ['an API server that never answers (--request-timeout 2s)', () => up('--kubeconfig', join(dir, 'blackhole'), '--request-timeout', '2s'), 1, /within 2 s \(--request-timeout\)/],
     ['a bad --request-timeout', () => up('--request-timeout', 'soon'), 2, /--request-timeout "soon" is not a duration/],
+    ['--stall-timeout 0s', () => up('--stall-timeout', '0s'), 2, /error: --stall-timeout "0s" is not longer than 0/],
+    ['an AWS profile that does not exist', () => up('--profile', 'nope'), 2, /error: --profile nope: profile "nope" does not exist in .*config.*, .*credentials/],
+    ['sandbox --port already in use', () => ['sandbox', '--port', new URL(sandbox.kube.url).port], 2, /error: --port \d+: 127\.0\.0\.1:\d+ is already in use[^]*next: pick another port, or leave --port out/],
     ['a cluster without Karpenter CRDs', () => up('--kubeconfig', join(dir, 'bare')), 2, /no Karpenter CRDs in context .*is Karpenter installed\?/],
     ['a failing exec credential plugin (its stderr shown)', () => up('--kubeconfig', join(dir, 'exec')), 1, /Token for sso-session prod has expired/],
     [
@@ -96,6 +99,15 @@ describe('bad input: the documented exit code, a message that says what and wher
     expect(`${run.stdout}${run.stderr}`).toMatch(message);
     expect(run.stderr).not.toContain('not-a-real-token');
     expect(httpWrites(sandbox)).toBe(before);
+  });
+
+  it('an SSM endpoint that refuses connections → exit 1 naming the endpoint and its variable, nothing changed', async () => {
+    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes'], 60_000, { AWS_ENDPOINT_URL_SSM: 'http://127.0.0.1:1' });
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).toContain('error: SSM GetParameters in us-west-2 failed: nothing answers at http://127.0.0.1:1 (AWS_ENDPOINT_URL_SSM): ECONNREFUSED');
+    expect(run.stderr).toContain('or unset AWS_ENDPOINT_URL_SSM to reach AWS itself');
+    expect(run.stderr).not.toContain('internal error');
+    expect(httpWrites(sandbox)).toBe(0);
   });
 
   it('RBAC that forbids the apply → exit 3 with the permission table, checked before the first write', async () => {

@@ -20,10 +20,11 @@ export async function scenario(name: string, speed = 300): Promise<Sandbox> {
   return sandbox;
 }
 
-export function karpDrift(sandbox: Sandbox, args: string[], timeoutMs = 90_000): Promise<CliRun> {
+/** `env` adds to or overrides the sandbox's variables, e.g. an endpoint variable pointing elsewhere. */
+export function karpDrift(sandbox: Sandbox, args: string[], timeoutMs = 90_000, env: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [MAIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...sandbox.env },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...sandbox.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

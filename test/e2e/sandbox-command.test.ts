@@ -31,6 +31,8 @@ describe('karp-drift sandbox', () => {
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     for (let i = 0; i < 200 && !stderr.includes('Serving until interrupted'); i++) await new Promise((r) => setTimeout(r, 50));
     expect(stderr).toMatch(/sandbox "default": EKS 1\.30 at https:\/\/127\.0\.0\.1:\d+, Karpenter 1\.14\.1 \(v1\).* 12 nodes/);
+    // What the scenario is, from its description:
+    expect(stderr).toContain('Control plane 1.30, 12 nodes on 1.29 AMIs (AL2023 and Bottlerocket, pinned by id); PDBs allow progress\n');
 
     const env = parseExports(stdout);
     expect(Object.keys(env).sort()).toEqual(['AWS_ACCESS_KEY_ID', 'AWS_ENDPOINT_URL_EC2', 'AWS_ENDPOINT_URL_SSM', 'AWS_REGION', 'AWS_SECRET_ACCESS_KEY', 'KUBECONFIG']);
