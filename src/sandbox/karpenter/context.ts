@@ -82,6 +82,8 @@ export interface SimMemory {
   starting: Map<string, number>;
   /** PodDisruptionBudget (namespace/name) → evictions still allowed; recomputed every pass. */
   pdbAllowed: Map<string, number>;
+  /** EC2NodeClass → the generation whose AMI reconcile failed with an error, and when it is retried (simulated ms). */
+  nodeClassRetryAt: Map<string, { generation: number; at: number }>;
   /** NodeClaim → simulated ms its deletion was first seen (terminationGracePeriod counts from there). */
   deletingSince: Map<string, number>;
   /** Pods waiting for a node (namespace/name). */
