@@ -64,6 +64,8 @@ export interface LifecyclePhase {
   nodeName?: string;
   registerAt?: number;
   initializeAt?: number;
+  /** Simulated ms of the first failed launch attempt (liveness counts its launch timeout from there). */
+  launchFailedAt?: number;
   /** The launch fails with this reason (an injected fault). */
   fail?: string;
 }
