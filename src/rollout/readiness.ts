@@ -21,8 +21,8 @@ export function rollbackCommand(nodeClass: string): string {
 }
 
 /** What a class that launches nothing means for the rollout and everything else that needs a node from it. */
-export function launchesNothing(nodeClass: string, ready: string): string {
-  return `EC2NodeClass "${nodeClass}" now launches no node at all (${ready}): no replacement and no scale-up until it is fixed or rolled back`;
+export function launchesNothing(ready: string): string {
+  return `now launches no node at all (${ready}): no replacement and no scale-up until it is fixed or rolled back`;
 }
 
 /**
@@ -49,7 +49,7 @@ export function nodeClassReadiness(snapshot: Snapshot, scope: RolloutScope): Rea
         nodeClass,
         state: 'failed',
         generation,
-        message: `Karpenter could not resolve alias "${unresolved.alias}": it reconciled generation ${generation} but AMIsReady is still at generation ${unresolved.amisReadyGeneration ?? '?'} (Ready=${ready?.status} ${ready?.reason}: ${ready?.message}; Karpenter logs "failed to discover any AMIs for alias" and retries). ${launchesNothing(nodeClass, `Ready=${ready?.status}`)}`,
+        message: `Karpenter could not resolve alias "${unresolved.alias}": it reconciled generation ${generation} but AMIsReady is still at generation ${unresolved.amisReadyGeneration ?? '?'} (Ready=${ready?.status} ${ready?.reason}: ${ready?.message}; Karpenter logs "failed to discover any AMIs for alias" and retries). EC2NodeClass "${nodeClass}" ${launchesNothing(`Ready=${ready?.status}`)}`,
         next: `check that release exists for the control plane's Kubernetes version (kubectl logs -n <karpenter namespace> -l app.kubernetes.io/name=karpenter | grep "failed to discover any AMIs"); to go back now: ${rollbackCommand(nodeClass)}`,
       };
     }
@@ -59,7 +59,7 @@ export function nodeClassReadiness(snapshot: Snapshot, scope: RolloutScope): Rea
         nodeClass,
         state: 'failed',
         generation,
-        message: `Karpenter could not resolve the new AMIs: AMIsReady=False, reason ${amisReady.reason}: ${amisReady.message}. ${launchesNothing(nodeClass, 'Ready=False')}`,
+        message: `Karpenter could not resolve the new AMIs: AMIsReady=False, reason ${amisReady.reason}: ${amisReady.message}. EC2NodeClass "${nodeClass}" ${launchesNothing('Ready=False')}`,
         next:
           amisReady.reason === 'UnsupportedAlias'
             ? `pin a family that supports the control plane's Kubernetes version (AL2 ends at 1.32, Windows Server 2025 starts at 1.35); to go back now: ${rollbackCommand(nodeClass)}`

@@ -150,7 +150,7 @@ function amisNotReady(f: Facts, nodeClass: string): Blocker[] {
       {
         code: 'STALL-AMIS-NOT-READY',
         nodeClass,
-        message: `EC2NodeClass "${nodeClass}" cannot resolve alias "${unresolved.alias}": ${launchesNothing(nodeClass, `Ready=${ready?.status}`)}`,
+        message: `EC2NodeClass "${nodeClass}" cannot resolve alias "${unresolved.alias}" and ${launchesNothing(`Ready=${ready?.status}`)}`,
         evidence: [
           `Ready=${ready?.status} ${ready?.reason}: ${ready?.message} (generation ${applied})`,
           `AMIsReady is still at generation ${unresolved.amisReadyGeneration ?? '?'}${amisReady ? ` (${amisReady.status} ${amisReady.reason})` : ''}: Karpenter's AMI reconcile fails with "failed to discover any AMIs for alias" (its log) and retries`,
@@ -170,7 +170,7 @@ function amisNotReady(f: Facts, nodeClass: string): Blocker[] {
       {
         code: 'STALL-AMIS-NOT-READY',
         nodeClass,
-        message: `EC2NodeClass "${nodeClass}" AMIsReady=False: ${amisReady.reason}: ${launchesNothing(nodeClass, 'Ready=False')}`,
+        message: `EC2NodeClass "${nodeClass}" AMIsReady=False: ${amisReady.reason}, and it ${launchesNothing('Ready=False')}`,
         evidence: [
           `AMIsReady=False ${amisReady.reason}: ${amisReady.message}`,
           terms,
@@ -357,8 +357,19 @@ function launch(f: Facts, pool: Pool): Blocker[] {
       launched !== undefined && launched.status !== 'True' && !['', 'AwaitingReconciliation'].includes(launched.reason)
     );
   });
+  // A launch that succeeded since makes older failures history (the launch-failure rollout that then went on).
+  const lastLaunch = Math.max(
+    0,
+    ...pool.claims.map((c) =>
+      c.conditions.Launched?.status === 'True' ? Date.parse(c.conditions.Launched.lastTransitionTime ?? '') || 0 : 0,
+    ),
+  );
   const events = f.events.filter(
-    (e) => LAUNCH_EVENTS.has(e.reason) && e.involvedKind === 'NodeClaim' && ofPool(f, pool, e.involvedName),
+    (e) =>
+      LAUNCH_EVENTS.has(e.reason) &&
+      e.involvedKind === 'NodeClaim' &&
+      ofPool(f, pool, e.involvedName) &&
+      !(Date.parse(eventTime(e)) < lastLaunch),
   );
   // Liveness copies the reason of a launch that timed out onto the NodePool; RegistrationFailed is STALL-REGISTRATION.
   const health = pool.view?.conditions.NodeRegistrationHealthy;

@@ -447,6 +447,13 @@ describe('STALL-LAUNCH', () => {
       { claims: [old1], events: [{ ...iceEvent('general-q9w8e', 1), reason: 'NodeClassNotReady' }] },
     ],
     ['the event is about another NodePool', { claims: [old1], events: [iceEvent('general-gpu-q9w8e', 1)] }],
+    [
+      'a replacement launched after the failure (the rollout went on)',
+      {
+        claims: [old1, nodeClaim({ name: 'general-n3w01', phase: 'launched', imageId: 'ami-new', launchedAt: at(18) })],
+        events: [iceEvent('general-q9w8e', 4)],
+      },
+    ],
     ['the event is older than 15 minutes', { claims: [old1], events: [iceEvent('general-q9w8e', 16)] }],
   ])('does not fire when %s', (_name, w) => {
     expect(only(diagnosis(w), 'STALL-LAUNCH')).toEqual([]);
@@ -550,7 +557,7 @@ describe('STALL-AMIS-NOT-READY', () => {
         code: 'STALL-AMIS-NOT-READY',
         nodeClass: 'default',
         message:
-          'EC2NodeClass "default" AMIsReady=False: AMINotFound: EC2NodeClass "default" now launches no node at all (Ready=False): no replacement and no scale-up until it is fixed or rolled back',
+          'EC2NodeClass "default" AMIsReady=False: AMINotFound, and it now launches no node at all (Ready=False): no replacement and no scale-up until it is fixed or rolled back',
         evidence: [
           'AMIsReady=False AMINotFound: AMISelector did not match any AMIs',
           'amiSelectorTerms: id=ami-new',
@@ -597,7 +604,7 @@ describe('STALL-AMIS-NOT-READY', () => {
       code: 'STALL-AMIS-NOT-READY',
       nodeClass: 'default',
       message:
-        'EC2NodeClass "default" cannot resolve alias "al2023@v20990101": EC2NodeClass "default" now launches no node at all (Ready=Unknown): no replacement and no scale-up until it is fixed or rolled back',
+        'EC2NodeClass "default" cannot resolve alias "al2023@v20990101" and now launches no node at all (Ready=Unknown): no replacement and no scale-up until it is fixed or rolled back',
       evidence: [
         'Ready=Unknown ReconcilingDependents: AMIsReady=True (generation 2)',
         'AMIsReady is still at generation 1 (True AMIsReady): Karpenter\'s AMI reconcile fails with "failed to discover any AMIs for alias" (its log) and retries',
