@@ -29,13 +29,19 @@ export function launchesNothing(ready: string): string {
  * The alias of a class whose AMI reconcile failed with an error at `generation`: Ready (set on every reconcile) has
  * observed it, AMIsReady has not. Undefined otherwise (not reconciled yet, or resolved either way).
  */
-export function unresolvedAlias(view: NodeClassView, generation: number): { alias: string; amisReadyGeneration?: number } | undefined {
+export function unresolvedAlias(
+  view: NodeClassView,
+  generation: number,
+): { alias: string; amisReadyGeneration?: number } | undefined {
   const alias = view.amiSelectorTerms.find((t) => t.alias !== undefined)?.alias;
   const amisReady = view.conditions.AMIsReady;
   const ready = view.conditions.Ready;
   if (alias === undefined || ready === undefined || (ready.observedGeneration ?? 0) < generation) return undefined;
   if (amisReady !== undefined && (amisReady.observedGeneration ?? generation) >= generation) return undefined;
-  return { alias, ...(amisReady?.observedGeneration !== undefined ? { amisReadyGeneration: amisReady.observedGeneration } : {}) };
+  return {
+    alias,
+    ...(amisReady?.observedGeneration !== undefined ? { amisReadyGeneration: amisReady.observedGeneration } : {}),
+  };
 }
 
 export function nodeClassReadiness(snapshot: Snapshot, scope: RolloutScope): Readiness[] {
@@ -53,7 +59,8 @@ export function nodeClassReadiness(snapshot: Snapshot, scope: RolloutScope): Rea
         next: `check that release exists for the control plane's Kubernetes version (kubectl logs -n <karpenter namespace> -l app.kubernetes.io/name=karpenter | grep "failed to discover any AMIs"); to go back now: ${rollbackCommand(nodeClass)}`,
       };
     }
-    if (!view || !amisReady || (amisReady.observedGeneration ?? 0) < generation) return { nodeClass, state: 'pending', generation };
+    if (!view || !amisReady || (amisReady.observedGeneration ?? 0) < generation)
+      return { nodeClass, state: 'pending', generation };
     if (amisReady.status === 'False' && TERMINAL_REASONS.has(amisReady.reason)) {
       return {
         nodeClass,
@@ -69,7 +76,14 @@ export function nodeClassReadiness(snapshot: Snapshot, scope: RolloutScope): Rea
     const targets = scope.targetImageIds[nodeClass] ?? [];
     const ids = new Set(view.statusAmis.map((a) => a.id));
     if (amisReady.status === 'True' && targets.every((t) => ids.has(t))) {
-      return { nodeClass, state: 'ready', generation, amis: view.statusAmis.filter((a) => targets.includes(a.id)).map((a) => ({ id: a.id, ...(a.name ? { name: a.name } : {}) })) };
+      return {
+        nodeClass,
+        state: 'ready',
+        generation,
+        amis: view.statusAmis
+          .filter((a) => targets.includes(a.id))
+          .map((a) => ({ id: a.id, ...(a.name ? { name: a.name } : {}) })),
+      };
     }
     return { nodeClass, state: 'pending', generation };
   });
