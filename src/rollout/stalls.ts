@@ -17,6 +17,7 @@ import { podBlockers } from './pod-stalls.js';
 import { eventTime, type Snapshot } from './snapshot.js';
 import { claimsByNodePool, isDisrupting, isTrue, nodeOf, type RolloutScope } from './track.js';
 import { amiSelectorTermText, humanDuration, plural, utcTime } from './text.js';
+import { launchesNothing, rollbackCommand, unresolvedAlias } from './readiness.js';
 
 export type StallCode =
   | 'STALL-AMIS-NOT-READY'
@@ -61,13 +62,18 @@ export interface DiagnosisContext {
   karpenterApi: KarpenterApi;
 }
 
-/** Registration takes 30–90 s; Karpenter itself gives up at 15 minutes (liveness.go). */
-export const REGISTRATION_SLOW_MS = 5 * 60_000;
+/**
+ * Karpenter's liveness limit (liveness.go registrationTimeout): a launched NodeClaim not registered 15 minutes after
+ * its Registered condition was set (at launch) is deleted, and the NodePool gets NodeRegistrationHealthy=False.
+ */
+export const REGISTRATION_TTL_MS = 15 * 60_000;
 /** Drift is set within seconds of a status.amis change, at worst on the 5-minute requeue (DOMAIN.md §2.4). */
 export const NOT_DRIFTING_AFTER_MS = 10 * 60_000;
 /** Karpenter repeats a standing event every 1–2 minutes (its dedupe window); older ones describe the past. */
 export const RECENT_EVENT_MS = 15 * 60_000;
-const LAUNCH_EVENTS = new Set(['InsufficientCapacityError', 'NodeClassNotReady']);
+/** The launch failure Karpenter publishes as an event (launch.go); NodeClassNotReady is only logged. */
+const LAUNCH_EVENTS = new Set(['InsufficientCapacityError']);
+const KARPENTER_LOGS = 'kubectl logs -n <karpenter namespace> -l app.kubernetes.io/name=karpenter --tail=500';
 
 /** A NodePool in scope as the checks see it (stalls.ts and pod-stalls.ts). */
 export interface Pool {
@@ -133,27 +139,51 @@ export function diagnose(snapshot: Snapshot, context: DiagnosisContext, now: Dat
 function amisNotReady(f: Facts, nodeClass: string): Blocker[] {
   const view = f.snapshot.nodeClasses.get(nodeClass);
   const amisReady = view?.conditions.AMIsReady;
-  if (view === undefined || amisReady === undefined || !observed(f.context.scope, view)) return [];
+  if (view === undefined) return [];
   const pools = f.context.scope.nodePools.filter((p) => p.nodeClass === nodeClass).map((p) => p.name);
   const terms = `amiSelectorTerms: ${view.amiSelectorTerms.map(amiSelectorTermText).join('; ')}`;
-  if (amisReady.status === 'False') {
-    const ids = view.amiSelectorTerms.flatMap((t) => (t.id !== undefined ? [t.id] : []));
+  const applied = f.context.scope.nodeClassGenerations?.[nodeClass] ?? view.generation;
+  const unresolved = unresolvedAlias(view, applied);
+  if (unresolved !== undefined) {
+    const ready = view.conditions.Ready;
     return [
       {
         code: 'STALL-AMIS-NOT-READY',
         nodeClass,
-        message: `EC2NodeClass "${nodeClass}" AMIsReady=False: ${amisReady.reason}`,
+        message: `EC2NodeClass "${nodeClass}" cannot resolve alias "${unresolved.alias}" and ${launchesNothing(`Ready=${ready?.status}`)}`,
+        evidence: [
+          `Ready=${ready?.status} ${ready?.reason}: ${ready?.message} (generation ${applied})`,
+          `AMIsReady is still at generation ${unresolved.amisReadyGeneration ?? '?'}${amisReady ? ` (${amisReady.status} ${amisReady.reason})` : ''}: Karpenter's AMI reconcile fails with "failed to discover any AMIs for alias" (its log) and retries`,
+          terms,
+          `status.amis still lists what was resolved before: ${view.statusAmis.map((a) => a.id).join(', ') || '(none)'}`,
+          `every launch from this class fails while Ready is not True: NodePool ${pools.join(', ')} waits`,
+        ],
+        next: `Check that the alias's release exists for the control plane's Kubernetes version (${KARPENTER_LOGS} | grep "failed to discover any AMIs"); to go back: ${rollbackCommand(nodeClass)}`,
+      },
+    ];
+  }
+  if (amisReady === undefined || !observed(f.context.scope, view)) return [];
+  if (amisReady.status === 'False') {
+    const ids = view.amiSelectorTerms.flatMap((t) => (t.id !== undefined ? [t.id] : []));
+    const back = `; to go back: ${rollbackCommand(nodeClass)}`;
+    return [
+      {
+        code: 'STALL-AMIS-NOT-READY',
+        nodeClass,
+        message: `EC2NodeClass "${nodeClass}" AMIsReady=False: ${amisReady.reason}, and it ${launchesNothing('Ready=False')}`,
         evidence: [
           `AMIsReady=False ${amisReady.reason}: ${amisReady.message}`,
           terms,
-          `without status.amis Karpenter sets no AMIDrift and launches nothing from this class: NodePool ${pools.join(', ')} waits`,
+          amisReady.reason === 'UnsupportedAlias'
+            ? `status.amis keeps the AMIs resolved before (${view.statusAmis.map((a) => a.id).join(', ') || 'none'}), so nothing drifts; with Ready=False Karpenter deletes every new NodeClaim of this class (NodeClassNotReady): NodePool ${pools.join(', ')} waits`
+            : `without status.amis Karpenter sets no AMIDrift, and with Ready=False it deletes every new NodeClaim of this class (NodeClassNotReady): NodePool ${pools.join(', ')} waits`,
         ],
         next:
           amisReady.reason === 'UnsupportedAlias'
-            ? `The alias family does not support this Kubernetes version (AL2 ends at 1.32, Windows Server 2025 starts at 1.35): pin another family in EC2NodeClass "${nodeClass}"`
+            ? `The alias family does not support this Kubernetes version (AL2 ends at 1.32, Windows Server 2025 starts at 1.35): pin another family in EC2NodeClass "${nodeClass}"${back}`
             : amisReady.reason === 'AMINotFound' && ids.length > 0
-              ? `Check the pinned AMIs exist, are available and visible to this account in this region: aws ec2 describe-images --image-ids ${ids.join(' ')} --include-deprecated`
-              : `kubectl get ec2nodeclass ${nodeClass} -o yaml (status.conditions, amiSelectorTerms)`,
+              ? `Check the pinned AMIs exist, are available and visible to this account in this region: aws ec2 describe-images --image-ids ${ids.join(' ')} --include-deprecated${back}`
+              : `kubectl get ec2nodeclass ${nodeClass} -o yaml (status.conditions, amiSelectorTerms)${back}`,
       },
     ];
   }
@@ -184,9 +214,11 @@ function notDrifting(f: Facts, pool: Pool): Blocker[] {
   const amisReady = view?.conditions.AMIsReady;
   const elapsed = f.now.getTime() - scope.startedAt.getTime();
   if (view === undefined || amisReady?.status === 'False' || elapsed < NOT_DRIFTING_AFTER_MS) return [];
-  const karpenterLogs = 'kubectl logs -n <karpenter namespace> -l app.kubernetes.io/name=karpenter --tail=500';
+  const karpenterLogs = KARPENTER_LOGS;
+  const applied = scope.nodeClassGenerations?.[view.name] ?? view.generation;
+  // Karpenter did reconcile the generation but could not resolve the alias: STALL-AMIS-NOT-READY says so.
+  if (unresolvedAlias(view, applied) !== undefined) return [];
   if (!observed(scope, view)) {
-    const applied = scope.nodeClassGenerations?.[view.name] ?? view.generation;
     return [
       {
         code: 'STALL-NOT-DRIFTING',
@@ -325,11 +357,31 @@ function launch(f: Facts, pool: Pool): Blocker[] {
       launched !== undefined && launched.status !== 'True' && !['', 'AwaitingReconciliation'].includes(launched.reason)
     );
   });
-  const events = f.events.filter(
-    (e) => LAUNCH_EVENTS.has(e.reason) && e.involvedKind === 'NodeClaim' && ofPool(f, pool, e.involvedName),
+  // A launch that succeeded since makes older failures history (the launch-failure rollout that then went on).
+  const lastLaunch = Math.max(
+    0,
+    ...pool.claims.map((c) =>
+      c.conditions.Launched?.status === 'True' ? Date.parse(c.conditions.Launched.lastTransitionTime ?? '') || 0 : 0,
+    ),
   );
-  if (failing.length === 0 && events.length === 0) return [];
-  const reasons = [...new Set([...failing.map((c) => c.conditions.Launched!.reason), ...events.map((e) => e.reason)])];
+  const events = f.events.filter(
+    (e) =>
+      LAUNCH_EVENTS.has(e.reason) &&
+      e.involvedKind === 'NodeClaim' &&
+      ofPool(f, pool, e.involvedName) &&
+      !(Date.parse(eventTime(e)) < lastLaunch),
+  );
+  // Liveness copies the reason of a launch that timed out onto the NodePool; RegistrationFailed is STALL-REGISTRATION.
+  const health = pool.view?.conditions.NodeRegistrationHealthy;
+  const timedOut = health?.status === 'False' && health.reason !== 'RegistrationFailed' ? health : undefined;
+  if (failing.length === 0 && events.length === 0 && timedOut === undefined) return [];
+  const reasons = [
+    ...new Set([
+      ...failing.map((c) => c.conditions.Launched!.reason),
+      ...events.map((e) => e.reason),
+      ...(timedOut ? [timedOut.reason] : []),
+    ]),
+  ];
   const first = failing[0]?.name ?? events[0]?.involvedName ?? '';
   return [
     {
@@ -345,12 +397,19 @@ function launch(f: Facts, pool: Pool): Blocker[] {
           'NodeClaims',
         ),
         ...quotes(events, f.now),
+        ...(timedOut
+          ? [
+              `NodePool ${pool.name} NodeRegistrationHealthy=False ${timedOut.reason}: ${timedOut.message} (Karpenter deletes a NodeClaim not launched within 5m)`,
+            ]
+          : []),
       ],
       next: reasons.includes('InsufficientCapacityError')
         ? `Allow more instance types, zones or capacity types in spec.template.spec.requirements (kubectl edit nodepool ${pool.name}); then kubectl get nodeclaims -l karpenter.sh/nodepool=${pool.name} -w`
-        : reasons.includes('NodeClassNotReady')
-          ? `kubectl get ec2nodeclass ${pool.nodeClass} -o yaml: a status condition is not True`
-          : `kubectl describe nodeclaim ${first}`,
+        : reasons.includes('NodeClassReadinessUnknown')
+          ? `kubectl get ec2nodeclass ${pool.nodeClass} -o yaml: its Ready condition is Unknown (status.conditions say which dependent)`
+          : first !== ''
+            ? `kubectl describe nodeclaim ${first}`
+            : `kubectl describe nodepool ${pool.name}`,
     },
   ];
 }
@@ -364,47 +423,62 @@ function ofPool(f: Facts, pool: Pool, claimName: string | undefined): boolean {
   return claimName.startsWith(`${pool.name}-`) && /^[a-z0-9]{5}$/.test(claimName.slice(pool.name.length + 1));
 }
 
+/** When Karpenter gives up on a launched, unregistered NodeClaim: 15 minutes after its Registered condition was set. */
+function registrationDeadline(claim: NodeClaimView): number {
+  const since = Date.parse(
+    claim.conditions.Registered?.lastTransitionTime ?? claim.conditions.Launched?.lastTransitionTime ?? claim.createdAt ?? '',
+  );
+  return Number.isNaN(since) ? Number.POSITIVE_INFINITY : since + REGISTRATION_TTL_MS;
+}
+
+// Karpenter's own limits, not a guess: a replacement past the registration timeout (liveness deletes it then), or
+// the NodePool's NodeRegistrationHealthy=False RegistrationFailed "Failed to register node" once it has done so.
 function registration(f: Facts, pool: Pool): Blocker[] {
-  const slow = pool.claims.flatMap((claim) => {
-    const launched = claim.conditions.Launched;
-    if (claim.deleting || launched?.status !== 'True' || isTrue(claim.conditions, 'Registered')) return [];
-    const at = Date.parse(launched.lastTransitionTime ?? claim.createdAt ?? '');
-    const age = Number.isNaN(at) ? 0 : f.now.getTime() - at;
-    return age >= REGISTRATION_SLOW_MS ? [{ claim, age }] : [];
-  });
+  const unregistered = pool.claims.filter(
+    (claim) => !claim.deleting && claim.conditions.Launched?.status === 'True' && !isTrue(claim.conditions, 'Registered'),
+  );
+  const overdue = unregistered.filter((claim) => f.now.getTime() >= registrationDeadline(claim));
   const health = pool.view?.conditions.NodeRegistrationHealthy;
-  if (slow.length === 0 && health?.status !== 'False') return [];
+  const failed = health?.status === 'False' && health.reason === 'RegistrationFailed' ? health : undefined;
+  if (overdue.length === 0 && failed === undefined) return [];
   const events = f.events.filter((e) => e.reason === 'UnregisteredTaintMissing' && ofPool(f, pool, e.involvedName));
-  const instance = slow[0]?.claim.providerId?.split('/').pop();
-  const ami = slow[0]?.claim.imageId ?? 'the new AMI';
+  const shown = overdue.length > 0 ? overdue : unregistered;
+  const instance = shown[0]?.providerId?.split('/').pop();
+  const ami = shown[0]?.imageId ?? 'the new AMI';
+  const back = `to stop the roll: ${rollbackCommand(pool.nodeClass)}`;
   return [
     {
       code: 'STALL-REGISTRATION',
       nodePool: pool.name,
       message:
-        slow.length > 0
-          ? `${plural(slow.length, 'replacement')} launched but not registered for over ${humanDuration(REGISTRATION_SLOW_MS)} (NodePool ${pool.name})`
+        overdue.length > 0
+          ? `${plural(overdue.length, 'replacement')} launched but not registered within Karpenter's ${humanDuration(REGISTRATION_TTL_MS)} (NodePool ${pool.name})`
           : `NodeRegistrationHealthy=False: new nodes fail to join the cluster (NodePool ${pool.name})`,
       evidence: [
+        ...(failed ? [`NodePool ${pool.name} NodeRegistrationHealthy=False ${failed.reason}: ${failed.message}`] : []),
         ...listed(
-          slow.map(({ claim, age }) => {
+          shown.map((claim) => {
             const r = claim.conditions.Registered;
             const state =
               r === undefined ? 'no Registered condition' : `Registered=${r.status} ${r.reason}: ${r.message}`;
-            return `NodeClaim ${claim.name} launched ${humanDuration(age)} ago from ${claim.imageId ?? '?'} (${claim.providerId ?? 'no providerID'}), ${state}`;
+            const deadline = registrationDeadline(claim);
+            const when =
+              deadline === Number.POSITIVE_INFINITY
+                ? ''
+                : f.now.getTime() >= deadline
+                  ? `; Karpenter deletes it (due ${utcTime(new Date(deadline))} UTC)`
+                  : `; Karpenter deletes it at ${utcTime(new Date(deadline))} UTC if it has not registered`;
+            return `NodeClaim ${claim.name} from ${claim.imageId ?? '?'} (${claim.providerId ?? 'no providerID'}), ${state}${when}`;
           }),
           'NodeClaims',
         ),
-        ...(health?.status === 'False'
-          ? [`NodePool ${pool.name} NodeRegistrationHealthy=False ${health.reason}: ${health.message}`]
-          : []),
         ...quotes(events, f.now),
-        'Karpenter deletes a NodeClaim that has not registered 15m after launch, and drift tries again',
+        `Karpenter deletes a NodeClaim not registered ${humanDuration(REGISTRATION_TTL_MS)} after launch, and drift tries again`,
       ],
       next:
         instance !== undefined
-          ? `Find out why nodes from ${ami} do not join: aws ec2 get-console-output --instance-id ${instance} --latest --output text; to stop the roll, pin the previous AMIs again`
-          : `kubectl describe nodepool ${pool.name}; to stop the roll, pin the previous AMIs again`,
+          ? `Find out why nodes from ${ami} do not join: aws ec2 get-console-output --instance-id ${instance} --latest --output text; ${back}`
+          : `kubectl describe nodepool ${pool.name}; ${back}`,
     },
   ];
 }

@@ -70,6 +70,9 @@ describe('karp-drift upgrade against the sandbox', () => {
     const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes']);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stderr).toMatch(/ec2nodeclass\/default: Karpenter could not resolve the new AMIs: AMIsReady=False, reason AMINotFound/);
+    // Loud about what it means now, and about the way back.
+    expect(run.stderr).toContain('EC2NodeClass "default" now launches no node at all (Ready=False)');
+    expect(run.stderr).toContain('to go back now: karp-drift rollback --nodeclass default');
     const nc = sandbox.kube.store.get(EC2NODECLASSES, 'default')!;
     expect(conditionOf(nc, 'AMIsReady')?.reason).toBe('AMINotFound');
   });

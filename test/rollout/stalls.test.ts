@@ -485,6 +485,37 @@ describe('STALL-LAUNCH', () => {
     ]);
   });
 
+  it('names a class whose Ready is Unknown, and the launch timeout Karpenter copied onto the NodePool', () => {
+    const waiting = nodeClaim({
+      name: 'general-w4p9x',
+      phase: 'created',
+      conditions: {
+        Launched: { status: 'Unknown', reason: 'NodeClassReadinessUnknown', message: 'NodeClass is in Ready=Unknown' },
+      },
+    });
+    const timedOut = nodePool({
+      conditions: {
+        NodeRegistrationHealthy: {
+          status: 'False',
+          reason: 'NodeClassReadinessUnknown',
+          message: 'NodeClass is in Ready=Unknown',
+        },
+      },
+    });
+    expect(only(diagnosis({ claims: [old1, waiting], nodePools: [timedOut] }), 'STALL-LAUNCH')).toEqual<Blocker[]>([
+      {
+        code: 'STALL-LAUNCH',
+        nodePool: 'general',
+        message: 'Replacements fail to launch: NodeClassReadinessUnknown (NodePool general)',
+        evidence: [
+          'NodeClaim general-w4p9x Launched=Unknown NodeClassReadinessUnknown: NodeClass is in Ready=Unknown',
+          'NodePool general NodeRegistrationHealthy=False NodeClassReadinessUnknown: NodeClass is in Ready=Unknown (Karpenter deletes a NodeClaim not launched within 5m)',
+        ],
+        next: 'kubectl get ec2nodeclass default -o yaml: its Ready condition is Unknown (status.conditions say which dependent)',
+      },
+    ]);
+  });
+
   it.each<[string, World]>([
     [
       'Launched is only awaiting reconciliation',
@@ -505,7 +536,18 @@ describe('STALL-LAUNCH', () => {
         ],
       },
     ],
+    [
+      'the event is NodeClassNotReady, which Karpenter never publishes (STALL-AMIS-NOT-READY covers the class)',
+      { claims: [old1], events: [{ ...iceEvent('general-q9w8e', 1), reason: 'NodeClassNotReady' }] },
+    ],
     ['the event is about another NodePool', { claims: [old1], events: [iceEvent('general-gpu-q9w8e', 1)] }],
+    [
+      'a replacement launched after the failure (the rollout went on)',
+      {
+        claims: [old1, nodeClaim({ name: 'general-n3w01', phase: 'launched', imageId: 'ami-new', launchedAt: at(18) })],
+        events: [iceEvent('general-q9w8e', 4)],
+      },
+    ],
     ['the event is older than 15 minutes', { claims: [old1], events: [iceEvent('general-q9w8e', 16)] }],
   ])('does not fire when %s', (_name, w) => {
     expect(only(diagnosis(w), 'STALL-LAUNCH')).toEqual([]);
@@ -513,47 +555,47 @@ describe('STALL-LAUNCH', () => {
 });
 
 describe('STALL-REGISTRATION', () => {
-  const stuck = nodeClaim({ name: 'general-r3g1s', phase: 'launched', imageId: 'ami-new', launchedAt: at(13) });
+  // Launched (and its Registered condition set) at 14:04: Karpenter deletes it at 14:19 if it has not registered.
+  const stuck = nodeClaim({ name: 'general-r3g1s', phase: 'launched', imageId: 'ami-new', launchedAt: at(4) });
+  const unhealthy = nodePool({
+    conditions: {
+      NodeRegistrationHealthy: { status: 'False', reason: 'RegistrationFailed', message: 'Failed to register node' },
+    },
+  });
 
-  it('names replacements launched long ago and not registered, and the NodePool condition', () => {
-    const unhealthy = nodePool({
-      conditions: {
-        NodeRegistrationHealthy: { status: 'False', reason: 'RegistrationFailed', message: 'Failed to launch node' },
-      },
-    });
+  it("names a replacement past Karpenter's registration timeout, and the NodePool condition", () => {
     expect(diagnosis({ claims: [old1, stuck], nodePools: [unhealthy] })).toEqual<Blocker[]>([
       {
         code: 'STALL-REGISTRATION',
         nodePool: 'general',
-        message: '1 replacement launched but not registered for over 5m (NodePool general)',
+        message: "1 replacement launched but not registered within Karpenter's 15m (NodePool general)",
         evidence: [
-          'NodeClaim general-r3g1s launched 7m ago from ami-new (aws:///us-west-2a/i-generalr3g1s), Registered=Unknown NodeNotFound: Node not registered with cluster',
-          'NodePool general NodeRegistrationHealthy=False RegistrationFailed: Failed to launch node',
-          'Karpenter deletes a NodeClaim that has not registered 15m after launch, and drift tries again',
+          'NodePool general NodeRegistrationHealthy=False RegistrationFailed: Failed to register node',
+          'NodeClaim general-r3g1s from ami-new (aws:///us-west-2a/i-generalr3g1s), Registered=Unknown NodeNotFound: Node not registered with cluster; Karpenter deletes it (due 2025-08-20T14:19:00Z UTC)',
+          'Karpenter deletes a NodeClaim not registered 15m after launch, and drift tries again',
         ],
-        next: 'Find out why nodes from ami-new do not join: aws ec2 get-console-output --instance-id i-generalr3g1s --latest --output text; to stop the roll, pin the previous AMIs again',
+        next: 'Find out why nodes from ami-new do not join: aws ec2 get-console-output --instance-id i-generalr3g1s --latest --output text; to stop the roll: karp-drift rollback --nodeclass default',
       },
     ]);
   });
 
-  it('fires on NodeRegistrationHealthy=False alone', () => {
-    const unhealthy = nodePool({
-      conditions: {
-        NodeRegistrationHealthy: { status: 'False', reason: 'RegistrationFailed', message: 'Failed to launch node' },
-      },
-    });
-    const [b] = diagnosis({ claims: [old1], nodePools: [unhealthy] });
-    expect([b?.message, b?.next]).toEqual([
+  it('fires on NodeRegistrationHealthy=False RegistrationFailed, naming the retry that is still within its time', () => {
+    const retry = nodeClaim({ name: 'general-k8d2w', phase: 'launched', imageId: 'ami-new', launchedAt: at(18) });
+    const [b] = diagnosis({ claims: [old1, retry], nodePools: [unhealthy] });
+    expect([b?.code, b?.message, b?.evidence[1], b?.next]).toEqual([
+      'STALL-REGISTRATION',
       'NodeRegistrationHealthy=False: new nodes fail to join the cluster (NodePool general)',
-      'kubectl describe nodepool general; to stop the roll, pin the previous AMIs again',
+      'NodeClaim general-k8d2w from ami-new (aws:///us-west-2a/i-generalk8d2w), Registered=Unknown NodeNotFound: Node not registered with cluster; Karpenter deletes it at 2025-08-20T14:33:00Z UTC if it has not registered',
+      'Find out why nodes from ami-new do not join: aws ec2 get-console-output --instance-id i-generalk8d2w --latest --output text; to stop the roll: karp-drift rollback --nodeclass default',
     ]);
   });
 
   it.each<[string, World]>([
+    // No 5-minute guess: plain `status` must not call a replacement that is still within Karpenter's limit stalled.
     [
-      'the replacement launched 2 minutes ago',
+      'the replacement launched 14 minutes ago',
       {
-        claims: [old1, nodeClaim({ name: 'general-r3g1s', phase: 'launched', imageId: 'ami-new', launchedAt: at(18) })],
+        claims: [old1, nodeClaim({ name: 'general-r3g1s', phase: 'launched', imageId: 'ami-new', launchedAt: at(6) })],
       },
     ],
     [
@@ -563,6 +605,23 @@ describe('STALL-REGISTRATION', () => {
         nodePools: [
           nodePool({
             conditions: { NodeRegistrationHealthy: { status: 'True', reason: 'NodeRegistrationHealthy', message: '' } },
+          }),
+        ],
+      },
+    ],
+    [
+      'NodeRegistrationHealthy is False for a launch that timed out (STALL-LAUNCH says so)',
+      {
+        claims: [old1],
+        nodePools: [
+          nodePool({
+            conditions: {
+              NodeRegistrationHealthy: {
+                status: 'False',
+                reason: 'NodeClassReadinessUnknown',
+                message: 'NodeClass is in Ready=Unknown',
+              },
+            },
           }),
         ],
       },
@@ -591,15 +650,70 @@ describe('STALL-AMIS-NOT-READY', () => {
       {
         code: 'STALL-AMIS-NOT-READY',
         nodeClass: 'default',
-        message: 'EC2NodeClass "default" AMIsReady=False: AMINotFound',
+        message:
+          'EC2NodeClass "default" AMIsReady=False: AMINotFound, and it now launches no node at all (Ready=False): no replacement and no scale-up until it is fixed or rolled back',
         evidence: [
           'AMIsReady=False AMINotFound: AMISelector did not match any AMIs',
           'amiSelectorTerms: id=ami-new',
-          'without status.amis Karpenter sets no AMIDrift and launches nothing from this class: NodePool general waits',
+          'without status.amis Karpenter sets no AMIDrift, and with Ready=False it deletes every new NodeClaim of this class (NodeClassNotReady): NodePool general waits',
         ],
-        next: 'Check the pinned AMIs exist, are available and visible to this account in this region: aws ec2 describe-images --image-ids ami-new --include-deprecated',
+        next: 'Check the pinned AMIs exist, are available and visible to this account in this region: aws ec2 describe-images --image-ids ami-new --include-deprecated; to go back: karp-drift rollback --nodeclass default',
       },
     ]);
+  });
+
+  it('says UnsupportedAlias keeps status.amis, and names the way back', () => {
+    const unsupported = nodeClass({
+      amiSelectorTerms: [{ alias: 'al2@latest' }],
+      statusAmis: [{ id: 'ami-old', requirements: [] }],
+      conditions: {
+        AMIsReady: {
+          status: 'False',
+          reason: 'UnsupportedAlias',
+          message: 'AL2 aliases are no longer supported on EKS 1.33+',
+          observedGeneration: 2,
+        },
+      },
+    });
+    const [b] = diagnosis({ claims: [nodeClaim({ name: 'general-old01' })], nodeClasses: [unsupported] }, at(30));
+    expect([b?.evidence[2], b?.next]).toEqual([
+      'status.amis keeps the AMIs resolved before (ami-old), so nothing drifts; with Ready=False Karpenter deletes every new NodeClaim of this class (NodeClassNotReady): NodePool general waits',
+      'The alias family does not support this Kubernetes version (AL2 ends at 1.32, Windows Server 2025 starts at 1.35): pin another family in EC2NodeClass "default"; to go back: karp-drift rollback --nodeclass default',
+    ]);
+  });
+
+  // Karpenter reconciled generation 2 (Ready says so) but its AMI reconcile failed: AMIsReady and status.amis are
+  // those of generation 1, Ready is Unknown.
+  const unresolved = nodeClass({
+    amiSelectorTerms: [{ alias: 'al2023@v20990101' }],
+    statusAmis: [{ id: 'ami-old', requirements: [] }],
+    conditions: {
+      AMIsReady: { status: 'True', reason: 'AMIsReady', message: '', observedGeneration: 1 },
+      Ready: { status: 'Unknown', reason: 'ReconcilingDependents', message: 'AMIsReady=True', observedGeneration: 2 },
+    },
+  });
+
+  it('names an alias Karpenter cannot resolve, in plain status and in the follow, instead of "is Karpenter running?"', () => {
+    const expected: Blocker = {
+      code: 'STALL-AMIS-NOT-READY',
+      nodeClass: 'default',
+      message:
+        'EC2NodeClass "default" cannot resolve alias "al2023@v20990101" and now launches no node at all (Ready=Unknown): no replacement and no scale-up until it is fixed or rolled back',
+      evidence: [
+        'Ready=Unknown ReconcilingDependents: AMIsReady=True (generation 2)',
+        'AMIsReady is still at generation 1 (True AMIsReady): Karpenter\'s AMI reconcile fails with "failed to discover any AMIs for alias" (its log) and retries',
+        'amiSelectorTerms: alias=al2023@v20990101',
+        'status.amis still lists what was resolved before: ami-old',
+        'every launch from this class fails while Ready is not True: NodePool general waits',
+      ],
+      next: 'Check that the alias\'s release exists for the control plane\'s Kubernetes version (kubectl logs -n <karpenter namespace> -l app.kubernetes.io/name=karpenter --tail=500 | grep "failed to discover any AMIs"); to go back: karp-drift rollback --nodeclass default',
+    };
+    const quiet = [nodeClaim({ name: 'general-old01' })];
+    expect(diagnosis({ claims: quiet, nodeClasses: [unresolved] }, at(30))).toEqual([expected]);
+    // `status` has no applied generation: the class's own generation stands in.
+    const status = scope({ startedAt: at(30), targetImageIds: { default: [] } });
+    delete status.nodeClassGenerations;
+    expect(diagnosis({ claims: quiet, nodeClasses: [unresolved], scope: status }, at(30))).toEqual([expected]);
   });
 
   it('fires when status.amis resolved something else than the target', () => {

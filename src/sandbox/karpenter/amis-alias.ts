@@ -12,10 +12,12 @@ export interface Requirement {
   values?: string[];
 }
 
-export type AliasFailure = {
-  reason: 'AMINotFound' | 'UnsupportedAlias';
-  message: string;
-};
+/**
+ * Why an alias resolves nothing. `UnsupportedAlias` is terminal: Karpenter sets AMIsReady=False with it. An `error`
+ * is a reconcile error ("failed to discover any AMIs for alias"): Karpenter logs it, retries with backoff and leaves
+ * AMIsReady and status.amis as they were (KP v1.14 pkg/controllers/nodeclass/ami.go, DOMAIN.md §1.2).
+ */
+export type AliasFailure = { reason: 'UnsupportedAlias'; message: string } | { error: string };
 
 /** Image ID → the variants it serves, in FAMILIES order; plus the family, which decides the requirements. */
 export type AliasImages = {
@@ -53,8 +55,8 @@ export function variantRequirements(family: AmiFamily, variant: Variant): Requir
   ];
 }
 
-function failure(reason: AliasFailure['reason'], message: string): AliasFailure {
-  return { reason, message };
+function unsupported(message: string): AliasFailure {
+  return { reason: 'UnsupportedAlias', message };
 }
 
 /** `al2023@latest` → the image IDs its parameters name, or why the alias resolves nothing. */
@@ -69,24 +71,22 @@ export function aliasImages(
   const family = AMI_FAMILIES.find((f) => f === name);
   // The CRD's CEL rules reject these at admission; a direct caller still gets a reason rather than a throw.
   if (at < 1 || version === '' || family === undefined) {
-    return failure('AMINotFound', `"${alias}" is not an alias of a supported family`);
+    return { error: `"${alias}" is not an alias of a supported family` };
   }
   if (!FAMILIES[family].pinnable && version !== 'latest') {
-    return failure('AMINotFound', `${family} aliases only accept "latest", not "${version}"`);
+    return { error: `${family} aliases only accept "latest", not "${version}"` };
   }
   // Karpenter reads SSM for "<major>.<minor>" (version provider), whatever patch the API server reports.
   const kubernetesVersion = controlPlaneVersion.split('.').slice(0, 2).join('.');
   const minor = minorNumber(kubernetesVersion);
   // ami.go `DescribeImageQueries`: these are terminal (AMIsReady=False, reason UnsupportedAlias), not retried.
   if (family === 'al2' && minor >= 33) {
-    return failure(
-      'UnsupportedAlias',
+    return unsupported(
       'AL2 aliases are no longer supported on EKS 1.33+ (see https://docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions-standard.html#kubernetes-1-33)',
     );
   }
   if (family === 'windows2025' && minor < 35) {
-    return failure(
-      'UnsupportedAlias',
+    return unsupported(
       `Windows Server 2025 requires EKS version 1.35 or higher, current version: ${kubernetesVersion}`,
     );
   }
@@ -103,7 +103,7 @@ export function aliasImages(
     }
   }
   if (variants.size === 0) {
-    return failure('AMINotFound', `failed to discover any AMIs for alias "${name}@${version}"`);
+    return { error: `failed to discover any AMIs for alias "${name}@${version}"` };
   }
   return { family, variants };
 }

@@ -17,13 +17,16 @@ export interface ResolvedAmi {
   deprecated?: boolean;
 }
 
-export interface AmiResolution {
-  /** Empty means AMIsReady=False with `reason`. */
-  amis: ResolvedAmi[];
-  message?: string;
-  /** Set when `amis` is empty: `UnsupportedAlias` (terminal) or `AMINotFound` (Karpenter retries every minute). */
-  reason?: 'AMINotFound' | 'UnsupportedAlias';
-}
+/**
+ * What the AMI reconciler makes of the terms (KP v1.14 pkg/controllers/nodeclass/ami.go): AMIs (AMIsReady=True);
+ * `AMINotFound`, nothing matched (AMIsReady=False and status.amis cleared; retried every minute);
+ * `UnsupportedAlias` (AMIsReady=False, terminal, status.amis kept); or a reconcile `error`, an alias whose SSM
+ * parameters all miss (AMIsReady and status.amis left as they were; logged and retried with backoff).
+ */
+export type AmiResolution =
+  | { amis: ResolvedAmi[] }
+  | { amis: []; reason: 'AMINotFound' | 'UnsupportedAlias'; message: string }
+  | { amis: []; error: string };
 
 export interface ResolveAmiArgs {
   terms: AmiSelectorTerm[];
@@ -76,7 +79,8 @@ export function resolveAmiSelectorTerms(args: ResolveAmiArgs): AmiResolution {
   let candidates: Candidate[];
   if (alias !== undefined) {
     const found = aliasImages(alias, catalog, args.controlPlaneVersion);
-    if ('reason' in found) return { amis: [], ...found };
+    if ('error' in found) return { amis: [], error: found.error };
+    if ('reason' in found) return { amis: [], reason: found.reason, message: found.message };
     candidates = [...found.variants].flatMap(([imageId, variants]) => {
       const image = imageById(catalog, imageId);
       // One entry per variant: the AL2 GPU image is listed for nvidia and for neuron.

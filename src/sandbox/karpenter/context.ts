@@ -64,6 +64,8 @@ export interface LifecyclePhase {
   nodeName?: string;
   registerAt?: number;
   initializeAt?: number;
+  /** Simulated ms of the first failed launch attempt (liveness counts its launch timeout from there). */
+  launchFailedAt?: number;
   /** The launch fails with this reason (an injected fault). */
   fail?: string;
 }
@@ -82,6 +84,8 @@ export interface SimMemory {
   starting: Map<string, number>;
   /** PodDisruptionBudget (namespace/name) → evictions still allowed; recomputed every pass. */
   pdbAllowed: Map<string, number>;
+  /** EC2NodeClass → the generation whose AMI reconcile failed with an error, and when it is retried (simulated ms). */
+  nodeClassRetryAt: Map<string, { generation: number; at: number }>;
   /** NodeClaim → simulated ms its deletion was first seen (terminationGracePeriod counts from there). */
   deletingSince: Map<string, number>;
   /** Pods waiting for a node (namespace/name). */

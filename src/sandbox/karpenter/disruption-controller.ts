@@ -10,7 +10,6 @@ import { EC2NODECLASSES, NODECLAIMS, NODEPOOLS, key, setConditions, spec, status
 import { blockingPdb } from './pdbs.js';
 import { activePods, doNotDisruptHolds, hasDoNotDisrupt, reschedulablePods } from './pods.js';
 import { notAllPodsWouldSchedule } from './scheduling.js';
-import { setRegistrationHealth } from './lifecycle-controller.js';
 import { replacementFor } from './replacement.js';
 import { DISRUPTED_TAINT, DISRUPTING_TAINT_V1BETA1, conditionOf, isTrue, withoutCondition, type Condition } from './objects.js';
 
@@ -217,11 +216,7 @@ function failCommand(ctx: SimContext, command: Command): void {
   if (node && !node.metadata.deletionTimestamp) untaint(ctx, node);
   const claim = ctx.store.get(NODECLAIMS, command.candidate);
   if (claim && !claim.metadata.deletionTimestamp) clearDisruptionReason(ctx, claim);
-  const replacement = command.replacement ? ctx.store.get(NODECLAIMS, command.replacement) : undefined;
-  if (replacement && !replacement.metadata.deletionTimestamp) {
-    // A launched replacement that never registered is the bad-AMI signal Karpenter surfaces on the NodePool.
-    if (isTrue(replacement, 'Launched') && !isTrue(replacement, 'Registered')) setRegistrationHealth(ctx, command.nodePool, false);
-    ctx.store.delete(NODECLAIMS, command.replacement ?? '');
-  }
+  // The queue leaves a replacement that did not initialize in time alone: it may still join, and the lifecycle's
+  // liveness check deletes it if it never registers (queue.go; lifecycle-controller.ts).
   ctx.log(`failed terminating nodes while executing a disruption command: replacement ${command.replacement} did not initialize`);
 }

@@ -1,14 +1,20 @@
 // The NodeClaim lifecycle (kubernetes-sigs/karpenter pkg/controllers/nodeclaim/lifecycle/{launch,registration,
 // initialization,liveness}.go): Launched (EC2 answered, status.imageID set) → Registered (the kubelet's Node appeared)
-// → Initialized (Node Ready, karpenter.sh/initialized) → Ready. Faults: an insufficient-capacity launch deletes the
-// claim; a Node that never registers is deleted at the registration TTL (15 minutes) and the NodePool reports
-// NodeRegistrationHealthy=False.
+// → Initialized (Node Ready, karpenter.sh/initialized) → Ready. Launch failures, as launch.go and the AWS provider's
+// Create treat them: insufficient capacity publishes `InsufficientCapacityError` and deletes the claim; a class with
+// Ready=False (NodeClassNotReady) deletes it with a log line only; a class with Ready=Unknown, or any other create
+// error, leaves Launched=Unknown with the error's reason until the launch timeout (5 minutes). Liveness deletes a
+// claim not launched by then, or not registered 15 minutes after its Registered condition was set (at launch), and
+// sets the NodePool's NodeRegistrationHealthy=False.
 import type { KubeObject } from '../kube-api/types.js';
 import { EC2NODECLASSES, NODECLAIMS, NODEPOOLS, setConditions, spec, status, type LifecyclePhase as Phase, type SimContext } from './context.js';
 import { chosenAmi, type StatusAmi } from './drift-controller.js';
-import { conditionOf, isTrue, launchedStatus, nodeInfoForImage, nodeObject, nodeReadyCondition, ZONES } from './objects.js';
+import { conditionOf, isTrue, launchedStatus, nodeInfoForImage, nodeObject, nodeReadyCondition, ZONES, type Condition } from './objects.js';
 import { instanceTypeOf, newInstance } from './replacement.js';
 
+/** liveness.go LaunchTimeout: a claim that has not launched this long after its Launched condition last changed. */
+const LAUNCH_TIMEOUT_MS = 5 * 60_000;
+const ICE = 'InsufficientCapacityError';
 
 export function reconcileLifecycle(ctx: SimContext): void {
   for (const claim of ctx.store.list(NODECLAIMS)) {
@@ -27,9 +33,11 @@ export function reconcileLifecycle(ctx: SimContext): void {
       ctx.log(`created nodeclaim ${name}`);
     }
     if (!isTrue(claim, 'Launched')) {
-      if (now >= phase.launchAt) launch(ctx, claim, phase);
+      if (phase.launchFailedAt !== undefined && now - phase.launchFailedAt >= LAUNCH_TIMEOUT_MS) timeOut(ctx, claim, 'launch_timeout');
+      else if (now >= phase.launchAt) launch(ctx, claim, phase, now);
     } else if (!isTrue(claim, 'Registered')) {
-      register(ctx, claim, phase, now);
+      if (now - (phase.launchedAt ?? now) >= ctx.timing.registrationTimeoutMinutes * 60_000) timeOut(ctx, claim, 'registration_timeout');
+      else register(ctx, claim, phase, now);
     } else if (phase.initializeAt !== undefined && now >= phase.initializeAt) {
       initialize(ctx, claim);
       ctx.memory.lifecycle.delete(name);
@@ -37,25 +45,31 @@ export function reconcileLifecycle(ctx: SimContext): void {
   }
 }
 
-
-function launch(ctx: SimContext, claim: KubeObject, phase: Phase): void {
+function launch(ctx: SimContext, claim: KubeObject, phase: Phase, now: number): void {
   const name = claim.metadata.name ?? '';
   const instanceType = instanceTypeOf(claim);
   const zone = claim.metadata.labels?.['topology.kubernetes.io/zone'] ?? ZONES[0].zone;
-  if (phase.fail) {
-    const message = `creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: We currently do not have sufficient ${instanceType.name} capacity in the Availability Zone you requested (${zone}).`;
-    const failed = setConditions(ctx, NODECLAIMS, claim, [{ type: 'Launched', status: 'Unknown', reason: phase.fail, message }]);
-    ctx.events.publish({ object: failed, type: 'Warning', reason: phase.fail, message: `NodeClaim ${name} event: ${message}` });
-    ctx.log(`failed launching nodeclaim ${name}: ${phase.fail}`);
-    ctx.store.delete(NODECLAIMS, name); // Karpenter deletes a NodeClaim that hit insufficient capacity
-    return;
-  }
   const nodeClass = ctx.store.get(EC2NODECLASSES, spec<{ nodeClassRef?: { name?: string } }>(claim).nodeClassRef?.name ?? '');
-  const ami = nodeClass ? chosenAmi(status<{ amis?: StatusAmi[] }>(nodeClass).amis ?? [], claim.metadata.labels ?? {}) : undefined;
-  if (!ami) {
-    setConditions(ctx, NODECLAIMS, claim, [{ type: 'Launched', status: 'Unknown', reason: 'NodeClassNotReady', message: 'NodeClass is not ready' }]);
+  const ready = nodeClass ? conditionOf(nodeClass, 'Ready') : undefined;
+  if (!nodeClass) return insufficientCapacity(ctx, claim, 'resolving node class, ec2nodeclasses.karpenter.k8s.aws not found');
+  if (ready?.status === 'False') {
+    // NodeClassNotReadyError: launch.go logs it and deletes the claim; there is no event.
+    ctx.log(`failed launching nodeclaim ${name}: ${ready.message}`);
+    ctx.store.delete(NODECLAIMS, name);
     return;
   }
+  if (ready?.status !== 'True') return launchFailed(ctx, claim, phase, now, 'NodeClassReadinessUnknown', 'NodeClass is in Ready=Unknown');
+  if (phase.fail === ICE) {
+    return insufficientCapacity(
+      ctx,
+      claim,
+      `creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: We currently do not have sufficient ${instanceType.name} capacity in the Availability Zone you requested (${zone}).`,
+    );
+  }
+  if (phase.fail) return launchFailed(ctx, claim, phase, now, phase.fail, `creating instance, ${phase.fail}`);
+  const ami = chosenAmi(status<{ amis?: StatusAmi[] }>(nodeClass).amis ?? [], claim.metadata.labels ?? {});
+  // No AMI fits the instance type: the provider filters that type out and has nothing left to launch.
+  if (!ami) return insufficientCapacity(ctx, claim, 'all requested instance types were unavailable during launch');
   const zoneIndex = Math.max(0, ZONES.findIndex((z) => z.zone === zone));
   const { instanceId, nodeName } = newInstance(ctx, zoneIndex);
   const launched = launchedStatus({ name, nodePool: { name: '', uid: '' }, nodeClass: '', instanceType, zoneIndex, nodeName, instanceId }, ami.id);
@@ -72,24 +86,45 @@ function launch(ctx: SimContext, claim: KubeObject, phase: Phase): void {
     launched,
   );
   const [lo, hi] = ctx.timing.registerSeconds;
-  const now = ctx.clock.now().getTime();
   ctx.memory.lifecycle.set(name, { ...phase, registerAt: now + (lo + ctx.rng.next() * (hi - lo)) * 1000, nodeName, launchedAt: now });
   ctx.log(`launched nodeclaim ${name}: ${instanceType.name} ${ami.id} (${ami.name ?? ''})`);
+}
+
+/** An InsufficientCapacityError: the event on the NodeClaim, the error log line, and the claim deleted (launch.go). */
+function insufficientCapacity(ctx: SimContext, claim: KubeObject, error: string): void {
+  const name = claim.metadata.name ?? '';
+  ctx.events.publish({ object: claim, type: 'Warning', reason: ICE, message: `NodeClaim ${name} event: ${error}` });
+  ctx.log(`failed launching nodeclaim ${name}: ${error}`);
+  ctx.store.delete(NODECLAIMS, name);
+}
+
+/** Any other create error: Launched=Unknown with the error's reason, retried until liveness gives up on it. */
+function launchFailed(ctx: SimContext, claim: KubeObject, phase: Phase, now: number, reason: string, message: string): void {
+  const name = claim.metadata.name ?? '';
+  const launched = conditionOf(claim, 'Launched');
+  if (launched?.reason !== reason || launched.message !== message) {
+    setConditions(ctx, NODECLAIMS, claim, [{ type: 'Launched', status: 'Unknown', reason, message }]);
+    ctx.memory.lifecycle.set(name, { ...phase, launchFailedAt: now });
+    ctx.log(`launching nodeclaim ${name}: ${message}`);
+  }
+}
+
+/** liveness.go: NodeRegistrationHealthy=False on the NodePool, then the claim is deleted. */
+function timeOut(ctx: SimContext, claim: KubeObject, reason: 'launch_timeout' | 'registration_timeout'): void {
+  const name = claim.metadata.name ?? '';
+  const launched = conditionOf(claim, 'Launched');
+  setRegistrationHealth(ctx, claim.metadata.labels?.['karpenter.sh/nodepool'] ?? '', false, launched?.status === 'True' ? undefined : launched);
+  ctx.store.delete(NODECLAIMS, name);
+  ctx.memory.lifecycle.delete(name);
+  ctx.log(`terminating due to timeout: nodeclaim ${name} (${reason})`);
 }
 
 function register(ctx: SimContext, claim: KubeObject, phase: Phase, now: number): void {
   const name = claim.metadata.name ?? '';
   const p = phase;
   const pool = claim.metadata.labels?.['karpenter.sh/nodepool'] ?? '';
-  if (ctx.faults.neverRegisters?.nodePool === pool) {
-    if (now - (p.launchedAt ?? now) >= ctx.timing.registrationTimeoutMinutes * 60_000) {
-      ctx.log(`deleting nodeclaim, registration timed out: ${name}`);
-      ctx.store.delete(NODECLAIMS, name);
-      ctx.memory.lifecycle.delete(name);
-      setRegistrationHealth(ctx, pool, false);
-    }
-    return;
-  }
+  // The instance runs but its kubelet never joins: liveness deletes the claim at the registration timeout.
+  if (ctx.faults.neverRegisters?.nodePool === pool) return;
   if (p.registerAt === undefined || now < p.registerAt || !p.nodeName) return;
   const s = status<{ imageID?: string; providerID?: string }>(claim);
   const image = ctx.catalog.images.get(s.imageID ?? '');
@@ -130,7 +165,12 @@ function initialize(ctx: SimContext, claim: KubeObject): void {
   ctx.log(`initialized nodeclaim ${claim.metadata.name}: node ${nodeName}`);
 }
 
-export function setRegistrationHealth(ctx: SimContext, poolName: string, healthy: boolean): void {
+/**
+ * The NodePool's NodeRegistrationHealthy (liveness.go, registration.go): False with RegistrationFailed "Failed to
+ * register node" when a launched claim never registered, or with the Launched condition's reason and message when
+ * the launch itself timed out; True again once a node registers.
+ */
+export function setRegistrationHealth(ctx: SimContext, poolName: string, healthy: boolean, launchFailure?: Condition): void {
   const pool = ctx.store.get(NODEPOOLS, poolName);
   if (!pool) return;
   const current = conditionOf(pool, 'NodeRegistrationHealthy');
@@ -138,6 +178,8 @@ export function setRegistrationHealth(ctx: SimContext, poolName: string, healthy
   setConditions(ctx, NODEPOOLS, pool, [
     healthy
       ? { type: 'NodeRegistrationHealthy', status: 'True', reason: 'NodeRegistrationHealthy', message: '' }
-      : { type: 'NodeRegistrationHealthy', status: 'False', reason: 'RegistrationFailed', message: 'Failed to launch node' },
+      : launchFailure !== undefined
+        ? { type: 'NodeRegistrationHealthy', status: 'False', reason: launchFailure.reason, message: launchFailure.message }
+        : { type: 'NodeRegistrationHealthy', status: 'False', reason: 'RegistrationFailed', message: 'Failed to register node' },
   ]);
 }

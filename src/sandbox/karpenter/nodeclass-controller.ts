@@ -1,6 +1,9 @@
 // The EC2NodeClass status controller (karpenter-provider-aws pkg/controllers/nodeclass): on every new generation it
 // resolves amiSelectorTerms (amis.ts) and writes status.amis with AMIsReady and Ready, observedGeneration included.
-// Subnets, security groups and the instance profile always resolve in the sandbox.
+// What a failure leaves behind depends on its kind (ami.go): AMINotFound clears status.amis, UnsupportedAlias keeps
+// them, and an alias whose SSM parameters all miss is a reconcile error that leaves AMIsReady and status.amis as they
+// were while the other conditions move on to the new generation, so Ready goes Unknown. Subnets, security groups
+// and the instance profile always resolve in the sandbox.
 import { familyFromAmiFamilyField } from '../../ami/families.js';
 import type { KubeObject } from '../kube-api/types.js';
 import { resolveAmiSelectorTerms } from './amis.js';
@@ -18,20 +21,31 @@ function termsOf(ctx: SimContext, s: { amiSelectorTerms?: Terms; amiFamily?: str
 }
 
 const ALWAYS_READY = ['SubnetsReady', 'SecurityGroupsReady', 'InstanceProfileReady', 'ValidationSucceeded'];
+const DEPENDENTS = ['AMIsReady', ...ALWAYS_READY];
+/** controller-runtime's per-item backoff for a failing reconcile tops out here (the nodeclass controller's limiter). */
+const ERROR_RETRY_MS = 60_000;
 
 export function reconcileNodeClasses(ctx: SimContext): void {
+  const now = ctx.clock.now().getTime();
   for (const nodeClass of ctx.store.list(EC2NODECLASSES)) {
     if (nodeClass.metadata.deletionTimestamp) continue;
+    const name = nodeClass.metadata.name ?? '';
     const generation = nodeClass.metadata.generation ?? 1;
-    if (conditionOf(nodeClass, 'AMIsReady')?.observedGeneration === generation) continue;
+    const failing = ctx.memory.nodeClassRetryAt.get(name);
+    // A generation whose reconcile failed is retried with backoff, not on every pass; one that went through waits
+    // for the next change.
+    if (failing?.generation === generation) {
+      if (now < failing.at) continue;
+    } else if (conditionOf(nodeClass, 'AMIsReady')?.observedGeneration === generation) continue;
     reconcileNodeClass(ctx, nodeClass, generation);
   }
 }
 
 function reconcileNodeClass(ctx: SimContext, nodeClass: KubeObject, generation: number): void {
   const now = ctx.clock.wall();
+  const name = nodeClass.metadata.name ?? '';
   const s = spec<{ amiSelectorTerms?: Terms; amiFamily?: string }>(nodeClass);
-  const { amis, message } = resolveAmiSelectorTerms({
+  const resolution = resolveAmiSelectorTerms({
     terms: termsOf(ctx, s),
     amiFamily: s.amiFamily,
     catalog: ctx.catalog,
@@ -39,32 +53,50 @@ function reconcileNodeClass(ctx: SimContext, nodeClass: KubeObject, generation: 
     now,
     hiddenImageIds: ctx.faults.hiddenImageIds,
   });
+  const { amis: previousAmis, ...rest } = status<{ amis?: unknown[] }>(nodeClass);
   let conditions = status<{ conditions?: Condition[] }>(nodeClass).conditions;
   for (const type of ALWAYS_READY) conditions = withCondition(conditions, { type, status: 'True', reason: type, message: '', observedGeneration: generation }, now);
-  const ready = amis.length > 0;
-  conditions = withCondition(
-    conditions,
-    ready
-      ? { type: 'AMIsReady', status: 'True', reason: 'AMIsReady', message: '', observedGeneration: generation }
-      : { type: 'AMIsReady', status: 'False', reason: 'AMINotFound', message: message ?? 'AMISelector did not match any AMIs', observedGeneration: generation },
-    now,
-  );
-  conditions = withCondition(
-    conditions,
-    ready
-      ? { type: 'Ready', status: 'True', reason: 'Ready', message: '', observedGeneration: generation }
-      : { type: 'Ready', status: 'False', reason: 'UnhealthyDependents', message: 'AMIsReady=False', observedGeneration: generation },
-    now,
-  );
-  // With nothing resolved Karpenter sets status.amis to nil (pkg/controllers/nodeclass/ami.go), so drift cannot
-  // be computed and no NodeClaim becomes Drifted: a bad AMI stalls a rollout rather than breaking nodes.
-  const { amis: _previous, ...rest } = status(nodeClass);
-  writeStatus(ctx, EC2NODECLASSES, nodeClass, {
-    ...rest,
-    ...(ready
-      ? { amis: amis.map((a) => ({ id: a.id, name: a.name, requirements: a.requirements, ...(a.deprecated ? { deprecated: true } : {}) })) }
-      : {}),
-    conditions,
-  });
-  ctx.log(ready ? `discovered amis for ec2nodeclass ${nodeClass.metadata.name}: ${amis.map((a) => a.id).join(', ')}` : `ec2nodeclass ${nodeClass.metadata.name}: AMINotFound`);
+  let amis = previousAmis;
+  if ('error' in resolution) {
+    // The reconcile error path: AMIsReady keeps its old generation, so Ready goes Unknown (ReconcilingDependents).
+    // A class seen for the first time gets the Unknown that operatorpkg gives every condition it has not set yet.
+    if (!conditions?.some((c) => c.type === 'AMIsReady')) {
+      conditions = withCondition(conditions, { type: 'AMIsReady', status: 'Unknown', reason: 'AwaitingReconciliation', message: 'object is awaiting reconciliation', observedGeneration: generation }, now);
+    }
+    ctx.memory.nodeClassRetryAt.set(name, { generation, at: ctx.clock.now().getTime() + ERROR_RETRY_MS });
+    ctx.log(`reconciler error: ec2nodeclass ${name}: getting amis, ${resolution.error}`);
+  } else if (!('reason' in resolution)) {
+    ctx.memory.nodeClassRetryAt.delete(name);
+    amis = resolution.amis.map((a) => ({ id: a.id, name: a.name, requirements: a.requirements, ...(a.deprecated ? { deprecated: true } : {}) }));
+    conditions = withCondition(conditions, { type: 'AMIsReady', status: 'True', reason: 'AMIsReady', message: '', observedGeneration: generation }, now);
+    ctx.log(`discovered amis for ec2nodeclass ${name}: ${resolution.amis.map((a) => a.id).join(', ')}`);
+  } else {
+    ctx.memory.nodeClassRetryAt.delete(name);
+    // AMINotFound sets status.amis to nil, so drift cannot be computed and no NodeClaim becomes Drifted: a bad AMI
+    // stalls a rollout rather than breaking nodes. UnsupportedAlias keeps the AMIs it had.
+    if (resolution.reason === 'AMINotFound') amis = undefined;
+    conditions = withCondition(conditions, { type: 'AMIsReady', status: 'False', reason: resolution.reason, message: resolution.message, observedGeneration: generation }, now);
+    ctx.log(`ec2nodeclass ${name}: AMIsReady=False ${resolution.reason}: ${resolution.message}`);
+  }
+  conditions = withCondition(conditions, { ...readyCondition(conditions ?? [], generation), observedGeneration: generation }, now);
+  writeStatus(ctx, EC2NODECLASSES, nodeClass, { ...rest, ...(amis !== undefined ? { amis } : {}), conditions });
+}
+
+/**
+ * The root condition as operatorpkg's ConditionSet computes it: True when every dependent is True at this
+ * generation; False (UnhealthyDependents) when one is False at this generation; otherwise Unknown
+ * (ReconcilingDependents). The message lists the unhealthy dependents, most recently changed first.
+ */
+export function readyCondition(conditions: Condition[], generation: number): Omit<Condition, 'lastTransitionTime' | 'observedGeneration'> {
+  const unhealthy = conditions
+    .filter((c) => DEPENDENTS.includes(c.type) && (c.status !== 'True' || c.observedGeneration !== generation))
+    .sort((a, b) => b.lastTransitionTime.localeCompare(a.lastTransitionTime));
+  if (unhealthy.length === 0) return { type: 'Ready', status: 'True', reason: 'Ready', message: '' };
+  const failed = unhealthy.some((c) => c.status === 'False' && c.observedGeneration === generation);
+  return {
+    type: 'Ready',
+    status: failed ? 'False' : 'Unknown',
+    reason: failed ? 'UnhealthyDependents' : 'ReconcilingDependents',
+    message: unhealthy.map((c) => `${c.type}=${c.status}`).join(', '),
+  };
 }

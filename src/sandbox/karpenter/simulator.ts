@@ -62,6 +62,7 @@ export class KarpenterSimulator {
         pending: new Set(),
         pdbAllowed: new Map(),
         deletingSince: new Map(),
+        nodeClassRetryAt: new Map(),
         lastDisruptionPass: Number.NEGATIVE_INFINITY,
         hostnamePlaceholders: 0,
       },

@@ -57,11 +57,16 @@ function drainNode(ctx: SimContext, node: KubeObject, claim: KubeObject): void {
   const nodeName = node.metadata.name ?? '';
   const now = ctx.clock.now().getTime();
   const deadline = tgpDeadline(ctx, claim);
-  const forced = deadline !== undefined && now >= deadline;
   const waiting: KubeObject[] = [];
   const pods = reschedulablePods(ctx, nodeName).filter((p) => !ctx.memory.terminating.has(key(p)));
   for (const pod of pods) {
-    if (!forced && (doNotDisruptHolds(ctx, pod) || blockingPdb(ctx, pod) !== undefined)) {
+    // terminator.go DeleteExpiringPods: at the deadline minus the pod's own grace period the pod is deleted,
+    // whatever its PDB or do-not-disrupt say, so it gets all of that grace before the instance goes.
+    if (deadline !== undefined && now >= deadline - podGraceMs(pod)) {
+      forceDelete(ctx, pod, claim, deadline, now, node.metadata.labels?.['karpenter.sh/nodepool']);
+      continue;
+    }
+    if (doNotDisruptHolds(ctx, pod) || blockingPdb(ctx, pod) !== undefined) {
       waiting.push(pod);
       continue;
     }
@@ -71,7 +76,9 @@ function drainNode(ctx: SimContext, node: KubeObject, claim: KubeObject): void {
     const [namespace, name] = k.split('/') as [string, string];
     return spec<{ nodeName?: string }>(ctx.store.get('pods', name, namespace) ?? node).nodeName === nodeName;
   });
-  if (waiting.length > 0 || terminatingHere) {
+  // Once the terminationGracePeriod has elapsed the instance is terminated without waiting for the drain.
+  const elapsed = deadline !== undefined && now >= deadline;
+  if (!elapsed && (waiting.length > 0 || terminatingHere)) {
     setDrained(ctx, claim, false);
     if (waiting.length > 0) {
       ctx.events.publish({ object: node, type: 'Warning', reason: 'FailedDraining', message: `Failed to drain node, ${waiting.length} pods are waiting to be evicted` });
@@ -86,13 +93,42 @@ function drainNode(ctx: SimContext, node: KubeObject, claim: KubeObject): void {
   ctx.log(`deleted node ${nodeName}`);
 }
 
+/** spec.terminationGracePeriodSeconds; the API server defaults it to 30. */
+function podGraceMs(pod: KubeObject): number {
+  return (spec<{ terminationGracePeriodSeconds?: number }>(pod).terminationGracePeriodSeconds ?? 30) * 1000;
+}
+
 function evict(ctx: SimContext, pod: KubeObject, nodePool: string | undefined): void {
-  const slow = ctx.faults.slowDrain?.podTerminationSeconds ?? 0;
   recordEviction(ctx, pod);
   ctx.events.publish({ object: pod, type: 'Normal', reason: 'Evicted', message: 'Evicted pod: Drifted' });
+  terminate(ctx, pod, nodePool);
+}
+
+/** The pod deleted (not evicted) at the terminationGracePeriod deadline, with terminator/events.go's `Disrupted`. */
+function forceDelete(ctx: SimContext, pod: KubeObject, claim: KubeObject, deadline: number, now: number, nodePool: string | undefined): void {
+  const granted = Math.max(0, Math.floor((deadline - now) / 1000));
+  const at = goTime(claim.metadata.annotations?.[TGP_ANNOTATION]);
+  ctx.events.publish({
+    object: pod,
+    type: 'Normal',
+    reason: 'Disrupted',
+    message: `Deleting the pod to accommodate the terminationTime ${at} of the node. The pod was granted ${granted} seconds of grace-period of its ${podGraceMs(pod) / 1000} terminationGracePeriodSeconds. This bypasses the PDB of the pod and the do-not-disrupt annotation.`,
+  });
+  ctx.log(`deleting pod ${key(pod)}: terminationGracePeriod of nodeclaim ${claim.metadata.name} expiring`);
+  terminate(ctx, pod, nodePool);
+}
+
+function terminate(ctx: SimContext, pod: KubeObject, nodePool: string | undefined): void {
+  const slow = ctx.faults.slowDrain?.podTerminationSeconds ?? 0;
   if (slow > 0) ctx.memory.terminating.set(key(pod), ctx.clock.now().getTime() + slow * 1000);
   else ctx.store.delete('pods', pod.metadata.name ?? '', pod.metadata.namespace);
   recreatePod(ctx, pod, nodePool);
+}
+
+/** Go's default time.Time format, as `%v` prints the deadline: `2026-11-23 10:30:00 +0000 UTC`. */
+function goTime(rfc3339Time: string | undefined): string {
+  const ms = Date.parse(rfc3339Time ?? '');
+  return Number.isNaN(ms) ? (rfc3339Time ?? '') : `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} +0000 UTC`;
 }
 
 function setDrained(ctx: SimContext, claim: KubeObject, drained: boolean): void {

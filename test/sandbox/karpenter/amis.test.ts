@@ -185,42 +185,27 @@ describe('resolveAmiSelectorTerms: aliases', () => {
     {
       alias: 'al2@latest',
       k: '1.33',
-      reason: 'UnsupportedAlias',
-      message:
-        'AL2 aliases are no longer supported on EKS 1.33+ (see https://docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions-standard.html#kubernetes-1-33)',
+      expected: {
+        reason: 'UnsupportedAlias',
+        message:
+          'AL2 aliases are no longer supported on EKS 1.33+ (see https://docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions-standard.html#kubernetes-1-33)',
+      },
     },
     {
       alias: 'windows2025@latest',
       k: '1.34',
-      reason: 'UnsupportedAlias',
-      message: 'Windows Server 2025 requires EKS version 1.35 or higher, current version: 1.34',
+      expected: {
+        reason: 'UnsupportedAlias',
+        message: 'Windows Server 2025 requires EKS version 1.35 or higher, current version: 1.34',
+      },
     },
-    {
-      alias: 'al2023@v20990101',
-      k: '1.30',
-      reason: 'AMINotFound',
-      message: 'failed to discover any AMIs for alias "al2023@v20990101"',
-    },
-    {
-      alias: 'bottlerocket@latest',
-      k: '1.40',
-      reason: 'AMINotFound',
-      message: 'failed to discover any AMIs for alias "bottlerocket@latest"',
-    },
-    {
-      alias: 'windows2022@2026.07.01',
-      k: '1.30',
-      reason: 'AMINotFound',
-      message: 'windows2022 aliases only accept "latest", not "2026.07.01"',
-    },
-    {
-      alias: 'ubuntu@latest',
-      k: '1.30',
-      reason: 'AMINotFound',
-      message: '"ubuntu@latest" is not an alias of a supported family',
-    },
-  ])('$alias on Kubernetes $k: $reason', ({ alias, k, reason, message }) => {
-    expect(resolve([{ alias }], { controlPlaneVersion: k })).toEqual({ amis: [], reason, message });
+    // Karpenter's reconcile errors: no AMIsReady verdict at all (the controller leaves the condition and status.amis).
+    { alias: 'al2023@v20990101', k: '1.30', expected: { error: 'failed to discover any AMIs for alias "al2023@v20990101"' } },
+    { alias: 'bottlerocket@latest', k: '1.40', expected: { error: 'failed to discover any AMIs for alias "bottlerocket@latest"' } },
+    { alias: 'windows2022@2026.07.01', k: '1.30', expected: { error: 'windows2022 aliases only accept "latest", not "2026.07.01"' } },
+    { alias: 'ubuntu@latest', k: '1.30', expected: { error: '"ubuntu@latest" is not an alias of a supported family' } },
+  ])('$alias on Kubernetes $k: $expected', ({ alias, k, expected }) => {
+    expect(resolve([{ alias }], { controlPlaneVersion: k })).toEqual({ amis: [], ...expected });
   });
 
   it('skips a variant whose image is gone and keeps the rest of the build', () => {

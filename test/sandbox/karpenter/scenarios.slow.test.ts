@@ -200,7 +200,7 @@ describe('built-in scenarios', () => {
     expect(claims.every((c) => c.apiVersion === 'karpenter.sh/v1beta1' && /-1\.29-/.test(sandbox.aws.catalog.images.get(imageOf(c) ?? '')?.name ?? ''))).toBe(true);
   });
 
-  it('an AMI whose nodes never register: the command times out, the NodePool reports NodeRegistrationHealthy=False, and it retries', async () => {
+  it('an AMI whose nodes never register: the command times out and retries; liveness deletes the replacement 15 minutes after launch and the NodePool reports NodeRegistrationHealthy=False', async () => {
     const scenario = parseScenario(
       [
         'name: bad-ami',
@@ -218,19 +218,27 @@ describe('built-in scenarios', () => {
     const target = await pinToControlPlane(sandbox, 'default');
     run(sandbox, 5 * 60);
     const store = sandbox.kube.store;
+    const tainted = () => store.list('nodes').filter((n) => (n.spec as { taints?: unknown[] }).taints?.length);
     const replacement = claimsOf(sandbox, 'general').find((c) => target.includes(imageOf(c) ?? ''))!;
+    const name = replacement.metadata.name!;
     expect(conditionOf(replacement, 'Launched')?.status).toBe('True');
     expect(conditionOf(replacement, 'Registered')).toMatchObject({ status: 'Unknown', reason: 'NodeNotFound' });
     expect(store.list('nodes')).toHaveLength(2);
-    expect(store.list('nodes').filter((n) => (n.spec as { taints?: unknown[] }).taints?.length)).toHaveLength(1);
+    expect(tainted()).toHaveLength(1);
+    // The queue gives up after its 10 minutes: the old node is untainted, the replacement is left alone.
     let waited = 5 * 60;
-    for (; store.get(NODECLAIMS, replacement.metadata.name!) && waited < 20 * 60; waited++) run(sandbox, 1);
-    expect(waited).toBeGreaterThanOrEqual(10 * 60); // the queue's 10 minutes, not sooner
+    for (; tainted().length > 0 && waited < 20 * 60; waited++) run(sandbox, 1);
+    expect(waited).toBeGreaterThanOrEqual(10 * 60);
     expect(waited).toBeLessThan(11 * 60);
-    expect(store.list('nodes').filter((n) => (n.spec as { taints?: unknown[] }).taints?.length)).toHaveLength(0);
     expect(store.list(NODECLAIMS).some((c) => conditionOf(c, 'DisruptionReason'))).toBe(false);
-    expect(conditionOf(store.get('nodepools.karpenter.sh', 'general')!, 'NodeRegistrationHealthy')).toMatchObject({ status: 'False', reason: 'RegistrationFailed' });
-    run(sandbox, 2 * 60);
+    expect(store.get(NODECLAIMS, name)).toBeDefined();
+    const pool = () => conditionOf(store.get('nodepools.karpenter.sh', 'general')!, 'NodeRegistrationHealthy');
+    expect(pool()?.status).not.toBe('False');
+    // Liveness: 15 minutes after launch (a minute after creation) the replacement is deleted and the NodePool says why.
+    for (; store.get(NODECLAIMS, name) && waited < 30 * 60; waited++) run(sandbox, 1);
+    expect(waited).toBeGreaterThanOrEqual(15 * 60);
+    expect(waited).toBeLessThan(17 * 60);
+    expect(pool()).toMatchObject({ status: 'False', reason: 'RegistrationFailed', message: 'Failed to register node' });
     expect(events(sandbox, 'DisruptionLaunching').length).toBeGreaterThanOrEqual(2);
   });
 
@@ -259,5 +267,11 @@ describe('built-in scenarios', () => {
     run(sandbox, 60 * 60);
     const claims = claimsOf(sandbox, 'general');
     expect(claims.every((c) => target.includes(imageOf(c) ?? '') && isTrue(c, 'Initialized'))).toBe(true);
+    // Each blocked pod was deleted its own 30 s grace period before the 30m deadline, not at it.
+    const disrupted = events(sandbox, 'Disrupted');
+    expect(disrupted).toHaveLength(2);
+    expect(disrupted[0]!.message).toMatch(
+      /^Deleting the pod to accommodate the terminationTime 2026-11-23 10:\d\d:\d\d \+0000 UTC of the node\. The pod was granted 30 seconds of grace-period of its 30 terminationGracePeriodSeconds\. This bypasses the PDB of the pod and the do-not-disrupt annotation\.$/,
+    );
   });
 });
