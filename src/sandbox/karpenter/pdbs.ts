@@ -4,7 +4,7 @@
 // map does, so a slow drain cannot overdraw a budget. disruptionsAllowed is computed from the live pods (the
 // disruption controller's arithmetic, kube-api/pdb.ts) once per pass and decremented by each eviction, as the
 // Eviction API does, rather than read from status, which the store refreshes only between requests.
-import { pdbStatus, selects } from '../kube-api/pdb.js';
+import { pdbStatusOf, selects } from '../kube-api/pdb.js';
 import type { KubeObject } from '../kube-api/types.js';
 import { key, type SimContext } from './context.js';
 
@@ -30,8 +30,7 @@ function evictionsInFlight(ctx: SimContext, pdb: KubeObject): number {
 function allowedNow(ctx: SimContext, pdb: KubeObject): number {
   const cached = ctx.memory.pdbAllowed.get(key(pdb));
   if (cached !== undefined) return cached;
-  const pods = ctx.store.list('pods', pdb.metadata.namespace);
-  const allowed = pdbStatus(pdb, pods, ctx.clock.wall().toISOString()).disruptionsAllowed - evictionsInFlight(ctx, pdb);
+  const allowed = pdbStatusOf(pdb, ctx.store.pdbPods.count(pdb), ctx.clock.wall().toISOString()).disruptionsAllowed - evictionsInFlight(ctx, pdb);
   ctx.memory.pdbAllowed.set(key(pdb), allowed);
   return allowed;
 }
