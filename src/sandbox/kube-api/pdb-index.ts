@@ -31,7 +31,7 @@ export class PdbPodCounts {
     if (!entry || entry.selector !== selector) {
       entry = { selector, parsed: selectorOf(pdb), expectedPods: 0, currentHealthy: 0 };
       for (const pod of this.objects.list('pods', namespace)) this.add(entry, pod, 1);
-      if (!entries) this.byNamespace.set(namespace, (entries = new Map()));
+      if (!entries) this.byNamespace.set(namespace, (entries = new Map<string, Entry>()));
       entries.set(name, entry);
     }
     return { expectedPods: entry.expectedPods, currentHealthy: entry.currentHealthy };

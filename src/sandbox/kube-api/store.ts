@@ -24,7 +24,7 @@ export type ChangeListener = (change: Change) => void;
 
 interface Table {
   byNamespace: Map<string, Map<string, KubeObject>>;
-  /** `namespace/name` keys in etcd order; rebuilt lazily after an insert or removal. */
+  /** `namespace/name` keys in etcd order, built on the first list and kept sorted by each insert and removal. */
   sorted?: string[];
   count: number;
 }
@@ -87,20 +87,16 @@ export class ObjectStore {
   *list(groupResource: string, namespace?: string, startKey?: string): Generator<KubeObject> {
     const table = this.tables.get(groupResource);
     if (!table) return;
-    if (namespace !== undefined) {
-      const objects = table.byNamespace.get(namespace);
-      if (!objects) return;
-      for (const name of [...objects.keys()].sort()) {
-        if (startKey === undefined || key(namespace, name) >= startKey) yield objects.get(name) as KubeObject;
-      }
-      return;
-    }
+    if (namespace !== undefined && !table.byNamespace.has(namespace)) return;
+    // One sorted key list serves every list: a namespace's keys are a contiguous run of it (`<namespace>/…`).
     table.sorted ??= [...table.byNamespace.entries()]
       .flatMap(([ns, objects]) => [...objects.keys()].map((n) => key(ns, n)))
       .sort();
-    let i = startKey === undefined ? 0 : lowerBound(table.sorted, startKey);
-    for (; i < table.sorted.length; i++) {
+    const prefix = namespace === undefined ? '' : `${namespace}/`;
+    const from = startKey !== undefined && startKey > prefix ? startKey : prefix;
+    for (let i = lowerBound(table.sorted, from); i < table.sorted.length; i++) {
       const k = table.sorted[i] as string;
+      if (!k.startsWith(prefix)) return;
       const slash = k.indexOf('/');
       const object = table.byNamespace.get(k.slice(0, slash))?.get(k.slice(slash + 1));
       if (object) yield object;
@@ -148,7 +144,8 @@ export class ObjectStore {
     if (!objects) table.byNamespace.set(namespace, (objects = new Map<string, KubeObject>()));
     if (!previous) {
       table.count++;
-      table.sorted = undefined;
+      const k = key(namespace, name);
+      table.sorted?.splice(lowerBound(table.sorted, k), 0, k);
     }
     objects.set(name, stored);
     this.index(groupResource, previous, stored);
@@ -171,7 +168,9 @@ export class ObjectStore {
     objects.delete(name);
     if (objects.size === 0) table.byNamespace.delete(namespace);
     table.count--;
-    table.sorted = undefined;
+    const k = key(namespace, name);
+    const at = table.sorted ? lowerBound(table.sorted, k) : -1;
+    if (at >= 0 && table.sorted?.[at] === k) table.sorted.splice(at, 1);
     this.index(groupResource, previous, undefined);
     this.revision++;
     const last = {

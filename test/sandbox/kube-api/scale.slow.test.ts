@@ -1,6 +1,7 @@
 // The API server's behaviour under load, proved structurally (counters and protocol, never wall-clock speed):
 // cached serialization, the request log's query strings, continue tokens expired by etcd compaction, a watcher that
 // falls behind closed with 410, the event TTL, and a shutdown that closes every connection.
+import type { IncomingMessage } from 'node:http';
 import { request } from 'node:https';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startKubeApiServer, type KubeApiServer, type KubeApiServerOptions } from '../../../src/sandbox/kube-api/server.js';
@@ -38,7 +39,7 @@ function openWatch(s: KubeApiServer, path: string) {
   let ended = false;
   let buffer = '';
   const req = request(`${s.url}${path}`, { ca: s.caData, headers: { Authorization: `Bearer ${s.token}` } });
-  const response = new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
+  const response = new Promise<IncomingMessage>((resolve, reject) => {
     req.on('response', resolve);
     req.on('error', reject);
   });
