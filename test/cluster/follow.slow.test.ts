@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Cluster } from '../../src/cluster/client.js';
 import { followCluster, type ClusterChange, type FollowOptions } from '../../src/cluster/follow.js';
 import { RuntimeFailure, type KarpDriftError } from '../../src/errors.js';
+import { applyChange, emptySnapshot } from '../../src/rollout/snapshot.js';
 import type { Sandbox } from '../../src/sandbox/sandbox.js';
 import { NODECLAIMS, pinToControlPlane, run } from '../sandbox/karpenter/harness.js';
 import { receivedUrls, sandboxCluster, tick, until } from './helpers.js';
@@ -114,6 +115,32 @@ describe('followCluster', () => {
     expect(after.some((r) => r.verb === 'list' && r.resource === 'nodeclaims')).toBe(true);
     const last = f.changes.filter((c) => c.type === 'synced' && c.kind === 'NodeClaim').at(-1);
     expect(last?.type === 'synced' && last.items).toHaveLength(12);
+    f.controller.abort();
+    await f.done;
+    expect(f.errors).toEqual([]);
+  });
+
+  it('relists after a watch closed with 410 (a watcher that fell behind), dropping what vanished meanwhile and keeping the baseline', async () => {
+    const { sandbox, cluster } = await sandboxCluster('default');
+    let snapshot = emptySnapshot();
+    const f = follow(cluster);
+    await f.allSynced();
+    for (const c of f.changes) snapshot = applyChange(snapshot, c);
+    const baseline = new Map(snapshot.baseline);
+    expect(baseline.size).toBe(12);
+    const folded = f.changes.length;
+    // The watches end with ERROR 410; a NodeClaim then goes while no watch is open, so only a relist can tell.
+    sandbox.kube.faults.expireWatches();
+    const gone = sandbox.kube.store.list(NODECLAIMS)[0]!;
+    sandbox.kube.store.delete(NODECLAIMS, gone.metadata.name ?? '');
+    const marked = sandbox.kube.store.get(NODECLAIMS, gone.metadata.name ?? '')!;
+    sandbox.kube.store.update(NODECLAIMS, { ...marked, metadata: { ...marked.metadata, finalizers: [] } });
+    await until(() => f.synced('NodeClaim') === 2, 'a second synced of NodeClaims');
+    for (const c of f.changes.slice(folded)) snapshot = applyChange(snapshot, c);
+    expect(f.changes.slice(folded).some((c) => c.kind === 'NodeClaim' && c.type === 'DELETED')).toBe(false);
+    expect([...snapshot.nodeClaims.keys()]).not.toContain(gone.metadata.name);
+    expect(snapshot.nodeClaims.size).toBe(11);
+    expect(snapshot.baseline).toEqual(baseline);
     f.controller.abort();
     await f.done;
     expect(f.errors).toEqual([]);

@@ -8,6 +8,7 @@ import type { KubeObject } from '../kube-api/types.js';
 import type { SeededRandom } from '../scenarios/random.js';
 import type { SimClock } from './clock.js';
 import type { EventRecorder } from './events.js';
+import type { SchedulableNodes } from './indexes.js';
 import { withCondition, type Condition } from './objects.js';
 
 /** Simulated seconds unless named otherwise. */
@@ -57,6 +58,22 @@ export interface Command {
   startedAt: number;
 }
 
+/** A drifted NodeClaim the disruption controller may act on (disruption-controller.ts). */
+export interface Candidate {
+  claim: KubeObject;
+  node: KubeObject;
+  nodePool: string;
+  driftedAt: string;
+  empty: boolean;
+}
+
+/** The candidates a poll pass ordered, the next one to try, and each NodePool's allowed disruptions left. */
+export interface DriftQueue {
+  candidates: Candidate[];
+  next: number;
+  allowed: Map<string, number>;
+}
+
 export interface LifecyclePhase {
   launchAt: number;
   /** Set when EC2 answered. */
@@ -91,12 +108,49 @@ export interface SimMemory {
   /** Pods waiting for a node (namespace/name). */
   pending: Set<string>;
   lastDisruptionPass: number;
+  /** A drift command just started: the next disruption pass runs at once (controller.go requeues on success). */
+  disruptionRequeued: boolean;
+  /** What the last poll pass queued, for the requeued passes after it. */
+  driftQueue?: DriftQueue;
   /** NodeClaims the scheduling simulation has made up, for their `hostname-placeholder-NNNN` (scheduling.ts). */
   hostnamePlaceholders: number;
 }
 
+/**
+ * How many store writes one controller step may make before it leaves the rest to the next pass, so a step stays
+ * short whatever the fleet's size: the step is one turn of the event loop, and the API server answers nothing while
+ * it runs. Controllers check it before each object they act on, so a step writes at most `limit` plus one object's
+ * writes. Karpenter's controllers likewise reconcile object by object rather than the whole fleet at once.
+ */
+export class WorkBudget {
+  private start: number;
+  constructor(
+    private readonly writes: () => number,
+    public limit = 200,
+  ) {
+    this.start = writes();
+  }
+
+  /** Has this step written its share? Then leave the rest for the next pass. */
+  exhausted(): boolean {
+    return this.writes() - this.start >= this.limit;
+  }
+
+  /** Writes so far in this step. */
+  spent(): number {
+    return this.writes() - this.start;
+  }
+
+  reset(): void {
+    this.start = this.writes();
+  }
+}
+
 export interface SimContext {
   store: KubeStore;
+  budget: WorkBudget;
+  /** Nodes pods may be bound to, kept from the store's changes (indexes.ts). */
+  schedulableNodes: SchedulableNodes;
   clock: SimClock;
   events: EventRecorder;
   rng: SeededRandom;

@@ -6,7 +6,7 @@
 // deleting the old NodeClaim; a replacement that disappears fails the command.
 import type { KubeObject } from '../kube-api/types.js';
 import { allowedDisruptions, type Budget } from '../../plan/budgets.js';
-import { EC2NODECLASSES, NODECLAIMS, NODEPOOLS, key, setConditions, spec, status, writeObject, writeStatus, type Command, type SimContext } from './context.js';
+import { EC2NODECLASSES, NODECLAIMS, NODEPOOLS, key, setConditions, spec, status, writeObject, writeStatus, type Candidate, type Command, type DriftQueue, type SimContext } from './context.js';
 import { blockingPdb } from './pdbs.js';
 import { activePods, doNotDisruptHolds, hasDoNotDisrupt, reschedulablePods } from './pods.js';
 import { notAllPodsWouldSchedule } from './scheduling.js';
@@ -16,27 +16,50 @@ import { DISRUPTED_TAINT, DISRUPTING_TAINT_V1BETA1, conditionOf, isTrue, without
 /** Karpenter's queue gives up on a replacement that has not initialized after this long (queue.go minRetryDuration). */
 const COMMAND_TIMEOUT_MS = 10 * 60_000;
 
-interface Candidate {
-  claim: KubeObject;
-  node: KubeObject;
-  nodePool: string;
-  driftedAt: string;
-  empty: boolean;
-}
-
 export function reconcileDisruption(ctx: SimContext): void {
   processQueue(ctx);
   const now = ctx.clock.now().getTime();
-  if (now - ctx.memory.lastDisruptionPass < ctx.timing.disruptionPollSeconds * 1000) return;
-  ctx.memory.lastDisruptionPass = now;
-  disruptionPass(ctx);
+  const requeued = ctx.memory.disruptionRequeued;
+  if (!requeued && now - ctx.memory.lastDisruptionPass < ctx.timing.disruptionPollSeconds * 1000) return;
+  ctx.memory.disruptionRequeued = false;
+  if (!requeued) ctx.memory.lastDisruptionPass = now;
+  disruptionPass(ctx, requeued);
 }
 
 function taintOf(ctx: SimContext): { key: string; value?: string; effect: string } {
   return ctx.karpenterApi === 'v1' ? DISRUPTED_TAINT : DISRUPTING_TAINT_V1BETA1;
 }
 
-function disruptionPass(ctx: SimContext): void {
+// One drift command per pass, and after a success the loop requeues at once (controller.go, DOMAIN.md §2.5). A poll
+// pass evaluates every candidate (publishing DisruptionBlocked for each that is blocked) and keeps the ordered rest
+// with the budgets left (ctx.memory.driftQueue); the requeued passes that follow take the next candidate from it,
+// checking again only that one, so a fleet of thousands of drifted nodes costs one candidate's checks per command,
+// not a re-evaluation of the whole fleet. The next poll starts from the cluster again.
+function disruptionPass(ctx: SimContext, quick = false): void {
+  const queue = (quick ? ctx.memory.driftQueue : undefined) ?? evaluateCandidates(ctx);
+  ctx.memory.driftQueue = undefined;
+  while (queue.next < queue.candidates.length) {
+    const queued = queue.candidates[queue.next++]!;
+    const left = queue.allowed.get(queued.nodePool) ?? 0;
+    if (left <= 0) continue;
+    const candidate = quick ? stillCandidate(ctx, queued) : queued;
+    if (!candidate) continue;
+    // drift.go simulates only with budget left, and a terminationGracePeriod does not skip it: the node is passed
+    // over, pass after pass, while a pod would not schedule (kubernetes-sigs/karpenter#2984).
+    const unschedulable = notAllPodsWouldSchedule(ctx, candidate.node);
+    if (unschedulable !== undefined) {
+      publishBlocked(ctx, candidate.node, candidate.claim, unschedulable);
+      continue;
+    }
+    startCommand(ctx, candidate);
+    queue.allowed.set(candidate.nodePool, left - 1);
+    ctx.memory.driftQueue = queue;
+    ctx.memory.disruptionRequeued = true;
+    return;
+  }
+}
+
+function evaluateCandidates(ctx: SimContext): DriftQueue {
   const now = ctx.clock.wall();
   const claims = ctx.store.list(NODECLAIMS);
   const nodes = new Map(ctx.store.list('nodes').map((n) => [n.metadata.name ?? '', n]));
@@ -71,19 +94,17 @@ function disruptionPass(ctx: SimContext): void {
   const candidates = driftCandidates(ctx, claims, nodes, inFlight).sort(
     (a, b) => Number(b.empty) - Number(a.empty) || a.driftedAt.localeCompare(b.driftedAt),
   );
-  for (const candidate of candidates) {
-    const left = allowed.get(candidate.nodePool) ?? 0;
-    if (left <= 0) continue;
-    // drift.go simulates only with budget left, and a terminationGracePeriod does not skip it: the node is passed
-    // over, pass after pass, while a pod would not schedule (kubernetes-sigs/karpenter#2984).
-    const unschedulable = notAllPodsWouldSchedule(ctx, candidate.node);
-    if (unschedulable !== undefined) {
-      publishBlocked(ctx, candidate.node, candidate.claim, unschedulable);
-      continue;
-    }
-    startCommand(ctx, candidate);
-    allowed.set(candidate.nodePool, left - 1);
-  }
+  return { candidates, allowed, next: 0 };
+}
+
+/** A queued candidate as it is now, if it still is one (the cluster moved since the poll that queued it). */
+function stillCandidate(ctx: SimContext, queued: Candidate): Candidate | undefined {
+  const name = queued.claim.metadata.name ?? '';
+  const claim = ctx.store.get(NODECLAIMS, name);
+  if (!claim || claim.metadata.deletionTimestamp || ctx.memory.commands.has(name) || conditionOf(claim, 'Drifted')?.status !== 'True') return undefined;
+  const node = ctx.store.get('nodes', nodeNameOf(claim));
+  if (!node || node.metadata.deletionTimestamp || blocked(ctx, claim, node)) return undefined;
+  return { ...queued, claim, node };
 }
 
 function nodeNameOf(claim: KubeObject): string {
@@ -101,15 +122,19 @@ function driftCandidates(ctx: SimContext, claims: KubeObject[], nodes: Map<strin
     const node = nodes.get(nodeNameOf(claim));
     const nodePool = node?.metadata.labels?.['karpenter.sh/nodepool'];
     if (!node || !nodePool || !isTrue(claim, 'Initialized') || node.metadata.deletionTimestamp) continue;
-    const blocked = blockReason(ctx, claim, node);
-    if (blocked !== undefined) {
-      publishBlocked(ctx, node, claim, blocked);
-      continue;
-    }
+    if (blocked(ctx, claim, node)) continue;
     const empty = reschedulablePods(ctx, node.metadata.name ?? '').length === 0;
     out.push({ claim, node, nodePool, driftedAt: drifted.lastTransitionTime, empty });
   }
   return out;
+}
+
+/** Is the node kept from disruption now? Says why in a DisruptionBlocked event on the Node and the NodeClaim. */
+function blocked(ctx: SimContext, claim: KubeObject, node: KubeObject): boolean {
+  const reason = blockReason(ctx, claim, node);
+  if (reason === undefined) return false;
+  publishBlocked(ctx, node, claim, reason);
+  return true;
 }
 
 /** disruption/events.go Blocked: on the Node and the NodeClaim, each deduplicated on its uid (every 2 minutes). */

@@ -67,8 +67,9 @@ export function reconcileDrift(ctx: SimContext): void {
       // Karpenter notices within seconds (it watches NodeClasses); the delay stands for that and is configurable.
       const seen = ctx.memory.driftSeenAt.get(name) ?? now.getTime();
       ctx.memory.driftSeenAt.set(name, seen);
-      if (now.getTime() - seen >= ctx.timing.driftDetectionSeconds * 1000) markDrifted(ctx, claim);
-    } else if (drifted === false && current) {
+      // Bounded per pass (ctx.budget): a class change drifts the whole fleet at once, marked over a few passes.
+      if (now.getTime() - seen >= ctx.timing.driftDetectionSeconds * 1000 && !ctx.budget.exhausted()) markDrifted(ctx, claim);
+    } else if (drifted === false && current && !ctx.budget.exhausted()) {
       ctx.memory.driftSeenAt.delete(name);
       writeStatus(ctx, NODECLAIMS, claim, { ...status<Record<string, unknown>>(claim), conditions: withoutCondition(status<{ conditions?: Condition[] }>(claim).conditions, 'Drifted') });
       ctx.log(`removing drifted status condition, not drifted: nodeclaim ${name}`);

@@ -17,11 +17,14 @@ export interface KarpenterEvent {
 }
 
 const DEFAULT_DEDUPE_MS = 2 * 60_000;
+/** `published` keeps the newest this many: a 50,000-pod rollout publishes an Evicted event per pod. */
+const PUBLISHED_KEPT = 10_000;
 
 export class EventRecorder {
   private readonly lastSent = new Map<string, number>();
   private counter = 0;
-  /** Every event published, in order, for tests and the simulator's own log. */
+  private sweepAt = PUBLISHED_KEPT;
+  /** The events published, in order (the newest PUBLISHED_KEPT), for tests and the simulator's own log. */
   readonly published: Array<{ at: Date; reason: string; kind: string; name: string; message: string }> = [];
 
   constructor(
@@ -37,8 +40,10 @@ export class EventRecorder {
     const last = this.lastSent.get(key);
     if (last !== undefined && now.getTime() - last < (event.dedupeTimeoutMs ?? DEFAULT_DEDUPE_MS)) return;
     this.lastSent.set(key, now.getTime());
+    if (this.lastSent.size > this.sweepAt) this.forgetExpired(now.getTime());
     const wall = this.clock.wall();
     this.published.push({ at: wall, reason: event.reason, kind: event.object.kind, name: metadata.name ?? '', message: event.message });
+    if (this.published.length > 2 * PUBLISHED_KEPT) this.published.splice(0, this.published.length - PUBLISHED_KEPT);
     const time = rfc3339(wall);
     this.counter += 1;
     // Events about cluster-scoped objects go to the default namespace, as client-go's recorder puts them.
@@ -65,5 +70,11 @@ export class EventRecorder {
       lastTimestamp: time,
       count: 1,
     });
+  }
+
+  /** Dedupe entries whose window has passed say nothing any more (Karpenter's cache expires them too). */
+  private forgetExpired(now: number): void {
+    for (const [key, at] of this.lastSent) if (now - at >= DEFAULT_DEDUPE_MS) this.lastSent.delete(key);
+    this.sweepAt = Math.max(PUBLISHED_KEPT, 2 * this.lastSent.size);
   }
 }

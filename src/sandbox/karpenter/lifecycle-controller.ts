@@ -19,6 +19,7 @@ const ICE = 'InsufficientCapacityError';
 export function reconcileLifecycle(ctx: SimContext): void {
   for (const claim of ctx.store.list(NODECLAIMS)) {
     if (claim.metadata.deletionTimestamp || isTrue(claim, 'Initialized')) continue;
+    if (ctx.budget.exhausted()) return;
     const name = claim.metadata.name ?? '';
     const now = ctx.clock.now().getTime();
     let phase = ctx.memory.lifecycle.get(name);

@@ -7,7 +7,7 @@
 // Eviction API does, rather than read from status, which the store refreshes only between requests.
 import { pdbView, podView } from '../../cluster/convert.js';
 import { pdbBlock, pdbKey } from '../../cluster/disruptable.js';
-import { pdbStatus, selects } from '../kube-api/pdb.js';
+import { pdbStatusOf, selects } from '../kube-api/pdb.js';
 import type { KubeObject } from '../kube-api/types.js';
 import { key, type SimContext } from './context.js';
 
@@ -33,8 +33,7 @@ function evictionsInFlight(ctx: SimContext, pdb: KubeObject): number {
 function allowedNow(ctx: SimContext, pdb: KubeObject): number {
   const cached = ctx.memory.pdbAllowed.get(key(pdb));
   if (cached !== undefined) return cached;
-  const pods = ctx.store.list('pods', pdb.metadata.namespace);
-  const allowed = pdbStatus(pdb, pods, ctx.clock.wall().toISOString()).disruptionsAllowed - evictionsInFlight(ctx, pdb);
+  const allowed = pdbStatusOf(pdb, ctx.store.pdbPods.count(pdb), ctx.clock.wall().toISOString()).disruptionsAllowed - evictionsInFlight(ctx, pdb);
   ctx.memory.pdbAllowed.set(key(pdb), allowed);
   return allowed;
 }

@@ -73,10 +73,9 @@ export function schedulable(node: KubeObject): boolean {
 function nodeFor(ctx: SimContext, pod: Pod): string | undefined {
   const selector = pod.spec?.nodeSelector ?? {};
   let best: { name: string; load: number } | undefined;
-  for (const node of ctx.store.list('nodes')) {
-    if (!schedulable(node)) continue;
+  for (const node of ctx.schedulableNodes.byName.values()) {
     if (!Object.entries(selector).every(([k, v]) => node.metadata.labels?.[k] === v)) continue;
-    const load = ctx.store.objects.podsOnNode(node.metadata.name ?? '').length;
+    const load = ctx.store.objects.podCountOnNode(node.metadata.name ?? '');
     if (!best || load < best.load) best = { name: node.metadata.name ?? '', load };
   }
   return best?.name;
@@ -126,17 +125,20 @@ export function reconcilePods(ctx: SimContext): void {
   const now = ctx.clock.now().getTime();
   for (const [podKey, until] of ctx.memory.terminating) {
     if (now < until) continue;
+    if (ctx.budget.exhausted()) return;
     ctx.memory.terminating.delete(podKey);
     const [namespace, name] = podKey.split('/') as [string, string];
     if (ctx.store.get('pods', name, namespace)) ctx.store.delete('pods', name, namespace);
   }
   for (const podKey of ctx.memory.pending) {
+    if (ctx.budget.exhausted()) return;
     const [namespace, name] = podKey.split('/') as [string, string];
     const pod: Pod | undefined = ctx.store.get('pods', name, namespace);
     if (!pod || pod.spec?.nodeName || bind(ctx, pod)) ctx.memory.pending.delete(podKey);
   }
   for (const [podKey, at] of ctx.memory.starting) {
     if (now < at) continue;
+    if (ctx.budget.exhausted()) return;
     ctx.memory.starting.delete(podKey);
     const [namespace, name] = podKey.split('/') as [string, string];
     const pod = ctx.store.get('pods', name, namespace);

@@ -2,17 +2,22 @@
 // the sandbox API store (so every change is validated, versioned and seen by watches, as a real controller's would be).
 // Passes run every `tickMs` of real time against a clock that runs `speed` times faster; tests drive `pass()` by hand
 // with a ManualClock instead.
+// In the background each controller runs as its own step, one turn of the event loop, and the loop yields between
+// steps (setImmediate), so API requests are answered between them; a step's work is bounded by `ctx.budget` (items
+// acted on) and `work` records what each step wrote, so tests can check the bound without timing anything.
+import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
 import type { AmiCatalog } from '../aws/types.js';
 import type { KubeStore } from '../kube-api/registry-store.js';
 import type { SimClock } from './clock.js';
 import type { SeededRandom } from '../scenarios/random.js';
-import { DEFAULT_TIMING, type SimContext, type SimFaults, type SimTiming, type TakenNames } from './context.js';
+import { DEFAULT_TIMING, WorkBudget, type SimContext, type SimFaults, type SimTiming, type TakenNames } from './context.js';
 import { reconcileDisruption } from './disruption-controller.js';
 import { reconcileDrift } from './drift-controller.js';
 import { EventRecorder } from './events.js';
 import { reconcileLifecycle } from './lifecycle-controller.js';
 import { reconcileNodeClasses } from './nodeclass-controller.js';
-import { reconcilePods } from './pods.js';
+import { SchedulableNodes } from './indexes.js';
+import { reconcilePods, schedulable } from './pods.js';
 import { reconcileTermination } from './termination-controller.js';
 
 export interface SimulatorOptions {
@@ -28,12 +33,37 @@ export interface SimulatorOptions {
   faults?: SimFaults;
   /** Karpenter's log lines (`disrupting node(s)`, `launched nodeclaim`, ...), with the simulated time. */
   log?: (line: string) => void;
+  /** Store writes one controller step may make before leaving the rest to the next pass (default 200): WorkBudget. */
+  workBudget?: number;
 }
+
+/** What the simulator has done, for tests and benchmarks: passes, steps, and the most one step wrote. */
+export interface SimulatorWork {
+  passes: number;
+  steps: number;
+  /** Store writes (resourceVersions) of the busiest single step so far. */
+  maxWritesPerStep: number;
+  /** Which step that was. */
+  busiestStep: string;
+}
+
+type Step = readonly [name: string, run: (ctx: SimContext) => void];
+
+// Karpenter's order, in which one pass settles: class status, lifecycle, drift, disruption, termination, pods.
+const STEPS: readonly Step[] = [
+  ['nodeclass', reconcileNodeClasses],
+  ['lifecycle', reconcileLifecycle],
+  ['drift', reconcileDrift],
+  ['disruption', reconcileDisruption],
+  ['termination', reconcileTermination],
+  ['pods', reconcilePods],
+];
 
 export class KarpenterSimulator {
   readonly ctx: SimContext;
-  private timer: NodeJS.Timeout | undefined;
-  private running = false;
+  readonly work: SimulatorWork = { passes: 0, steps: 0, maxWritesPerStep: 0, busiestStep: '' };
+  private loop: Promise<void> | undefined;
+  private stopped = false;
   /** The last error a pass threw (a pass that fails is retried on the next tick, as a controller requeues). */
   lastError: Error | undefined;
 
@@ -42,6 +72,8 @@ export class KarpenterSimulator {
     const faults = options.faults ?? {};
     this.ctx = {
       store: options.store,
+      budget: new WorkBudget(() => options.store.objects.resourceVersion, options.workBudget),
+      schedulableNodes: new SchedulableNodes(options.store, schedulable),
       clock: options.clock,
       events: new EventRecorder(options.store, options.clock),
       rng: options.rng,
@@ -64,43 +96,63 @@ export class KarpenterSimulator {
         deletingSince: new Map(),
         nodeClassRetryAt: new Map(),
         lastDisruptionPass: Number.NEGATIVE_INFINITY,
+        disruptionRequeued: false,
         hostnamePlaceholders: 0,
       },
       log: (line) => options.log?.(`${options.clock.wall().toISOString()} ${line}`),
     };
   }
 
-  /** One reconcile of every controller, in the order Karpenter's would settle. */
+  /** One reconcile of every controller, in the order Karpenter's would settle, without yielding (tests). */
   pass(): void {
-    this.ctx.memory.pdbAllowed.clear();
-    reconcileNodeClasses(this.ctx);
-    reconcileLifecycle(this.ctx);
-    reconcileDrift(this.ctx);
-    reconcileDisruption(this.ctx);
-    reconcileTermination(this.ctx);
-    reconcilePods(this.ctx);
+    this.beginPass();
+    for (const step of STEPS) this.step(step);
   }
 
+  /** Runs passes in the background, one every `tickMs` of real time, yielding to the event loop between steps. */
   start(tickMs = 50): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => {
-      if (this.running) return;
-      this.running = true;
-      try {
-        this.pass();
-        this.lastError = undefined;
-      } catch (err) {
-        this.lastError = err instanceof Error ? err : new Error(String(err));
-        this.ctx.log(`reconciler error: ${this.lastError.message}`);
-      } finally {
-        this.running = false;
+    if (this.loop) return;
+    this.stopped = false;
+    this.loop = (async () => {
+      while (!this.stopped) {
+        await sleep(tickMs, undefined, { ref: false });
+        if (this.stopped) return;
+        try {
+          this.beginPass();
+          for (const step of STEPS) {
+            if (this.stopped) return;
+            this.step(step);
+            await yieldToLoop(undefined, { ref: false });
+          }
+          this.lastError = undefined;
+        } catch (err) {
+          this.lastError = err instanceof Error ? err : new Error(String(err));
+          this.ctx.log(`reconciler error: ${this.lastError.message}`);
+        }
       }
-    }, tickMs);
-    this.timer.unref();
+    })();
   }
 
+  /** Stops after the current step at most: no step runs after this returns. */
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.stopped = true;
+    this.loop = undefined;
+    this.ctx.schedulableNodes.close();
+  }
+
+  private beginPass(): void {
+    this.work.passes++;
+    this.ctx.memory.pdbAllowed.clear();
+  }
+
+  private step([name, run]: Step): void {
+    this.ctx.budget.reset();
+    run(this.ctx);
+    const writes = this.ctx.budget.spent();
+    this.work.steps++;
+    if (writes > this.work.maxWritesPerStep) {
+      this.work.maxWritesPerStep = writes;
+      this.work.busiestStep = name;
+    }
   }
 }

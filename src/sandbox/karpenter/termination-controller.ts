@@ -14,6 +14,7 @@ const TGP_ANNOTATION = 'karpenter.sh/nodeclaim-termination-timestamp';
 export function reconcileTermination(ctx: SimContext): void {
   for (const claim of ctx.store.list(NODECLAIMS)) {
     if (!claim.metadata.deletionTimestamp || !claim.metadata.finalizers?.includes(TERMINATION_FINALIZER)) continue;
+    if (ctx.budget.exhausted()) return;
     finalizeNodeClaim(ctx, claim);
   }
 }

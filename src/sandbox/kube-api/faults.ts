@@ -49,6 +49,7 @@ export class KubeFaults {
   private hooks: Array<Rule<() => void>> = [];
   private delays: Array<Rule<number>> = [];
   private readonly watchDroppers = new Set<() => void>();
+  private readonly watchExpirers = new Set<() => void>();
   private dropTimer: NodeJS.Timeout | undefined;
   private readonly random: () => number;
 
@@ -95,6 +96,14 @@ export class KubeFaults {
     for (const drop of [...this.watchDroppers]) drop();
   }
 
+  /**
+   * Ends every open watch with an ERROR event 410 Expired, as kube-apiserver ends a watcher that fell behind (or
+   * whose resourceVersion left the watch cache): the client must list again, not resume.
+   */
+  expireWatches(): void {
+    for (const expire of [...this.watchExpirers]) expire();
+  }
+
   /** Closes every open watch connection every `seconds` until cleared (0 or clear() stops it). */
   dropWatchesEvery(seconds: number): void {
     clearInterval(this.dropTimer);
@@ -114,6 +123,12 @@ export class KubeFaults {
   onDropWatches(drop: () => void): () => void {
     this.watchDroppers.add(drop);
     return () => this.watchDroppers.delete(drop);
+  }
+
+  /** For the watch handler: registers how to expire one open watch; returns the unregistration. */
+  onExpireWatches(expire: () => void): () => void {
+    this.watchExpirers.add(expire);
+    return () => this.watchExpirers.delete(expire);
   }
 
   /** What a SelfSubjectAccessReview answers: the sandbox's one user may do everything `forbid` has not taken. */

@@ -1,4 +1,4 @@
-import { pdbStatus } from './pdb.js';
+import { pdbStatusOf } from './pdb.js';
 import type { KubeStore, PropagationPolicy, StoreControllers } from './registry-store.js';
 import { groupResource, groupVersion } from './resources.js';
 import type { KubeObject, ResourceInfo } from './types.js';
@@ -109,9 +109,8 @@ export function sandboxControllers(): StoreControllers {
     for (const namespace of namespaces) {
       const budgets = store.list(pdbs, namespace);
       if (budgets.length === 0) continue;
-      const pods = store.list('pods', namespace);
       for (const pdb of budgets) {
-        const status = pdbStatus(pdb, pods, store.now().toISOString());
+        const status = pdbStatusOf(pdb, store.pdbPods.count(pdb), store.now().toISOString());
         if (JSON.stringify(status) !== JSON.stringify(pdb.status)) {
           store.update(pdbs, { ...pdb, status }, { subresource: 'status', manager: 'kube-controller-manager' });
         }

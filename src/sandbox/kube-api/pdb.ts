@@ -21,12 +21,29 @@ export interface PodDisruptionBudgetStatus {
 /** The status the disruption controller would write for `pdb`, given the pods of the cluster and the time now. */
 export function pdbStatus(pdb: KubeObject, pods: readonly KubeObject[], now: string): PodDisruptionBudgetStatus {
   const spec = isRecord(pdb.spec) ? pdb.spec : {};
-  const previous = isRecord(pdb.status) ? pdb.status : {};
-  const generation = pdb.metadata.generation ?? 0;
   const covered = pods.filter(
     (p) => p.metadata.namespace === pdb.metadata.namespace && selects(spec.selector, p.metadata.labels ?? {}),
   );
-  const expectedPods = covered.length;
+  return pdbStatusOf(pdb, { expectedPods: covered.length, currentHealthy: covered.filter(isHealthy).length }, now);
+}
+
+/** How many pods a PDB covers, and how many of them are healthy (Ready, not being deleted). */
+export interface PdbPodCount {
+  expectedPods: number;
+  currentHealthy: number;
+}
+
+/** A pod's part in a PDB's counts: pdb-index.ts keeps these up to date from the store's changes. */
+export function isHealthy(pod: KubeObject): boolean {
+  return !pod.metadata.deletionTimestamp && isReady(pod);
+}
+
+/** The status from counts already made (pdb-index.ts), so a 35,000-pod namespace is not scanned per question. */
+export function pdbStatusOf(pdb: KubeObject, count: PdbPodCount, now: string): PodDisruptionBudgetStatus {
+  const spec = isRecord(pdb.spec) ? pdb.spec : {};
+  const previous = isRecord(pdb.status) ? pdb.status : {};
+  const generation = pdb.metadata.generation ?? 0;
+  const { expectedPods, currentHealthy } = count;
   let desiredHealthy = 0;
   try {
     if (spec.maxUnavailable != null) {
@@ -46,7 +63,6 @@ export function pdbStatus(pdb: KubeObject, pods: readonly KubeObject[], now: str
       conditions: withDisruptionAllowed(previous.conditions, condition, Number(previous.observedGeneration ?? 0), now),
     };
   }
-  const currentHealthy = covered.filter((p) => !p.metadata.deletionTimestamp && isReady(p)).length;
   // "We require expectedCount to be > 0 so that PDBs which currently match no pods are in a safe state".
   const disruptionsAllowed = expectedPods <= 0 ? 0 : Math.max(0, currentHealthy - desiredHealthy);
   const condition =

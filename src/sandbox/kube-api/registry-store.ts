@@ -3,6 +3,7 @@ import type { CustomResourceDefinition } from './crds.js';
 import { crdValidator } from './crd-validation.js';
 import { listSemanticsFor, type ListSemanticsLookup } from './list-semantics.js';
 import { metaTime, recordUpdate } from './managed-fields.js';
+import { PdbPodCounts } from './pdb-index.js';
 import { groupResource, groupVersion, type ResourceRegistry } from './resources.js';
 import { alreadyExists, conflict, forbidden, invalid, modifiedConflict, notFound } from './status.js';
 import type { ObjectStore } from './store.js';
@@ -57,12 +58,16 @@ export interface StoreControllers {
 export class KubeStore {
   controllers: StoreControllers | undefined;
   private readonly semantics = new WeakMap<ResourceInfo, ListSemanticsLookup>();
+  /** Each PDB's covered and healthy pods, kept from the change feed (pdb-index.ts). */
+  readonly pdbPods: PdbPodCounts;
 
   constructor(
     readonly objects: ObjectStore,
     readonly resources: ResourceRegistry,
     readonly now: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.pdbPods = new PdbPodCounts(objects);
+  }
 
   info(ref: ResourceRef): ResourceInfo {
     if (typeof ref !== 'string') return ref;

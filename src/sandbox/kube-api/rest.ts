@@ -17,6 +17,7 @@ export interface RestContext {
   store: KubeStore;
   faults: KubeFaults;
   bookmarkIntervalMs: number;
+  watchBufferBytes: number;
 }
 
 export interface Reply {
@@ -153,9 +154,13 @@ function list(
   let start: string | undefined;
   if (token) {
     const decoded = decodeContinue(token);
-    if (decoded.rv < store.objects.oldestResourceVersion) throw new ApiStatusError(410, 'Expired', EXPIRED_CONTINUE);
-    listRv = decoded.rv;
     start = decoded.start;
+    // etcd3/errors.go handleCompactedErrorForPaging: the 410 carries a token with rv -1, which continues at the
+    // latest revision (an inconsistent remainder) for a client that accepts that.
+    if (decoded.rv !== -1 && decoded.rv < store.objects.etcdCompactedRevision) {
+      throw new ApiStatusError(410, 'Expired', EXPIRED_CONTINUE, undefined, { continue: encodeContinue(-1, start) });
+    }
+    if (decoded.rv !== -1) listRv = decoded.rv;
   }
   const items: KubeObject[] = [];
   let next: string | undefined;

@@ -45,6 +45,12 @@ export interface KubeApiServerOptions {
   historySize?: number;
   /** How often a watch with allowWatchBookmarks gets a BOOKMARK (default 60 s, kube-apiserver's cadence). */
   bookmarkIntervalMs?: number;
+  /** How often etcd is compacted, expiring older continue tokens (default 5 min, kube-apiserver's --etcd-compaction-interval). */
+  compactionIntervalMs?: number;
+  /** Bytes a watcher may leave unread before it is closed with 410 Expired (default 16 MiB). */
+  watchBufferBytes?: number;
+  /** Events older than this (by creationTimestamp, against `now`) are deleted (default 1 h, kube-apiserver's --event-ttl). */
+  eventTtlSeconds?: number;
   faultSeed?: number;
   now?: () => Date;
 }
@@ -54,6 +60,8 @@ export interface KubeRequestRecord {
   /** The resource for resource requests (`nodeclaims`), else the path (`/apis`). */
   resource?: string;
   path: string;
+  /** The query string's parameters (`limit`, `continue`, `labelSelector`, `watch`, ...), as sent. */
+  query: Record<string, string>;
   namespace?: string;
   name?: string;
   subresource?: string;
@@ -142,7 +150,11 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
     store,
     faults,
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+    watchBufferBytes: options.watchBufferBytes ?? 16 * 1024 * 1024,
   };
+  const compactor = setInterval(() => store.objects.compactEtcd(), options.compactionIntervalMs ?? 5 * 60_000).unref();
+  const eventTtlMs = (options.eventTtlSeconds ?? 3600) * 1000;
+  const eventReaper = setInterval(() => expireEvents(store, eventTtlMs), Math.min(60_000, eventTtlMs)).unref();
   const stopping = new AbortController();
   let host = '127.0.0.1';
 
@@ -154,6 +166,7 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
       verb: info.verb,
       ...(info.isResourceRequest ? { resource: info.resource } : {}),
       path: info.path,
+      query: Object.fromEntries(url.searchParams),
       ...(info.namespace !== undefined ? { namespace: info.namespace } : {}),
       ...(info.name !== undefined ? { name: info.name } : {}),
       ...(info.subresource !== undefined ? { subresource: info.subresource } : {}),
@@ -225,10 +238,23 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
       (stopped ??= new Promise<void>((resolve, reject) => {
         stopping.abort();
         faults.clear();
+        clearInterval(compactor);
+        clearInterval(eventReaper);
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections();
       })),
   };
+}
+
+// kube-apiserver stores events with a TTL (--event-ttl, 1 h): etcd drops them by lease. Without it a long run's
+// events (one per evicted pod) would only grow.
+function expireEvents(store: KubeStore, ttlMs: number): void {
+  const before = store.now().getTime() - ttlMs;
+  const expired: Array<{ name: string; namespace: string }> = [];
+  for (const e of store.objects.list('events')) {
+    if (Date.parse(e.metadata.creationTimestamp ?? '') < before) expired.push({ name: e.metadata.name ?? '', namespace: e.metadata.namespace ?? '' });
+  }
+  for (const e of expired) store.delete('events', e.name, e.namespace);
 }
 
 // API Priority and Fairness answers 429 with Retry-After (apiserver pkg/server/filters/priority-and-fairness.go);

@@ -9,7 +9,7 @@ import { ApiStatusError, type ResourceInfo } from './types.js';
 export interface StatusBody {
   kind: 'Status';
   apiVersion: 'v1';
-  metadata: Record<string, never>;
+  metadata: { continue?: string };
   status: 'Failure' | 'Success';
   message: string;
   reason: string;
@@ -71,7 +71,7 @@ export function statusBody(err: ApiStatusError): StatusBody {
   return {
     kind: 'Status',
     apiVersion: 'v1',
-    metadata: {},
+    metadata: err.listMeta ?? {},
     status: 'Failure',
     message: err.message,
     reason: err.reason,

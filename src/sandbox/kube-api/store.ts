@@ -4,7 +4,9 @@ import type { KubeObject } from './types.js';
 // (`/registry/<resource>/<namespace>/<name>`, so lists come back sorted by namespace then name), one global
 // resourceVersion counter (etcd's revision), and a bounded history of changes that watches replay from. Like the
 // watch cache (storage/cacher/watch_cache.go), a resourceVersion older than the history's start is "too old".
-// Objects are never mutated once stored: a write stores a new object, so a reader may keep what it got.
+// Separately, etcd's own history is compacted on a timer (compactEtcd): continue tokens of older lists expire then.
+// Objects are never mutated once stored: a write stores a new object, so a reader may keep what it got, and each
+// stored version is serialized at most once (serialized()): lists and watches write those bytes.
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -22,7 +24,7 @@ export type ChangeListener = (change: Change) => void;
 
 interface Table {
   byNamespace: Map<string, Map<string, KubeObject>>;
-  /** `namespace/name` keys in etcd order; rebuilt lazily after an insert or removal. */
+  /** `namespace/name` keys in etcd order, built on the first list and kept sorted by each insert and removal. */
   sorted?: string[];
   count: number;
 }
@@ -40,6 +42,12 @@ export class ObjectStore {
   private revision: number;
   /** Every change after this revision is still in the history. */
   private compactedRevision: number;
+  /** etcd's compaction: revisions before this one are gone for continue tokens (kube's compactor, every 5 min). */
+  private etcdCompacted: number;
+  /** The revision the next compactEtcd() compacts to: the one seen at the previous compaction. */
+  private etcdCompactNext: number;
+  /** How many objects have been serialized: one per stored version read, however often it is listed or watched. */
+  serializations = 0;
 
   constructor(
     private readonly historySize = 10_000,
@@ -47,6 +55,8 @@ export class ObjectStore {
   ) {
     this.revision = initialRevision;
     this.compactedRevision = initialRevision;
+    this.etcdCompacted = initialRevision;
+    this.etcdCompactNext = initialRevision;
   }
 
   get resourceVersion(): number {
@@ -56,6 +66,11 @@ export class ObjectStore {
   /** The oldest resourceVersion a watch or continue token may still start from. */
   get oldestResourceVersion(): number {
     return this.compactedRevision;
+  }
+
+  /** The oldest revision a continue token may still read at: older ones were compacted away (410 Expired). */
+  get etcdCompactedRevision(): number {
+    return this.etcdCompacted;
   }
 
   get(groupResource: string, namespace: string, name: string): KubeObject | undefined {
@@ -72,20 +87,16 @@ export class ObjectStore {
   *list(groupResource: string, namespace?: string, startKey?: string): Generator<KubeObject> {
     const table = this.tables.get(groupResource);
     if (!table) return;
-    if (namespace !== undefined) {
-      const objects = table.byNamespace.get(namespace);
-      if (!objects) return;
-      for (const name of [...objects.keys()].sort()) {
-        if (startKey === undefined || key(namespace, name) >= startKey) yield objects.get(name) as KubeObject;
-      }
-      return;
-    }
+    if (namespace !== undefined && !table.byNamespace.has(namespace)) return;
+    // One sorted key list serves every list: a namespace's keys are a contiguous run of it (`<namespace>/…`).
     table.sorted ??= [...table.byNamespace.entries()]
       .flatMap(([ns, objects]) => [...objects.keys()].map((n) => key(ns, n)))
       .sort();
-    let i = startKey === undefined ? 0 : lowerBound(table.sorted, startKey);
-    for (; i < table.sorted.length; i++) {
+    const prefix = namespace === undefined ? '' : `${namespace}/`;
+    const from = startKey !== undefined && startKey > prefix ? startKey : prefix;
+    for (let i = lowerBound(table.sorted, from); i < table.sorted.length; i++) {
       const k = table.sorted[i] as string;
+      if (!k.startsWith(prefix)) return;
       const slash = k.indexOf('/');
       const object = table.byNamespace.get(k.slice(0, slash))?.get(k.slice(slash + 1));
       if (object) yield object;
@@ -95,6 +106,11 @@ export class ObjectStore {
   /** Pods bound to a node: the `spec.nodeName` index kube-apiserver's watch cache keeps for kubelets. */
   podsOnNode(nodeName: string): KubeObject[] {
     return [...(this.podsByNode.get(nodeName)?.values() ?? [])];
+  }
+
+  /** How many pods are bound to a node, without copying them. */
+  podCountOnNode(nodeName: string): number {
+    return this.podsByNode.get(nodeName)?.size ?? 0;
   }
 
   /** Objects whose ownerReferences name `uid`: what the garbage collector's graph holds. */
@@ -107,6 +123,7 @@ export class ObjectStore {
     let text = this.json.get(object);
     if (text === undefined) {
       text = JSON.stringify(object);
+      this.serializations++;
       this.json.set(object, text);
     }
     return text;
@@ -127,7 +144,8 @@ export class ObjectStore {
     if (!objects) table.byNamespace.set(namespace, (objects = new Map<string, KubeObject>()));
     if (!previous) {
       table.count++;
-      table.sorted = undefined;
+      const k = key(namespace, name);
+      table.sorted?.splice(lowerBound(table.sorted, k), 0, k);
     }
     objects.set(name, stored);
     this.index(groupResource, previous, stored);
@@ -150,7 +168,9 @@ export class ObjectStore {
     objects.delete(name);
     if (objects.size === 0) table.byNamespace.delete(namespace);
     table.count--;
-    table.sorted = undefined;
+    const k = key(namespace, name);
+    const at = table.sorted ? lowerBound(table.sorted, k) : -1;
+    if (at >= 0 && table.sorted?.[at] === k) table.sorted.splice(at, 1);
     this.index(groupResource, previous, undefined);
     this.revision++;
     const last = {
@@ -188,6 +208,17 @@ export class ObjectStore {
     this.history.length = 0;
     this.historyStart = 0;
     this.compactedRevision = this.revision;
+    this.etcdCompacted = this.revision;
+    this.etcdCompactNext = this.revision;
+  }
+
+  /**
+   * One run of kube-apiserver's etcd compactor (storage/etcd3/compact.go): it compacts to the revision it saw on
+   * its previous run, so a list's continue token lives between one and two compaction intervals.
+   */
+  compactEtcd(): void {
+    this.etcdCompacted = Math.max(this.etcdCompacted, this.etcdCompactNext);
+    this.etcdCompactNext = this.revision;
   }
 
   subscribe(listener: ChangeListener): () => void {

@@ -77,6 +77,8 @@ export class ApiStatusError extends Error {
     readonly reason: string,
     message: string,
     readonly details?: { name?: string; group?: string; kind?: string; causes?: StatusCause[]; retryAfterSeconds?: number },
+    /** The Status's ListMeta: an expired continue token's successor. */
+    readonly listMeta?: { continue?: string },
   ) {
     super(message);
   }

@@ -13,7 +13,12 @@ import { ApiStatusError, type KubeObject, type ResourceInfo } from './types.js';
 // - a resourceVersion still in the history: every change after it, then changes;
 // - an older one: HTTP 200 and a single ERROR event carrying a 410 Expired Status, then the stream ends;
 // - selectors apply to both sides of a change, so an object that starts or stops matching arrives as ADDED or
-//   DELETED (cacher.go `watchCacheInterval` / `cacheWatcher.convertToWatchEvent`).
+//   DELETED (cacher.go `watchCacheInterval` / `cacheWatcher.convertToWatchEvent`);
+// - a watcher that does not read what it is sent (more than `watchBufferBytes` unread) is closed, as the cacher
+//   closes a watcher whose buffered channel fills (cacher.go "Forcing ... watcher close due to unresponsiveness"),
+//   here with an ERROR event 410 Expired so the client knows to relist rather than resume: its position is lost.
+// Events carry each stored object's cached JSON (store.serialized), so a change fans out to any number of watchers
+// without serializing the object again.
 
 export interface WatchRequest {
   resource: ResourceInfo;
@@ -31,6 +36,7 @@ export interface WatchContext {
   store: KubeStore;
   faults: KubeFaults;
   bookmarkIntervalMs: number;
+  watchBufferBytes: number;
 }
 
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -49,16 +55,14 @@ export function serveWatch(res: ServerResponse, w: WatchRequest, ctx: WatchConte
   });
   res.flushHeaders();
 
+  const expire = (message: string) => {
+    send('ERROR', JSON.stringify(statusBody(new ApiStatusError(410, 'Expired', message))));
+    res.end();
+  };
   const requested = w.resourceVersion ? Number(w.resourceVersion) : 0;
   const replay = requested > 0 ? store.objects.changesSince(requested) : undefined;
   if (requested > 0 && !replay) {
-    const expired = new ApiStatusError(
-      410,
-      'Expired',
-      `too old resource version: ${requested} (${store.objects.oldestResourceVersion})`,
-    );
-    send('ERROR', JSON.stringify(statusBody(expired)));
-    res.end();
+    expire(`too old resource version: ${requested} (${store.objects.oldestResourceVersion})`);
     return;
   }
 
@@ -104,7 +108,22 @@ export function serveWatch(res: ServerResponse, w: WatchRequest, ctx: WatchConte
     }
   }
 
-  const unsubscribe = store.objects.subscribe(deliver);
+  let closed = false;
+  let lastSent = String(requested || store.objects.resourceVersion);
+  const live = (change: Change) => {
+    if (closed) return;
+    deliver(change);
+    if (change.groupResource === key) lastSent = String(change.resourceVersion);
+    if (res.writableLength > ctx.watchBufferBytes) {
+      // The client fell behind: stop buffering for it. What it has not read is lost with the connection, so its
+      // resourceVersion is no good to resume from.
+      closed = true;
+      unsubscribe();
+      expire(`too old resource version: ${lastSent} (${store.objects.resourceVersion}): the watcher fell behind (${res.writableLength} bytes unread)`);
+      setTimeout(() => res.destroy(), 10_000).unref();
+    }
+  };
+  const unsubscribe = store.objects.subscribe(live);
   const timers: NodeJS.Timeout[] = [];
   if (w.allowBookmarks) timers.push(setInterval(bookmark, ctx.bookmarkIntervalMs));
   if (w.timeoutSeconds !== undefined && w.timeoutSeconds > 0) {
@@ -112,9 +131,16 @@ export function serveWatch(res: ServerResponse, w: WatchRequest, ctx: WatchConte
   }
   // A dropped watch is a cut connection, not a clean end of stream: the client must re-establish it.
   const undrop = ctx.faults.onDropWatches(() => res.destroy());
+  const unexpire = ctx.faults.onExpireWatches(() => {
+    closed = true;
+    unsubscribe();
+    expire(`too old resource version: ${lastSent} (${store.objects.resourceVersion})`);
+  });
   res.on('close', () => {
+    closed = true;
     unsubscribe();
     undrop();
+    unexpire();
     for (const t of timers) clearTimeout(t);
   });
 }
