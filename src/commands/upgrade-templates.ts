@@ -76,11 +76,13 @@ export async function upgradeFromTemplates(options: UpgradeOptions, t: UpgradeTe
     } else {
       ctx.io.out(manifestsYaml(manifests));
       ctx.io.out(`\n${manifestDiffText(diff, checks, { color: ctx.globals.color })}`);
-      ctx.io.out(`\nPlan: apply ec2nodeclass/${t.name} and nodepool/${t.name} whole (server-side apply, field manager karp-drift)${live ? '' : ', creating them'}.\n`);
     }
     const refused = checks.filter((c) => c.level === 'error');
+    if (!json && refused.length === 0) {
+      ctx.io.out(`\nPlan: apply ec2nodeclass/${t.name} and nodepool/${t.name} whole (server-side apply, field manager karp-drift)${live ? '' : ', creating them'}.\n`);
+    }
     if (refused.length > 0) {
-      throw new RefusedError(`the templates change what Karpenter hashes or a NodePool's requirements (${refused.map((c) => c.code).join(', ')}): applying them would re-roll nodes beyond the AMI change; nothing was changed`, {
+      throw new RefusedError(`the templates change what Karpenter hashes or a NodePool's requirements (${[...new Set(refused.map((c) => c.code))].join(', ')}): applying them would re-roll nodes beyond the AMI change; nothing was changed`, {
         hint: `make the templates match the live objects, or re-run with ${ACCEPT_FLAG} to apply them and let Karpenter replace those nodes`,
       });
     }

@@ -254,7 +254,7 @@ export function fieldPath(segments: readonly string[]): string {
 // Flow YAML, as a person writes a value in a manifest: `KarpenterNodeRole-prod`, `{team: ml}`, `[{id: ami-1}]`.
 // Long values (userData) are cut at `max` characters with their length, so a diff line stays readable; the JSON
 // output carries them whole.
-export function flowValue(v: unknown, max = 72): string {
+export function flowValue(v: unknown, max = 120): string {
   const text = flow(v);
   return text.length <= max ? text : `${text.slice(0, max - 1)}… (${text.length} chars)`;
 }
@@ -266,3 +266,10 @@ function flow(v: unknown): string {
 }
 
 const scalar = (s: string): string => (/^[A-Za-z0-9][\w@./-]*$/.test(s) && !/^(true|false|null|yes|no|on|off|~)$/i.test(s) && !/^[\d.]+$/.test(s) ? s : JSON.stringify(s));
+
+/** A list changed into another, as sets (Karpenter hashes lists as sets): the items gone and the items new. */
+export function listDelta(before: readonly unknown[], after: readonly unknown[]): { removed: unknown[]; added: unknown[] } {
+  const keys = (l: readonly unknown[]) => new Set(l.map(canonical));
+  const [had, has] = [keys(before), keys(after)];
+  return { removed: before.filter((v) => !has.has(canonical(v))), added: after.filter((v) => !had.has(canonical(v))) };
+}

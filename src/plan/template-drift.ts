@@ -2,7 +2,7 @@
 // selection must not re-roll nodes by surprise. A change Karpenter hashes, or one to a NodePool's requirements, is an
 // error (exit 3, nothing changed) unless --accept-template-drift; selector changes that may drift are a warning;
 // changes that drift nothing are listed as info. New objects are created and drift nothing.
-import { flowValue, type DriftReason, type FieldChange, type ManifestDiff, type ObjectDiff } from '../manifests/diff.js';
+import { flowValue, listDelta, type DriftReason, type FieldChange, type ManifestDiff, type ObjectDiff } from '../manifests/diff.js';
 import type { Requirement } from '../cluster/views.js';
 import { plural } from '../rollout/text.js';
 import { check, type Check } from './checks.js';
@@ -44,8 +44,16 @@ export function templateDriftChecks(input: TemplateDriftInput): Check[] {
 }
 
 const ref = (o: ObjectDiff) => `${o.kind.toLowerCase()}/${o.name}`;
-const change = (c: FieldChange) =>
-  c.op === 'add' ? `${c.path}: (unset) → ${flowValue(c.after)}` : c.op === 'remove' ? `${c.path}: ${flowValue(c.before)} → (removed)` : `${c.path}: ${flowValue(c.before)} → ${flowValue(c.after)}`;
+function change(c: FieldChange): string {
+  if (c.op === 'add') return `${c.path}: (unset) → ${flowValue(c.after)}`;
+  if (c.op === 'remove') return `${c.path}: ${flowValue(c.before)} → (removed)`;
+  if (Array.isArray(c.before) && Array.isArray(c.after)) {
+    const { removed, added } = listDelta(c.before, c.after);
+    const items = [...removed.map((v) => `- ${flowValue(v)}`), ...added.map((v) => `+ ${flowValue(v)}`)];
+    return `${c.path}: ${items.join('; ')}`;
+  }
+  return `${c.path}: ${flowValue(c.before)} → ${flowValue(c.after)}`;
+}
 const paths = (changes: readonly FieldChange[]) => {
   const all = changes.map((c) => c.path);
   return all.length === 1 ? all[0]! : `${all.slice(0, -1).join(', ')} and ${all.at(-1)!}`;
@@ -61,9 +69,9 @@ function reached(o: ObjectDiff, reason: DriftReason, input: TemplateDriftInput):
 }
 
 const WHAT: Partial<Record<DriftReason, string>> = {
-  NodeClassDrift: 'which Karpenter hashes: every NodeClaim of the class would drift',
-  NodePoolDrifted: "which Karpenter hashes (spec.template): every NodeClaim of the NodePool would drift",
-  RequirementsDrifted: 'NodeClaims whose labels no longer satisfy them would drift',
+  NodeClassDrift: ', which Karpenter hashes: every NodeClaim of the class would drift',
+  NodePoolDrifted: ', which Karpenter hashes: every NodeClaim of the NodePool would drift',
+  RequirementsDrifted: ': the NodeClaims whose labels no longer satisfy them would drift',
 };
 
 function drift(o: ObjectDiff, reason: DriftReason, input: TemplateDriftInput): Check[] {
@@ -71,16 +79,12 @@ function drift(o: ObjectDiff, reason: DriftReason, input: TemplateDriftInput): C
   if (changes.length === 0) return [];
   const claims = reached(o, reason, input);
   const onTarget = claims.filter((c) => c.imageId !== undefined && input.targetImageIds.includes(c.imageId)).length;
-  const count =
-    reason === 'RequirementsDrifted'
-      ? `${plural(claims.length, 'node')} would, ${onTarget} of them already on the target AMI`
-      : `${onTarget} of its ${plural(claims.length, 'node')} already on the target AMI would be replaced again`;
-  const verb = changes.length === 1 ? 'changes' : 'change';
+  const count = `${plural(claims.length, 'node')}, ${onTarget} of them already on the target AMI`;
   return [
     check(
       'TEMPLATE-DRIFT',
       input.accepted ? 'warning' : 'error',
-      `${ref(o)}: the templates ${verb} ${paths(changes)}, ${WHAT[reason]!} (${reason}); ${count}`,
+      `${ref(o)}: the templates change ${paths(changes)}${WHAT[reason]!} (${reason}): ${count}`,
       changes.map(change),
       input.accepted
         ? `accepted with ${ACCEPT_FLAG}: Karpenter replaces these nodes after the apply, AMI or not`

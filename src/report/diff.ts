@@ -1,7 +1,7 @@
 // Draws an `upgrade --templates` diff (manifests/diff.ts) the way aws-cdk's cloudformation-diff `format.ts` draws a
 // stack diff: `[+]` added, `[-]` removed, `[~]` changed, a tree per object, and what each change makes Karpenter do.
 import type { Check } from '../plan/checks.js';
-import { flowValue, type FieldChange, type ManifestDiff, type ObjectDiff } from '../manifests/diff.js';
+import { flowValue, listDelta, type FieldChange, type ManifestDiff, type ObjectDiff } from '../manifests/diff.js';
 import { ANSI, checkLines, type Paint } from './plan.js';
 
 const EFFECT: Record<FieldChange['class'], (c: FieldChange) => string> = {
@@ -21,10 +21,8 @@ function valueLines(c: FieldChange, paint: Paint): string[] {
   const minus = (v: unknown) => paint('red', `[-] ${flowValue(v)}`);
   const plus = (v: unknown) => paint('green', `[+] ${flowValue(v)}`);
   if (Array.isArray(c.before) && Array.isArray(c.after)) {
-    const key = (v: unknown) => JSON.stringify(v);
-    const after = new Set(c.after.map(key));
-    const before = new Set(c.before.map(key));
-    return [...c.before.filter((v) => !after.has(key(v))).map(minus), ...c.after.filter((v) => !before.has(key(v))).map(plus)];
+    const { removed, added } = listDelta(c.before, c.after);
+    return [...removed.map(minus), ...added.map(plus)];
   }
   return [minus(c.before), plus(c.after)];
 }
