@@ -265,7 +265,7 @@ function flow(v: unknown): string {
   return typeof v === 'string' ? scalar(v) : String(v);
 }
 
-const scalar = (s: string): string => (/^[A-Za-z0-9][\w@./-]*$/.test(s) && !/^(true|false|null|yes|no|on|off|~)$/i.test(s) && !/^[\d.]+$/.test(s) ? s : JSON.stringify(s));
+const scalar = (s: string): string => (/^[A-Za-z0-9][\w@./%-]*$/.test(s) && !/^(true|false|null|yes|no|on|off|~)$/i.test(s) && !/^[\d.]+$/.test(s) ? s : JSON.stringify(s));
 
 /** A list changed into another, as sets (Karpenter hashes lists as sets): the items gone and the items new. */
 export function listDelta(before: readonly unknown[], after: readonly unknown[]): { removed: unknown[]; added: unknown[] } {
