@@ -97,12 +97,12 @@ export async function upgradeFromTemplates(options: UpgradeOptions, t: UpgradeTe
     }
     const nodeClass = await applyObject(
       cluster.custom,
-      { group: 'karpenter.k8s.aws', version: 'v1', plural: 'ec2nodeclasses', name: t.name, body: manifests.nodeClass, force: true },
+      { group: 'karpenter.k8s.aws', version: 'v1', plural: 'ec2nodeclasses', name: t.name, body: manifests.nodeClass, force: true, ...(current.nodeClass ? { resourceVersion: current.nodeClass.resourceVersion } : {}) },
       { dryRun: options.dryRun },
     );
     await applyObject(
       cluster.custom,
-      { group: 'karpenter.sh', version: 'v1', plural: 'nodepools', name: t.name, body: manifests.nodePool, force: true },
+      { group: 'karpenter.sh', version: 'v1', plural: 'nodepools', name: t.name, body: manifests.nodePool, force: true, ...(current.nodePool ? { resourceVersion: current.nodePool.resourceVersion } : {}) },
       { dryRun: options.dryRun },
     );
     if (json) ctx.io.out(event('applied', { nodeClass: t.name, nodePool: t.name, generation: nodeClass.generation, dryRun: options.dryRun }));

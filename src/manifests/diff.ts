@@ -22,28 +22,21 @@
 //   `NodeClaimTemplateSpec` tags and `NodePool.Hash()`; DOMAIN.md §1.3).
 // - Both hashes use hashstructure with SlicesAsSets and IgnoreZeroValue/ZeroNil: list order and a zero value set
 //   where nothing was (false, 0, "", {}) change no hash.
-import { AMI_FAMILIES, FAMILIES } from "../ami/families.js";
+import { AMI_FAMILIES, FAMILIES } from '../ami/families.js';
 
-export type ManifestKind = "EC2NodeClass" | "NodePool";
+export type ManifestKind = 'EC2NodeClass' | 'NodePool';
 
 /** What a change makes Karpenter do. */
-export type ChangeClass =
-  "ami-selection" | "hashed" | "requirements" | "selectors" | "behavioural";
+export type ChangeClass = 'ami-selection' | 'hashed' | 'requirements' | 'selectors' | 'behavioural';
 
 /** Karpenter's drift reasons a template change can cause (DOMAIN.md §2.1). */
-export type DriftReason =
-  | "NodeClassDrift"
-  | "NodePoolDrifted"
-  | "RequirementsDrifted"
-  | "SubnetDrift"
-  | "SecurityGroupDrift"
-  | "CapacityReservationDrift";
+export type DriftReason = 'NodeClassDrift' | 'NodePoolDrifted' | 'RequirementsDrifted' | 'SubnetDrift' | 'SecurityGroupDrift' | 'CapacityReservationDrift';
 
 export interface FieldChange {
   /** `spec.role`, `spec.tags["karpenter.sh/discovery"]`: for people. */
   path: string;
   segments: string[];
-  op: "add" | "remove" | "change";
+  op: 'add' | 'remove' | 'change';
   before?: unknown;
   after?: unknown;
   class: ChangeClass;
@@ -73,6 +66,8 @@ export interface ManagedFieldsEntry {
 
 /** A live object reduced to what the diff reads (cluster/live-manifests.ts builds it). */
 export interface LiveObject {
+  /** What the diff was computed against: the apply carries it as a precondition. */
+  resourceVersion: string;
   labels: Record<string, string>;
   annotations: Record<string, string>;
   spec: Record<string, unknown>;
@@ -95,49 +90,22 @@ export function manifestDiff(
   fieldManager: string,
 ): ManifestDiff {
   return {
-    nodeClass: objectDiff(
-      "EC2NodeClass",
-      rendered.nodeClass,
-      live.nodeClass,
-      fieldManager,
-    ),
-    nodePool: objectDiff(
-      "NodePool",
-      rendered.nodePool,
-      live.nodePool,
-      fieldManager,
-    ),
+    nodeClass: objectDiff('EC2NodeClass', rendered.nodeClass, live.nodeClass, fieldManager),
+    nodePool: objectDiff('NodePool', rendered.nodePool, live.nodePool, fieldManager),
   };
 }
 
-export function objectDiff(
-  kind: ManifestKind,
-  rendered: RenderedObject,
-  live: LiveObject | undefined,
-  fieldManager: string,
-): ObjectDiff {
+export function objectDiff(kind: ManifestKind, rendered: RenderedObject, live: LiveObject | undefined, fieldManager: string): ObjectDiff {
   const name = rendered.metadata.name;
   if (live === undefined) return { kind, name, created: true, changes: [] };
-  const renderedTree = tree(
-    rendered.metadata.labels,
-    rendered.metadata.annotations,
-    rendered.spec as Record<string, unknown>,
-  );
+  const renderedTree = tree(rendered.metadata.labels, rendered.metadata.annotations, rendered.spec as Record<string, unknown>);
   const liveTree = tree(live.labels, live.annotations, live.spec);
-  const found: Array<Omit<FieldChange, "class" | "reason" | "path">> = [];
-  for (const root of ["metadata", "spec"])
-    walk(renderedTree[root], liveTree[root], [root], found);
-  for (const segments of droppedFields(
-    live.managedFields,
-    fieldManager,
-    renderedTree,
-    liveTree,
-  )) {
-    found.push({ segments, op: "remove", before: valueAt(liveTree, segments) });
+  const found: Array<Omit<FieldChange, 'class' | 'reason' | 'path'>> = [];
+  for (const root of ['metadata', 'spec']) walk(renderedTree[root], liveTree[root], [root], found);
+  for (const segments of droppedFields(live.managedFields, fieldManager, renderedTree, liveTree)) {
+    found.push({ segments, op: 'remove', before: valueAt(liveTree, segments) });
   }
-  const familyChanges =
-    kind === "EC2NodeClass" &&
-    resolvedFamilyChanges(renderedTree, liveTree, found);
+  const familyChanges = kind === 'EC2NodeClass' && resolvedFamilyChanges(renderedTree, liveTree, found);
   const changes = found.map((c) => {
     const { class: cls, reason } = classify(kind, c.segments, {
       familyChanges,
@@ -156,11 +124,7 @@ export function objectDiff(
 
 type Tree = Record<string, unknown>;
 
-function tree(
-  labels: Record<string, string> | undefined,
-  annotations: Record<string, string> | undefined,
-  spec: Record<string, unknown>,
-): Tree {
+function tree(labels: Record<string, string> | undefined, annotations: Record<string, string> | undefined, spec: Record<string, unknown>): Tree {
   return {
     metadata: {
       ...(labels ? { labels } : {}),
@@ -170,28 +134,21 @@ function tree(
   };
 }
 
-const isMap = (v: unknown): v is Record<string, unknown> =>
-  v != null && typeof v === "object" && !Array.isArray(v);
+const isMap = (v: unknown): v is Record<string, unknown> => v != null && typeof v === 'object' && !Array.isArray(v);
 
 // Maps merge key by key under server-side apply, so the walk descends into them; lists are compared whole (the
 // Karpenter CRDs declare none of them as keyed lists, so an apply replaces a list outright).
-function walk(
-  rendered: unknown,
-  live: unknown,
-  segments: string[],
-  out: Array<Omit<FieldChange, "class" | "reason" | "path">>,
-): void {
+function walk(rendered: unknown, live: unknown, segments: string[], out: Array<Omit<FieldChange, 'class' | 'reason' | 'path'>>): void {
   if (rendered === undefined) return;
   if (isMap(rendered) && isMap(live)) {
-    for (const [key, value] of Object.entries(rendered))
-      walk(value, live[key], [...segments, key], out);
+    for (const [key, value] of Object.entries(rendered)) walk(value, live[key], [...segments, key], out);
     return;
   }
   if (live === undefined) {
     if (isMap(rendered) && Object.keys(rendered).length === 0) return; // `metadata: {}`: sets nothing
-    out.push({ segments, op: "add", after: rendered });
+    out.push({ segments, op: 'add', after: rendered });
   } else if (!sameValue(rendered, live)) {
-    out.push({ segments, op: "change", before: live, after: rendered });
+    out.push({ segments, op: 'change', before: live, after: rendered });
   }
 }
 
@@ -201,61 +158,38 @@ export function sameValue(a: unknown, b: unknown): boolean {
 }
 
 function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).sort().join(",")}]`;
+  if (Array.isArray(v)) return `[${v.map(canonical).sort().join(',')}]`;
   if (isMap(v)) {
     return `{${Object.keys(v)
       .filter((k) => v[k] !== undefined)
       .sort()
       .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
-      .join(",")}}`;
+      .join(',')}}`;
   }
-  return JSON.stringify(v) ?? "undefined";
+  return JSON.stringify(v) ?? 'undefined';
 }
 
 const isZero = (v: unknown): boolean =>
-  v == null ||
-  v === false ||
-  v === 0 ||
-  v === "" ||
-  (Array.isArray(v) && v.length === 0) ||
-  (isMap(v) && Object.keys(v).length === 0);
+  v == null || v === false || v === 0 || v === '' || (Array.isArray(v) && v.length === 0) || (isMap(v) && Object.keys(v).length === 0);
 
 // The leaf paths a managedFields entry owns: fieldsV1 is a trie of `f:<field>` keys; `k:`/`v:`/`i:` children name
 // list items, so owning one means owning (part of) that list; `.` marks the map itself.
-export function ownedPaths(
-  fieldsV1: unknown,
-  prefix: string[] = [],
-): string[][] {
+export function ownedPaths(fieldsV1: unknown, prefix: string[] = []): string[][] {
   if (!isMap(fieldsV1)) return [prefix];
-  const fields = Object.keys(fieldsV1).filter((k) => k.startsWith("f:"));
+  const fields = Object.keys(fieldsV1).filter((k) => k.startsWith('f:'));
   const items = Object.keys(fieldsV1).some((k) => /^[kvi]:/.test(k));
   if (fields.length === 0 || items) return prefix.length > 0 ? [prefix] : [];
-  return fields.flatMap((k) =>
-    ownedPaths(fieldsV1[k], [...prefix, k.slice(2)]),
-  );
+  return fields.flatMap((k) => ownedPaths(fieldsV1[k], [...prefix, k.slice(2)]));
 }
 
-const WATCHED = [["spec"], ["metadata", "labels"], ["metadata", "annotations"]];
-const startsWith = (path: string[], prefix: string[]) =>
-  prefix.every((p, i) => path[i] === p);
-const overlaps = (a: string[], b: string[]) =>
-  startsWith(a, b) || startsWith(b, a);
+const WATCHED = [['spec'], ['metadata', 'labels'], ['metadata', 'annotations']];
+const startsWith = (path: string[], prefix: string[]) => prefix.every((p, i) => path[i] === p);
+const overlaps = (a: string[], b: string[]) => startsWith(a, b) || startsWith(b, a);
 
-function droppedFields(
-  entries: readonly ManagedFieldsEntry[],
-  fieldManager: string,
-  rendered: Tree,
-  live: Tree,
-): string[][] {
-  const main = entries.filter(
-    (e) => e.subresource === undefined || e.subresource === "",
-  );
-  const mine = main
-    .filter((e) => e.manager === fieldManager && e.operation === "Apply")
-    .flatMap((e) => ownedPaths(e.fieldsV1));
-  const others = main
-    .filter((e) => !(e.manager === fieldManager && e.operation === "Apply"))
-    .flatMap((e) => ownedPaths(e.fieldsV1));
+function droppedFields(entries: readonly ManagedFieldsEntry[], fieldManager: string, rendered: Tree, live: Tree): string[][] {
+  const main = entries.filter((e) => e.subresource === undefined || e.subresource === '');
+  const mine = main.filter((e) => e.manager === fieldManager && e.operation === 'Apply').flatMap((e) => ownedPaths(e.fieldsV1));
+  const others = main.filter((e) => !(e.manager === fieldManager && e.operation === 'Apply')).flatMap((e) => ownedPaths(e.fieldsV1));
   return mine.filter(
     (path) =>
       WATCHED.some((w) => startsWith(path, w) && path.length > w.length) &&
@@ -277,44 +211,33 @@ function valueAt(root: unknown, segments: readonly string[]): unknown {
 
 /** `AMIFamily()`: the explicit field, else the alias's family, else Custom (ec2nodeclass.go). */
 export function resolvedAmiFamily(spec: Record<string, unknown>): string {
-  if (typeof spec.amiFamily === "string") return spec.amiFamily;
-  const terms = Array.isArray(spec.amiSelectorTerms)
-    ? spec.amiSelectorTerms
-    : [];
-  const alias = terms
-    .map((t) => (isMap(t) && typeof t.alias === "string" ? t.alias : undefined))
-    .find((a) => a !== undefined);
-  const family = AMI_FAMILIES.find((f) => f === alias?.split("@")[0]);
-  return family ? FAMILIES[family].amiFamily : "Custom";
+  if (typeof spec.amiFamily === 'string') return spec.amiFamily;
+  const terms = Array.isArray(spec.amiSelectorTerms) ? spec.amiSelectorTerms : [];
+  const alias = terms.map((t) => (isMap(t) && typeof t.alias === 'string' ? t.alias : undefined)).find((a) => a !== undefined);
+  const family = AMI_FAMILIES.find((f) => f === alias?.split('@')[0]);
+  return family ? FAMILIES[family].amiFamily : 'Custom';
 }
 
 // The family after the apply: the rendered amiFamily, else the live one unless karp-drift's removal drops it; the
 // terms are always the rendered ones. Moving from `alias: al2023@…` to id terms plus `amiFamily: AL2023` keeps it.
-function resolvedFamilyChanges(
-  rendered: Tree,
-  live: Tree,
-  found: ReadonlyArray<{ segments: string[]; op: string }>,
-): boolean {
+function resolvedFamilyChanges(rendered: Tree, live: Tree, found: ReadonlyArray<{ segments: string[]; op: string }>): boolean {
   const liveSpec = live.spec as Record<string, unknown>;
   const renderedSpec = rendered.spec as Record<string, unknown>;
-  const dropped = found.some(
-    (c) => c.op === "remove" && c.segments.join(".") === "spec.amiFamily",
-  );
+  const dropped = found.some((c) => c.op === 'remove' && c.segments.join('.') === 'spec.amiFamily');
   const after = {
     ...renderedSpec,
-    amiFamily:
-      renderedSpec.amiFamily ?? (dropped ? undefined : liveSpec.amiFamily),
+    amiFamily: renderedSpec.amiFamily ?? (dropped ? undefined : liveSpec.amiFamily),
   };
   return resolvedAmiFamily(after) !== resolvedAmiFamily(liveSpec);
 }
 
 const NODECLASS_SELECTORS: Record<string, DriftReason> = {
-  subnetSelectorTerms: "SubnetDrift",
-  securityGroupSelectorTerms: "SecurityGroupDrift",
-  capacityReservationSelectorTerms: "CapacityReservationDrift",
+  subnetSelectorTerms: 'SubnetDrift',
+  securityGroupSelectorTerms: 'SecurityGroupDrift',
+  capacityReservationSelectorTerms: 'CapacityReservationDrift',
 };
 /** Other `hash:"ignore"` EC2NodeClass spec fields that change no node. */
-const NODECLASS_UNHASHED = ["ipPrefixCount"];
+const NODECLASS_UNHASHED = ['ipPrefixCount'];
 
 /** What a change at `segments` makes Karpenter do. Unknown spec fields count as hashed: the safe guess. */
 export function classify(
@@ -323,41 +246,27 @@ export function classify(
   context: { familyChanges?: boolean; before?: unknown; after?: unknown } = {},
 ): { class: ChangeClass; reason?: DriftReason } {
   const [root, field] = segments;
-  if (root !== "spec") return { class: "behavioural" }; // labels and annotations of the object itself
+  if (root !== 'spec') return { class: 'behavioural' }; // labels and annotations of the object itself
   let result: { class: ChangeClass; reason?: DriftReason };
-  if (kind === "EC2NodeClass") {
-    if (field === "amiSelectorTerms") return { class: "ami-selection" };
-    if (field === "amiFamily")
-      return context.familyChanges
-        ? { class: "hashed", reason: "NodeClassDrift" }
-        : { class: "ami-selection" };
-    const selector =
-      field !== undefined ? NODECLASS_SELECTORS[field] : undefined;
-    if (selector) return { class: "selectors", reason: selector };
-    if (field !== undefined && NODECLASS_UNHASHED.includes(field))
-      return { class: "behavioural" };
-    result = { class: "hashed", reason: "NodeClassDrift" };
+  if (kind === 'EC2NodeClass') {
+    if (field === 'amiSelectorTerms') return { class: 'ami-selection' };
+    if (field === 'amiFamily') return context.familyChanges ? { class: 'hashed', reason: 'NodeClassDrift' } : { class: 'ami-selection' };
+    const selector = field !== undefined ? NODECLASS_SELECTORS[field] : undefined;
+    if (selector) return { class: 'selectors', reason: selector };
+    if (field !== undefined && NODECLASS_UNHASHED.includes(field)) return { class: 'behavioural' };
+    result = { class: 'hashed', reason: 'NodeClassDrift' };
   } else {
-    if (field !== "template") return { class: "behavioural" }; // disruption (budgets), limits, weight, replicas
-    if (segments[2] === "spec" && segments[3] === "requirements")
-      return { class: "requirements", reason: "RequirementsDrifted" };
-    result = { class: "hashed", reason: "NodePoolDrifted" };
+    if (field !== 'template') return { class: 'behavioural' }; // disruption (budgets), limits, weight, replicas
+    if (segments[2] === 'spec' && segments[3] === 'requirements') return { class: 'requirements', reason: 'RequirementsDrifted' };
+    result = { class: 'hashed', reason: 'NodePoolDrifted' };
   }
   // IgnoreZeroValue/ZeroNil: a zero value where there was none leaves the hash as it was.
-  return isZero(context.before) && isZero(context.after)
-    ? { class: "behavioural" }
-    : result;
+  return isZero(context.before) && isZero(context.after) ? { class: 'behavioural' } : result;
 }
 
 /** `spec.tags["karpenter.sh/discovery"]`: plain segments dotted, others quoted. */
 export function fieldPath(segments: readonly string[]): string {
-  return segments
-    .map((s, i) =>
-      /^[A-Za-z_][\w-]*$/.test(s)
-        ? `${i === 0 ? "" : "."}${s}`
-        : `[${JSON.stringify(s)}]`,
-    )
-    .join("");
+  return segments.map((s, i) => (/^[A-Za-z_][\w-]*$/.test(s) ? `${i === 0 ? '' : '.'}${s}` : `[${JSON.stringify(s)}]`)).join('');
 }
 
 // Flow YAML, as a person writes a value in a manifest: `KarpenterNodeRole-prod`, `{team: ml}`, `[{id: ami-1}]`.
@@ -365,32 +274,23 @@ export function fieldPath(segments: readonly string[]): string {
 // output carries them whole.
 export function flowValue(v: unknown, max = 120): string {
   const text = flow(v);
-  return text.length <= max
-    ? text
-    : `${text.slice(0, max - 1)}… (${text.length} chars)`;
+  return text.length <= max ? text : `${text.slice(0, max - 1)}… (${text.length} chars)`;
 }
 
 function flow(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(flow).join(", ")}]`;
+  if (Array.isArray(v)) return `[${v.map(flow).join(', ')}]`;
   if (isMap(v))
     return `{${Object.entries(v)
       .map(([k, x]) => `${scalar(k)}: ${flow(x)}`)
-      .join(", ")}}`;
-  return typeof v === "string" ? scalar(v) : String(v);
+      .join(', ')}}`;
+  return typeof v === 'string' ? scalar(v) : String(v);
 }
 
 const scalar = (s: string): string =>
-  /^[A-Za-z0-9][\w@./%-]*$/.test(s) &&
-  !/^(true|false|null|yes|no|on|off|~)$/i.test(s) &&
-  !/^[\d.]+$/.test(s)
-    ? s
-    : JSON.stringify(s);
+  /^[A-Za-z0-9][\w@./%-]*$/.test(s) && !/^(true|false|null|yes|no|on|off|~)$/i.test(s) && !/^[\d.]+$/.test(s) ? s : JSON.stringify(s);
 
 /** A list changed into another, as sets (Karpenter hashes lists as sets): the items gone and the items new. */
-export function listDelta(
-  before: readonly unknown[],
-  after: readonly unknown[],
-): { removed: unknown[]; added: unknown[] } {
+export function listDelta(before: readonly unknown[], after: readonly unknown[]): { removed: unknown[]; added: unknown[] } {
   const keys = (l: readonly unknown[]) => new Set(l.map(canonical));
   const [had, has] = [keys(before), keys(after)];
   return {

@@ -1,86 +1,72 @@
 // `upgrade --templates` diff output for one scenario, as text and as JSON: the live class `default` has another role,
 // a `team` tag and an old id pin; the template changes the role and the tag, pins the new AMIs, adds a description
 // and drops userData that an earlier karp-drift apply set; the NodePool is new.
-import { describe, expect, it } from "vitest";
-import {
-  manifestDiff,
-  type LiveObject,
-  type RenderedObject,
-} from "../../src/manifests/diff.js";
-import { templateDriftChecks } from "../../src/plan/template-drift.js";
-import { manifestDiffJson, manifestDiffText } from "../../src/report/diff.js";
+import { describe, expect, it } from 'vitest';
+import { manifestDiff, type LiveObject, type RenderedObject } from '../../src/manifests/diff.js';
+import { templateDriftChecks } from '../../src/plan/template-drift.js';
+import { manifestDiffJson, manifestDiffText } from '../../src/report/diff.js';
 
 const renderedClass: RenderedObject = {
   metadata: {
-    name: "default",
-    annotations: { "kubernetes.io/description": "pinned by karp-drift" },
+    name: 'default',
+    annotations: { 'kubernetes.io/description': 'pinned by karp-drift' },
   },
   spec: {
-    role: "KarpenterNodeRole-prod",
-    tags: { team: "ml" },
-    amiFamily: "AL2023",
-    amiSelectorTerms: [
-      { id: "ami-0new0000000000001" },
-      { id: "ami-0new0000000000002" },
-    ],
+    role: 'KarpenterNodeRole-prod',
+    tags: { team: 'ml' },
+    amiFamily: 'AL2023',
+    amiSelectorTerms: [{ id: 'ami-0new0000000000001' }, { id: 'ami-0new0000000000002' }],
   },
 };
 const liveClass: LiveObject = {
+  resourceVersion: '1',
   labels: {},
   annotations: {},
   spec: {
-    role: "KarpenterNodeRole-old",
-    tags: { team: "web" },
-    userData: "echo hello",
-    amiFamily: "AL2023",
-    amiSelectorTerms: [
-      { id: "ami-0old0000000000001" },
-      { id: "ami-0new0000000000002" },
-    ],
+    role: 'KarpenterNodeRole-old',
+    tags: { team: 'web' },
+    userData: 'echo hello',
+    amiFamily: 'AL2023',
+    amiSelectorTerms: [{ id: 'ami-0old0000000000001' }, { id: 'ami-0new0000000000002' }],
   },
   managedFields: [
     {
-      manager: "karp-drift",
-      operation: "Apply",
-      fieldsV1: { "f:spec": { "f:userData": {}, "f:role": {} } },
+      manager: 'karp-drift',
+      operation: 'Apply',
+      fieldsV1: { 'f:spec': { 'f:userData': {}, 'f:role': {} } },
     },
   ],
 };
 const renderedPool: RenderedObject = {
-  metadata: { name: "default" },
+  metadata: { name: 'default' },
   spec: { template: { spec: { requirements: [] } } },
 };
 
 function scenario() {
-  const diff = manifestDiff(
-    { nodeClass: renderedClass, nodePool: renderedPool },
-    { nodeClass: liveClass },
-    "karp-drift",
-  );
+  const diff = manifestDiff({ nodeClass: renderedClass, nodePool: renderedPool }, { nodeClass: liveClass }, 'karp-drift');
   const checks = templateDriftChecks({
     diff,
     nodeClaims: [
       {
-        name: "default-a",
-        nodeClass: "default",
-        nodePool: "default",
-        imageId: "ami-0new0000000000002",
+        name: 'default-a',
+        nodeClass: 'default',
+        nodePool: 'default',
+        imageId: 'ami-0new0000000000002',
         labels: {},
         deleting: false,
       },
     ],
-    targetImageIds: ["ami-0new0000000000001", "ami-0new0000000000002"],
+    targetImageIds: ['ami-0new0000000000001', 'ami-0new0000000000002'],
     requirements: [],
     accepted: false,
   });
   return { diff, checks };
 }
 
-describe("manifestDiffText", () => {
-  it("draws the tree, then the checks", () => {
+describe('manifestDiffText', () => {
+  it('draws the tree, then the checks', () => {
     const { diff, checks } = scenario();
-    expect(manifestDiffText(diff, checks, { color: false }))
-      .toMatchInlineSnapshot(`
+    expect(manifestDiffText(diff, checks, { color: false })).toMatchInlineSnapshot(`
       "Changes to the live objects:
       [~] EC2NodeClass default
        ├─ [+] metadata.annotations["kubernetes.io/description"]: "pinned by karp-drift" (no drift)
@@ -110,30 +96,26 @@ describe("manifestDiffText", () => {
     `);
   });
 
-  it("says when an object is unchanged, and colours the marks on a terminal", () => {
+  it('says when an object is unchanged, and colours the marks on a terminal', () => {
     const diff = manifestDiff(
       { nodeClass: renderedClass, nodePool: renderedPool },
       {
         nodeClass: {
           ...liveClass,
           spec: renderedClass.spec as Record<string, unknown>,
-          annotations: { "kubernetes.io/description": "pinned by karp-drift" },
+          annotations: { 'kubernetes.io/description': 'pinned by karp-drift' },
           managedFields: [],
         },
       },
-      "karp-drift",
+      'karp-drift',
     );
-    expect(manifestDiffText(diff, [], { color: false })).toContain(
-      "    EC2NodeClass default: no changes\n",
-    );
-    expect(manifestDiffText(diff, [], { color: true })).toContain(
-      "\x1b[32m[+]\x1b[0m NodePool default (created)",
-    );
+    expect(manifestDiffText(diff, [], { color: false })).toContain('    EC2NodeClass default: no changes\n');
+    expect(manifestDiffText(diff, [], { color: true })).toContain('\x1b[32m[+]\x1b[0m NodePool default (created)');
   });
 });
 
-describe("manifestDiffJson", () => {
-  it("carries every change with its class and drift reason", () => {
+describe('manifestDiffJson', () => {
+  it('carries every change with its class and drift reason', () => {
     expect(manifestDiffJson(scenario().diff)).toMatchInlineSnapshot(`
       {
         "nodeClass": {
