@@ -148,7 +148,7 @@ export interface ObjectApply {
 
 /** Server-side apply of a whole rendered object (`upgrade --templates`): created if absent, else updated. */
 export async function applyObject(api: CustomObjectsApi, a: ObjectApply, options: { dryRun: boolean }): Promise<ApplyResult> {
-  const where = `${a.plural.replace(/s$/, '')}/${a.name}`;
+  const where = `${a.plural.replace(/(ss)es$|s$/, '$1')}/${a.name}`; // ec2nodeclasses → ec2nodeclass, nodepools → nodepool
   const body = a.resourceVersion ? { ...a.body, metadata: { ...(a.body.metadata as object), resourceVersion: a.resourceVersion } } : a.body;
   try {
     const result = (await withRetries(() =>
