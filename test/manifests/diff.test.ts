@@ -3,19 +3,18 @@
 // would produce them; each row changes one thing.
 import { describe, expect, it } from 'vitest';
 import {
-  classify,
   fieldPath,
   flowValue,
   listDelta,
   manifestDiff,
   objectDiff,
   ownedPaths,
-  resolvedAmiFamily,
   sameValue,
   type LiveObject,
   type ManagedFieldsEntry,
   type RenderedObject,
 } from '../../src/manifests/diff.js';
+import { classify, resolvedAmiFamily } from '../../src/manifests/hash-fields.js';
 
 const FM = 'karp-drift';
 
