@@ -178,6 +178,7 @@ export function buildProgram(run: RunEnvironment): Command {
     .option('--role <iam-role>', 'with --templates: the node IAM role')
     .option('--family <family>', 'with --templates: the AMI family (default al2023)')
     .option('--name <name>', 'with --templates: the name of both objects (default default)')
+    .option('--accept-template-drift', 'with --templates: apply changes Karpenter hashes or NodePool requirements, re-rolling nodes (otherwise TEMPLATE-DRIFT refuses them)')
     .addHelpText(
       'after',
       examples(bin, [

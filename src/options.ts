@@ -249,6 +249,8 @@ export interface UpgradeTemplates {
   role: string;
   family: AmiFamily;
   name: string;
+  /** --accept-template-drift: apply template changes Karpenter hashes (or NodePool requirements), re-rolling nodes. */
+  acceptTemplateDrift: boolean;
 }
 
 /** What upgrade and rollback share: confirm, apply, then follow the rollout. */
@@ -345,6 +347,11 @@ export function parseStatusOptions(flags: Record<string, unknown>): StatusOption
 // then needs what `render` needs. --templates without a directory value is not possible: commander requires one.
 function parseUpgradeTemplates(flags: Record<string, unknown>): UpgradeTemplates | undefined {
   const wanted = ['templates', 'clusterName', 'role'].some((k) => flags[k] !== undefined);
+  if (!wanted && flags.acceptTemplateDrift === true) {
+    throw new UsageError('--accept-template-drift applies only to upgrade --templates (the render-and-apply flow)', {
+      hint: 'e.g. karp-drift upgrade --to 1.30 --templates ./karpenter --cluster-name prod --role KarpenterNodeRole-prod --accept-template-drift',
+    });
+  }
   if (!wanted) return undefined;
   if (typeof flags.clusterName !== 'string' || typeof flags.role !== 'string') {
     throw new UsageError('upgrade --templates needs --cluster-name and --role (the discovery tag value and the node IAM role)', {
@@ -353,7 +360,7 @@ function parseUpgradeTemplates(flags: Record<string, unknown>): UpgradeTemplates
   }
   if ((flags.nodeclass as string[] | undefined)?.length) throw new UsageError('--nodeclass and --templates cannot be used together: the templates name the objects (--name)');
   const r = parseRenderOptions({ to: flags.to, clusterName: flags.clusterName, role: flags.role, family: flags.family, pin: flags.pin, release: flags.release, templates: flags.templates, name: flags.name });
-  return { ...(r.templates ? { dir: r.templates } : {}), clusterName: r.clusterName, role: r.role, family: r.family, name: r.name };
+  return { ...(r.templates ? { dir: r.templates } : {}), clusterName: r.clusterName, role: r.role, family: r.family, name: r.name, acceptTemplateDrift: flags.acceptTemplateDrift === true };
 }
 
 export interface RollbackOptions extends ApplyOptions {

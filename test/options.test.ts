@@ -228,6 +228,12 @@ describe('parsePlanOptions / parseUpgradeOptions / parseStatusOptions / parseSan
     expect(parsePlanOptions(flags)).toEqual(expected);
   });
 
+  it('upgrade --templates: --accept-template-drift is off unless given', () => {
+    const templates = { to: '1.30', clusterName: 'prod', role: 'KarpenterNodeRole-prod' };
+    expect(parseUpgradeOptions(templates).templates).toMatchObject({ clusterName: 'prod', acceptTemplateDrift: false });
+    expect(parseUpgradeOptions({ ...templates, acceptTemplateDrift: true }).templates).toMatchObject({ acceptTemplateDrift: true });
+  });
+
   it('upgrade: defaults, durations and --no-wait', () => {
     expect(parseUpgradeOptions({ to: '1.30' })).toMatchObject({ yes: false, dryRun: false, wait: true, timeoutMs: 3_600_000, stallTimeoutMs: 900_000, forceConflicts: false });
     expect(parseUpgradeOptions({ to: '1.30', yes: true, wait: false, timeout: '90s', stallTimeout: '2m30s', forceConflicts: true, dryRun: true })).toMatchObject({
@@ -246,6 +252,7 @@ describe('parsePlanOptions / parseUpgradeOptions / parseStatusOptions / parseSan
     [{ to: '1.30', timeout: '0m' }, '--timeout "0m" is not longer than 0; give a duration such as 90s, 15m or 1h30m'],
     [{ to: '1.30', nodeclass: ['Default'] }, '--nodeclass "Default" is not an EC2NodeClass name (a lowercase DNS-1123 name)'],
     [{ to: '1.30', pin: 'ssm' }, '--pin: --pin must be id or alias'],
+    [{ to: '1.30', acceptTemplateDrift: true }, '--accept-template-drift applies only to upgrade --templates (the render-and-apply flow)'],
   ])('upgrade refuses %j', (flags, message) => {
     expect(usageMessage(() => parseUpgradeOptions(flags))).toBe(message);
   });

@@ -153,15 +153,18 @@ export interface ObjectApply {
   /** The whole object as rendered: karp-drift owns every field it sets. */
   body: Record<string, unknown>;
   force: boolean;
+  /** The resourceVersion the diff was computed against, as a precondition; absent when the object is created. */
+  resourceVersion?: string;
 }
 
 /** Server-side apply of a whole rendered object (`upgrade --templates`): created if absent, else updated. */
 export async function applyObject(api: CustomObjectsApi, a: ObjectApply, options: { dryRun: boolean }): Promise<ApplyResult> {
-  const where = `${a.plural.replace(/s$/, '')}/${a.name}`;
+  const where = `${a.plural.replace(/(ss)es$|s$/, '$1')}/${a.name}`; // ec2nodeclasses → ec2nodeclass, nodepools → nodepool
+  const body = a.resourceVersion ? { ...a.body, metadata: { ...(a.body.metadata as object), resourceVersion: a.resourceVersion } } : a.body;
   try {
     const result = (await withRetries(() =>
       api.patchClusterCustomObject(
-        { group: a.group, version: a.version, plural: a.plural, name: a.name, body: a.body, fieldManager: FIELD_MANAGER, force: a.force, ...(options.dryRun ? { dryRun: 'All' } : {}) },
+        { group: a.group, version: a.version, plural: a.plural, name: a.name, body, fieldManager: FIELD_MANAGER, force: a.force, ...(options.dryRun ? { dryRun: 'All' } : {}) },
         setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
       ),
     )) as { metadata?: { resourceVersion?: string; generation?: number } };
@@ -170,6 +173,12 @@ export async function applyObject(api: CustomObjectsApi, a: ObjectApply, options
     if (!(err instanceof ApiException)) throw err;
     const status = statusOf(err as ApiException<unknown>);
     const causes = (status.details?.causes ?? []).map((c) => `${c.field ?? ''}: ${c.message ?? ''}`).join('; ');
+    if (err.code === 409 && a.resourceVersion && !(status.details?.causes ?? []).some((c) => c.reason === 'FieldManagerConflict')) {
+      throw new RefusedError(`${where} changed since its diff was shown (resourceVersion ${a.resourceVersion}); nothing more was changed`, {
+        cause: err,
+        hint: 're-run the command to diff against the current object',
+      });
+    }
     if (err.code === 409) {
       throw new RefusedError(`applying ${where}: ${status.message ?? 'conflict'}${causes ? ` (${causes})` : ''}; nothing more was changed`, {
         cause: err,

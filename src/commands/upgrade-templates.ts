@@ -1,19 +1,24 @@
 // `karp-drift upgrade --templates`: the seed runbook's flow done right. Render the EC2NodeClass and NodePool
 // templates with the pinned AMIs (as `render` does), server-side apply both whole with field manager karp-drift, and
 // follow the NodePool's drift like any upgrade. People's kubectl ownership is taken over; anyone else's is refused
-// unless --force-conflicts.
+// unless --force-conflicts. Before anything is applied, the rendered objects are diffed against the live ones: a
+// change Karpenter hashes, or to the NodePool's requirements, is refused unless --accept-template-drift.
 import type { CommandContext } from '../cli.js';
 import { resolveAmis } from '../ami/resolve.js';
 import { followNeeds, requireAccess } from '../cluster/access.js';
-import { customObjects, applyObject } from '../cluster/apply.js';
+import { customObjects, applyObject, FIELD_MANAGER } from '../cluster/apply.js';
 import { discoverCluster } from '../cluster/discovery.js';
 import { readInventory, readNodeClass } from '../cluster/inventory.js';
+import { readLiveManifests } from '../cluster/live-manifests.js';
 import { RefusedError, UsageError } from '../errors.js';
+import { manifestDiff } from '../manifests/diff.js';
 import { manifestsYaml, pinnedArches, checkPinnable, renderManifests } from '../manifests/render.js';
 import { readTemplates } from '../manifests/templates.js';
 import type { UpgradeOptions, UpgradeTemplates } from '../options.js';
 import { isPersonManager } from '../plan/owners.js';
+import { ACCEPT_FLAG, templateDriftChecks } from '../plan/template-drift.js';
 import { minorOf } from '../plan/versions.js';
+import { manifestDiffJson, manifestDiffText } from '../report/diff.js';
 import { followRollout } from './follow-rollout.js';
 import { connect } from './planning.js';
 import { confirmOrRefuse, event } from './upgrade-shared.js';
@@ -45,8 +50,9 @@ export async function upgradeFromTemplates(options: UpgradeOptions, t: UpgradeTe
     const pinned = amis.filter((a) => a.family === t.family && a.variant === 'standard');
     const manifests = renderManifests(templates, { name: t.name, clusterName: t.clusterName, role: t.role, family: t.family, pin: options.pin, amis: pinned });
 
-    // Ownership: whoever manages the live objects now.
-    const live = await readNodeClass(cluster, 'v1', t.name, ctx.signal);
+    // Ownership: whoever manages the live objects now; and what applying them whole would change (C7: no surprise
+    // re-roll of nodes already on the target AMI).
+    const [live, current] = await Promise.all([readNodeClass(cluster, 'v1', t.name, ctx.signal), readLiveManifests(cluster, t.name, ctx.signal)]);
     const others = (live?.owners ?? []).map((o) => o.manager).filter((m) => m !== 'karp-drift' && !isPersonManager(m));
     if (others.length > 0 && !options.forceConflicts) {
       throw new RefusedError(`ec2nodeclass/${t.name} is also managed by ${[...new Set(others)].join(', ')}, which would put its own fields back; nothing was changed`, {
@@ -54,12 +60,31 @@ export async function upgradeFromTemplates(options: UpgradeOptions, t: UpgradeTe
       });
     }
 
+    const targets = options.pin === 'id' ? manifests.nodeClass.spec.amiSelectorTerms.flatMap((term) => (term.id ? [term.id] : [])) : pinned.map((a) => a.id);
+    const diff = manifestDiff(manifests, current, FIELD_MANAGER);
+    const checks = templateDriftChecks({
+      diff,
+      nodeClaims: current.nodeClaims,
+      targetImageIds: targets,
+      requirements: manifests.nodePool.spec.template.spec.requirements,
+      accepted: t.acceptTemplateDrift,
+    });
+
     if (json) {
       ctx.io.out(event('resolved', { region, amis: pinned.map((a) => ({ family: a.family, arch: a.arch, variant: a.variant, release: a.release, id: a.id, name: a.name })) }));
-      ctx.io.out(event('rendered', { nodeClass: manifests.nodeClass, nodePool: manifests.nodePool }));
+      ctx.io.out(event('rendered', { nodeClass: manifests.nodeClass, nodePool: manifests.nodePool, diff: manifestDiffJson(diff), checks: checks.map((c) => ({ ...c, next: c.next ?? null })) }));
     } else {
       ctx.io.out(manifestsYaml(manifests));
+      ctx.io.out(`\n${manifestDiffText(diff, checks, { color: ctx.globals.color })}`);
+    }
+    const refused = checks.filter((c) => c.level === 'error');
+    if (!json && refused.length === 0) {
       ctx.io.out(`\nPlan: apply ec2nodeclass/${t.name} and nodepool/${t.name} whole (server-side apply, field manager karp-drift)${live ? '' : ', creating them'}.\n`);
+    }
+    if (refused.length > 0) {
+      throw new RefusedError(`the templates change what Karpenter hashes or a NodePool's requirements (${[...new Set(refused.map((c) => c.code))].join(', ')}): applying them would re-roll nodes beyond the AMI change; nothing was changed`, {
+        hint: `make the templates match the live objects, or re-run with ${ACCEPT_FLAG} to apply them and let Karpenter replace those nodes`,
+      });
     }
     await confirmOrRefuse(ctx, options, `Apply ec2nodeclass/${t.name} and nodepool/${t.name}?`);
 
@@ -72,12 +97,12 @@ export async function upgradeFromTemplates(options: UpgradeOptions, t: UpgradeTe
     }
     const nodeClass = await applyObject(
       customObjects(cluster),
-      { group: 'karpenter.k8s.aws', version: 'v1', plural: 'ec2nodeclasses', name: t.name, body: manifests.nodeClass, force: true },
+      { group: 'karpenter.k8s.aws', version: 'v1', plural: 'ec2nodeclasses', name: t.name, body: manifests.nodeClass, force: true, ...(current.nodeClass ? { resourceVersion: current.nodeClass.resourceVersion } : {}) },
       { dryRun: options.dryRun },
     );
     await applyObject(
       customObjects(cluster),
-      { group: 'karpenter.sh', version: 'v1', plural: 'nodepools', name: t.name, body: manifests.nodePool, force: true },
+      { group: 'karpenter.sh', version: 'v1', plural: 'nodepools', name: t.name, body: manifests.nodePool, force: true, ...(current.nodePool ? { resourceVersion: current.nodePool.resourceVersion } : {}) },
       { dryRun: options.dryRun },
     );
     if (json) ctx.io.out(event('applied', { nodeClass: t.name, nodePool: t.name, generation: nodeClass.generation, dryRun: options.dryRun }));
@@ -85,7 +110,6 @@ export async function upgradeFromTemplates(options: UpgradeOptions, t: UpgradeTe
     if (options.dryRun || !options.wait) return;
 
     const inventory = await readInventory(cluster, { discovery, signal: ctx.signal });
-    const targets = options.pin === 'id' ? manifests.nodeClass.spec.amiSelectorTerms.flatMap((term) => (term.id ? [term.id] : [])) : pinned.map((a) => a.id);
     const startedAt = new Date();
     await followRollout(ctx, cluster, discovery, inventory, {
       // Every NodePool of the class drifts, not only the rendered one.

@@ -41,7 +41,9 @@ export const CHECK_CODES = [
   'DO-NOT-DISRUPT-IGNORED',
   'POD-PINNED',
 ] as const;
-export type CheckCode = (typeof CHECK_CODES)[number];
+// `upgrade --templates` only (plan/template-drift.ts): what the rendered objects change besides the AMI selection.
+export const TEMPLATE_CHECK_CODES = ['TEMPLATE-DRIFT', 'TEMPLATE-SELECTORS', 'TEMPLATE-CHANGES'] as const;
+export type CheckCode = (typeof CHECK_CODES)[number] | (typeof TEMPLATE_CHECK_CODES)[number];
 
 export type CheckLevel = 'error' | 'warning' | 'info';
 export const LEVELS: readonly CheckLevel[] = ['error', 'warning', 'info'];

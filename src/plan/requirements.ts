@@ -122,3 +122,12 @@ export function allowsVariant(requirements: readonly Requirement[], variant: Var
     namedInstancesAllow(requirements, (f) => a.family.test(f))
   );
 }
+
+/**
+ * A NodeClaim's labels still satisfy every requirement: what Karpenter checks for `RequirementsDrifted`
+ * (`nodeClaimReq.StrictlyCompatible(nodePoolReq)` in nodeclaim/disruption/drift.go): an absent label satisfies only
+ * NotIn and DoesNotExist.
+ */
+export function labelsSatisfy(requirements: readonly Requirement[], labels: Readonly<Record<string, string>>): boolean {
+  return requirements.every((r) => allows([r], r.key, labels[r.key]));
+}

@@ -8,8 +8,8 @@ import type { AmiSpec, NodeClassPlan, Plan } from '../plan/plan.js';
 import type { NodePoolPlan } from '../plan/pools.js';
 import { plural } from '../rollout/text.js';
 
-const ANSI = { red: 31, green: 32, yellow: 33, cyan: 36, bold: 1 } as const;
-type Paint = (style: keyof typeof ANSI, text: string) => string;
+export const ANSI = { red: 31, green: 32, yellow: 33, cyan: 36, bold: 1 } as const;
+export type Paint = (style: keyof typeof ANSI, text: string) => string;
 
 
 export function planSummary(plan: Plan): { nodeClassesToChange: number; nodesToReplace: number } {
@@ -80,7 +80,7 @@ const HEADINGS: Record<CheckLevel, [string, keyof typeof ANSI]> = {
   info: ['Info', 'cyan'],
 };
 
-function checkLines(checks: readonly Check[], paint: Paint): string[] {
+export function checkLines(checks: readonly Check[], paint: Paint): string[] {
   const lines: string[] = [];
   for (const level of ['error', 'warning', 'info'] as const) {
     const here = checks.filter((c) => c.level === level);

@@ -1,7 +1,7 @@
 // Server-side apply of the AMI selection against the sandbox: what is owned, what is refused, what changes nothing.
 import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { applyConfiguration, applyNodeClass, bookkeeping, FIELD_MANAGER } from '../../src/cluster/apply.js';
+import { applyConfiguration, applyNodeClass, applyObject, bookkeeping, FIELD_MANAGER } from '../../src/cluster/apply.js';
 import { nodeClassView } from '../../src/cluster/convert.js';
 import { KarpDriftError } from '../../src/errors.js';
 import { controlPlaneAmis, manualSandbox } from '../sandbox/karpenter/harness.js';
@@ -110,6 +110,23 @@ describe('applyNodeClass', () => {
       metadata: { name: 'x', resourceVersion: '7', annotations: { a: 'b' } },
       spec: { amiSelectorTerms: [{ alias: 'al2023@v20261023' }] },
     });
+  });
+});
+
+describe('applyObject (upgrade --templates)', () => {
+  it('applies at the resourceVersion the diff was computed against, and refuses the object changed since (exit 3)', async () => {
+    const { sandbox, api, live } = await setUp('default');
+    const before = live();
+    const { metadata, ...rest } = structuredClone(sandbox.kube.store.get(EC2NODECLASSES, 'default')!);
+    const body = { ...rest, metadata: { name: metadata.name }, spec: { ...(rest.spec as object), role: 'KarpenterNodeRole-other' } };
+    delete (body as { status?: unknown }).status;
+    const apply = { group: 'karpenter.k8s.aws', version: 'v1', plural: 'ec2nodeclasses', name: 'default', body, force: true, resourceVersion: before.resourceVersion };
+    await applyObject(api, apply, { dryRun: false });
+    expect((sandbox.kube.store.get(EC2NODECLASSES, 'default')!.spec as { role: string }).role).toBe('KarpenterNodeRole-other');
+    const stale = await refusal(applyObject(api, { ...apply, body: { ...body, spec: { ...body.spec, role: 'KarpenterNodeRole-third' } } }, { dryRun: false }));
+    expect(stale.exitCode).toBe(3);
+    expect(stale.message).toContain(`ec2nodeclass/default changed since its diff was shown (resourceVersion ${before.resourceVersion})`);
+    expect((sandbox.kube.store.get(EC2NODECLASSES, 'default')!.spec as { role: string }).role).toBe('KarpenterNodeRole-other');
   });
 });
 

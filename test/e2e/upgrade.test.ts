@@ -118,6 +118,15 @@ describe('karp-drift upgrade --templates', () => {
     const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '--cluster-name', 'sandbox', '--role', 'KarpenterNodeRole-sandbox', '-o', 'json']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.events.map((e) => e.type).slice(0, 3)).toEqual(['resolved', 'rendered', 'applied']);
+    // The live class already has this role and these selectors: the template changes its AMI selection (and adds a
+    // description annotation), nothing Karpenter hashes; the NodePool "default" is new.
+    const rendered = run.events[1] as unknown as { diff: { nodeClass: { changes: Array<{ path: string; class: string }> }; nodePool: { created: boolean } }; checks: Array<{ code: string; level: string }> };
+    expect(rendered.diff.nodeClass.changes.map((c) => [c.path, c.class])).toEqual([
+      ['metadata.annotations["kubernetes.io/description"]', 'behavioural'],
+      ['spec.amiSelectorTerms', 'ami-selection'],
+    ]);
+    expect(rendered.diff.nodePool.created).toBe(true);
+    expect(rendered.checks.map((c) => [c.code, c.level])).toEqual([['TEMPLATE-CHANGES', 'info']]);
     const store = sandbox.kube.store;
     const pool = store.get('nodepools.karpenter.sh', 'default')!;
     expect(pool.metadata.managedFields?.map((m) => m.manager)).toEqual(['karp-drift']);
@@ -126,6 +135,36 @@ describe('karp-drift upgrade --templates', () => {
     for (const claim of ['general', 'arm'].flatMap((p) => store.list(NODECLAIMS).filter((c) => c.metadata.labels?.['karpenter.sh/nodepool'] === p))) {
       expect(sandbox.aws.catalog.images.get((claim.status as { imageID: string }).imageID)?.name).toMatch(/-1\.30-v\d{8}$/);
     }
+  });
+
+  const hashedFields = new URL('../fixtures/templates/hashed-fields/', import.meta.url).pathname;
+  const withHashedFields = ['upgrade', '--to', '1.30', '--yes', '--no-wait', '--templates', hashedFields, '--name', 'default', '--cluster-name', 'sandbox', '--role', 'KarpenterNodeRole-other'];
+
+  it('refuses a template whose role, tags, userData... differ from the live class (TEMPLATE-DRIFT, exit 3, nothing changed)', async () => {
+    const sandbox = await scenario('default');
+    const before = structuredClone(sandbox.kube.store.get(EC2NODECLASSES, 'default')!.spec);
+    const run = await karpDrift(sandbox, withHashedFields);
+    expect(run.code, run.stderr).toBe(3);
+    expect(run.stdout).toContain('[~] spec.role (hashed: NodeClassDrift)');
+    expect(run.stdout).toMatch(/TEMPLATE-DRIFT: ec2nodeclass\/default: the templates change spec\.role, .*spec\.tags.*, which Karpenter hashes: every NodeClaim of the class would drift \(NodeClassDrift\): 9 nodes, 0 of them already on the target AMI/);
+    expect(run.stdout).toContain('TEMPLATE-SELECTORS: ec2nodeclass/default: the templates change spec.subnetSelectorTerms and spec.securityGroupSelectorTerms');
+    expect(run.stderr).toContain('nothing was changed');
+    expect(run.stderr).toContain('--accept-template-drift');
+    expect(httpWrites(sandbox)).toBe(0);
+    expect(sandbox.kube.store.get(EC2NODECLASSES, 'default')!.spec).toEqual(before);
+    expect(sandbox.kube.store.get('nodepools.karpenter.sh', 'default')).toBeUndefined();
+  });
+
+  it('applies the same template with --accept-template-drift, the finding kept as a warning', async () => {
+    const sandbox = await scenario('default');
+    const run = await karpDrift(sandbox, [...withHashedFields, '--accept-template-drift', '-o', 'json']);
+    expect(run.code, run.stderr).toBe(0);
+    const rendered = run.events.find((e) => e.type === 'rendered') as unknown as { checks: Array<{ code: string; level: string }> };
+    expect(rendered.checks.filter((c) => c.code === 'TEMPLATE-DRIFT').map((c) => c.level)).toEqual(['warning']);
+    expect(run.events.map((e) => e.type)).toContain('applied');
+    const spec = sandbox.kube.store.get(EC2NODECLASSES, 'default')!.spec as { role: string; tags: Record<string, string> };
+    expect(spec.role).toBe('KarpenterNodeRole-other');
+    expect(spec.tags).toEqual({ team: 'a', KubernetesVersion: '1.30' });
   });
 
   it('needs --role with --cluster-name (exit 2, nothing changed)', async () => {
