@@ -121,7 +121,18 @@ export function nodePoolView(o: ApiObject): NodePoolView {
     ...(Array.isArray(budgets) ? { budgets: budgets.map((b) => record(b) as unknown as Budget) } : {}),
     requirements: requirements(template.requirements),
     conditions: conditionsOf(o.status),
+    resourceVersion: o.metadata?.resourceVersion ?? '',
+    budgetOwners: budgetOwners(o.metadata),
+    labels: o.metadata?.labels ?? {},
+    annotations: o.metadata?.annotations ?? {},
   };
+}
+
+// `spec.disruption.budgets` is an atomic list: owning `f:budgets` owns all of it.
+function budgetOwners(meta: ApiObject['metadata']): NonNullable<NodePoolView['budgetOwners']> {
+  return (meta?.managedFields ?? [])
+    .filter((m) => (m.subresource === undefined || m.subresource === '') && 'f:budgets' in record(record(record(m.fieldsV1)['f:spec'])['f:disruption']))
+    .map((m) => ({ manager: m.manager ?? '', operation: m.operation === 'Apply' ? 'Apply' : 'Update' }));
 }
 
 export function nodeClaimView(o: ApiObject): NodeClaimView {
