@@ -50,7 +50,7 @@ export function decodeHoldRecord(
   ) {
     return { error: `annotation ${HOLD_ANNOTATION} has no budgets list` };
   }
-  return { runId: v.runId, since: v.since, budgets: v.budgets };
+  return { runId: v.runId, since: v.since, budgets: v.budgets ?? null };
 }
 
 function isBudget(value: unknown): value is Budget {
