@@ -21,6 +21,9 @@ export interface HoldRecord {
   since: string;
   /** `spec.disruption.budgets` before the hold; `null` when the field was absent (the CRD default applied). */
   budgets: Budget[] | null;
+  /** A staged rollout's target and its stage's size when the stage began, so a re-run counts waves alike. */
+  target?: string;
+  stageSize?: number;
 }
 
 export function encodeHoldRecord(record: HoldRecord): string {
@@ -50,7 +53,13 @@ export function decodeHoldRecord(
   ) {
     return { error: `annotation ${HOLD_ANNOTATION} has no budgets list` };
   }
-  return { runId: v.runId, since: v.since, budgets: v.budgets ?? null };
+  return {
+    runId: v.runId,
+    since: v.since,
+    budgets: v.budgets ?? null,
+    ...(typeof v.target === "string" ? { target: v.target } : {}),
+    ...(typeof v.stageSize === "number" ? { stageSize: v.stageSize } : {}),
+  };
 }
 
 function isBudget(value: unknown): value is Budget {
