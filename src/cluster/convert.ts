@@ -1,6 +1,7 @@
 // API objects (plain JSON, as a list or a watch delivers them) → the views of views.ts. Pure: the inventory and the
 // follow loop both convert here, so the two can never disagree about what "initialized" or "deleting" means.
 import type { Budget } from '../plan/budgets.js';
+import { NODE_HOLD_ANNOTATION } from '../stages/node-hold.js';
 import type {
   AmiSelectorTerm,
   ConditionView,
@@ -184,6 +185,7 @@ export function nodeView(o: ApiObject): NodeView {
     ready,
     initialized: labels['karpenter.sh/initialized'] === 'true',
     doNotDisrupt: o.metadata?.annotations?.[DO_NOT_DISRUPT] === 'true',
+    ...(o.metadata?.annotations?.[NODE_HOLD_ANNOTATION] !== undefined ? { heldBy: o.metadata.annotations[NODE_HOLD_ANNOTATION] } : {}),
     taints: list(spec.taints).map((t) => {
       const r = record(t);
       return { key: str(r.key) ?? '', ...(str(r.value) ? { value: str(r.value) } : {}), effect: str(r.effect) ?? '' } satisfies TaintView;

@@ -106,6 +106,8 @@ export interface NodeView {
   ready: boolean;
   initialized: boolean;
   doNotDisrupt: boolean;
+  /** karp-drift's node hold (`karp-drift.io/held-by`): the run that put do-not-disrupt there. */
+  heldBy?: string;
   taints: TaintView[];
   deleting: boolean;
   createdAt?: string;

@@ -48,28 +48,31 @@ export function chooseHold(
     return {
       nodePool: name,
       mechanism: "node",
-      why: "node holds (--hold-with node): karpenter.sh/do-not-disrupt on the old nodes outside the wave",
+      why: "--hold-with node",
     };
   }
   if (owner === undefined) {
     return {
       nodePool: name,
       mechanism: "budget",
-      why: `a Drifted budget on the NodePool (--hold-with ${requested}): budgets are not hashed, so it causes no drift`,
+      why:
+        requested === "auto"
+          ? "no GitOps or IaC tool manages its budgets"
+          : "--hold-with budget",
     };
   }
   if (requested === "auto") {
     return {
       nodePool: name,
       mechanism: "node",
-      why: `node holds: ${BUDGETS_FIELD} of nodepool/${name} is owned by ${who}, which would put its own budgets back`,
+      why: `its budgets are managed by ${who}, which would put them back`,
     };
   }
   if (forceConflicts) {
     return {
       nodePool: name,
       mechanism: "budget",
-      why: `a Drifted budget on the NodePool (--hold-with budget --force-conflicts)`,
+      why: "--hold-with budget --force-conflicts",
       warning: `${BUDGETS_FIELD} of nodepool/${name} is owned by ${who}: it may put its own budgets back and lift the hold`,
     };
   }

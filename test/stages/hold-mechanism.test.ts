@@ -62,7 +62,7 @@ describe("chooseHold", () => {
     expect(chooseHold(argo, "auto", false)).toEqual({
       nodePool: "general",
       mechanism: "node",
-      why: "node holds: spec.disruption.budgets of nodepool/general is owned by Argo CD (field manager argocd-controller), which would put its own budgets back",
+      why: "its budgets are managed by Argo CD (field manager argocd-controller), which would put them back",
     });
     expect(chooseHold(argo, "budget", true)).toMatchObject({
       warning:
