@@ -1,8 +1,8 @@
 // Flags → options for the commands that hold and release drift: `pause`, `resume` (and the staged `upgrade`).
-import { z } from "zod";
-import { DNS1123, parseWith } from "./options.js";
-import type { HoldWith } from "./stages/hold-mechanism.js";
-import { LEASE_NAMESPACE } from "./stages/lock.js";
+import { z } from 'zod';
+import { DNS1123, parseWith } from './options.js';
+import type { HoldWith } from './stages/hold-mechanism.js';
+import { LEASE_NAMESPACE } from './stages/lock.js';
 
 export interface LockOptions {
   /** --lock-namespace: where the cluster lock's Lease lives. */
@@ -25,7 +25,7 @@ const nodePoolNames = z
     const bad = names.find((n) => !DNS1123.test(n));
     if (bad !== undefined) {
       ctx.addIssue({
-        code: "custom",
+        code: 'custom',
         message: `--nodepool ${JSON.stringify(bad)} is not a NodePool name (a lowercase DNS-1123 name)`,
       });
       return z.NEVER;
@@ -35,18 +35,12 @@ const nodePoolNames = z
 
 const lockNamespace = z
   .string()
-  .default(LEASE_NAMESPACE)
-  .refine((n) => DNS1123.test(n) && !n.includes("."), {
-    message: "is not a namespace name (a lowercase DNS-1123 label)",
-  });
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, { message: 'is not a namespace name (a lowercase DNS-1123 label)' })
+  .default(LEASE_NAMESPACE);
 
-const holdWith = z
-  .enum(["auto", "budget", "node"], { message: "must be auto, budget or node" })
-  .default("auto");
+const holdWith = z.enum(['auto', 'budget', 'node'], { message: 'must be auto, budget or node' }).default('auto');
 
-export function parsePauseOptions(
-  flags: Record<string, unknown>,
-): PauseOptions {
+export function parsePauseOptions(flags: Record<string, unknown>): PauseOptions {
   const o = parseWith(
     z.object({
       nodepool: nodePoolNames,
@@ -64,12 +58,7 @@ export function parsePauseOptions(
   };
 }
 
-export function parseResumeOptions(
-  flags: Record<string, unknown>,
-): ResumeOptions {
-  const o = parseWith(
-    z.object({ nodepool: nodePoolNames, lockNamespace }),
-    flags,
-  );
+export function parseResumeOptions(flags: Record<string, unknown>): ResumeOptions {
+  const o = parseWith(z.object({ nodepool: nodePoolNames, lockNamespace }), flags);
   return { nodePools: o.nodepool, lockNamespace: o.lockNamespace };
 }

@@ -2,8 +2,8 @@
 // same hold twice changes nothing, and every write carries the resourceVersion it was computed from, so a change
 // somebody else made meanwhile (a GitOps sync, kubectl edit, Karpenter's own status writes on a Node) is read again
 // and folded in, never overwritten (409 → read → decide → write).
-import { RuntimeFailure } from "../errors.js";
-import type { Budget } from "../plan/budgets.js";
+import { RuntimeFailure } from '../errors.js';
+import type { Budget } from '../plan/budgets.js';
 import {
   decodeHoldRecord,
   encodeHoldRecord,
@@ -12,12 +12,12 @@ import {
   sameBudgets,
   userBudgets,
   type HoldRecord,
-} from "../stages/budget-hold.js";
-import { DO_NOT_DISRUPT, NODE_HOLD_ANNOTATION } from "../stages/node-hold.js";
-import type { Cluster } from "./client.js";
-import { nodePoolView } from "./convert.js";
-import { ApiError, getJson, sendJson } from "./request.js";
-import type { KarpenterApi, NodePoolView } from "./views.js";
+} from '../stages/budget-hold.js';
+import { DO_NOT_DISRUPT, NODE_HOLD_ANNOTATION } from '../stages/node-hold.js';
+import type { Cluster } from './client.js';
+import { nodePoolView } from './convert.js';
+import { ApiError, getJson, sendJson } from './request.js';
+import type { KarpenterApi, NodePoolView } from './views.js';
 
 const CONFLICT_RETRIES = 5;
 
@@ -43,11 +43,9 @@ export async function readHeldNodePool(
   name: string,
   signal?: AbortSignal,
 ): Promise<{ view: NodePoolView; record?: HoldRecord }> {
-  const view = nodePoolView(
-    await getJson<RawObject>(cluster, nodePoolPath(api, name), {}, signal),
-  );
+  const view = nodePoolView(await getJson<RawObject>(cluster, nodePoolPath(api, name), {}, signal));
   const record = decodeHoldRecord(view.annotations?.[HOLD_ANNOTATION]);
-  if (record !== undefined && "error" in record) {
+  if (record !== undefined && 'error' in record) {
     throw new RuntimeFailure(`nodepool/${name}: ${record.error}`, {
       hint: `look at the NodePool's budgets, set them as they should be, then remove the annotation: kubectl annotate nodepool ${name} ${HOLD_ANNOTATION}-`,
     });
@@ -68,8 +66,7 @@ export async function holdWithBudget(
     const { view, record } = await readHeldNodePool(cluster, api, name, signal);
     const user = userBudgets(view.budgets, record);
     const write = heldBudgets(user, allowance);
-    if ("error" in write)
-      throw new RuntimeFailure(`nodepool/${name}: ${write.error}`);
+    if ('error' in write) throw new RuntimeFailure(`nodepool/${name}: ${write.error}`);
     const next: HoldRecord = {
       runId: run.runId,
       since: record?.since ?? run.now.toISOString(),
@@ -86,10 +83,7 @@ export async function holdWithBudget(
           : {}),
     };
     const annotation = encodeHoldRecord(next);
-    if (
-      sameBudgets(view.budgets, write.budgets) &&
-      view.annotations?.[HOLD_ANNOTATION] === annotation
-    ) {
+    if (sameBudgets(view.budgets, write.budgets) && view.annotations?.[HOLD_ANNOTATION] === annotation) {
       return {
         nodePool: name,
         budgets: write.budgets,
@@ -101,8 +95,8 @@ export async function holdWithBudget(
       cluster,
       nodePoolPath(api, name),
       {
-        method: "PATCH",
-        contentType: "application/merge-patch+json",
+        method: 'PATCH',
+        contentType: 'application/merge-patch+json',
         // A merge patch replaces a list whole, as the atomic `budgets` list must be written.
         body: {
           metadata: {
@@ -112,7 +106,7 @@ export async function holdWithBudget(
           spec: { disruption: { budgets: write.budgets } },
         },
       },
-      { fieldManager: "karp-drift" },
+      { fieldManager: 'karp-drift' },
       signal,
     );
     return {
@@ -133,15 +127,14 @@ export async function releaseBudgetHold(
 ): Promise<BudgetHoldResult> {
   return withConflictRetries(name, async () => {
     const { view, record } = await readHeldNodePool(cluster, api, name, signal);
-    if (record === undefined)
-      return { nodePool: name, budgets: view.budgets ?? null, changed: false };
+    if (record === undefined) return { nodePool: name, budgets: view.budgets ?? null, changed: false };
     const user = userBudgets(view.budgets, record);
     await sendJson(
       cluster,
       nodePoolPath(api, name),
       {
-        method: "PATCH",
-        contentType: "application/merge-patch+json",
+        method: 'PATCH',
+        contentType: 'application/merge-patch+json',
         // null removes a key in a merge patch: the annotation, and the budgets field when it was absent before.
         body: {
           metadata: {
@@ -151,7 +144,7 @@ export async function releaseBudgetHold(
           spec: { disruption: { budgets: user } },
         },
       },
-      { fieldManager: "karp-drift" },
+      { fieldManager: 'karp-drift' },
       signal,
     );
     return { nodePool: name, budgets: user, changed: true, record };
@@ -163,12 +156,7 @@ interface RawNode {
 }
 
 /** Puts `karpenter.sh/do-not-disrupt: "true"` and the run's annotation on a Node, unless the user's own is there. */
-export async function holdNode(
-  cluster: Cluster,
-  name: string,
-  runId: string,
-  signal?: AbortSignal,
-): Promise<boolean> {
+export async function holdNode(cluster: Cluster, name: string, runId: string, signal?: AbortSignal): Promise<boolean> {
   return withConflictRetries(`node/${name}`, async () => {
     const node = await getJson<RawNode>(cluster, nodePath(name), {}, signal);
     const a = node.metadata?.annotations ?? {};
@@ -178,19 +166,19 @@ export async function holdNode(
       cluster,
       nodePath(name),
       {
-        method: "PATCH",
-        contentType: "application/merge-patch+json",
+        method: 'PATCH',
+        contentType: 'application/merge-patch+json',
         body: {
           metadata: {
             resourceVersion: node.metadata?.resourceVersion,
             annotations: {
-              [DO_NOT_DISRUPT]: "true",
+              [DO_NOT_DISRUPT]: 'true',
               [NODE_HOLD_ANNOTATION]: runId,
             },
           },
         },
       },
-      { fieldManager: "karp-drift" },
+      { fieldManager: 'karp-drift' },
       signal,
     );
     return true;
@@ -198,11 +186,7 @@ export async function holdNode(
 }
 
 /** Removes karp-drift's hold from a Node: only where karp-drift's annotation says it put it there. */
-export async function releaseNode(
-  cluster: Cluster,
-  name: string,
-  signal?: AbortSignal,
-): Promise<boolean> {
+export async function releaseNode(cluster: Cluster, name: string, signal?: AbortSignal): Promise<boolean> {
   return withConflictRetries(`node/${name}`, async () => {
     let node: RawNode;
     try {
@@ -217,8 +201,8 @@ export async function releaseNode(
       cluster,
       nodePath(name),
       {
-        method: "PATCH",
-        contentType: "application/merge-patch+json",
+        method: 'PATCH',
+        contentType: 'application/merge-patch+json',
         body: {
           metadata: {
             resourceVersion: node.metadata?.resourceVersion,
@@ -229,30 +213,26 @@ export async function releaseNode(
           },
         },
       },
-      { fieldManager: "karp-drift" },
+      { fieldManager: 'karp-drift' },
       signal,
     );
     return true;
   });
 }
 
-async function withConflictRetries<T>(
-  what: string,
-  attempt: () => Promise<T>,
-): Promise<T> {
+async function withConflictRetries<T>(what: string, attempt: () => Promise<T>): Promise<T> {
   for (let i = 0; ; i++) {
     try {
       return await attempt();
     } catch (err) {
-      if (err instanceof ApiError && err.code === 409 && i < CONFLICT_RETRIES)
-        continue;
+      if (err instanceof ApiError && err.code === 409 && i < CONFLICT_RETRIES) continue;
       if (err instanceof ApiError) {
         throw new RuntimeFailure(
-          `writing the drift hold of ${what.includes("/") ? what : `nodepool/${what}`}: ${err.message}`,
+          `writing the drift hold of ${what.includes('/') ? what : `nodepool/${what}`}: ${err.message}`,
           {
             ...(err.code === 403
               ? {
-                  hint: "the upgrade ClusterRole needs patch on nodepools and nodes (deploy/rbac.yaml)",
+                  hint: 'the upgrade ClusterRole needs patch on nodepools and nodes (deploy/rbac.yaml)',
                 }
               : {}),
             cause: err,

@@ -1,17 +1,17 @@
 // What pause, resume and a staged upgrade share: the cluster lock around their writes, and which NodePools a
 // --nodepool list names.
-import { randomUUID } from "node:crypto";
-import { hostname, userInfo } from "node:os";
-import type { CommandContext } from "../cli.js";
-import type { Cluster } from "../cluster/client.js";
-import { acquireLock } from "../cluster/lock.js";
-import type { NodePoolView } from "../cluster/views.js";
-import { UsageError } from "../errors.js";
-import type { LockOptions } from "../stage-options.js";
-import type { LockHolder } from "../stages/lock.js";
+import { randomUUID } from 'node:crypto';
+import { hostname, userInfo } from 'node:os';
+import type { CommandContext } from '../cli.js';
+import type { Cluster } from '../cluster/client.js';
+import { acquireLock } from '../cluster/lock.js';
+import type { NodePoolView } from '../cluster/views.js';
+import { UsageError } from '../errors.js';
+import type { LockOptions } from '../stage-options.js';
+import type { LockHolder } from '../stages/lock.js';
 
 export function lockHolder(command: string, runId = randomUUID()): LockHolder {
-  let user = "unknown";
+  let user = 'unknown';
   try {
     user = userInfo().username;
   } catch {
@@ -28,12 +28,7 @@ export async function withClusterLock<T>(
   holder: LockHolder,
   work: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  const lock = await acquireLock(
-    cluster,
-    options.lockNamespace,
-    holder,
-    ctx.signal,
-  );
+  const lock = await acquireLock(cluster, options.lockNamespace, holder, ctx.signal);
   try {
     return await work(AbortSignal.any([ctx.signal, lock.lost]));
   } finally {
@@ -42,19 +37,13 @@ export async function withClusterLock<T>(
 }
 
 /** The NodePools `names` picks (all when empty); a name that is not there is a usage error listing what is. */
-export function selectNodePools(
-  pools: readonly NodePoolView[],
-  names: readonly string[],
-): NodePoolView[] {
+export function selectNodePools(pools: readonly NodePoolView[], names: readonly string[]): NodePoolView[] {
   if (names.length === 0) return [...pools];
   const missing = names.filter((n) => !pools.some((p) => p.name === n));
   if (missing.length > 0) {
-    throw new UsageError(
-      `no NodePool ${missing.map((m) => JSON.stringify(m)).join(", ")} in this cluster`,
-      {
-        hint: `NodePools here: ${pools.map((p) => p.name).join(", ") || "none"} (kubectl get nodepools)`,
-      },
-    );
+    throw new UsageError(`no NodePool ${missing.map((m) => JSON.stringify(m)).join(', ')} in this cluster`, {
+      hint: `NodePools here: ${pools.map((p) => p.name).join(', ') || 'none'} (kubectl get nodepools)`,
+    });
   }
   return pools.filter((p) => names.includes(p.name));
 }

@@ -6,10 +6,10 @@
 // hashed, so the write causes no drift. `spec.disruption.budgets` is an atomic list: the edge writes the whole list
 // with the read resourceVersion as precondition, and the list as it was is recorded in an annotation so that the
 // release puts it back exactly (same order, same values; an absent field stays absent).
-import { DEFAULT_BUDGETS, type Budget } from "../plan/budgets.js";
+import { DEFAULT_BUDGETS, type Budget } from '../plan/budgets.js';
 
 /** Annotation on the NodePool: the budgets as they were before karp-drift's hold, and which run holds it. */
-export const HOLD_ANNOTATION = "karp-drift.io/drift-hold";
+export const HOLD_ANNOTATION = 'karp-drift.io/drift-hold';
 
 /** Karpenter's NodePool CRD: `budgets` has `maxItems: 50`. */
 export const MAX_BUDGETS = 50;
@@ -31,9 +31,7 @@ export function encodeHoldRecord(record: HoldRecord): string {
 }
 
 /** The record on a NodePool, or an error naming what is wrong with it (a hand-edited annotation is never guessed at). */
-export function decodeHoldRecord(
-  text: string | undefined,
-): HoldRecord | { error: string } | undefined {
+export function decodeHoldRecord(text: string | undefined): HoldRecord | { error: string } | undefined {
   if (text === undefined) return undefined;
   let value: unknown;
   try {
@@ -41,40 +39,32 @@ export function decodeHoldRecord(
   } catch {
     return { error: `annotation ${HOLD_ANNOTATION} is not JSON` };
   }
-  if (typeof value !== "object" || value == null)
-    return { error: `annotation ${HOLD_ANNOTATION} is not an object` };
+  if (typeof value !== 'object' || value == null) return { error: `annotation ${HOLD_ANNOTATION} is not an object` };
   const v = value as Record<string, unknown>;
-  if (typeof v.runId !== "string" || typeof v.since !== "string") {
+  if (typeof v.runId !== 'string' || typeof v.since !== 'string') {
     return { error: `annotation ${HOLD_ANNOTATION} has no runId or since` };
   }
-  if (
-    v.budgets != null &&
-    !(Array.isArray(v.budgets) && v.budgets.every(isBudget))
-  ) {
+  if (v.budgets != null && !(Array.isArray(v.budgets) && v.budgets.every(isBudget))) {
     return { error: `annotation ${HOLD_ANNOTATION} has no budgets list` };
   }
   return {
     runId: v.runId,
     since: v.since,
     budgets: v.budgets ?? null,
-    ...(typeof v.target === "string" ? { target: v.target } : {}),
-    ...(typeof v.stageSize === "number" ? { stageSize: v.stageSize } : {}),
+    ...(typeof v.target === 'string' ? { target: v.target } : {}),
+    ...(typeof v.stageSize === 'number' ? { stageSize: v.stageSize } : {}),
   };
 }
 
 function isBudget(value: unknown): value is Budget {
-  return (
-    typeof value === "object" &&
-    value != null &&
-    typeof (value as Budget).nodes === "string"
-  );
+  return typeof value === 'object' && value != null && typeof (value as Budget).nodes === 'string';
 }
 
 /** The one budget karp-drift adds: at most `allowance` more drift replacements may start (0 holds). */
 export function holdBudget(allowance: number): Budget {
   return {
     nodes: String(Math.max(0, Math.floor(allowance))),
-    reasons: ["Drifted"],
+    reasons: ['Drifted'],
   };
 }
 
@@ -85,7 +75,7 @@ function isOurHold(budget: Budget | undefined): boolean {
     budget.schedule === undefined &&
     budget.duration === undefined &&
     budget.reasons?.length === 1 &&
-    budget.reasons[0] === "Drifted"
+    budget.reasons[0] === 'Drifted'
   );
 }
 
@@ -94,17 +84,13 @@ function isOurHold(budget: Budget | undefined): boolean {
  * says the pool is held). If the user (or their GitOps tool) changed the budgets while the pool was held, their new
  * list wins over the record: a release must never put back a list somebody has since replaced.
  */
-export function userBudgets(
-  live: Budget[] | undefined,
-  record: HoldRecord | undefined,
-): Budget[] | null {
+export function userBudgets(live: Budget[] | undefined, record: HoldRecord | undefined): Budget[] | null {
   if (record === undefined) return live ?? null;
   if (live === undefined) return null;
   if (isOurHold(live.at(-1))) {
     const rest = live.slice(0, -1);
     // The list karp-drift wrote for an absent field is the CRD default plus the hold.
-    if (record.budgets == null && sameBudgets(rest, DEFAULT_BUDGETS))
-      return null;
+    if (record.budgets == null && sameBudgets(rest, DEFAULT_BUDGETS)) return null;
     return rest;
   }
   return live;
@@ -113,10 +99,7 @@ export function userBudgets(
 export type HoldWrite = { budgets: Budget[] } | { error: string };
 
 /** The whole list to write so that at most `allowance` more drift replacements start: the user's budgets plus ours. */
-export function heldBudgets(
-  user: Budget[] | null,
-  allowance: number,
-): HoldWrite {
+export function heldBudgets(user: Budget[] | null, allowance: number): HoldWrite {
   // Writing a list replaces the CRD default (10 %), so an absent field is written as that default made explicit.
   const base = user ?? [...DEFAULT_BUDGETS];
   if (base.length >= MAX_BUDGETS) {
@@ -128,29 +111,14 @@ export function heldBudgets(
 }
 
 /** The allowance a live list currently grants through karp-drift's hold, if it carries one. */
-export function heldAllowance(
-  live: Budget[] | undefined,
-  record: HoldRecord | undefined,
-): number | undefined {
+export function heldAllowance(live: Budget[] | undefined, record: HoldRecord | undefined): number | undefined {
   const last = live?.at(-1);
-  return record !== undefined && isOurHold(last)
-    ? Number(last!.nodes)
-    : undefined;
+  return record !== undefined && isOurHold(last) ? Number(last!.nodes) : undefined;
 }
 
-export function sameBudgets(
-  a: readonly Budget[] | null | undefined,
-  b: readonly Budget[] | null | undefined,
-): boolean {
+export function sameBudgets(a: readonly Budget[] | null | undefined, b: readonly Budget[] | null | undefined): boolean {
   // Field by field: the API server and a recorded annotation need not order an object's keys alike.
   const canonical = (list: readonly Budget[] | null | undefined) =>
-    JSON.stringify(
-      list?.map((x) => [
-        x.nodes,
-        x.reasons ?? null,
-        x.schedule ?? null,
-        x.duration ?? null,
-      ]) ?? null,
-    );
+    JSON.stringify(list?.map((x) => [x.nodes, x.reasons ?? null, x.schedule ?? null, x.duration ?? null]) ?? null);
   return canonical(a) === canonical(b);
 }

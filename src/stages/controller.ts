@@ -8,7 +8,7 @@
 // other reason (consolidation, a manual delete) counts as started. A wave's allowance is what it may still START
 // (target − started), lowered as each one starts, never raised as one finishes: a budget caps what is in flight, and a
 // slot freed by a finished replacement would be taken by Karpenter's next pass before we could react (DOMAIN.md §2.6).
-import { waveTargets, type WaveStep } from "./waves.js";
+import { waveTargets, type WaveStep } from './waves.js';
 
 export interface Stage {
   /** `canary` for the NodePools of `--canary`, `rollout` for the rest. */
@@ -45,7 +45,7 @@ export interface StagePosition {
 
 export type StageEvent =
   | {
-      type: "stage";
+      type: 'stage';
       stage: number;
       name: string;
       nodePools: string[];
@@ -53,7 +53,7 @@ export type StageEvent =
       waves: number[];
     }
   | {
-      type: "wave";
+      type: 'wave';
       stage: number;
       wave: number;
       of: number;
@@ -62,7 +62,7 @@ export type StageEvent =
       started: number;
     }
   | {
-      type: "soak";
+      type: 'soak';
       stage: number;
       wave: number;
       until: Date;
@@ -70,11 +70,11 @@ export type StageEvent =
     };
 
 /** `release`: put the NodePool's own budgets back (or drop node holds); a number: hold it to that many more starts. */
-export type PoolAllowance = number | "release";
+export type PoolAllowance = number | 'release';
 
 export interface StageDecision {
   position: StagePosition;
-  phase: "wave" | "finishing" | "soak" | "done";
+  phase: 'wave' | 'finishing' | 'soak' | 'done';
   allowances: Record<string, PoolAllowance>;
   events: StageEvent[];
   /** Of the open stage, for the display. */
@@ -87,10 +87,7 @@ export interface StageDecision {
   };
 }
 
-const countsOf = (
-  pools: readonly PoolWaveCounts[],
-  names: readonly string[],
-) => {
+const countsOf = (pools: readonly PoolWaveCounts[], names: readonly string[]) => {
   let untouched = 0;
   let inflight = 0;
   for (const p of pools) {
@@ -142,7 +139,7 @@ export function decideStages(
     if (pos.stage >= plan.stages.length) {
       return {
         position: pos,
-        phase: "done",
+        phase: 'done',
         allowances: allReleased(plan),
         events,
       };
@@ -169,23 +166,20 @@ export function decideStages(
       if (now.getTime() < pos.soakUntil.getTime()) {
         return {
           position: pos,
-          phase: "soak",
+          phase: 'soak',
           allowances: allowancesFor(plan, pools, pos.stage, 0),
           events,
           stage: summary,
         };
       }
-      pos =
-        pos.wave + 1 < targets.length
-          ? { ...pos, wave: pos.wave + 1, soakUntil: undefined }
-          : nextStage(pos);
+      pos = pos.wave + 1 < targets.length ? { ...pos, wave: pos.wave + 1, soakUntil: undefined } : nextStage(pos);
       continue;
     }
     const target = targets[pos.wave]!;
     if (pos.announced?.stage !== pos.stage || pos.announced.wave !== pos.wave) {
       if (pos.announced?.stage !== pos.stage) {
         events.push({
-          type: "stage",
+          type: 'stage',
           stage: pos.stage,
           name: stage.name,
           nodePools: stage.nodePools,
@@ -195,7 +189,7 @@ export function decideStages(
       }
       pos = { ...pos, announced: { stage: pos.stage, wave: pos.wave } };
       events.push({
-        type: "wave",
+        type: 'wave',
         stage: pos.stage,
         wave: pos.wave,
         of: targets.length,
@@ -207,7 +201,7 @@ export function decideStages(
     if (started < target) {
       return {
         position: pos,
-        phase: "wave",
+        phase: 'wave',
         allowances: allowancesFor(plan, pools, pos.stage, target - started),
         events,
         stage: summary,
@@ -216,7 +210,7 @@ export function decideStages(
     if (inflight > 0) {
       return {
         position: pos,
-        phase: "finishing",
+        phase: 'finishing',
         allowances: allowancesFor(plan, pools, pos.stage, 0),
         events,
         stage: summary,
@@ -228,7 +222,7 @@ export function decideStages(
       const until = new Date(now.getTime() + plan.soakMs);
       pos = { ...pos, soakUntil: until };
       events.push({
-        type: "soak",
+        type: 'soak',
         stage: pos.stage,
         wave: pos.wave,
         until,
@@ -236,7 +230,7 @@ export function decideStages(
       });
       return {
         position: pos,
-        phase: "soak",
+        phase: 'soak',
         allowances: allowancesFor(plan, pools, pos.stage, 0),
         events,
         stage: summary,
@@ -244,7 +238,7 @@ export function decideStages(
     }
     pos = last ? nextStage(pos) : { ...pos, wave: pos.wave + 1 };
   }
-  throw new Error("decideStages did not settle");
+  throw new Error('decideStages did not settle');
 }
 
 function nextStage(pos: StagePosition): StagePosition {
@@ -257,9 +251,7 @@ function nextStage(pos: StagePosition): StagePosition {
 }
 
 function allReleased(plan: StagePlan): Record<string, PoolAllowance> {
-  return Object.fromEntries(
-    plan.stages.flatMap((s) => s.nodePools.map((p) => [p, "release" as const])),
-  );
+  return Object.fromEntries(plan.stages.flatMap((s) => s.nodePools.map((p) => [p, 'release' as const])));
 }
 
 /**
@@ -276,7 +268,7 @@ function allowancesFor(
   let left = Math.max(0, allowance);
   plan.stages.forEach((stage, index) => {
     for (const name of stage.nodePools) {
-      if (index < open) result[name] = "release";
+      if (index < open) result[name] = 'release';
       else if (index > open) result[name] = 0;
       else {
         const untouched = pools.find((p) => p.name === name)?.untouched ?? 0;

@@ -5,8 +5,8 @@
 // (LEASE_SECONDS) and renewed while the run lives, so a run that was killed (kill -9, a CI runner that vanished)
 // leaves a lock that expires by itself: no helm-style "another operation is in progress" to clear by hand.
 
-export const LEASE_NAME = "karp-drift";
-export const LEASE_NAMESPACE = "kube-system";
+export const LEASE_NAME = 'karp-drift';
+export const LEASE_NAMESPACE = 'kube-system';
 export const LEASE_SECONDS = 30;
 /** Renew well inside the duration, as client-go's RetryPeriod (2 s) sits inside RenewDeadline (10 s) and LeaseDuration (15 s). */
 export const RENEW_EVERY_MS = 10_000;
@@ -30,41 +30,33 @@ export interface LockHolder {
   command: string;
 }
 
-export const holderIdentity = (h: LockHolder): string =>
-  `${h.user}@${h.host} (run ${h.runId})`;
+export const holderIdentity = (h: LockHolder): string => `${h.user}@${h.host} (run ${h.runId})`;
 
 export type LockVerdict =
-  | { action: "create" }
-  | { action: "take"; transitions: number }
-  | { action: "renew" }
+  | { action: 'create' }
+  | { action: 'take'; transitions: number }
+  | { action: 'renew' }
   | {
-      action: "refuse";
+      action: 'refuse';
       holder: string;
       command?: string;
       since?: string;
       expiresAt: Date;
     };
 
-export function lockVerdict(
-  lease: LeaseView | undefined,
-  me: LockHolder,
-  now: Date,
-): LockVerdict {
-  if (lease === undefined) return { action: "create" };
-  const holder = lease.holderIdentity ?? "";
-  if (holder === holderIdentity(me)) return { action: "renew" };
+export function lockVerdict(lease: LeaseView | undefined, me: LockHolder, now: Date): LockVerdict {
+  if (lease === undefined) return { action: 'create' };
+  const holder = lease.holderIdentity ?? '';
+  if (holder === holderIdentity(me)) return { action: 'renew' };
   const transitions = (lease.leaseTransitions ?? 0) + 1;
-  if (holder === "") return { action: "take", transitions };
-  const renewed = Date.parse(lease.renewTime ?? lease.acquireTime ?? "");
+  if (holder === '') return { action: 'take', transitions };
+  const renewed = Date.parse(lease.renewTime ?? lease.acquireTime ?? '');
   // A lease with no time on it cannot be judged alive: treat it as expired, as client-go does for a zero RenewTime.
-  if (!Number.isFinite(renewed)) return { action: "take", transitions };
-  const expiresAt = new Date(
-    renewed + (lease.leaseDurationSeconds ?? LEASE_SECONDS) * 1000,
-  );
-  if (expiresAt.getTime() <= now.getTime())
-    return { action: "take", transitions };
+  if (!Number.isFinite(renewed)) return { action: 'take', transitions };
+  const expiresAt = new Date(renewed + (lease.leaseDurationSeconds ?? LEASE_SECONDS) * 1000);
+  if (expiresAt.getTime() <= now.getTime()) return { action: 'take', transitions };
   return {
-    action: "refuse",
+    action: 'refuse',
     holder,
     ...(lease.annotations[LOCK_ANNOTATIONS.command] !== undefined
       ? { command: lease.annotations[LOCK_ANNOTATIONS.command] }
@@ -75,13 +67,13 @@ export function lockVerdict(
 }
 
 export const LOCK_ANNOTATIONS = {
-  command: "karp-drift.io/command",
-  runId: "karp-drift.io/run-id",
+  command: 'karp-drift.io/command',
+  runId: 'karp-drift.io/run-id',
 } as const;
 
 /** metav1.MicroTime: RFC 3339 with microseconds. */
 export function microTime(d: Date): string {
-  return d.toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
+  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
 /** The Lease's spec and metadata this run writes when it takes or renews the lock. */
@@ -94,8 +86,8 @@ export function leaseBody(
   resourceVersion?: string,
 ) {
   return {
-    apiVersion: "coordination.k8s.io/v1",
-    kind: "Lease",
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
     metadata: {
       name: LEASE_NAME,
       namespace,

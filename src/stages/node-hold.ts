@@ -8,8 +8,8 @@
 // it is neither held nor released by karp-drift, and it does not count toward the wave.
 
 /** Annotation naming the run that put `karpenter.sh/do-not-disrupt` on a Node; only such annotations are removed. */
-export const NODE_HOLD_ANNOTATION = "karp-drift.io/held-by";
-export const DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt";
+export const NODE_HOLD_ANNOTATION = 'karp-drift.io/held-by';
+export const DO_NOT_DISRUPT = 'karpenter.sh/do-not-disrupt';
 
 export interface OldNode {
   name: string;
@@ -31,12 +31,9 @@ export interface NodeHoldChanges {
 }
 
 /** The changes that leave exactly `allowance` untouched old nodes free to be disrupted ('release': all of them). */
-export function nodeHoldChanges(
-  nodes: readonly OldNode[],
-  allowance: number | "release",
-): NodeHoldChanges {
+export function nodeHoldChanges(nodes: readonly OldNode[], allowance: number | 'release'): NodeHoldChanges {
   const ours = nodes.filter((n) => !n.doNotDisrupt || n.heldByUs);
-  if (allowance === "release")
+  if (allowance === 'release')
     return {
       hold: [],
       release: ours.filter((n) => n.heldByUs).map((n) => n.name),
@@ -45,18 +42,12 @@ export function nodeHoldChanges(
     (a, b) =>
       Number(a.heldByUs) - Number(b.heldByUs) ||
       Number(b.empty) - Number(a.empty) ||
-      (a.driftedSince ?? "\uffff").localeCompare(b.driftedSince ?? "\uffff") ||
+      (a.driftedSince ?? '\uffff').localeCompare(b.driftedSince ?? '\uffff') ||
       a.name.localeCompare(b.name),
   );
-  const free = new Set(
-    order.slice(0, Math.max(0, allowance)).map((n) => n.name),
-  );
+  const free = new Set(order.slice(0, Math.max(0, allowance)).map((n) => n.name));
   return {
-    hold: ours
-      .filter((n) => !free.has(n.name) && !n.heldByUs)
-      .map((n) => n.name),
-    release: ours
-      .filter((n) => free.has(n.name) && n.heldByUs)
-      .map((n) => n.name),
+    hold: ours.filter((n) => !free.has(n.name) && !n.heldByUs).map((n) => n.name),
+    release: ours.filter((n) => free.has(n.name) && n.heldByUs).map((n) => n.name),
   };
 }

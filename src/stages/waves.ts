@@ -7,8 +7,7 @@
 // rollout that would leave nodes on the old AMI forever is never what `upgrade` means.
 
 export type WaveStep =
-  | { kind: "count"; value: number; text: string }
-  | { kind: "percent"; value: number; text: string };
+  { kind: 'count'; value: number; text: string } | { kind: 'percent'; value: number; text: string };
 
 export type WaveParse = { steps: WaveStep[] } | { error: string };
 
@@ -17,19 +16,18 @@ const PERCENT = /^([1-9][0-9]?|100)%$/;
 
 /** `--waves` as given: comma-separated counts (`1`, `25`) and percentages (`10%`, `100%`), strictly increasing. */
 export function parseWaves(text: string): WaveParse {
-  const parts = text.split(",").map((p) => p.trim());
-  if (parts.length === 0 || parts.some((p) => p === "")) {
+  const parts = text.split(',').map((p) => p.trim());
+  if (parts.length === 0 || parts.some((p) => p === '')) {
     return {
       error: `"${text}" is not a list of wave sizes: use counts and percentages separated by commas, e.g. 1,10%,100%`,
     };
   }
   const steps: WaveStep[] = [];
   for (const part of parts) {
-    if (COUNT.test(part))
-      steps.push({ kind: "count", value: Number(part), text: part });
+    if (COUNT.test(part)) steps.push({ kind: 'count', value: Number(part), text: part });
     else if (PERCENT.test(part))
       steps.push({
-        kind: "percent",
+        kind: 'percent',
         value: Number(part.slice(0, -1)),
         text: part,
       });
@@ -37,8 +35,7 @@ export function parseWaves(text: string): WaveParse {
       return {
         error: `wave "${part}" replaces no node: every wave must be at least 1 or 1%`,
       };
-    else if (/^[0-9]+%$/.test(part))
-      return { error: `wave "${part}" is over 100%` };
+    else if (/^[0-9]+%$/.test(part)) return { error: `wave "${part}" is over 100%` };
     else
       return {
         error: `wave "${part}" is neither a node count (e.g. 5) nor a percentage (e.g. 10%)`,
@@ -54,7 +51,7 @@ export function parseWaves(text: string): WaveParse {
         error: `waves are cumulative and must increase: "${b.text}" follows "${a.text}"`,
       };
     }
-    if (a.kind === "percent" && a.value === 100) {
+    if (a.kind === 'percent' && a.value === 100) {
       return {
         error: `"${b.text}" follows "100%", which is already the whole stage`,
       };
@@ -68,17 +65,11 @@ export function parseWaves(text: string): WaveParse {
  * old nodes. Steps that add no node at this size collapse (with 3 nodes, `1,10%,100%` is 1, 3: 10 % of 3 rounds up
  * to 1), and the last wave always reaches `total`.
  */
-export function waveTargets(
-  steps: readonly WaveStep[],
-  total: number,
-): number[] {
+export function waveTargets(steps: readonly WaveStep[], total: number): number[] {
   if (total <= 0) return [];
   const targets: number[] = [];
   for (const step of steps) {
-    const wanted =
-      step.kind === "count"
-        ? step.value
-        : Math.ceil((step.value * total) / 100);
+    const wanted = step.kind === 'count' ? step.value : Math.ceil((step.value * total) / 100);
     const target = Math.min(total, Math.max(wanted, targets.at(-1) ?? 0));
     if (target > (targets.at(-1) ?? 0)) targets.push(target);
   }
@@ -96,10 +87,7 @@ export function waveSizes(targets: readonly number[]): number[] {
  * stands: `replaced` old nodes of the stage are gone or replaced. The current wave is the first whose target is not
  * reached yet; `undefined` when every wave is complete.
  */
-export function currentWave(
-  targets: readonly number[],
-  replaced: number,
-): number | undefined {
+export function currentWave(targets: readonly number[], replaced: number): number | undefined {
   const index = targets.findIndex((t) => replaced < t);
   return index === -1 ? undefined : index;
 }
