@@ -233,6 +233,30 @@ export function buildProgram(run: RunEnvironment): Command {
     });
 
   program
+    .command('pause')
+    .description('Hold Drifted disruption on NodePools now (recorded on them, reversible with resume)')
+    .option('--nodepool <name>', 'a NodePool to hold (repeatable; default: every NodePool)', repeated)
+    .option('--hold-with <how>', 'auto (a budget, or node holds where GitOps/IaC owns the budgets), budget or node', 'auto')
+    .option('--force-conflicts', 'with --hold-with budget: write the budget even where a GitOps/IaC tool owns the budgets')
+    .option('--lock-namespace <ns>', 'namespace of the cluster lock (Lease karp-drift)', 'kube-system')
+    .action(async (flags: Record<string, unknown>, cmd: Command) => {
+      const ctx = await context(cmd);
+      const [{ parsePauseOptions }, { pause }] = await Promise.all([import('./stage-options.js'), import('./commands/pause.js')]);
+      await pause(parsePauseOptions(flags), ctx);
+    });
+
+  program
+    .command('resume')
+    .description("Release karp-drift's drift holds, restoring each NodePool's own budgets exactly")
+    .option('--nodepool <name>', 'a NodePool to release (repeatable; default: every NodePool karp-drift holds)', repeated)
+    .option('--lock-namespace <ns>', 'namespace of the cluster lock (Lease karp-drift)', 'kube-system')
+    .action(async (flags: Record<string, unknown>, cmd: Command) => {
+      const ctx = await context(cmd);
+      const [{ parseResumeOptions }, { resume }] = await Promise.all([import('./stage-options.js'), import('./commands/resume.js')]);
+      await resume(parseResumeOptions(flags), ctx);
+    });
+
+  program
     .command('demo')
     .description('Run the main job on the embedded sandbox: upgrade a simulated EKS cluster with Karpenter')
     .option('--scenario <name|file>', 'sandbox scenario', 'default')

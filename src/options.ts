@@ -81,7 +81,7 @@ function flag<T>(parse: (v: string) => T) {
   });
 }
 
-function parseWith<S extends z.ZodType>(schema: S, flags: unknown): z.output<S> {
+export function parseWith<S extends z.ZodType>(schema: S, flags: unknown): z.output<S> {
   const result = schema.safeParse(flags);
   if (!result.success) {
     const issue = result.error.issues[0]!;
@@ -158,7 +158,7 @@ export interface RenderOptions {
 }
 
 // Kubernetes object names (DNS-1123 subdomain), as the API server would check them.
-const DNS1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+export const DNS1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 export function parseRenderOptions(flags: Record<string, unknown>): RenderOptions {
   const schema = z.object({

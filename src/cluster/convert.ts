@@ -1,6 +1,7 @@
 // API objects (plain JSON, as a list or a watch delivers them) → the views of views.ts. Pure: the inventory and the
 // follow loop both convert here, so the two can never disagree about what "initialized" or "deleting" means.
 import type { Budget } from '../plan/budgets.js';
+import { NODE_HOLD_ANNOTATION } from '../stages/node-hold.js';
 import type {
   AmiSelectorTerm,
   ConditionView,
@@ -121,7 +122,18 @@ export function nodePoolView(o: ApiObject): NodePoolView {
     ...(Array.isArray(budgets) ? { budgets: budgets.map((b) => record(b) as unknown as Budget) } : {}),
     requirements: requirements(template.requirements),
     conditions: conditionsOf(o.status),
+    resourceVersion: o.metadata?.resourceVersion ?? '',
+    budgetOwners: budgetOwners(o.metadata),
+    labels: o.metadata?.labels ?? {},
+    annotations: o.metadata?.annotations ?? {},
   };
+}
+
+// `spec.disruption.budgets` is an atomic list: owning `f:budgets` owns all of it.
+function budgetOwners(meta: ApiObject['metadata']): NonNullable<NodePoolView['budgetOwners']> {
+  return (meta?.managedFields ?? [])
+    .filter((m) => (m.subresource === undefined || m.subresource === '') && 'f:budgets' in record(record(record(m.fieldsV1)['f:spec'])['f:disruption']))
+    .map((m) => ({ manager: m.manager ?? '', operation: m.operation === 'Apply' ? 'Apply' : 'Update' }));
 }
 
 export function nodeClaimView(o: ApiObject): NodeClaimView {
@@ -174,6 +186,7 @@ export function nodeView(o: ApiObject): NodeView {
     ready,
     initialized: labels['karpenter.sh/initialized'] === 'true',
     doNotDisrupt: o.metadata?.annotations?.[DO_NOT_DISRUPT] === 'true',
+    ...(o.metadata?.annotations?.[NODE_HOLD_ANNOTATION] !== undefined ? { heldBy: o.metadata.annotations[NODE_HOLD_ANNOTATION] } : {}),
     taints: list(spec.taints).map((t) => {
       const r = record(t);
       return { key: str(r.key) ?? '', ...(str(r.value) ? { value: str(r.value) } : {}), effect: str(r.effect) ?? '' } satisfies TaintView;

@@ -65,23 +65,45 @@ export async function openStream(cluster: Cluster, path: string, query: Query, s
  * One GET, answered. A 401 runs the exec plugin again (at most once for a burst of them: Credentials.refresh) and
  * sends the request once more; a second 401 is the caller's to report (failures.ts names the credentials).
  */
-async function exchange(cluster: Cluster, url: URL, signal: AbortSignal | undefined): Promise<IncomingMessage> {
-  const first = await sendOnce(cluster, url, signal);
+async function exchange(cluster: Cluster, url: URL, signal: AbortSignal | undefined, write?: Write): Promise<IncomingMessage> {
+  const first = await sendOnce(cluster, url, signal, write);
   if (first.res.statusCode !== 401 || !cluster.credentials.refreshable) return first.res;
   first.res.resume();
-  cluster.log?.(`GET ${url.pathname}${url.search} 401: running ${cluster.credentials.source.label} again for a new token`);
+  cluster.log?.(`${write?.method ?? 'GET'} ${url.pathname}${url.search} 401: running ${cluster.credentials.source.label} again for a new token`);
   await cluster.credentials.refresh(first.authorization);
-  return (await sendOnce(cluster, url, signal)).res;
+  return (await sendOnce(cluster, url, signal, write)).res;
 }
 
-/** A keep-alive socket the server closed meanwhile is retried once, as Go's transport does. */
-async function sendOnce(cluster: Cluster, url: URL, signal: AbortSignal | undefined): Promise<Sent> {
+/**
+ * A keep-alive socket the server closed meanwhile is retried once, as Go's transport does. Writes are retried too:
+ * every write karp-drift sends this way carries a resourceVersion precondition (or is a create), so a write that did
+ * land the first time answers 409 the second time instead of landing twice.
+ */
+async function sendOnce(cluster: Cluster, url: URL, signal: AbortSignal | undefined, write?: Write): Promise<Sent> {
   try {
-    return await send(cluster, url, signal);
+    return await send(cluster, url, signal, write);
   } catch (err) {
     if (!(err instanceof StaleSocket)) throw err;
-    return send(cluster, url, signal);
+    return send(cluster, url, signal, write);
   }
+}
+
+/** A write's method and JSON body; `contentType` says which patch it is. */
+export interface Write {
+  method: 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  body: unknown;
+  contentType?: 'application/json' | 'application/merge-patch+json' | 'application/json-patch+json';
+}
+
+/** One write (create, update, patch, delete) of a JSON object; resolves with the server's answer, else an ApiError. */
+export async function sendJson<T>(cluster: Cluster, path: string, write: Write, query: Query = {}, signal?: AbortSignal): Promise<T> {
+  const url = apiUrl(cluster, path, query);
+  const started = Date.now();
+  const res = await exchange(cluster, url, signal, write);
+  const body = await readBody(res);
+  cluster.log?.(`${write.method} ${url.pathname}${url.search} ${res.statusCode ?? 0} in ${Date.now() - started} ms`);
+  if ((res.statusCode ?? 0) >= 300) throw apiError(res, body);
+  return JSON.parse(body) as T;
 }
 
 class StaleSocket extends Error {}
@@ -92,7 +114,7 @@ interface Sent {
   authorization: string | undefined;
 }
 
-async function send(cluster: Cluster, url: URL, signal: AbortSignal | undefined): Promise<Sent> {
+async function send(cluster: Cluster, url: URL, signal: AbortSignal | undefined, write?: Write): Promise<Sent> {
   const auth: RequestOptions = { headers: {} };
   try {
     await cluster.kc.applyToHTTPSOptions(auth);
@@ -104,11 +126,12 @@ async function send(cluster: Cluster, url: URL, signal: AbortSignal | undefined)
   // a free keep-alive socket before it destroys itself.
   signal?.throwIfAborted();
   const request = url.protocol === 'http:' ? httpRequest : httpsRequest;
+  const payload = write === undefined ? undefined : Buffer.from(JSON.stringify(write.body));
   return new Promise<IncomingMessage>((resolve, reject) => {
     const req = request(
       url,
       {
-        method: 'GET',
+        method: write?.method ?? 'GET',
         agent: cluster.agent ?? auth.agent,
         ...(auth.auth ? { auth: auth.auth } : {}),
         headers: {
@@ -118,6 +141,7 @@ async function send(cluster: Cluster, url: URL, signal: AbortSignal | undefined)
           // ~30 MB of JSON, a few MB compressed.
           'Accept-Encoding': 'gzip',
           'User-Agent': 'karp-drift',
+          ...(payload ? { 'Content-Type': write?.contentType ?? 'application/json', 'Content-Length': payload.length } : {}),
         },
         ...(signal ? { signal } : {}),
       },
@@ -134,7 +158,7 @@ async function send(cluster: Cluster, url: URL, signal: AbortSignal | undefined)
       clearTimeout(timer);
       reject(req.reusedSocket && err.code === 'ECONNRESET' ? new StaleSocket(err.message) : err);
     });
-    req.end();
+    req.end(payload);
   }).then((res) => ({ res, authorization: typeof authorization === 'string' ? authorization : undefined }));
 }
 

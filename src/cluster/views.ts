@@ -55,11 +55,16 @@ export interface NodeClassView {
 export interface NodePoolView {
   name: string;
   uid: string;
+  resourceVersion?: string;
   nodeClass: string;
   /** spec.disruption.budgets; undefined = absent (the CRD default applies). */
   budgets?: Budget[];
   requirements: Requirement[];
   conditions: Record<string, ConditionView>;
+  /** Managers that own `spec.disruption.budgets` (a staged rollout's hold writes it). */
+  budgetOwners?: Array<{ manager: string; operation: 'Apply' | 'Update' }>;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
 }
 
 export interface NodeClaimView {
@@ -101,6 +106,8 @@ export interface NodeView {
   ready: boolean;
   initialized: boolean;
   doNotDisrupt: boolean;
+  /** karp-drift's node hold (`karp-drift.io/held-by`): the run that put do-not-disrupt there. */
+  heldBy?: string;
   taints: TaintView[];
   deleting: boolean;
   createdAt?: string;

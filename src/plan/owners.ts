@@ -70,23 +70,33 @@ function trackingTool(
 }
 
 export function classifyOwners(view: Pick<NodeClassView, 'owners' | 'labels' | 'annotations'>): OwnerClassification {
+  const owners = view.owners.map((o) => ({ manager: o.manager, operation: o.operation, owns: o.ownsAmiSelectorTerms }));
+  return classifyFieldOwners(owners, view, TERMS_FIELD);
+}
+
+/** Who else owns `field` of an object (any kind), and whether that manager would write it back. */
+export function classifyFieldOwners<F extends string>(
+  owners: ReadonlyArray<{ manager: string; operation: 'Apply' | 'Update'; owns: boolean }>,
+  view: Pick<NodeClassView, 'labels' | 'annotations'>,
+  field: F,
+): { takeOver: string[]; conflicts: Array<Omit<OwnerConflict, 'field'> & { field: F }> } {
   const takeOver: string[] = [];
-  const conflicts: OwnerConflict[] = [];
+  const conflicts: Array<Omit<OwnerConflict, 'field'> & { field: F }> = [];
   const tracked = trackingTool(view);
-  for (const owner of view.owners) {
+  for (const owner of owners) {
     const { manager } = owner;
-    if (!owner.ownsAmiSelectorTerms || manager === FIELD_MANAGER) continue;
+    if (!owner.owns || manager === FIELD_MANAGER) continue;
     if (takeOver.includes(manager) || conflicts.some((c) => c.manager === manager)) continue;
     const known = TOOLS.find((t) => t.manager.test(manager));
     if (known !== undefined) {
-      conflicts.push({ manager, kind: known.kind, field: TERMS_FIELD, tool: known.tool });
+      conflicts.push({ manager, kind: known.kind, field, tool: known.tool });
     } else if (tracked !== undefined) {
       // Someone edited a tracked object by hand (or the tool applied under a generic name): the tool still wins.
-      conflicts.push({ manager, field: TERMS_FIELD, ...tracked });
+      conflicts.push({ manager, field, ...tracked });
     } else if (isPersonManager(manager) || owner.operation === 'Update') {
       takeOver.push(manager);
     } else {
-      conflicts.push({ manager, kind: 'applier', field: TERMS_FIELD });
+      conflicts.push({ manager, kind: 'applier', field });
     }
   }
   return { takeOver, conflicts };

@@ -58,6 +58,17 @@ describe('deploy/rbac.yaml covers what karp-drift does', () => {
     expect(new Set(uncovered(sandbox, 'karp-drift-readonly'))).toEqual(new Set(['patch karpenter.k8s.aws/ec2nodeclasses/default', 'patch karpenter.k8s.aws/ec2nodeclasses/bottlerocket', 'patch karpenter.sh/nodepools/default']));
   });
 
+  it('pause and resume need only karp-drift-upgrade (lock, budget and node holds, Events)', async () => {
+    const sandbox = await scenario('default');
+    expect((await karpDrift(sandbox, ['pause', '--nodepool', 'general'])).code).toBe(0);
+    expect((await karpDrift(sandbox, ['pause', '--nodepool', 'arm', '--hold-with', 'node'])).code).toBe(0);
+    expect((await karpDrift(sandbox, ['resume'])).code).toBe(0);
+    expect(uncovered(sandbox, 'karp-drift-upgrade')).toEqual([]);
+    expect(new Set(uncovered(sandbox, 'karp-drift-readonly').map((r) => r.split('/').slice(0, 2).join('/')))).toEqual(
+      new Set(['create coordination.k8s.io/leases', 'get coordination.k8s.io/leases', 'update coordination.k8s.io/leases', 'patch karpenter.sh/nodepools', 'patch core/nodes', 'create core/events']),
+    );
+  });
+
   it('never prints the kubeconfig token, even with -v', async () => {
     const sandbox = await scenario('default');
     const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '-v', '--no-wait']);

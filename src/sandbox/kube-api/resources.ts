@@ -36,6 +36,8 @@ const BUILTINS: ResourceInfo[] = [
   builtin('policy', 'poddisruptionbudgets', 'PodDisruptionBudget', true, {
     shortNames: ['pdb'],
   }),
+  // karp-drift's cluster lock, as leader election uses them (no status subresource).
+  builtin('coordination.k8s.io', 'leases', 'Lease', true, { status: false }),
   builtin('apiextensions.k8s.io', 'customresourcedefinitions', 'CustomResourceDefinition', false, {
     shortNames: ['crd', 'crds'],
     categories: ['api-extensions'],

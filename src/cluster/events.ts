@@ -1,0 +1,63 @@
+// Kubernetes Events that karp-drift records on the NodePools it paces, so that a teammate running
+// `kubectl get events` or `kubectl describe nodepool`, or looking at Argo CD, sees what is holding drift and why,
+// without karp-drift on their machine. core/v1 Events (what kubectl describe shows), source `karp-drift`, in the
+// `default` namespace as the API server files events of cluster-scoped objects.
+import { randomBytes } from 'node:crypto';
+import type { Cluster } from './client.js';
+import { sendJson } from './request.js';
+import type { KarpenterApi } from './views.js';
+
+export type StageEventReason =
+  | 'StagedRolloutStage'
+  | 'StagedRolloutWave'
+  | 'StagedRolloutSoak'
+  | 'StagedRolloutHold'
+  | 'StagedRolloutRelease'
+  | 'StagedRolloutPaused'
+  | 'StagedRolloutResumed'
+  | 'StagedRolloutCompleted';
+
+export interface EventTarget {
+  api: KarpenterApi;
+  nodePool: { name: string; uid: string };
+}
+
+/** Best effort: an Event that cannot be written (RBAC, a hiccup) never fails the rollout it describes. */
+export async function recordNodePoolEvent(
+  cluster: Cluster,
+  target: EventTarget,
+  reason: StageEventReason,
+  message: string,
+  now = new Date(),
+): Promise<boolean> {
+  const name = `${target.nodePool.name}.${randomBytes(8).toString('hex')}`;
+  const time = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  try {
+    await sendJson(cluster, '/api/v1/namespaces/default/events', {
+      method: 'POST',
+      body: {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name, namespace: 'default' },
+        involvedObject: {
+          apiVersion: `karpenter.sh/${target.api}`,
+          kind: 'NodePool',
+          name: target.nodePool.name,
+          uid: target.nodePool.uid,
+        },
+        reason,
+        message,
+        type: 'Normal',
+        source: { component: 'karp-drift' },
+        reportingComponent: 'karp-drift',
+        reportingInstance: 'karp-drift',
+        firstTimestamp: time,
+        lastTimestamp: time,
+        count: 1,
+      },
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,188 @@
+// Takes, renews and releases the cluster lock (stages/lock.ts decides; this file talks to the API server).
+// Every write carries the read resourceVersion (or is a create), so two runs racing for the Lease cannot both win:
+// the loser's write answers 409 and it reads the Lease again.
+import { RefusedError, RuntimeFailure } from '../errors.js';
+import {
+  leaseBody,
+  lockVerdict,
+  LEASE_NAME,
+  LEASE_SECONDS,
+  RENEW_EVERY_MS,
+  type LeaseView,
+  type LockHolder,
+} from '../stages/lock.js';
+import type { Cluster } from './client.js';
+import { ApiError, getJson, sendJson } from './request.js';
+
+interface LeaseObject {
+  metadata?: { resourceVersion?: string; annotations?: Record<string, string> };
+  spec?: Omit<LeaseView, 'resourceVersion' | 'annotations'>;
+}
+
+export interface ClusterLock {
+  /** Aborted when the lock is lost (another run took it after this one could not renew it in time). */
+  lost: AbortSignal;
+  /** Stops renewing and gives the Lease up (holder cleared), so the next run need not wait for it to expire. */
+  release(): Promise<void>;
+}
+
+const leasePath = (namespace: string, name = '') =>
+  `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases${name ? `/${encodeURIComponent(name)}` : ''}`;
+
+function view(o: LeaseObject): LeaseView {
+  return {
+    ...(o.spec ?? {}),
+    resourceVersion: o.metadata?.resourceVersion ?? '',
+    annotations: o.metadata?.annotations ?? {},
+  };
+}
+
+async function readLease(cluster: Cluster, namespace: string, signal?: AbortSignal): Promise<LeaseView | undefined> {
+  try {
+    return view(await getJson<LeaseObject>(cluster, leasePath(namespace, LEASE_NAME), {}, signal));
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 404) return undefined;
+    throw err;
+  }
+}
+
+/** Takes the lock or throws RefusedError (exit 3) naming the run that holds it. */
+export async function acquireLock(
+  cluster: Cluster,
+  namespace: string,
+  me: LockHolder,
+  signal?: AbortSignal,
+): Promise<ClusterLock> {
+  let acquired = new Date();
+  for (let attempt = 0; ; attempt++) {
+    const lease = await readLease(cluster, namespace, signal).catch((err: unknown) => {
+      throw lockFailure(cluster, namespace, 'reading', err);
+    });
+    const now = new Date();
+    const verdict = lockVerdict(lease, me, now);
+    if (verdict.action === 'refuse') {
+      const since = verdict.since !== undefined ? ` since ${verdict.since.replace(/\.\d+Z$/, 'Z')}` : '';
+      const what = verdict.command !== undefined ? ` (karp-drift ${verdict.command})` : '';
+      const left = Math.max(1, Math.ceil((verdict.expiresAt.getTime() - now.getTime()) / 1000));
+      throw new RefusedError(
+        `another karp-drift run holds the lock on this cluster: ${verdict.holder}${what}${since} (lease ${namespace}/${LEASE_NAME})`,
+        {
+          hint: `wait for it to finish; a run that was killed leaves a lock that expires ${left} s after its last renewal (leases of ${LEASE_SECONDS} s)`,
+        },
+      );
+    }
+    try {
+      if (verdict.action === 'create') {
+        acquired = now;
+        await sendJson(
+          cluster,
+          leasePath(namespace),
+          { method: 'POST', body: leaseBody(me, now, now, 0, namespace) },
+          {},
+          signal,
+        );
+      } else {
+        acquired =
+          verdict.action === 'renew' && lease?.acquireTime !== undefined
+            ? new Date(Date.parse(lease.acquireTime))
+            : now;
+        const transitions = verdict.action === 'take' ? verdict.transitions : (lease?.leaseTransitions ?? 0);
+        await sendJson(
+          cluster,
+          leasePath(namespace, LEASE_NAME),
+          {
+            method: 'PUT',
+            body: leaseBody(me, now, acquired, transitions, namespace, lease!.resourceVersion),
+          },
+          {},
+          signal,
+        );
+      }
+      break;
+    } catch (err) {
+      // Another run wrote it between our read and our write: read again (it may now hold it, or have released it).
+      if (err instanceof ApiError && (err.code === 409 || err.code === 422) && attempt < 3) continue;
+      throw lockFailure(cluster, namespace, 'taking', err);
+    }
+  }
+  return renewing(cluster, namespace, me, acquired);
+}
+
+function renewing(cluster: Cluster, namespace: string, me: LockHolder, acquired: Date): ClusterLock {
+  const lost = new AbortController();
+  let lastRenewal = Date.now();
+  let stopped = false;
+  const renew = async () => {
+    try {
+      const lease = await readLease(cluster, namespace);
+      const now = new Date();
+      const verdict = lockVerdict(lease, me, now);
+      if (verdict.action === 'refuse' || lease === undefined) {
+        lost.abort(
+          new RuntimeFailure(
+            `lost the cluster lock (lease ${namespace}/${LEASE_NAME}) to ${verdict.action === 'refuse' ? verdict.holder : 'nobody: it was deleted'}`,
+          ),
+        );
+        return;
+      }
+      await sendJson(cluster, leasePath(namespace, LEASE_NAME), {
+        method: 'PUT',
+        body: leaseBody(me, now, acquired, lease.leaseTransitions ?? 0, namespace, lease.resourceVersion),
+      });
+      lastRenewal = now.getTime();
+    } catch {
+      // A renewal that failed (API unreachable for a moment) is tried again next period; only past the lease's
+      // duration could another run have taken it, and the next read finds out.
+      if (Date.now() - lastRenewal > LEASE_SECONDS * 1000) {
+        lost.abort(
+          new RuntimeFailure(
+            `could not renew the cluster lock (lease ${namespace}/${LEASE_NAME}) for ${LEASE_SECONDS} s`,
+          ),
+        );
+      }
+    }
+  };
+  const timer = setInterval(() => {
+    if (!stopped) void renew();
+  }, RENEW_EVERY_MS);
+  timer.unref();
+  return {
+    lost: lost.signal,
+    async release() {
+      stopped = true;
+      clearInterval(timer);
+      if (lost.signal.aborted) return;
+      try {
+        const lease = await readLease(cluster, namespace);
+        if (lease === undefined || lockVerdict(lease, me, new Date()).action !== 'renew') return;
+        const body = leaseBody(me, new Date(), acquired, lease.leaseTransitions ?? 0, namespace, lease.resourceVersion);
+        // client-go's ReleaseOnCancel: an empty holder, so the next run takes it at once.
+        await sendJson(cluster, leasePath(namespace, LEASE_NAME), {
+          method: 'PUT',
+          body: { ...body, spec: { ...body.spec, holderIdentity: '' } },
+        });
+      } catch {
+        // Not released: it expires LEASE_SECONDS after the last renewal.
+      }
+    },
+  };
+}
+
+function lockFailure(cluster: Cluster, namespace: string, doing: string, err: unknown): Error {
+  if (err instanceof ApiError && err.code === 403) {
+    return new RuntimeFailure(
+      `${doing} the cluster lock: leases in namespace ${namespace} are forbidden to this identity (${cluster.context})`,
+      {
+        hint: `grant get, create and update on leases.coordination.k8s.io in ${namespace} (deploy/rbac.yaml), or pass --lock-namespace`,
+        cause: err,
+      },
+    );
+  }
+  if (err instanceof ApiError && err.code === 404) {
+    return new RuntimeFailure(`${doing} the cluster lock: namespace ${namespace} does not exist`, {
+      hint: 'pass --lock-namespace <a namespace that exists>',
+      cause: err,
+    });
+  }
+  return err instanceof Error ? err : new Error(String(err));
+}

@@ -1,0 +1,49 @@
+// What pause, resume and a staged upgrade share: the cluster lock around their writes, and which NodePools a
+// --nodepool list names.
+import { randomUUID } from 'node:crypto';
+import { hostname, userInfo } from 'node:os';
+import type { CommandContext } from '../cli.js';
+import type { Cluster } from '../cluster/client.js';
+import { acquireLock } from '../cluster/lock.js';
+import type { NodePoolView } from '../cluster/views.js';
+import { UsageError } from '../errors.js';
+import type { LockOptions } from '../stage-options.js';
+import type { LockHolder } from '../stages/lock.js';
+
+export function lockHolder(command: string, runId = randomUUID()): LockHolder {
+  let user = 'unknown';
+  try {
+    user = userInfo().username;
+  } catch {
+    // No passwd entry (a container running as an arbitrary uid): the run id still tells runs apart.
+  }
+  return { runId, user, host: hostname(), command };
+}
+
+/** Runs `work` holding the cluster lock; the lock is released however `work` ends, and losing it aborts `work`. */
+export async function withClusterLock<T>(
+  ctx: CommandContext,
+  cluster: Cluster,
+  options: LockOptions,
+  holder: LockHolder,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const lock = await acquireLock(cluster, options.lockNamespace, holder, ctx.signal);
+  try {
+    return await work(AbortSignal.any([ctx.signal, lock.lost]));
+  } finally {
+    await lock.release();
+  }
+}
+
+/** The NodePools `names` picks (all when empty); a name that is not there is a usage error listing what is. */
+export function selectNodePools(pools: readonly NodePoolView[], names: readonly string[]): NodePoolView[] {
+  if (names.length === 0) return [...pools];
+  const missing = names.filter((n) => !pools.some((p) => p.name === n));
+  if (missing.length > 0) {
+    throw new UsageError(`no NodePool ${missing.map((m) => JSON.stringify(m)).join(', ')} in this cluster`, {
+      hint: `NodePools here: ${pools.map((p) => p.name).join(', ') || 'none'} (kubectl get nodepools)`,
+    });
+  }
+  return pools.filter((p) => names.includes(p.name));
+}

@@ -1,0 +1,282 @@
+// The decision of a staged rollout: which stage and wave it is in, and how many more drift replacements each NodePool
+// may start now. Pure, shaped like Karpenter's disruption controller (STYLE.md): the follow loop observes (counts
+// from the snapshot), this decides, an edge file acts (writes budgets or node annotations) and records.
+//
+// Counting: a stage's size is the number of old NodeClaims its NodePools had when the stage began (recorded on the
+// NodePools with the hold, so a re-run counts from the cluster, not from local state). "Started" is that size minus
+// the old NodeClaims nobody has touched yet, so a node Karpenter is replacing, has replaced, or that went away for any
+// other reason (consolidation, a manual delete) counts as started. A wave's allowance is what it may still START
+// (target − started), lowered as each one starts, never raised as one finishes: a budget caps what is in flight, and a
+// slot freed by a finished replacement would be taken by Karpenter's next pass before we could react (DOMAIN.md §2.6).
+import { waveTargets, type WaveStep } from './waves.js';
+
+export interface Stage {
+  /** `canary` for the NodePools of `--canary`, `rollout` for the rest. */
+  name: string;
+  nodePools: string[];
+}
+
+export interface StagePlan {
+  stages: Stage[];
+  waves: WaveStep[];
+  soakMs: number;
+}
+
+/** One NodePool's old NodeClaims (not on a target AMI), as the snapshot shows them now. */
+export interface PoolWaveCounts {
+  name: string;
+  /** Old, not disrupted, not being deleted: what a wave may still start. */
+  untouched: number;
+  /** Old and being disrupted or deleted. */
+  inflight: number;
+}
+
+/** Where the rollout is: the wave that is open (or soaking), and each stage's size once it began. */
+export interface StagePosition {
+  stage: number;
+  wave: number;
+  /** Set while the wave (or the stage, after its last wave) soaks. */
+  soakUntil?: Date;
+  /** Old NodeClaims per stage when it began (index = stage). */
+  sizes: Array<number | undefined>;
+  /** The wave whose `wave` event has been emitted, so each opens once. */
+  announced?: { stage: number; wave: number };
+}
+
+export type StageEvent =
+  | {
+      type: 'stage';
+      stage: number;
+      name: string;
+      nodePools: string[];
+      size: number;
+      waves: number[];
+    }
+  | {
+      type: 'wave';
+      stage: number;
+      wave: number;
+      of: number;
+      target: number;
+      size: number;
+      started: number;
+    }
+  | {
+      type: 'soak';
+      stage: number;
+      wave: number;
+      until: Date;
+      stageDone: boolean;
+    };
+
+/** `release`: put the NodePool's own budgets back (or drop node holds); a number: hold it to that many more starts. */
+export type PoolAllowance = number | 'release';
+
+export interface StageDecision {
+  position: StagePosition;
+  phase: 'wave' | 'finishing' | 'soak' | 'done';
+  allowances: Record<string, PoolAllowance>;
+  events: StageEvent[];
+  /** Of the open stage, for the display. */
+  stage?: {
+    index: number;
+    name: string;
+    size: number;
+    started: number;
+    targets: number[];
+  };
+}
+
+const countsOf = (pools: readonly PoolWaveCounts[], names: readonly string[]) => {
+  let untouched = 0;
+  let inflight = 0;
+  for (const p of pools) {
+    if (!names.includes(p.name)) continue;
+    untouched += p.untouched;
+    inflight += p.inflight;
+  }
+  return { untouched, inflight };
+};
+
+/**
+ * Where a rollout stands when karp-drift (re)starts: the first stage with old nodes left, at the first wave whose
+ * target is not reached. `sizes` are the recorded stage sizes (from the hold annotations) where there are any.
+ */
+export function initialPosition(
+  plan: StagePlan,
+  pools: readonly PoolWaveCounts[],
+  recordedSizes: Array<number | undefined> = [],
+): StagePosition {
+  const sizes = plan.stages.map((_, i) => recordedSizes[i]);
+  for (let s = 0; s < plan.stages.length; s++) {
+    const { untouched, inflight } = countsOf(pools, plan.stages[s]!.nodePools);
+    if (untouched + inflight === 0) continue;
+    const size = Math.max(sizes[s] ?? 0, untouched + inflight);
+    sizes[s] = size;
+    const targets = waveTargets(plan.waves, size);
+    const started = size - untouched;
+    const wave = Math.max(
+      0,
+      targets.findIndex((t) => started < t),
+    );
+    return { stage: s, wave: wave === -1 ? targets.length - 1 : wave, sizes };
+  }
+  return { stage: plan.stages.length, wave: 0, sizes };
+}
+
+/** One decision: advance through soaks, waves and stages as far as `now` and the counts allow. */
+export function decideStages(
+  plan: StagePlan,
+  pools: readonly PoolWaveCounts[],
+  position: StagePosition,
+  now: Date,
+): StageDecision {
+  const events: StageEvent[] = [];
+  let pos: StagePosition = { ...position, sizes: [...position.sizes] };
+
+  // A stage or wave can end and the next begin in one decision (a soak of 0, a stage with nothing left to do).
+  for (let guard = 0; guard < 1000; guard++) {
+    if (pos.stage >= plan.stages.length) {
+      return {
+        position: pos,
+        phase: 'done',
+        allowances: allReleased(plan),
+        events,
+      };
+    }
+    const stage = plan.stages[pos.stage]!;
+    const { untouched, inflight } = countsOf(pools, stage.nodePools);
+    pos.sizes[pos.stage] ??= untouched + inflight;
+    const size = Math.max(pos.sizes[pos.stage]!, untouched + inflight);
+    const targets = waveTargets(plan.waves, size);
+    const started = size - untouched;
+    const summary = {
+      index: pos.stage,
+      name: stage.name,
+      size,
+      started,
+      targets,
+    };
+
+    if (targets.length === 0 || pos.wave >= targets.length) {
+      pos = nextStage(pos);
+      continue;
+    }
+    if (pos.soakUntil !== undefined) {
+      if (now.getTime() < pos.soakUntil.getTime()) {
+        return {
+          position: pos,
+          phase: 'soak',
+          allowances: allowancesFor(plan, pools, pos.stage, 0),
+          events,
+          stage: summary,
+        };
+      }
+      pos = pos.wave + 1 < targets.length ? { ...pos, wave: pos.wave + 1, soakUntil: undefined } : nextStage(pos);
+      continue;
+    }
+    const target = targets[pos.wave]!;
+    if (pos.announced?.stage !== pos.stage || pos.announced.wave !== pos.wave) {
+      if (pos.announced?.stage !== pos.stage) {
+        events.push({
+          type: 'stage',
+          stage: pos.stage,
+          name: stage.name,
+          nodePools: stage.nodePools,
+          size,
+          waves: targets,
+        });
+      }
+      pos = { ...pos, announced: { stage: pos.stage, wave: pos.wave } };
+      events.push({
+        type: 'wave',
+        stage: pos.stage,
+        wave: pos.wave,
+        of: targets.length,
+        target,
+        size,
+        started,
+      });
+    }
+    if (started < target) {
+      return {
+        position: pos,
+        phase: 'wave',
+        allowances: allowancesFor(plan, pools, pos.stage, target - started),
+        events,
+        stage: summary,
+      };
+    }
+    if (inflight > 0) {
+      return {
+        position: pos,
+        phase: 'finishing',
+        allowances: allowancesFor(plan, pools, pos.stage, 0),
+        events,
+        stage: summary,
+      };
+    }
+    // The wave's replacements are all done: soak before the next wave, or before the next stage after the last one.
+    const last = pos.wave + 1 >= targets.length;
+    if (plan.soakMs > 0) {
+      const until = new Date(now.getTime() + plan.soakMs);
+      pos = { ...pos, soakUntil: until };
+      events.push({
+        type: 'soak',
+        stage: pos.stage,
+        wave: pos.wave,
+        until,
+        stageDone: last,
+      });
+      return {
+        position: pos,
+        phase: 'soak',
+        allowances: allowancesFor(plan, pools, pos.stage, 0),
+        events,
+        stage: summary,
+      };
+    }
+    pos = last ? nextStage(pos) : { ...pos, wave: pos.wave + 1 };
+  }
+  throw new Error('decideStages did not settle');
+}
+
+function nextStage(pos: StagePosition): StagePosition {
+  return {
+    stage: pos.stage + 1,
+    wave: 0,
+    sizes: pos.sizes,
+    announced: pos.announced,
+  };
+}
+
+function allReleased(plan: StagePlan): Record<string, PoolAllowance> {
+  return Object.fromEntries(plan.stages.flatMap((s) => s.nodePools.map((p) => [p, 'release' as const])));
+}
+
+/**
+ * Earlier stages are released (their nodes are all replaced), later ones held at 0, and the open stage's allowance
+ * shared among its NodePools in order, each getting at most its untouched old nodes.
+ */
+function allowancesFor(
+  plan: StagePlan,
+  pools: readonly PoolWaveCounts[],
+  open: number,
+  allowance: number,
+): Record<string, PoolAllowance> {
+  const result: Record<string, PoolAllowance> = {};
+  let left = Math.max(0, allowance);
+  plan.stages.forEach((stage, index) => {
+    for (const name of stage.nodePools) {
+      if (index < open) result[name] = 'release';
+      else if (index > open) result[name] = 0;
+      else {
+        const untouched = pools.find((p) => p.name === name)?.untouched ?? 0;
+        const share = Math.min(untouched, left);
+        left -= share;
+        result[name] = share;
+      }
+    }
+  });
+  return result;
+}

@@ -1,0 +1,80 @@
+// How a staged rollout holds each NodePool (`--hold-with auto|budget|node`). Pure.
+//
+// A budget is Karpenter's own lever and the simplest to see (`kubectl get nodepool -o yaml`), but when a GitOps or
+// IaC tool owns `spec.disruption.budgets`, it puts its list back on its next sync (Argo CD self-heal: seconds), and
+// the hold silently disappears. Then karp-drift holds the old Nodes instead, with `karpenter.sh/do-not-disrupt`,
+// which no manager of the NodePool touches. Ownership is read from managedFields exactly as for the EC2NodeClass
+// apply (plan/owners.ts).
+import type { NodePoolView } from '../cluster/views.js';
+import { classifyFieldOwners } from '../plan/owners.js';
+
+export type HoldWith = 'auto' | 'budget' | 'node';
+export type HoldMechanism = 'budget' | 'node';
+
+export const BUDGETS_FIELD = 'spec.disruption.budgets';
+
+export interface HoldChoice {
+  nodePool: string;
+  mechanism: HoldMechanism;
+  /** For the plan: why this mechanism. */
+  why: string;
+  /** `--hold-with budget --force-conflicts` on a managed NodePool: the manager may undo the hold. */
+  warning?: string;
+}
+
+export type HoldChoiceResult = HoldChoice | { nodePool: string; error: string; next: string };
+
+export function chooseHold(
+  pool: Pick<NodePoolView, 'name' | 'budgetOwners' | 'labels' | 'annotations'>,
+  requested: HoldWith,
+  forceConflicts: boolean,
+): HoldChoiceResult {
+  const owners = (pool.budgetOwners ?? []).map((o) => ({ ...o, owns: true }));
+  const { conflicts } = classifyFieldOwners(
+    owners,
+    { labels: pool.labels ?? {}, annotations: pool.annotations ?? {} },
+    BUDGETS_FIELD,
+  );
+  const owner = conflicts[0];
+  const who =
+    owner === undefined
+      ? ''
+      : owner.tool !== undefined
+        ? `${owner.tool} (field manager ${owner.manager})`
+        : `field manager ${owner.manager}`;
+  const name = pool.name;
+  if (requested === 'node') {
+    return {
+      nodePool: name,
+      mechanism: 'node',
+      why: '--hold-with node',
+    };
+  }
+  if (owner === undefined) {
+    return {
+      nodePool: name,
+      mechanism: 'budget',
+      why: requested === 'auto' ? 'no GitOps or IaC tool manages its budgets' : '--hold-with budget',
+    };
+  }
+  if (requested === 'auto') {
+    return {
+      nodePool: name,
+      mechanism: 'node',
+      why: `its budgets are managed by ${who}, which would put them back`,
+    };
+  }
+  if (forceConflicts) {
+    return {
+      nodePool: name,
+      mechanism: 'budget',
+      why: '--hold-with budget --force-conflicts',
+      warning: `${BUDGETS_FIELD} of nodepool/${name} is owned by ${who}: it may put its own budgets back and lift the hold`,
+    };
+  }
+  return {
+    nodePool: name,
+    error: `--hold-with budget: ${BUDGETS_FIELD} of nodepool/${name} is owned by ${who}, which would put its own budgets back and lift the hold`,
+    next: 'use --hold-with node (or auto), which holds the old nodes instead; or pass --force-conflicts to write the budget anyway',
+  };
+}

@@ -1,0 +1,108 @@
+// The cluster lock of a run that writes (`upgrade`, `rollback`, `pause`, `resume`): a coordination.k8s.io/v1 Lease, as
+// Kubernetes' own leader election uses (client-go tools/leaderelection). Pure: whether this run may take the Lease.
+//
+// Two runs must not pace one cluster at once (each would write its own holds over the other's). The Lease is short
+// (LEASE_SECONDS) and renewed while the run lives, so a run that was killed (kill -9, a CI runner that vanished)
+// leaves a lock that expires by itself: no helm-style "another operation is in progress" to clear by hand.
+
+export const LEASE_NAME = 'karp-drift';
+export const LEASE_NAMESPACE = 'kube-system';
+export const LEASE_SECONDS = 30;
+/** Renew well inside the duration, as client-go's RetryPeriod (2 s) sits inside RenewDeadline (10 s) and LeaseDuration (15 s). */
+export const RENEW_EVERY_MS = 10_000;
+
+export interface LeaseView {
+  resourceVersion: string;
+  holderIdentity?: string;
+  leaseDurationSeconds?: number;
+  acquireTime?: string;
+  renewTime?: string;
+  leaseTransitions?: number;
+  /** karp-drift's annotations: which command holds it. */
+  annotations: Record<string, string>;
+}
+
+export interface LockHolder {
+  runId: string;
+  user: string;
+  host: string;
+  /** `upgrade --to 1.31`: shown to whoever is refused. */
+  command: string;
+}
+
+export const holderIdentity = (h: LockHolder): string => `${h.user}@${h.host} (run ${h.runId})`;
+
+export type LockVerdict =
+  | { action: 'create' }
+  | { action: 'take'; transitions: number }
+  | { action: 'renew' }
+  | {
+      action: 'refuse';
+      holder: string;
+      command?: string;
+      since?: string;
+      expiresAt: Date;
+    };
+
+export function lockVerdict(lease: LeaseView | undefined, me: LockHolder, now: Date): LockVerdict {
+  if (lease === undefined) return { action: 'create' };
+  const holder = lease.holderIdentity ?? '';
+  if (holder === holderIdentity(me)) return { action: 'renew' };
+  const transitions = (lease.leaseTransitions ?? 0) + 1;
+  if (holder === '') return { action: 'take', transitions };
+  const renewed = Date.parse(lease.renewTime ?? lease.acquireTime ?? '');
+  // A lease with no time on it cannot be judged alive: treat it as expired, as client-go does for a zero RenewTime.
+  if (!Number.isFinite(renewed)) return { action: 'take', transitions };
+  const expiresAt = new Date(renewed + (lease.leaseDurationSeconds ?? LEASE_SECONDS) * 1000);
+  if (expiresAt.getTime() <= now.getTime()) return { action: 'take', transitions };
+  return {
+    action: 'refuse',
+    holder,
+    ...(lease.annotations[LOCK_ANNOTATIONS.command] !== undefined
+      ? { command: lease.annotations[LOCK_ANNOTATIONS.command] }
+      : {}),
+    ...(lease.acquireTime !== undefined ? { since: lease.acquireTime } : {}),
+    expiresAt,
+  };
+}
+
+export const LOCK_ANNOTATIONS = {
+  command: 'karp-drift.io/command',
+  runId: 'karp-drift.io/run-id',
+} as const;
+
+/** metav1.MicroTime: RFC 3339 with microseconds. */
+export function microTime(d: Date): string {
+  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+/** The Lease's spec and metadata this run writes when it takes or renews the lock. */
+export function leaseBody(
+  me: LockHolder,
+  now: Date,
+  acquired: Date,
+  transitions: number,
+  namespace: string,
+  resourceVersion?: string,
+) {
+  return {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: {
+      name: LEASE_NAME,
+      namespace,
+      ...(resourceVersion !== undefined ? { resourceVersion } : {}),
+      annotations: {
+        [LOCK_ANNOTATIONS.command]: me.command,
+        [LOCK_ANNOTATIONS.runId]: me.runId,
+      },
+    },
+    spec: {
+      holderIdentity: holderIdentity(me),
+      leaseDurationSeconds: LEASE_SECONDS,
+      acquireTime: microTime(acquired),
+      renewTime: microTime(now),
+      leaseTransitions: transitions,
+    },
+  };
+}

@@ -1,0 +1,93 @@
+// Wave arithmetic of a staged rollout (`upgrade --waves 1,10%,100%`). Pure.
+//
+// A wave list is cumulative, over one stage's old nodes counted when the stage begins: `1,10%,100%` means one node,
+// then up to 10 % of the stage, then the rest. Percentages round up, as GKE's and AKS's surge/batch percentages and
+// Karpenter's own budget percentages do (intstr.GetScaledValueFromIntOrPercent(…, roundUp=true)), so a wave is never
+// empty because the stage is small. A list that stops short of the whole stage gets a last wave for the rest: a
+// rollout that would leave nodes on the old AMI forever is never what `upgrade` means.
+
+export type WaveStep =
+  { kind: 'count'; value: number; text: string } | { kind: 'percent'; value: number; text: string };
+
+export type WaveParse = { steps: WaveStep[] } | { error: string };
+
+const COUNT = /^[1-9][0-9]*$/;
+const PERCENT = /^([1-9][0-9]?|100)%$/;
+
+/** `--waves` as given: comma-separated counts (`1`, `25`) and percentages (`10%`, `100%`), strictly increasing. */
+export function parseWaves(text: string): WaveParse {
+  const parts = text.split(',').map((p) => p.trim());
+  if (parts.length === 0 || parts.some((p) => p === '')) {
+    return {
+      error: `"${text}" is not a list of wave sizes: use counts and percentages separated by commas, e.g. 1,10%,100%`,
+    };
+  }
+  const steps: WaveStep[] = [];
+  for (const part of parts) {
+    if (COUNT.test(part)) steps.push({ kind: 'count', value: Number(part), text: part });
+    else if (PERCENT.test(part))
+      steps.push({
+        kind: 'percent',
+        value: Number(part.slice(0, -1)),
+        text: part,
+      });
+    else if (/^0+%?$/.test(part))
+      return {
+        error: `wave "${part}" replaces no node: every wave must be at least 1 or 1%`,
+      };
+    else if (/^[0-9]+%$/.test(part)) return { error: `wave "${part}" is over 100%` };
+    else
+      return {
+        error: `wave "${part}" is neither a node count (e.g. 5) nor a percentage (e.g. 10%)`,
+      };
+  }
+  // Counts and percentages can only be compared against a stage's size, so each kind must increase on its own,
+  // and a count may not follow 100%.
+  for (let i = 1; i < steps.length; i++) {
+    const a = steps[i - 1]!;
+    const b = steps[i]!;
+    if (a.kind === b.kind && b.value <= a.value) {
+      return {
+        error: `waves are cumulative and must increase: "${b.text}" follows "${a.text}"`,
+      };
+    }
+    if (a.kind === 'percent' && a.value === 100) {
+      return {
+        error: `"${b.text}" follows "100%", which is already the whole stage`,
+      };
+    }
+  }
+  return { steps };
+}
+
+/**
+ * The cumulative number of a stage's old nodes that must be replaced by the end of each wave, for a stage of `total`
+ * old nodes. Steps that add no node at this size collapse (with 3 nodes, `1,10%,100%` is 1, 3: 10 % of 3 rounds up
+ * to 1), and the last wave always reaches `total`.
+ */
+export function waveTargets(steps: readonly WaveStep[], total: number): number[] {
+  if (total <= 0) return [];
+  const targets: number[] = [];
+  for (const step of steps) {
+    const wanted = step.kind === 'count' ? step.value : Math.ceil((step.value * total) / 100);
+    const target = Math.min(total, Math.max(wanted, targets.at(-1) ?? 0));
+    if (target > (targets.at(-1) ?? 0)) targets.push(target);
+  }
+  if ((targets.at(-1) ?? 0) < total) targets.push(total);
+  return targets;
+}
+
+/** Sizes of the waves (how many nodes each adds), for the plan's table. */
+export function waveSizes(targets: readonly number[]): number[] {
+  return targets.map((t, i) => t - (i === 0 ? 0 : targets[i - 1]!));
+}
+
+/**
+ * Which wave a stage is in, counted from the cluster (not from local state), so a re-run resumes where the cluster
+ * stands: `replaced` old nodes of the stage are gone or replaced. The current wave is the first whose target is not
+ * reached yet; `undefined` when every wave is complete.
+ */
+export function currentWave(targets: readonly number[], replaced: number): number | undefined {
+  const index = targets.findIndex((t) => replaced < t);
+  return index === -1 ? undefined : index;
+}

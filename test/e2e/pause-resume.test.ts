@@ -1,0 +1,145 @@
+// pause and resume through the built CLI against the sandbox, as a person or a CI job runs them.
+import { describe, expect, it } from 'vitest';
+import type { Budget } from '../../src/plan/budgets.js';
+import { httpWrites, karpDrift, scenario } from './cli-sandbox.js';
+
+type Obj = {
+  metadata: { name: string; annotations?: Record<string, string>; labels?: Record<string, string> };
+  spec: { disruption?: { budgets?: Budget[] } };
+};
+
+describe('pause and resume', () => {
+  it('holds every NodePool, records it on them, and puts back exactly what was there', async () => {
+    const sandbox = await scenario('default');
+    const pools = () => sandbox.kube.store.list('nodepools.karpenter.sh') as unknown as Obj[];
+    const before = Object.fromEntries(pools().map((p) => [p.metadata.name, p.spec.disruption?.budgets]));
+    expect(before.general).toEqual([{ nodes: '20%' }]);
+
+    const paused = await karpDrift(sandbox, ['pause']);
+    expect(paused.code, paused.stderr).toBe(0);
+    expect(paused.stdout).toContain(
+      'nodepool/general paused: budget {nodes: "0", reasons: [Drifted]} added (no GitOps or IaC tool manages its budgets)',
+    );
+    expect(paused.stdout).toContain('no new one starts until: karp-drift resume');
+    for (const p of pools()) {
+      expect(p.spec.disruption?.budgets?.at(-1)).toEqual({ nodes: '0', reasons: ['Drifted'] });
+      expect(JSON.parse(p.metadata.annotations!['karp-drift.io/drift-hold']!)).toMatchObject({
+        budgets: before[p.metadata.name],
+      });
+    }
+    const events = (
+      sandbox.kube.store.list('events', 'default') as unknown as Array<{
+        reason: string;
+        involvedObject: { kind: string; name: string };
+        source?: { component?: string };
+      }>
+    ).filter((e) => e.reason === 'StagedRolloutPaused');
+    expect(
+      events.map((e) => `${e.involvedObject.kind}/${e.involvedObject.name} ${e.source?.component}`).sort(),
+    ).toEqual(['NodePool/arm karp-drift', 'NodePool/general karp-drift', 'NodePool/system karp-drift']);
+    // The lock was given up at the end: the next run takes it at once.
+    expect(
+      (
+        sandbox.kube.store.get('leases.coordination.k8s.io', 'karp-drift', 'kube-system') as unknown as {
+          spec: { holderIdentity: string };
+        }
+      ).spec.holderIdentity,
+    ).toBe('');
+
+    const resumed = await karpDrift(sandbox, ['resume', '-o', 'json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ action: 'resumed', lock: 'kube-system/karp-drift' });
+    for (const p of pools()) {
+      expect(p.spec.disruption?.budgets).toEqual(before[p.metadata.name]);
+      expect(p.metadata.annotations?.['karp-drift.io/drift-hold']).toBeUndefined();
+    }
+  });
+
+  it('node holds go on every node of the NodePool and come off only where karp-drift put them', async () => {
+    const sandbox = await scenario('default');
+    const nodes = () =>
+      (sandbox.kube.store.list('nodes') as unknown as Obj[]).filter(
+        (n) => n.metadata.labels?.['karpenter.sh/nodepool'] === 'arm',
+      );
+    const user = nodes()[0]!;
+    sandbox.kube.store.update('nodes', {
+      ...user,
+      metadata: {
+        ...user.metadata,
+        annotations: { ...user.metadata.annotations, 'karpenter.sh/do-not-disrupt': 'true' },
+      },
+    } as never);
+
+    const paused = await karpDrift(sandbox, ['pause', '--nodepool', 'arm', '--hold-with', 'node']);
+    expect(paused.code, paused.stderr).toBe(0);
+    expect(paused.stdout).toContain(
+      `nodepool/arm paused: karpenter.sh/do-not-disrupt on ${nodes().length - 1} nodes (--hold-with node)`,
+    );
+    expect(nodes().every((n) => n.metadata.annotations?.['karpenter.sh/do-not-disrupt'] === 'true')).toBe(true);
+
+    expect((await karpDrift(sandbox, ['resume', '--nodepool', 'arm'])).code).toBe(0);
+    const after = nodes();
+    expect(
+      after
+        .filter((n) => n.metadata.annotations?.['karpenter.sh/do-not-disrupt'] !== undefined)
+        .map((n) => n.metadata.name),
+    ).toEqual([user.metadata.name]);
+    expect(after.some((n) => n.metadata.annotations?.['karp-drift.io/held-by'] !== undefined)).toBe(false);
+  });
+
+  it.each<[string, number, string[], RegExp]>([
+    [
+      'resume with nothing held',
+      2,
+      ['resume'],
+      /^error: nothing to resume: karp-drift holds no drift on any NodePool/m,
+    ],
+    [
+      'an unknown NodePool',
+      2,
+      ['pause', '--nodepool', 'nope'],
+      /^error: no NodePool "nope" in this cluster\n {2}next: NodePools here: (arm|general|system), (arm|general|system), (arm|general|system) \(kubectl get nodepools\)$/m,
+    ],
+    ['a bad --hold-with', 2, ['pause', '--hold-with', 'taint'], /--hold-with: must be auto, budget or node/],
+    [
+      'a bad --lock-namespace',
+      2,
+      ['pause', '--lock-namespace', 'Kube_System'],
+      /--lock-namespace: is not a namespace name/,
+    ],
+  ])('%s: exit %i, nothing written', async (_name, code, args, message) => {
+    const sandbox = await scenario('default');
+    const writes = httpWrites(sandbox);
+    const run = await karpDrift(sandbox, args);
+    expect(run.code, run.stderr).toBe(code);
+    expect(run.stderr).toMatch(message);
+    expect(httpWrites(sandbox)).toBe(writes);
+  });
+
+  it('a second run while another holds the lock is refused (exit 3) naming it, and changes nothing', async () => {
+    const sandbox = await scenario('default');
+    const now = new Date().toISOString().replace('Z', '000Z');
+    sandbox.kube.store.create('leases.coordination.k8s.io', {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: {
+        name: 'karp-drift',
+        namespace: 'kube-system',
+        annotations: { 'karp-drift.io/command': 'upgrade --to 1.30 --waves 1,10%,100%' },
+      },
+      spec: { holderIdentity: 'alice@laptop (run r1)', leaseDurationSeconds: 30, acquireTime: now, renewTime: now },
+    });
+    const writes = httpWrites(sandbox);
+    const run = await karpDrift(sandbox, ['pause']);
+    expect(run.code, run.stderr).toBe(3);
+    expect(run.stderr).toMatch(
+      /^error: another karp-drift run holds the lock on this cluster: alice@laptop \(run r1\) \(karp-drift upgrade --to 1\.30 --waves 1,10%,100%\) since /m,
+    );
+    expect(httpWrites(sandbox)).toBe(writes);
+    expect(
+      (sandbox.kube.store.list('nodepools.karpenter.sh') as unknown as Obj[]).every(
+        (p) => p.metadata.annotations?.['karp-drift.io/drift-hold'] === undefined,
+      ),
+    ).toBe(true);
+  });
+});

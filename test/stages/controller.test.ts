@@ -1,0 +1,230 @@
+import { describe, expect, it } from 'vitest';
+import {
+  decideStages,
+  initialPosition,
+  type PoolWaveCounts,
+  type StagePlan,
+  type StagePosition,
+} from '../../src/stages/controller.js';
+import { parseWaves, waveTargets, type WaveStep } from '../../src/stages/waves.js';
+
+const waves = (text: string): WaveStep[] => {
+  const parsed = parseWaves(text);
+  if ('error' in parsed) throw new Error(parsed.error);
+  return parsed.steps;
+};
+const MIN = 60_000;
+const t0 = new Date(Date.UTC(2026, 10, 25, 12));
+const at = (minutes: number) => new Date(t0.getTime() + minutes * MIN);
+const pool = (name: string, untouched: number, inflight = 0): PoolWaveCounts => ({ name, untouched, inflight });
+
+const canaryPlan: StagePlan = {
+  stages: [
+    { name: 'canary', nodePools: ['canary'] },
+    { name: 'rollout', nodePools: ['general', 'batch'] },
+  ],
+  waves: waves('1,50%,100%'),
+  soakMs: 15 * MIN,
+};
+
+describe('decideStages: one step at a time', () => {
+  it('opens the canary stage with its first wave; holds every later stage', () => {
+    const pools = [pool('canary', 4), pool('general', 10), pool('batch', 10)];
+    const d = decideStages(canaryPlan, pools, initialPosition(canaryPlan, pools), t0);
+    expect(d.phase).toBe('wave');
+    expect(d.allowances).toEqual({ canary: 1, general: 0, batch: 0 });
+    expect(d.events).toEqual([
+      {
+        type: 'stage',
+        stage: 0,
+        name: 'canary',
+        nodePools: ['canary'],
+        size: 4,
+        waves: [1, 2, 4],
+      },
+      {
+        type: 'wave',
+        stage: 0,
+        wave: 0,
+        of: 3,
+        target: 1,
+        size: 4,
+        started: 0,
+      },
+    ]);
+  });
+
+  it.each<[string, PoolWaveCounts[], StagePosition, number, string, Record<string, number | 'release'>]>([
+    // The one canary node started: nothing more may start, whatever finishes.
+    [
+      'wave 1 started its node',
+      [pool('canary', 3, 1), pool('general', 10), pool('batch', 10)],
+      { stage: 0, wave: 0, sizes: [4], announced: { stage: 0, wave: 0 } },
+      1,
+      'finishing',
+      { canary: 0, general: 0, batch: 0 },
+    ],
+    [
+      'wave 2 (50% of 4 = 2): one more may start',
+      [pool('canary', 3), pool('general', 10), pool('batch', 10)],
+      { stage: 0, wave: 1, sizes: [4], announced: { stage: 0, wave: 1 } },
+      20,
+      'wave',
+      { canary: 1, general: 0, batch: 0 },
+    ],
+    [
+      'soaking: everything held',
+      [pool('canary', 3), pool('general', 10), pool('batch', 10)],
+      {
+        stage: 0,
+        wave: 0,
+        sizes: [4],
+        soakUntil: at(16),
+        announced: { stage: 0, wave: 0 },
+      },
+      10,
+      'soak',
+      { canary: 0, general: 0, batch: 0 },
+    ],
+    // Stage 2, wave 2 of 20 nodes: 50 % = 10, 3 started: 7 more, shared in order, each at most its untouched nodes.
+    [
+      'a stage of two NodePools shares the wave in order',
+      [pool('canary', 0), pool('general', 8, 1), pool('batch', 9, 1)],
+      { stage: 1, wave: 1, sizes: [4, 20], announced: { stage: 1, wave: 1 } },
+      90,
+      'wave',
+      { canary: 'release', general: 7, batch: 0 },
+    ],
+    // 13 untouched of 20: 7 started, 3 more to reach 10.
+    [
+      'the share overflows into the next NodePool',
+      [pool('canary', 0), pool('general', 1), pool('batch', 12)],
+      { stage: 1, wave: 1, sizes: [4, 20], announced: { stage: 1, wave: 1 } },
+      90,
+      'wave',
+      { canary: 'release', general: 1, batch: 2 },
+    ],
+  ])('%s', (_name, pools, position, minute, phase, allowances) => {
+    const d = decideStages(canaryPlan, pools, position, at(minute));
+    expect(d.phase).toBe(phase);
+    expect(d.allowances).toEqual(allowances);
+  });
+});
+
+// A whole rollout played against a tiny model of Karpenter: each step, every NodePool starts as many replacements as
+// its allowance lets (Karpenter's budget caps what is in flight: allowance − in flight), and in-flight ones finish
+// after one step. The model records the most replacements ever started within one wave.
+describe('decideStages: a whole rollout', () => {
+  it.each<[string, StagePlan, Record<string, number>, string[], number]>([
+    [
+      'canary + 1,50%,100% with a soak',
+      canaryPlan,
+      { canary: 4, general: 10, batch: 7 },
+      ['canary:1/3→1', 'canary:2/3→2', 'canary:3/3→4', 'rollout:1/3→1', 'rollout:2/3→9', 'rollout:3/3→17'],
+      6,
+    ],
+    [
+      'no canary, 1,10%,100%, no soak',
+      {
+        stages: [{ name: 'rollout', nodePools: ['a', 'b'] }],
+        waves: waves('1,10%,100%'),
+        soakMs: 0,
+      },
+      { a: 30, b: 13 },
+      ['rollout:1/3→1', 'rollout:2/3→5', 'rollout:3/3→43'],
+      0,
+    ],
+    [
+      'canary only, one wave',
+      {
+        stages: [
+          { name: 'canary', nodePools: ['c'] },
+          { name: 'rollout', nodePools: ['d'] },
+        ],
+        waves: waves('100%'),
+        soakMs: 5 * MIN,
+      },
+      { c: 2, d: 3 },
+      ['canary:1/1→2', 'rollout:1/1→3'],
+      2,
+    ],
+    [
+      'a stage with nothing to do is skipped',
+      {
+        stages: [
+          { name: 'canary', nodePools: ['c'] },
+          { name: 'rollout', nodePools: ['d'] },
+        ],
+        waves: waves('1,100%'),
+        soakMs: MIN,
+      },
+      { c: 0, d: 3 },
+      ['rollout:1/2→1', 'rollout:2/2→3'],
+      2,
+    ],
+  ])('%s', (_name, plan, sizes, expectedWaves, expectedSoaks) => {
+    const untouched = { ...sizes };
+    const inflight: Record<string, number> = Object.fromEntries(Object.keys(sizes).map((k) => [k, 0]));
+    const counts = () => Object.keys(sizes).map((k) => pool(k, untouched[k]!, inflight[k]));
+    let position = initialPosition(plan, counts());
+    const startedPerWave = new Map<string, number>();
+    const waveEvents: string[] = [];
+    let soaks = 0;
+    let minute = 0;
+    let decision;
+    for (; minute < 10_000; minute++) {
+      decision = decideStages(plan, counts(), position, at(minute));
+      position = decision.position;
+      for (const e of decision.events) {
+        if (e.type === 'wave') waveEvents.push(`${plan.stages[e.stage]!.name}:${e.wave + 1}/${e.of}→${e.target}`);
+        if (e.type === 'soak') soaks++;
+      }
+      if (decision.phase === 'done') break;
+      // In-flight replacements finish.
+      for (const k of Object.keys(inflight)) inflight[k] = 0;
+      // Karpenter starts what the budgets allow.
+      for (const [name, allowance] of Object.entries(decision.allowances)) {
+        const cap = allowance === 'release' ? Infinity : allowance;
+        const start = Math.min(untouched[name]!, Math.max(0, cap - inflight[name]!));
+        untouched[name]! -= start;
+        inflight[name]! += start;
+        const key = `${position.stage}/${position.wave}`;
+        startedPerWave.set(key, (startedPerWave.get(key) ?? 0) + start);
+      }
+    }
+    expect(decision?.phase).toBe('done');
+    expect(Object.values(untouched).every((n) => n === 0)).toBe(true);
+    // Never more started in a wave than the wave's size.
+    for (const [key, started] of startedPerWave) {
+      const [stage, wave] = key.split('/').map(Number) as [number, number];
+      const size = position.sizes[stage] ?? 0;
+      const targets = waveTargets(plan.waves, size);
+      expect(started).toBeLessThanOrEqual(targets[wave]! - (wave === 0 ? 0 : targets[wave - 1]!));
+    }
+    expect(waveEvents).toEqual(expectedWaves);
+    expect(soaks).toBe(expectedSoaks);
+  });
+});
+
+describe('initialPosition: a re-run resumes where the cluster stands', () => {
+  it.each<[string, PoolWaveCounts[], Array<number | undefined>, { stage: number; wave: number }]>([
+    ['nothing replaced', [pool('canary', 4), pool('general', 10), pool('batch', 10)], [], { stage: 0, wave: 0 }],
+    [
+      'canary done: the rollout stage',
+      [pool('canary', 0), pool('general', 10), pool('batch', 10)],
+      [4],
+      { stage: 1, wave: 0 },
+    ],
+    // Recorded size 20, 12 untouched: 8 started, past wave 2 (1) but short of 50% (10).
+    [
+      'mid-stage, from the recorded size',
+      [pool('canary', 0), pool('general', 5, 1), pool('batch', 7)],
+      [4, 20],
+      { stage: 1, wave: 1 },
+    ],
+    ['everything replaced', [pool('canary', 0), pool('general', 0), pool('batch', 0)], [4, 20], { stage: 2, wave: 0 }],
+  ])('%s', (_name, pools, sizes, expected) => {
+    const p = initialPosition(canaryPlan, pools, sizes);
+    expect({ stage: p.stage, wave: p.wave }).toEqual(expected);
+  });
+});

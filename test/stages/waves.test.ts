@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { currentWave, parseWaves, waveSizes, waveTargets, type WaveStep } from '../../src/stages/waves.js';
+
+const steps = (text: string): WaveStep[] => {
+  const parsed = parseWaves(text);
+  if ('error' in parsed) throw new Error(parsed.error);
+  return parsed.steps;
+};
+
+describe('parseWaves', () => {
+  it.each<[string, string]>([
+    ['1,10%,100%', '1 10% 100%'],
+    [' 1 , 5 , 50% ', '1 5 50%'],
+    ['100%', '100%'],
+    ['3', '3'],
+    ['1,2,10%,20%', '1 2 10% 20%'],
+  ])('%s', (text, expected) => {
+    expect(
+      steps(text)
+        .map((s) => s.text)
+        .join(' '),
+    ).toBe(expected);
+  });
+
+  it.each<[string, string]>([
+    ['', '"" is not a list of wave sizes: use counts and percentages separated by commas, e.g. 1,10%,100%'],
+    ['1,,2', '"1,,2" is not a list of wave sizes: use counts and percentages separated by commas, e.g. 1,10%,100%'],
+    ['0,100%', 'wave "0" replaces no node: every wave must be at least 1 or 1%'],
+    ['0%', 'wave "0%" replaces no node: every wave must be at least 1 or 1%'],
+    ['150%', 'wave "150%" is over 100%'],
+    ['10%,5%', 'waves are cumulative and must increase: "5%" follows "10%"'],
+    ['5,5', 'waves are cumulative and must increase: "5" follows "5"'],
+    ['100%,3', '"3" follows "100%", which is already the whole stage'],
+    ['one', 'wave "one" is neither a node count (e.g. 5) nor a percentage (e.g. 10%)'],
+    ['1.5', 'wave "1.5" is neither a node count (e.g. 5) nor a percentage (e.g. 10%)'],
+    ['-1', 'wave "-1" is neither a node count (e.g. 5) nor a percentage (e.g. 10%)'],
+    ['10 %', 'wave "10 %" is neither a node count (e.g. 5) nor a percentage (e.g. 10%)'],
+  ])('%j is refused', (text, error) => {
+    expect(parseWaves(text)).toEqual({ error });
+  });
+});
+
+describe('waveTargets: cumulative nodes replaced by the end of each wave', () => {
+  it.each<[string, number, number[], number[]]>([
+    ['1,10%,100%', 100, [1, 10, 100], [1, 9, 90]],
+    ['1,10%,100%', 5000, [1, 500, 5000], [1, 499, 4500]],
+    // 10 % of 12 is 1.2, rounded up to 2, as Karpenter rounds budget percentages.
+    ['1,10%,100%', 12, [1, 2, 12], [1, 1, 10]],
+    // 10 % of 3 rounds up to 1, the same as the first wave: the waves collapse.
+    ['1,10%,100%', 3, [1, 3], [1, 2]],
+    ['1,10%,100%', 1, [1], [1]],
+    ['1,10%,100%', 0, [], []],
+    // A list short of the whole stage gets a last wave for the rest.
+    ['1,10%', 50, [1, 5, 50], [1, 4, 45]],
+    ['5', 3, [3], [3]],
+    ['2,5', 20, [2, 5, 20], [2, 3, 15]],
+    // A count above what a percentage gives: the target never goes back.
+    ['10,20%', 20, [10, 20], [10, 10]],
+    ['25%,50%,75%,100%', 7, [2, 4, 6, 7], [2, 2, 2, 1]],
+  ])('%s of %i nodes', (text, total, targets, sizes) => {
+    expect(waveTargets(steps(text), total)).toEqual(targets);
+    expect(waveSizes(targets)).toEqual(sizes);
+  });
+});
+
+describe('currentWave: counted from what the cluster shows', () => {
+  it.each<[number[], number, number | undefined]>([
+    [[1, 10, 100], 0, 0],
+    [[1, 10, 100], 1, 1],
+    [[1, 10, 100], 9, 1],
+    [[1, 10, 100], 10, 2],
+    [[1, 10, 100], 99, 2],
+    [[1, 10, 100], 100, undefined],
+    [[], 0, undefined],
+  ])('targets %j, %i replaced', (targets, replaced, wave) => {
+    expect(currentWave(targets, replaced)).toBe(wave);
+  });
+});
