@@ -7,7 +7,8 @@ import { followNeeds, requireAccess } from '../cluster/access.js';
 import { ANNOTATIONS, applyNodeClass, customObjects } from '../cluster/apply.js';
 import { discoverCluster } from '../cluster/discovery.js';
 import { readInventory, readNodeClass } from '../cluster/inventory.js';
-import type { AmiSelectorTerm, NodeClassView } from '../cluster/views.js';
+import type { ClusterIdentity } from '../cluster/identity.js';
+import type { AmiSelectorTerm, Inventory, NodeClassView } from '../cluster/views.js';
 import { RuntimeFailure, UsageError } from '../errors.js';
 import type { RollbackOptions } from '../options.js';
 import { amiSelectorTermText } from '../rollout/text.js';
@@ -50,6 +51,32 @@ function minorOf(names: Array<string | undefined>): string | undefined {
 
 const READY_WAIT_MS = 120_000;
 
+/** rollback's `plan` document: upgrade's keys (`plan -o json`) that a restore has, filled the same way. */
+function rollbackPlanDocument(
+  restores: Restore[],
+  pools: Inventory['nodePools'],
+  inventory: Inventory,
+  cluster: ClusterIdentity,
+): Record<string, unknown> {
+  return {
+    cluster,
+    controlPlaneVersion: inventory.controlPlane.minor,
+    nodeClasses: restores.map((r) => ({
+      name: r.view.name,
+      before: { ...(r.view.amiFamily ? { amiFamily: r.view.amiFamily } : {}), amiSelectorTerms: r.view.amiSelectorTerms },
+      after: { ...(r.amiFamily ? { amiFamily: r.amiFamily } : {}), amiSelectorTerms: r.terms },
+      changed: true,
+    })),
+    nodePools: pools.map((p) => ({
+      name: p.name,
+      nodeClass: p.nodeClass,
+      nodes: inventory.nodeClaims.filter((c) => c.nodePool === p.name && !c.deleting).length,
+    })),
+    checks: [],
+    blocked: false,
+  };
+}
+
 export async function rollback(options: RollbackOptions, ctx: CommandContext): Promise<void> {
   const json = ctx.globals.output === 'json';
   const { cluster, log } = connect(ctx);
@@ -62,13 +89,16 @@ export async function rollback(options: RollbackOptions, ctx: CommandContext): P
         hint: 'roll back by hand (kubectl edit ec2nodeclass <name>), or upgrade to the release you want with --release',
       });
     }
-    for (const r of restores) {
-      const line = `~ ec2nodeclass/${r.view.name}\n  - amiSelectorTerms: ${r.view.amiSelectorTerms.map(amiSelectorTermText).join(', ')}${r.view.amiFamily ? ` (amiFamily ${r.view.amiFamily})` : ''}\n  + amiSelectorTerms: ${r.terms.map(amiSelectorTermText).join(', ')}${r.amiFamily ? ` (amiFamily ${r.amiFamily})` : ''}\n`;
-      if (json) ctx.io.out(event('plan', { nodeClass: r.view.name, before: { amiFamily: r.view.amiFamily, amiSelectorTerms: r.view.amiSelectorTerms }, after: { amiFamily: r.amiFamily, amiSelectorTerms: r.terms } }));
-      else ctx.io.out(line);
-    }
     const pools = inventory.nodePools.filter((p) => restores.some((r) => r.view.name === p.nodeClass));
     const nodes = inventory.nodeClaims.filter((c) => pools.some((p) => p.name === c.nodePool)).length;
+    if (json) {
+      // The same `plan` event as upgrade's: one document, the keys a rollback has (no AMI resolution, no checks).
+      ctx.io.out(event('plan', { plan: rollbackPlanDocument(restores, pools, inventory, cluster.identity) }));
+    } else {
+      for (const r of restores) {
+        ctx.io.out(`~ ec2nodeclass/${r.view.name}\n  - amiSelectorTerms: ${r.view.amiSelectorTerms.map(amiSelectorTermText).join(', ')}${r.view.amiFamily ? ` (amiFamily ${r.view.amiFamily})` : ''}\n  + amiSelectorTerms: ${r.terms.map(amiSelectorTermText).join(', ')}${r.amiFamily ? ` (amiFamily ${r.amiFamily})` : ''}\n`);
+      }
+    }
     log.warn(`rolling back drifts every node of ${pools.map((p) => `nodepool/${p.name}`).join(', ') || 'these classes'} (${nodes} nodes) back to the previous AMIs: nodes already replaced are replaced again`);
     await confirmOrRefuse(ctx, options, `Restore ${restores.length} EC2NodeClass(es)? Karpenter will replace up to ${nodes} node(s) through drift.`, 'rollback');
 

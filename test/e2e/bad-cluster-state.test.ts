@@ -18,10 +18,16 @@ async function cluster(overrides: Partial<Scenario> = {}): Promise<Sandbox> {
   return sandbox;
 }
 
-/** resourceVersions of what karp-drift may write: none may move on a refusal. */
+/**
+ * What karp-drift may write, which none may change on a refusal: each object's spec (its generation), labels and
+ * annotations. Not its resourceVersion: the simulated Karpenter keeps writing status (conditions, the nodes it is
+ * replacing after a setup changed the AMI selection), as the real one does.
+ */
 function written(sandbox: Sandbox): string[] {
   return [EC2NODECLASSES, NODEPOOLS].flatMap((r) =>
-    sandbox.kube.store.list(r).map((o) => `${r}/${o.metadata.name}@${o.metadata.resourceVersion}`),
+    sandbox.kube.store
+      .list(r)
+      .map((o) => `${r}/${o.metadata.name} generation ${o.metadata.generation} ${JSON.stringify(o.metadata.labels ?? {})} ${JSON.stringify(o.metadata.annotations ?? {})}`),
   );
 }
 

@@ -22,6 +22,15 @@ describe('karp-drift rollback', () => {
     expect(nc.metadata.annotations?.['karp-drift.io/previous-ami-selector-terms']).toBeUndefined();
     for (const claim of store.list('nodeclaims.karpenter.sh')) expect(originalImages.has((claim.status as { imageID: string }).imageID)).toBe(true);
     expect(back.events.at(-1)).toMatchObject({ type: 'done', result: 'succeeded' });
+    // One `plan` event, shaped as upgrade's: the whole document under `plan`.
+    const plans = back.events.filter((e) => e.type === 'plan');
+    const upPlan = up.events.find((e) => e.type === 'plan')!.plan as Record<string, unknown>;
+    expect(plans).toHaveLength(1);
+    const doc = plans[0]!.plan as Record<string, unknown> & { nodeClasses: Array<Record<string, unknown>> };
+    for (const key of Object.keys(doc)) expect(Object.keys(upPlan)).toContain(key);
+    expect(doc).toMatchObject({ cluster: upPlan.cluster, checks: [], blocked: false });
+    expect(doc.nodeClasses.map((c) => c.name).sort()).toEqual(['bottlerocket', 'default']);
+    expect(doc.nodeClasses.find((c) => c.name === 'default')).toMatchObject({ after: { amiSelectorTerms: original }, changed: true });
 
     // Nothing recorded any more: exit 2, no write.
     const writes = httpWrites(sandbox);
