@@ -1,6 +1,7 @@
 // Commander wiring: flags -> parsed options -> a lazily imported command (STYLE.md "Commands").
 // Nothing here may import the Kubernetes client, the AWS SDK or zod: `--help` and `--version` must stay fast.
 import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command, CommanderError, Help, Option } from 'commander';
 import { ExitCode, KarpDriftError } from './errors.js';
 import type { GlobalOptions, Io } from './io.js';
@@ -39,10 +40,10 @@ function examples(bin: string, list: Array<[what: string, args: string]>): strin
  * parser (help must stay fast): each file has a top-level `description: "…"` line.
  */
 function builtInScenarios(command: Command): string {
-  const dir = new URL('../scenarios/', import.meta.url);
+  const dir = packagePath('scenarios');
   const names = readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();
   const rows = names.map((file) => {
-    const line = /^description:\s*(.*)$/m.exec(readFileSync(new URL(file, dir), 'utf8'))?.[1]?.trim() ?? '';
+    const line = /^description:\s*(.*)$/m.exec(readFileSync(join(dir, file), 'utf8'))?.[1]?.trim() ?? '';
     const description = line.startsWith('"') ? (JSON.parse(line) as string) : line;
     return [file.slice(0, -'.yaml'.length), description] as const;
   });

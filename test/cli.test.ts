@@ -236,7 +236,7 @@ describe('--help', () => {
   it('sandbox --help lists the built-in scenarios with their descriptions and describes its own --kubeconfig', async () => {
     const { stdout } = await run(['sandbox', '--help']);
     expect(stdout).toContain('\nBuilt-in scenarios (--scenario):\n');
-    expect(stdout).toMatch(/\n {2}pdb-blocked +One single-replica workload under minAvailable 1 pins its node/);
+    expect(stdout).toMatch(/\n {2}pdb-blocked +One single-replica workload/);
     expect(stdout).toMatch(/\n {2}default +Control plane 1\.30, 12 nodes on 1\.29 AMIs/);
     expect(stdout).toMatch(/--kubeconfig <path> +where to write the sandbox's kubeconfig/);
     // The global --kubeconfig (a file to read) is not offered here as well.

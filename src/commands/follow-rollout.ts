@@ -74,7 +74,7 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
       if (r.state === 'failed') throw new RuntimeFailure(`ec2nodeclass/${r.nodeClass}: ${r.message}`, { hint: r.next });
       if (r.state === 'ready') {
         if (json) out(`${JSON.stringify({ type: 'nodeclass-ready', time: eventTime(now), nodeClass: r.nodeClass, generation: r.generation, amis: r.amis })}\n`);
-        else if (!ctx.globals.quiet) err(`ec2nodeclass/${r.nodeClass}: AMIsReady with ${r.amis.map((a) => a.id).join(', ')} (generation ${r.generation})\n`);
+        else if (!ctx.globals.quiet) (display ? (t: string) => display.log(t) : err)(`ec2nodeclass/${r.nodeClass}: AMIsReady with ${r.amis.map((a) => a.id).join(', ')} (generation ${r.generation})\n`);
       }
     }
     const previous = progress;

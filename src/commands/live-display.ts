@@ -7,6 +7,8 @@ import { redrawLines, type Drawn } from '../report/screen.js';
 export interface LiveDisplay {
   /** Draws the frame `render` gives for the screen now, over the previous one; a resize calls it again. */
   show(render: (screen: Screen) => string[]): void;
+  /** Prints `text` above the frame (a log line written under it would push a copy of the frame up the screen). */
+  log(text: string): void;
   /** Stops following resizes; the last frame stays on screen. */
   end(): void;
 }
@@ -30,6 +32,13 @@ export function liveDisplay(io: Io, stream: 'out' | 'err'): LiveDisplay | undefi
     show(render) {
       last = render;
       draw();
+    },
+    log(text) {
+      const screen = size();
+      if (screen === undefined || drawn === undefined || last === undefined) return write(text);
+      const lines = last(screen);
+      write(redrawLines(drawn, [...text.replace(/\n$/, '').split('\n'), ...lines], screen));
+      drawn = { lines, columns: screen.columns };
     },
     end() {
       unsubscribe?.();

@@ -122,7 +122,9 @@ export class KarpenterSimulator {
           for (const step of STEPS) {
             if (this.stopped) return;
             this.step(step);
-            await yieldToLoop(undefined, { ref: false });
+            // A ref'd immediate: an unref'd one does not stop libuv's poll from blocking, so it would wait for the next
+            // I/O or timer and an idle sandbox would stall mid-pass. The timer between passes stays unref'd.
+            await yieldToLoop();
           }
           this.lastError = undefined;
         } catch (err) {
