@@ -4,8 +4,11 @@ import { randomUUID } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import type { CommandContext } from '../cli.js';
 import type { Cluster } from '../cluster/client.js';
+import { discoverCluster } from '../cluster/discovery.js';
+import { listAll } from '../cluster/list.js';
 import { acquireLock } from '../cluster/lock.js';
-import type { NodePoolView } from '../cluster/views.js';
+import { karpenterResources } from '../cluster/resources.js';
+import type { KarpenterApi, NodePoolView } from '../cluster/views.js';
 import { UsageError } from '../errors.js';
 import type { LockOptions } from '../stage-options.js';
 import type { LockHolder } from '../stages/lock.js';
@@ -46,4 +49,15 @@ export function selectNodePools(pools: readonly NodePoolView[], names: readonly 
     });
   }
   return pools.filter((p) => names.includes(p.name));
+}
+
+/** The Karpenter API the cluster serves and the NodePools `names` picks (all when empty). */
+export async function nodePoolsInScope(
+  ctx: CommandContext,
+  cluster: Cluster,
+  names: readonly string[],
+): Promise<{ api: KarpenterApi; pools: NodePoolView[] }> {
+  const api = (await discoverCluster(cluster, ctx.signal)).karpenterApi;
+  const listed = await listAll(cluster, karpenterResources(api).nodePools, { signal: ctx.signal });
+  return { api, pools: selectNodePools(listed.items, names) };
 }

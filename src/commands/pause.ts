@@ -2,33 +2,23 @@
 // Karpenter finishes the replacements it has started; it starts no new one while the hold is on (DOMAIN.md §2.6).
 import type { CommandContext } from '../cli.js';
 import { holdNeeds, requireAccess } from '../cluster/access.js';
-import { discoverCluster } from '../cluster/discovery.js';
 import { recordNodePoolEvent } from '../cluster/events.js';
 import { holdNode, holdWithBudget } from '../cluster/holds.js';
 import { listAll } from '../cluster/list.js';
-import { karpenterResources, NODES } from '../cluster/resources.js';
+import { NODES } from '../cluster/resources.js';
 import { RefusedError } from '../errors.js';
 import { holdOutcomeText, holdReportJson, holdReportText, type PoolHoldOutcome } from '../report/holds.js';
 import { DISRUPTION_TAINTS } from '../rollout/track.js';
 import type { PauseOptions } from '../stage-options.js';
 import { chooseHold, type HoldChoice } from '../stages/hold-mechanism.js';
 import { LEASE_NAME } from '../stages/lock.js';
-import { lockHolder, selectNodePools, withClusterLock } from './hold-shared.js';
+import { lockHolder, nodePoolsInScope, withClusterLock } from './hold-shared.js';
 import { connect } from './planning.js';
 
 export async function pause(options: PauseOptions, ctx: CommandContext): Promise<void> {
   const { cluster } = connect(ctx);
   try {
-    const discovery = await discoverCluster(cluster, ctx.signal);
-    const api = discovery.karpenterApi;
-    const pools = selectNodePools(
-      (
-        await listAll(cluster, karpenterResources(api).nodePools, {
-          signal: ctx.signal,
-        })
-      ).items,
-      options.nodePools,
-    );
+    const { api, pools } = await nodePoolsInScope(ctx, cluster, options.nodePools);
     const choices = pools.map((p) => chooseHold(p, options.holdWith, options.forceConflicts));
     const refused = choices.filter((c): c is Extract<typeof c, { error: string }> => 'error' in c);
     if (refused.length > 0) {

@@ -2,33 +2,23 @@
 // restoring each NodePool's own budgets exactly and removing only the node annotations karp-drift added.
 import type { CommandContext } from '../cli.js';
 import { holdNeeds, requireAccess } from '../cluster/access.js';
-import { discoverCluster } from '../cluster/discovery.js';
 import { recordNodePoolEvent } from '../cluster/events.js';
 import { releaseBudgetHold, releaseNode } from '../cluster/holds.js';
 import { listAll } from '../cluster/list.js';
-import { karpenterResources, NODES } from '../cluster/resources.js';
+import { NODES } from '../cluster/resources.js';
 import { UsageError } from '../errors.js';
 import { holdOutcomeText, holdReportJson, holdReportText, type PoolHoldOutcome } from '../report/holds.js';
 import type { ResumeOptions } from '../stage-options.js';
 import { HOLD_ANNOTATION } from '../stages/budget-hold.js';
 import { LEASE_NAME } from '../stages/lock.js';
 import { NODE_HOLD_ANNOTATION } from '../stages/node-hold.js';
-import { lockHolder, selectNodePools, withClusterLock } from './hold-shared.js';
+import { lockHolder, nodePoolsInScope, withClusterLock } from './hold-shared.js';
 import { connect } from './planning.js';
 
 export async function resume(options: ResumeOptions, ctx: CommandContext): Promise<void> {
   const { cluster } = connect(ctx);
   try {
-    const discovery = await discoverCluster(cluster, ctx.signal);
-    const api = discovery.karpenterApi;
-    const pools = selectNodePools(
-      (
-        await listAll(cluster, karpenterResources(api).nodePools, {
-          signal: ctx.signal,
-        })
-      ).items,
-      options.nodePools,
-    );
+    const { api, pools } = await nodePoolsInScope(ctx, cluster, options.nodePools);
     const heldNodes = (
       await listAll(cluster, NODES, {
         query: { labelSelector: 'karpenter.sh/nodepool' },
