@@ -91,22 +91,13 @@ export async function holdWithBudget(
         record: next,
       };
     }
-    await sendJson(
+    // A merge patch replaces a list whole, as the atomic `budgets` list must be written.
+    await conditionalPatch(
       cluster,
       nodePoolPath(api, name),
-      {
-        method: 'PATCH',
-        contentType: 'application/merge-patch+json',
-        // A merge patch replaces a list whole, as the atomic `budgets` list must be written.
-        body: {
-          metadata: {
-            resourceVersion: view.resourceVersion,
-            annotations: { [HOLD_ANNOTATION]: annotation },
-          },
-          spec: { disruption: { budgets: write.budgets } },
-        },
-      },
-      { fieldManager: 'karp-drift' },
+      view.resourceVersion,
+      { [HOLD_ANNOTATION]: annotation },
+      { disruption: { budgets: write.budgets } },
       signal,
     );
     return {
@@ -129,22 +120,13 @@ export async function releaseBudgetHold(
     const { view, record } = await readHeldNodePool(cluster, api, name, signal);
     if (record === undefined) return { nodePool: name, budgets: view.budgets ?? null, changed: false };
     const user = userBudgets(view.budgets, record);
-    await sendJson(
+    // null removes a key in a merge patch: the annotation, and the budgets field when it was absent before.
+    await conditionalPatch(
       cluster,
       nodePoolPath(api, name),
-      {
-        method: 'PATCH',
-        contentType: 'application/merge-patch+json',
-        // null removes a key in a merge patch: the annotation, and the budgets field when it was absent before.
-        body: {
-          metadata: {
-            resourceVersion: view.resourceVersion,
-            annotations: { [HOLD_ANNOTATION]: null },
-          },
-          spec: { disruption: { budgets: user } },
-        },
-      },
-      { fieldManager: 'karp-drift' },
+      view.resourceVersion,
+      { [HOLD_ANNOTATION]: null },
+      { disruption: { budgets: user } },
       signal,
     );
     return { nodePool: name, budgets: user, changed: true, record };
@@ -162,23 +144,12 @@ export async function holdNode(cluster: Cluster, name: string, runId: string, si
     const a = node.metadata?.annotations ?? {};
     if (a[NODE_HOLD_ANNOTATION] !== undefined) return false;
     if (a[DO_NOT_DISRUPT] !== undefined) return false; // the user's: never taken over, never removed later
-    await sendJson(
+    await conditionalPatch(
       cluster,
       nodePath(name),
-      {
-        method: 'PATCH',
-        contentType: 'application/merge-patch+json',
-        body: {
-          metadata: {
-            resourceVersion: node.metadata?.resourceVersion,
-            annotations: {
-              [DO_NOT_DISRUPT]: 'true',
-              [NODE_HOLD_ANNOTATION]: runId,
-            },
-          },
-        },
-      },
-      { fieldManager: 'karp-drift' },
+      node.metadata?.resourceVersion,
+      { [DO_NOT_DISRUPT]: 'true', [NODE_HOLD_ANNOTATION]: runId },
+      undefined,
       signal,
     );
     return true;
@@ -197,27 +168,41 @@ export async function releaseNode(cluster: Cluster, name: string, signal?: Abort
     }
     const a = node.metadata?.annotations ?? {};
     if (a[NODE_HOLD_ANNOTATION] === undefined) return false;
-    await sendJson(
+    await conditionalPatch(
       cluster,
       nodePath(name),
-      {
-        method: 'PATCH',
-        contentType: 'application/merge-patch+json',
-        body: {
-          metadata: {
-            resourceVersion: node.metadata?.resourceVersion,
-            annotations: {
-              [DO_NOT_DISRUPT]: null,
-              [NODE_HOLD_ANNOTATION]: null,
-            },
-          },
-        },
-      },
-      { fieldManager: 'karp-drift' },
+      node.metadata?.resourceVersion,
+      { [DO_NOT_DISRUPT]: null, [NODE_HOLD_ANNOTATION]: null },
+      undefined,
       signal,
     );
     return true;
   });
+}
+
+/**
+ * Every hold write: a JSON merge patch of annotations (null removes one) and, for NodePools, spec, with the
+ * resourceVersion it was computed from as precondition (a change since answers 409: read again).
+ */
+async function conditionalPatch(
+  cluster: Cluster,
+  path: string,
+  resourceVersion: string | undefined,
+  annotations: Record<string, string | null>,
+  spec: Record<string, unknown> | undefined,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  await sendJson(
+    cluster,
+    path,
+    {
+      method: 'PATCH',
+      contentType: 'application/merge-patch+json',
+      body: { metadata: { resourceVersion, annotations }, ...(spec !== undefined ? { spec } : {}) },
+    },
+    { fieldManager: 'karp-drift' },
+    signal,
+  );
 }
 
 async function withConflictRetries<T>(what: string, attempt: () => Promise<T>): Promise<T> {

@@ -157,6 +157,14 @@ export function decideStages(
       started,
       targets,
     };
+    // Soaking, or waiting for a wave's last replacements: the open stage may start nothing more.
+    const held = (position: StagePosition, phase: 'soak' | 'finishing'): StageDecision => ({
+      position,
+      phase,
+      allowances: allowancesFor(plan, pools, position.stage, 0),
+      events,
+      stage: summary,
+    });
 
     if (targets.length === 0 || pos.wave >= targets.length) {
       pos = nextStage(pos);
@@ -164,13 +172,7 @@ export function decideStages(
     }
     if (pos.soakUntil !== undefined) {
       if (now.getTime() < pos.soakUntil.getTime()) {
-        return {
-          position: pos,
-          phase: 'soak',
-          allowances: allowancesFor(plan, pools, pos.stage, 0),
-          events,
-          stage: summary,
-        };
+        return held(pos, 'soak');
       }
       pos = pos.wave + 1 < targets.length ? { ...pos, wave: pos.wave + 1, soakUntil: undefined } : nextStage(pos);
       continue;
@@ -208,13 +210,7 @@ export function decideStages(
       };
     }
     if (inflight > 0) {
-      return {
-        position: pos,
-        phase: 'finishing',
-        allowances: allowancesFor(plan, pools, pos.stage, 0),
-        events,
-        stage: summary,
-      };
+      return held(pos, 'finishing');
     }
     // The wave's replacements are all done: soak before the next wave, or before the next stage after the last one.
     const last = pos.wave + 1 >= targets.length;
@@ -228,13 +224,7 @@ export function decideStages(
         until,
         stageDone: last,
       });
-      return {
-        position: pos,
-        phase: 'soak',
-        allowances: allowancesFor(plan, pools, pos.stage, 0),
-        events,
-        stage: summary,
-      };
+      return held(pos, 'soak');
     }
     pos = last ? nextStage(pos) : { ...pos, wave: pos.wave + 1 };
   }
