@@ -83,7 +83,11 @@ export async function holdWithBudget(
           : {}),
     };
     const annotation = encodeHoldRecord(next);
-    if (sameBudgets(view.budgets, write.budgets) && view.annotations?.[HOLD_ANNOTATION] === annotation) {
+    // The same hold written by an earlier run (a second pause): nothing to change, and the record keeps its run.
+    const unchanged =
+      record !== undefined &&
+      encodeHoldRecord({ ...next, runId: record.runId }) === view.annotations?.[HOLD_ANNOTATION];
+    if (sameBudgets(view.budgets, write.budgets) && unchanged) {
       return {
         nodePool: name,
         budgets: write.budgets,

@@ -54,6 +54,9 @@ describe('budget holds', () => {
     });
 
     expect((await holdWithBudget(cluster, 'v1', 'general', 0, run)).changed).toBe(false);
+    // A second run holding the same way (pause twice) changes nothing either, and the record keeps the first run.
+    expect((await holdWithBudget(cluster, 'v1', 'general', 0, { ...run, runId: 'r2' })).changed).toBe(false);
+    expect((await readHeldNodePool(cluster, 'v1', 'general')).record?.runId).toBe('r1');
     await holdWithBudget(cluster, 'v1', 'general', 2, {
       ...run,
       now: new Date('2026-11-25T12:30:00Z'),
