@@ -145,7 +145,11 @@ export function buildProgram(run: RunEnvironment): Command {
       .addOption(new Option('--pin <form>', 'id: one id term per architecture and variant, plus amiFamily; alias: family@release').choices(['id', 'alias']).default('id'))
       .option('--allow-downgrade', 'let --to take nodes to an older Kubernetes minor than they run')
       .option('--allow-deprecated', 'pin an AMI release that EC2 already marks deprecated')
-      .option('--replace-custom-amis', 'replace a class\'s custom (not EKS-optimized) AMIs with EKS-optimized ones');
+      .option('--replace-custom-amis', 'replace a class\'s custom (not EKS-optimized) AMIs with EKS-optimized ones')
+      .option('--canary <nodepool>', 'a staged rollout: this NodePool goes first, the others wait until it is done and soaked (repeatable)', repeated)
+      .option('--waves <list>', 'a staged rollout: each stage in cumulative waves of counts or percentages of its old nodes, e.g. 1,10%,100%')
+      .option('--soak <duration>', 'with --waves/--canary: wait this long after each wave and stage before the next (default 0s)')
+      .option('--hold-with <how>', 'with --waves/--canary: auto (a budget, or node holds where GitOps/IaC owns the budgets), budget or node');
 
   planFlags(program.command('plan').description('Show what upgrade would change and replace, with preflight checks; changes nothing'))
     .option('--force-conflicts', 'plan as upgrade --force-conflicts would: a GitOps/IaC owner of amiSelectorTerms is a warning, not an error')
@@ -159,8 +163,9 @@ export function buildProgram(run: RunEnvironment): Command {
     )
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
       const ctx = await context(cmd);
-      const [{ parsePlanOptions }, { planCommand }] = await Promise.all([import('./options.js'), import('./commands/plan.js')]);
-      await planCommand(parsePlanOptions(flags), ctx);
+      const [{ parsePlanOptions }, { parseStagedOptions }, { planCommand }] = await Promise.all([import('./options.js'), import('./stage-options.js'), import('./commands/plan.js')]);
+      const staged = parseStagedOptions(flags);
+      await planCommand({ ...parsePlanOptions(flags), ...(staged ? { staged } : {}) }, ctx);
     });
 
   // What upgrade and rollback share: they apply, then follow the rollout.
@@ -170,7 +175,8 @@ export function buildProgram(run: RunEnvironment): Command {
       .option('--dry-run', 'send the apply with dryRun=All: the API server validates it, nothing changes')
       .option('--no-wait', 'exit after the apply instead of following the rollout')
       .option('--timeout <duration>', 'give up following after this long (exit 5)', '60m')
-      .option('--stall-timeout <duration>', 'no progress for this long is a stall (exit 4, with the diagnosis)', '15m');
+      .option('--stall-timeout <duration>', 'no progress for this long is a stall (exit 4, with the diagnosis)', '15m')
+      .option('--lock-namespace <ns>', 'namespace of the cluster lock (Lease karp-drift) taken before the first write', 'kube-system');
 
   applyFlags(planFlags(program.command('upgrade').description('Pin the target AMIs and follow Karpenter drift replacement to completion')))
     .option('--force-conflicts', 'take amiSelectorTerms from a GitOps/IaC field manager (it may put the old value back)')
@@ -187,12 +193,14 @@ export function buildProgram(run: RunEnvironment): Command {
         ['Without a terminal (CI): NDJSON events on stdout', 'upgrade --to 1.30 --nodeclass default --yes -o json > events.ndjson'],
         ['Have the API server validate the change; nothing changes', 'upgrade --to 1.30 --dry-run'],
         ['Render your templates with the pinned AMIs and apply them whole', 'upgrade --to 1.30 --templates ./karpenter --cluster-name prod --role KarpenterNodeRole-prod'],
+        ['In stages: NodePool canary first, then the rest; one node, then 10 %, then all, soaking 15m between', 'upgrade --to 1.30 --canary canary --waves 1,10%,100% --soak 15m'],
       ]),
     )
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
       const ctx = await context(cmd);
-      const [{ parseUpgradeOptions }, { upgrade }] = await Promise.all([import('./options.js'), import('./commands/upgrade.js')]);
-      await upgrade(parseUpgradeOptions(flags), ctx);
+      const [{ parseUpgradeOptions }, { parseLockOptions, parseStagedOptions }, { upgrade }] = await Promise.all([import('./options.js'), import('./stage-options.js'), import('./commands/upgrade.js')]);
+      const staged = parseStagedOptions(flags);
+      await upgrade({ ...parseUpgradeOptions(flags), ...parseLockOptions(flags), ...(staged ? { staged } : {}) }, ctx);
     });
 
   applyFlags(
@@ -210,8 +218,8 @@ export function buildProgram(run: RunEnvironment): Command {
     )
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
     const ctx = await context(cmd);
-    const [{ parseRollbackOptions }, { rollback }] = await Promise.all([import('./options.js'), import('./commands/rollback.js')]);
-    await rollback(parseRollbackOptions(flags), ctx);
+    const [{ parseRollbackOptions }, { parseLockOptions }, { rollback }] = await Promise.all([import('./options.js'), import('./stage-options.js'), import('./commands/rollback.js')]);
+    await rollback({ ...parseRollbackOptions(flags), ...parseLockOptions(flags) }, ctx);
   });
 
   program

@@ -4,6 +4,7 @@ import * as z from 'zod'; // a namespace import: a bundle keeps only the parts o
 import { UsageError } from './errors.js';
 import { AMI_FAMILIES, ARCHES, VARIANTS, type AmiFamily, type Arch, type Variant } from './ami/families.js';
 import type { GlobalOptions, OutputFormat } from './io.js';
+import type { StagedRequest } from './stages/stage-plan.js';
 
 /** kubectl's --request-timeout has no default (0 = wait forever); a tool that must never hang needs one. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -240,6 +241,8 @@ export interface PlanOptions {
   pin: PinMode;
   /** plan: preview the plan `upgrade --force-conflicts` would make (a GitOps/IaC owner is a warning, not an error). */
   forceConflicts?: boolean;
+  /** --canary/--waves/--soak/--hold-with (stage-options.ts): a staged rollout. */
+  staged?: StagedRequest;
 }
 
 /** `upgrade --templates`: render the EC2NodeClass and NodePool templates with the pinned AMIs and apply them whole. */
@@ -260,6 +263,8 @@ export interface ApplyOptions {
   wait: boolean;
   timeoutMs: number;
   stallTimeoutMs: number;
+  /** --lock-namespace (stage-options.ts): where the cluster lock's Lease lives. */
+  lockNamespace?: string;
 }
 
 export interface UpgradeOptions extends PlanOptions, ApplyOptions {

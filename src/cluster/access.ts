@@ -72,13 +72,16 @@ export async function requireAccess(cluster: Cluster, needs: readonly AccessNeed
   );
 }
 
+/** The cluster lock every writing command takes (upgrade, rollback, pause, resume). */
+export function lockNeeds(lockNamespace: string): AccessNeed[] {
+  const lease = (verb: string): AccessNeed => ({ verb, group: 'coordination.k8s.io', resource: 'leases', why: `the cluster lock in ${lockNamespace}` });
+  return [lease('get'), lease('create'), lease('update')];
+}
+
 /** What holding or releasing drift writes (pause, resume, a staged upgrade): the lock, the holds and their Events. */
 export function holdNeeds(lockNamespace: string, mechanisms: ReadonlySet<'budget' | 'node'>): AccessNeed[] {
-  const lease = (verb: string): AccessNeed => ({ verb, group: 'coordination.k8s.io', resource: 'leases', why: `the cluster lock in ${lockNamespace}` });
   return [
-    lease('get'),
-    lease('create'),
-    lease('update'),
+    ...lockNeeds(lockNamespace),
     ...(mechanisms.has('budget') ? [{ verb: 'patch', group: 'karpenter.sh', resource: 'nodepools', why: 'hold drift with a budget' }] : []),
     ...(mechanisms.has('node') ? [{ verb: 'patch', group: '', resource: 'nodes', why: 'hold drift with do-not-disrupt on nodes' }] : []),
     { verb: 'create', group: '', resource: 'events', why: 'record holds as Events on the NodePools' },

@@ -59,7 +59,7 @@ export async function holdWithBudget(
   api: KarpenterApi,
   name: string,
   allowance: number,
-  run: { runId: string; now: Date; target?: string; stageSize?: number },
+  run: { runId: string; now: Date; target?: string; stageSize?: number; soakUntil?: string | null },
   signal?: AbortSignal,
 ): Promise<BudgetHoldResult> {
   return withConflictRetries(name, async () => {
@@ -80,6 +80,14 @@ export async function holdWithBudget(
         ? { stageSize: run.stageSize }
         : record?.stageSize !== undefined
           ? { stageSize: record.stageSize }
+          : {}),
+      // A staged run says whether it soaks (null: not now); pause keeps what the record had.
+      ...(run.soakUntil !== undefined
+        ? run.soakUntil !== null
+          ? { soakUntil: run.soakUntil }
+          : {}
+        : record?.soakUntil !== undefined
+          ? { soakUntil: record.soakUntil }
           : {}),
     };
     const annotation = encodeHoldRecord(next);

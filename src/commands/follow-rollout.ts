@@ -8,7 +8,7 @@ import type { Discovery } from '../cluster/discovery.js';
 import { followCluster } from '../cluster/follow.js';
 import { readDiagnosisReads } from '../cluster/inventory.js';
 import type { ClusterChange, Inventory } from '../cluster/views.js';
-import { InterruptedError, RuntimeFailure, StalledError, TimeoutError } from '../errors.js';
+import { InterruptedError, KarpDriftError, RuntimeFailure, StalledError, TimeoutError } from '../errors.js';
 import { blockedEvent, blockerText, doneEvent, eventTime, ndjsonLine, progressEvent, progressFrame, progressLogLines, stallSummary, unreportedBlockers, type RolloutResult } from '../report/progress.js';
 import { applyChange, emptySnapshot, karpenterNodesOf } from '../rollout/snapshot.js';
 import { diagnose, type Blocker } from '../rollout/stalls.js';
@@ -16,6 +16,8 @@ import { humanDuration } from '../rollout/text.js';
 import { liveDisplay } from './live-display.js';
 import { track, type RolloutProgress, type RolloutScope } from '../rollout/track.js';
 import { nodeClassReadiness } from '../rollout/readiness.js';
+import { pacerEventJson, pacerLogLine, stagedEta, stageLine, type PacerEvent, type StageState } from '../report/stages.js';
+import type { Pacer } from './staged-pacer.js';
 
 export interface FollowSettings {
   scope: RolloutScope;
@@ -23,6 +25,8 @@ export interface FollowSettings {
   stallTimeoutMs: number;
   /** Shown on interrupt and timeout: how to pick the rollout up again. */
   resumeCommand: string;
+  /** A staged rollout (--canary/--waves): its pacer holds and opens the NodePools as the rollout goes. */
+  pacer?: Pacer;
 }
 
 /** How often the loop re-evaluates without a change: elapsed time, stall and timeout clocks. */
@@ -61,10 +65,25 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
   let context = { pdbs: inventory.pdbs, pods: inventory.pods, nodePools: inventory.nodePools };
   let failure: Error | undefined;
   const readiness = new Map<string, string>();
+  const { pacer } = settings;
+  let stage: StageState | undefined;
+  /** When the staged rollout last opened a wave or ended a soak: the stall clock starts again there. */
+  let stageMovedAt = 0;
+  const logLine = (t: string) => (display ? display.log(t) : err(t));
+  pacer?.listen((e: PacerEvent) => {
+    const now = new Date();
+    if (json) out(`${JSON.stringify(pacerEventJson(e, pacer.plan.stagePlan, now))}\n`);
+    else if (!ctx.globals.quiet) {
+      const line = pacerLogLine(e, pacer.plan.stagePlan, now);
+      if (line !== undefined) logLine(`[${humanDuration(now.getTime() - scope.startedAt.getTime())}] ${line}\n`);
+    }
+  });
 
-  const finish = (result: RolloutResult, now: Date) => {
-    if (json && progress) out(ndjsonLine(doneEvent(result, progress, cluster.identity, now)));
+  const finish = (result: RolloutResult, now: Date, extra: Record<string, unknown> = {}) => {
+    if (json && progress) out(`${JSON.stringify({ ...doneEvent(result, progress, cluster.identity, now), ...extra })}\n`);
   };
+  /** Elapsed time that counts against --timeout: soaks are waiting by design, not slowness. */
+  const activeMs = (now: Date) => now.getTime() - scope.startedAt.getTime() - (stage?.soakedMs ?? 0);
 
   const evaluate = async (): Promise<'continue' | RolloutResult> => {
     const now = new Date();
@@ -79,10 +98,18 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
     }
     const previous = progress;
     progress = track(previous, snapshot, scope, now);
+    if (pacer && progress.synced && !progress.done) {
+      const before = stage;
+      stage = await pacer.step(snapshot.nodeClaims.values(), snapshot.nodes, now, stop.signal);
+      if (before === undefined || before.phase !== stage.phase || before.wave !== stage.wave || before.stage?.index !== stage.stage?.index) {
+        stageMovedAt = now.getTime();
+      }
+    }
+    const soaking = stage?.phase === 'soak';
     const moved = previous !== undefined && progress.lastProgressAt.getTime() === now.getTime();
     if (moved) diagnosed = []; // it moved: whatever blocked it is stale
-    const quietFor = now.getTime() - progress.lastProgressAt.getTime();
-    if (progress.synced && !progress.done && quietFor >= Math.min(DIAGNOSE_EVERY_MS, settings.stallTimeoutMs / 2) && now.getTime() - lastDiagnosis >= DIAGNOSE_EVERY_MS) {
+    const quietFor = now.getTime() - Math.max(progress.lastProgressAt.getTime(), stageMovedAt);
+    if (progress.synced && !progress.done && !soaking && quietFor >= Math.min(DIAGNOSE_EVERY_MS, settings.stallTimeoutMs / 2) && now.getTime() - lastDiagnosis >= DIAGNOSE_EVERY_MS) {
       lastDiagnosis = now.getTime();
       lastWatchedCheck = now.getTime();
       const fresh = await readDiagnosisReads(cluster, discovery, karpenterNodesOf(snapshot), stop.signal).catch(() => undefined);
@@ -94,23 +121,32 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
       // The NodePools, PDBs and pods of the last read may be stale: only the checks of watched kinds are trusted here.
       watched = diagnose(snapshot, { scope, ...context, karpenterApi: discovery.karpenterApi }, now).filter((b) => WATCHED_CODES.has(b.code));
     }
-    const blockers = [...diagnosed, ...watched.filter((w) => !diagnosed.some((d) => d.code === w.code && d.nodePool === w.nodePool))];
+    const blockers = heldOnPurpose(
+      [...diagnosed, ...watched.filter((w) => !diagnosed.some((d) => d.code === w.code && d.nodePool === w.nodePool))],
+      stage,
+    );
     // Each blocker is reported once as it is found, and again only when its evidence changes (report/progress.ts).
     const fresh = unreportedBlockers(blockers, reported);
     if (json) {
       for (const b of fresh) out(ndjsonLine(blockedEvent(b, 'early', now)));
-      if (!previous || progress.lastProgressAt !== previous.lastProgressAt || progress.message !== previous.message) out(ndjsonLine(progressEvent(progress, now)));
+      if (!previous || progress.lastProgressAt !== previous.lastProgressAt || progress.message !== previous.message) {
+        out(`${JSON.stringify({ ...progressEvent(progress, now), ...(stage && pacer ? stageProgress(stage, progress, now, pacer.plan.soakMs) : {}) })}\n`);
+      }
     } else if (display) {
       const shown = progress;
-      display.show((screen) => progressFrame(shown, blockers, now, { color: ctx.globals.color, screen }));
+      const line = stage && pacer ? stageLine(stage, eta(stage, progress, now, pacer.plan.soakMs)) : undefined;
+      display.show((screen) => {
+        const frame = progressFrame(shown, blockers, now, { color: ctx.globals.color, screen });
+        return line ? [frame[0]!, line, ...frame.slice(1)] : frame;
+      });
     } else if (!ctx.globals.quiet) {
       err(progressLogLines(previous, progress, now));
       const elapsed = `[${humanDuration(now.getTime() - scope.startedAt.getTime())}]`;
       for (const b of fresh) err(`${elapsed} ${blockerText(b)}`);
     }
     if (progress.done) return 'succeeded';
-    if (now.getTime() - scope.startedAt.getTime() >= settings.timeoutMs) return 'timeout';
-    if (progress.synced && now.getTime() - progress.lastProgressAt.getTime() >= settings.stallTimeoutMs) return 'stalled';
+    if (activeMs(now) >= settings.timeoutMs) return 'timeout';
+    if (progress.synced && !soaking && quietFor >= settings.stallTimeoutMs) return 'stalled';
     return 'continue';
   };
 
@@ -169,33 +205,98 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
   const now = new Date();
   display?.end();
 
+  // A staged rollout that ends early stays paused: nobody is left to pace it, so every NodePool not released is
+  // held at 0 (a wave's last allowance must not let Karpenter go on after we left).
+  const paused = async (cause: RolloutResult, why: string): Promise<PausedNote | undefined> => {
+    if (!pacer) return undefined;
+    const pools = await pacer.pause(snapshot.nodeClaims.values(), snapshot.nodes, why, new Date()).catch((e: unknown) => {
+      err(`warning: could not leave the staged rollout paused: ${e instanceof Error ? e.message : String(e)}\n`);
+      return [] as string[];
+    });
+    if (pools.length === 0) return undefined;
+    finish('paused', now, { cause, paused: pools });
+    return {
+      text: `; the staged rollout is paused: karp-drift holds Drifted disruption on ${pools.map((p) => `nodepool/${p}`).join(', ')}`,
+      hint: `go on with the same command, which resumes at the wave where the cluster stands: ${settings.resumeCommand}; or release the holds and let Karpenter go at the NodePools' own budgets: karp-drift resume`,
+    };
+  };
+
   if (failure) {
-    finish('failed', now);
+    const note = await paused('failed', `the run failed: ${failure.message}`);
+    if (!note) finish('failed', now);
+    else if (failure instanceof KarpDriftError) failure.message += note.text;
     throw failure;
   }
   if (result === undefined) {
-    finish('interrupted', now);
-    throw new InterruptedError(`interrupted while following the rollout${progress ? `: ${progress.message}` : ''}; nothing more was changed`, {
-      hint: `the rollout goes on in the cluster; follow it again with: ${settings.resumeCommand}`,
-    });
+    const note = await paused('interrupted', 'the run was interrupted');
+    if (!note) finish('interrupted', now);
+    throw new InterruptedError(
+      `interrupted while following the rollout${progress ? `: ${progress.message}` : ''}${note ? note.text : '; nothing more was changed'}`,
+      { hint: note ? note.hint : `the rollout goes on in the cluster; follow it again with: ${settings.resumeCommand}` },
+    );
   }
   const final = progress!;
-  if (result !== 'stalled') finish(result, now);
+  if (result === 'succeeded' && pacer) await pacer.finish(snapshot.nodes, now);
   if (result === 'timeout') {
-    throw new TimeoutError(`timed out after ${humanDuration(settings.timeoutMs)} waiting for the drift rollout: ${final.message}`, {
-      hint: `Karpenter goes on replacing nodes; follow it again with: ${settings.resumeCommand}`,
+    const note = await paused('timeout', `--timeout ${humanDuration(settings.timeoutMs)} passed`);
+    if (!note) finish(result, now);
+    throw new TimeoutError(`timed out after ${humanDuration(settings.timeoutMs)} waiting for the drift rollout: ${final.message}${note ? note.text : ''}`, {
+      hint: note ? note.hint : `Karpenter goes on replacing nodes; follow it again with: ${settings.resumeCommand}`,
     });
   }
   if (result === 'stalled') {
     const fresh = await readDiagnosisReads(cluster, discovery, karpenterNodesOf(snapshot)).catch(() => undefined);
     if (fresh) context = fresh;
-    const blockers = diagnose(snapshot, { scope, ...context, karpenterApi: discovery.karpenterApi }, now);
+    const blockers = heldOnPurpose(diagnose(snapshot, { scope, ...context, karpenterApi: discovery.karpenterApi }, now), stage);
     if (json) for (const b of blockers) out(ndjsonLine(blockedEvent(b, 'stall', now)));
     else err(stallSummary(final, blockers, now));
-    finish('stalled', now);
-    throw new StalledError(`the rollout made no progress for ${humanDuration(settings.stallTimeoutMs)} (--stall-timeout)${blockers.length > 0 ? `: ${[...new Set(blockers.map((b) => b.code))].join(', ')}` : ''}; the changes stay applied`, {
-      hint: `resolve the blockers ${json ? "(the 'blocked' events on stdout)" : 'above'}, then follow again with: ${settings.resumeCommand}`,
-    });
+    const note = await paused('stalled', `no progress for ${humanDuration(settings.stallTimeoutMs)}`);
+    if (!note) finish('stalled', now);
+    throw new StalledError(
+      `the rollout made no progress for ${humanDuration(settings.stallTimeoutMs)} (--stall-timeout)${blockers.length > 0 ? `: ${[...new Set(blockers.map((b) => b.code))].join(', ')}` : ''}; the changes stay applied${note ? note.text : ''}`,
+      {
+        hint: `resolve the blockers ${json ? "(the 'blocked' events on stdout)" : 'above'}, then ${note ? note.hint.replace(/^go on with/, 'go on with') : `follow again with: ${settings.resumeCommand}`}`,
+      },
+    );
   }
+  finish(result, now);
   return final;
+}
+
+interface PausedNote {
+  text: string;
+  hint: string;
+}
+
+/** A NodePool karp-drift holds at 0 on purpose (a later stage, a soak) is not blocked by its budget: that is us. */
+function heldOnPurpose(blockers: Blocker[], stage: StageState | undefined): Blocker[] {
+  if (!stage) return blockers;
+  return blockers.filter((b) => !(b.code === 'STALL-BUDGET' && b.nodePool !== undefined && stage.heldAtZero.includes(b.nodePool)));
+}
+
+function eta(stage: StageState, progress: RolloutProgress, now: Date, soakMs: number): number {
+  return stagedEta(stage, progress.totals.replaced, now.getTime() - progress.startedAt.getTime(), soakMs);
+}
+
+/** What a staged rollout adds to the NDJSON `progress` event. */
+function stageProgress(stage: StageState, progress: RolloutProgress, now: Date, soakMs: number): Record<string, unknown> {
+  const s = stage.stage;
+  const left = eta(stage, progress, now, soakMs);
+  return {
+    stage:
+      s === undefined
+        ? { phase: stage.phase }
+        : {
+            stage: s.index + 1,
+            stages: stage.stages,
+            name: s.name,
+            wave: Math.min(stage.wave + 1, s.targets.length),
+            waves: s.targets.length,
+            phase: stage.phase,
+            size: s.size,
+            started: s.started,
+            ...(stage.soakUntil !== undefined ? { soakUntil: stage.soakUntil.toISOString() } : {}),
+          },
+    etaSeconds: Number.isFinite(left) ? Math.round(left / 1000) : null,
+  };
 }

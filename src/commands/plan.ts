@@ -2,12 +2,17 @@
 import type { CommandContext } from '../cli.js';
 import type { PlanOptions } from '../options.js';
 import { planJson, planText } from '../report/plan.js';
+import { stagedPlanJson, stagedPlanLines } from '../report/stages.js';
 import { preparePlan, refuseIfBlocked } from './planning.js';
 
 export async function planCommand(options: PlanOptions, ctx: CommandContext): Promise<void> {
-  const { plan, cluster } = await preparePlan(options, ctx);
+  const { plan, staged, cluster } = await preparePlan(options, ctx);
   try {
-    ctx.io.out(ctx.globals.output === 'json' ? `${planJson(plan, cluster.identity)}\n` : planText(plan, { color: ctx.globals.color }));
+    ctx.io.out(
+      ctx.globals.output === 'json'
+        ? `${planJson(plan, cluster.identity, staged ? stagedPlanJson(staged) : undefined)}\n`
+        : planText(plan, { color: ctx.globals.color, ...(staged ? { staged: stagedPlanLines(staged) } : {}) }),
+    );
     const where = ctx.globals.output === 'json' ? 'the checks with level error on stdout' : 'the checks above';
     refuseIfBlocked(plan, `fix what ${where} say, then plan again`);
   } finally {

@@ -11,6 +11,7 @@ import { logger, type Logger } from '../io.js';
 import type { PlanOptions } from '../options.js';
 import { plan, type Plan } from '../plan/plan.js';
 import { neededAmiQueries } from '../plan/targets.js';
+import { planStages, type StagedPlan, type StagedRequest } from '../stages/stage-plan.js';
 
 export interface Planned {
   cluster: Cluster;
@@ -18,6 +19,8 @@ export interface Planned {
   inventory: Inventory;
   resolved: ResolvedAmis;
   plan: Plan;
+  /** With --canary/--waves: the stages and how each NodePool is held. */
+  staged?: StagedPlan;
   log: Logger;
 }
 
@@ -59,7 +62,8 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
       { to, nodeClasses, pin: options.pin, release: options.release, fieldManager: 'karp-drift', forceConflicts: options.forceConflicts, allowDowngrade: options.allowDowngrade, allowDeprecated: options.allowDeprecated, replaceCustomAmis: options.replaceCustomAmis },
       new Date(),
     );
-    return { cluster, discovery, inventory, resolved, plan: thePlan, log };
+    const staged = options.staged ? stagedPlan(thePlan, inventory, options.staged, options.forceConflicts ?? false) : undefined;
+    return { cluster, discovery, inventory, resolved, plan: thePlan, ...(staged ? { staged } : {}), log };
   } catch (err) {
     cluster.close();
     throw err;
@@ -71,4 +75,22 @@ export function refuseIfBlocked(plan: Plan, hint: string): void {
   const errors = plan.checks.filter((c) => c.level === 'error');
   if (errors.length === 0) return;
   throw new RefusedError(`the plan has ${errors.length} error-level check(s): ${[...new Set(errors.map((c) => c.code))].join(', ')}; nothing was changed`, { hint });
+}
+
+/** The stages of `--canary`/`--waves`; a canary out of scope is a usage error, a hold that cannot work a refusal. */
+function stagedPlan(thePlan: Plan, inventory: Inventory, request: StagedRequest, forceConflicts: boolean): StagedPlan {
+  const result = planStages(
+    thePlan.nodePools.map((p) => ({
+      pool: inventory.nodePools.find((v) => v.name === p.name)!,
+      oldNodes: p.toDrift,
+      limit: p.limit,
+    })),
+    request,
+    forceConflicts,
+  );
+  if ('usage' in result) throw new UsageError(result.usage, { hint: result.next });
+  if ('refused' in result) {
+    throw new RefusedError(`${result.refused.map((r) => r.error).join('; ')}; nothing was changed`, { hint: result.next });
+  }
+  return result.plan;
 }

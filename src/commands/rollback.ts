@@ -3,7 +3,9 @@
 // field manager without the bookkeeping annotations, so they go (a second rollback finds nothing recorded) and an
 // amiFamily that the upgrade added and the previous selection lacked is removed with them.
 import type { CommandContext } from '../cli.js';
-import { followNeeds, requireAccess } from '../cluster/access.js';
+import { followNeeds, lockNeeds, requireAccess } from '../cluster/access.js';
+import { LEASE_NAMESPACE } from '../stages/lock.js';
+import { lockHolder, withClusterLock } from './hold-shared.js';
 import { ANNOTATIONS, applyNodeClass, customObjects } from '../cluster/apply.js';
 import { discoverCluster } from '../cluster/discovery.js';
 import { readInventory, readNodeClass } from '../cluster/inventory.js';
@@ -106,6 +108,7 @@ export async function rollback(options: RollbackOptions, ctx: CommandContext): P
       await requireAccess(cluster, [
         ...restores.map((r) => ({ verb: 'patch', group: 'karpenter.k8s.aws', resource: 'ec2nodeclasses', name: r.view.name, why: 'restore amiSelectorTerms' })),
         ...(options.wait ? followNeeds() : []),
+        ...lockNeeds(options.lockNamespace ?? LEASE_NAMESPACE),
       ]);
     }
     const generations: Record<string, number> = {};
@@ -117,7 +120,9 @@ export async function rollback(options: RollbackOptions, ctx: CommandContext): P
       resume: 'restore the others with: karp-drift rollback (the restored ones no longer have a recorded selection)',
       undo: () => 'they drift back to the previous AMIs; to return to the upgrade, run karp-drift upgrade again',
     };
-    await applyEach(ctx, restores.map((r) => r.view.name), how, async (name) => {
+    // The cluster lock covers the writes (a staged upgrade pacing this cluster refuses us, and we it); a dry run
+    // writes nothing and takes none.
+    const restore = (signal: AbortSignal) => applyEach({ ...ctx, signal }, restores.map((r) => r.view.name), how, async (name) => {
       const r = restores.find((x) => x.view.name === name)!;
       const result = await applyNodeClass(
         customObjects(cluster),
@@ -136,6 +141,8 @@ export async function rollback(options: RollbackOptions, ctx: CommandContext): P
       if (json) ctx.io.out(event('applied', { nodeClass: r.view.name, generation: result.generation, dryRun: options.dryRun, amiSelectorTerms: r.terms }));
       else log.info(`${options.dryRun ? 'Validated (dry run, nothing changed)' : 'Restored'}: ec2nodeclass/${r.view.name}`);
     });
+    if (options.dryRun) await restore(ctx.signal);
+    else await withClusterLock(ctx, cluster, { lockNamespace: options.lockNamespace ?? LEASE_NAMESPACE }, lockHolder('rollback'), restore);
     if (options.dryRun || !options.wait) return;
 
     // The previous terms may be an alias or selectors: what they mean is what Karpenter resolves. Wait for it.

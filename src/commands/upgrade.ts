@@ -3,14 +3,20 @@
 // nothing and follows the rollout where it stands.
 import { randomUUID } from 'node:crypto';
 import type { CommandContext } from '../cli.js';
-import { followNeeds, requireAccess } from '../cluster/access.js';
+import { followNeeds, holdNeeds, lockNeeds, requireAccess } from '../cluster/access.js';
 import { customObjects, applyNodeClass, bookkeeping } from '../cluster/apply.js';
 import type { UpgradeOptions } from '../options.js';
 import type { NodeClassPlan } from '../plan/plan.js';
 import { planJson, planSummary, planText } from '../report/plan.js';
 import { humanDuration } from '../rollout/text.js';
 import { followRollout } from './follow-rollout.js';
-import { preparePlan, refuseIfBlocked } from './planning.js';
+import { preparePlan, refuseIfBlocked, type Planned } from './planning.js';
+import { lockHolder, withClusterLock } from './hold-shared.js';
+import { createPacer, type Pacer } from './staged-pacer.js';
+import { pacerEventJson, pacerLogLine, stagedPlanJson, stagedPlanLines, type PacerEvent } from '../report/stages.js';
+import { LEASE_NAMESPACE } from '../stages/lock.js';
+import type { StagedPlan } from '../stages/stage-plan.js';
+import { UsageError } from '../errors.js';
 import { applyEach, confirmOrRefuse, event } from './upgrade-shared.js';
 
 function resumeCommand(options: UpgradeOptions, ctx: CommandContext): string {
@@ -18,81 +24,288 @@ function resumeCommand(options: UpgradeOptions, ctx: CommandContext): string {
   for (const n of options.nodeClasses) parts.push(`--nodeclass ${n}`);
   if (options.release !== 'latest') parts.push(`--release ${options.release}`);
   if (options.pin !== 'id') parts.push(`--pin ${options.pin}`);
+  const st = options.staged;
+  if (st) {
+    for (const c of st.canary) parts.push(`--canary ${c}`);
+    parts.push(`--waves ${st.waves.map((w) => w.text).join(',')}`);
+    if (st.soakMs > 0) parts.push(`--soak ${humanDuration(st.soakMs)}`);
+    if (st.holdWith !== 'auto') parts.push(`--hold-with ${st.holdWith}`);
+  }
+  if (options.lockNamespace !== undefined && options.lockNamespace !== LEASE_NAMESPACE)
+    parts.push(`--lock-namespace ${options.lockNamespace}`);
   if (ctx.globals.context) parts.push(`--context ${ctx.globals.context}`);
   parts.push('--yes');
   return parts.join(' ');
 }
 
 export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Promise<void> {
-  if (options.templates) return (await import('./upgrade-templates.js')).upgradeFromTemplates(options, options.templates, ctx);
+  if (options.templates)
+    return (await import('./upgrade-templates.js')).upgradeFromTemplates(options, options.templates, ctx);
   const json = ctx.globals.output === 'json';
-  const { cluster, discovery, inventory, resolved, plan, log } = await preparePlan(options, ctx);
+  if (options.staged && !options.wait && !options.dryRun) {
+    throw new UsageError(
+      '--no-wait cannot go with a staged rollout (--canary/--waves): karp-drift paces the waves while it follows them',
+      {
+        hint: 'drop --no-wait (a staged upgrade that ends early leaves the rollout paused; re-run it to go on)',
+      },
+    );
+  }
+  const { cluster, discovery, inventory, resolved, plan, staged, log } = await preparePlan(options, ctx);
   try {
     if (json) {
-      ctx.io.out(event('resolved', { region: resolved.region, amis: resolved.amis.map((a) => ({ family: a.family, arch: a.arch, variant: a.variant, release: a.release, id: a.id, name: a.name })) }));
-      ctx.io.out(event('plan', { plan: JSON.parse(planJson(plan, cluster.identity)) as unknown }));
+      ctx.io.out(
+        event('resolved', {
+          region: resolved.region,
+          amis: resolved.amis.map((a) => ({
+            family: a.family,
+            arch: a.arch,
+            variant: a.variant,
+            release: a.release,
+            id: a.id,
+            name: a.name,
+          })),
+        }),
+      );
+      ctx.io.out(
+        event('plan', {
+          plan: JSON.parse(planJson(plan, cluster.identity, staged ? stagedPlanJson(staged) : undefined)) as unknown,
+        }),
+      );
     } else {
-      ctx.io.out(planText(plan, { color: ctx.globals.color }));
+      ctx.io.out(planText(plan, { color: ctx.globals.color, ...(staged ? { staged: stagedPlanLines(staged) } : {}) }));
     }
-    refuseIfBlocked(plan, 'fix what the checks say (or pass --force-conflicts for field owners), then run upgrade again');
+    refuseIfBlocked(
+      plan,
+      'fix what the checks say (or pass --force-conflicts for field owners), then run upgrade again',
+    );
     const changes = plan.nodeClasses.filter((c) => c.changed);
     if (changes.length > 0) {
       const { nodeClassesToChange, nodesToReplace } = planSummary(plan);
-      await confirmOrRefuse(ctx, options, `Apply ${nodeClassesToChange} EC2NodeClass change(s)? Karpenter will then replace ${nodesToReplace} node(s) through drift.`);
+      const pace = staged ? ` in ${staged.stages.length > 1 ? 'stages and ' : ''}waves, paced by karp-drift` : '';
+      await confirmOrRefuse(
+        ctx,
+        options,
+        `Apply ${nodeClassesToChange} EC2NodeClass change(s)? Karpenter will then replace ${nodesToReplace} node(s) through drift${pace}.`,
+      );
     }
 
-    if (changes.length > 0 && !options.dryRun) {
+    const lockNamespace = options.lockNamespace ?? LEASE_NAMESPACE;
+    const mechanisms = new Set(staged?.stages.flatMap((s) => s.nodePools.map((p) => p.hold.mechanism)) ?? []);
+    if ((changes.length > 0 || staged) && !options.dryRun) {
       await requireAccess(cluster, [
-        ...changes.map((c) => ({ verb: 'patch', group: 'karpenter.k8s.aws', resource: 'ec2nodeclasses', name: c.name, why: 'server-side apply of amiSelectorTerms' })),
+        ...changes.map((c) => ({
+          verb: 'patch',
+          group: 'karpenter.k8s.aws',
+          resource: 'ec2nodeclasses',
+          name: c.name,
+          why: 'server-side apply of amiSelectorTerms',
+        })),
         ...(options.wait ? followNeeds() : []),
+        ...(staged ? holdNeeds(lockNamespace, mechanisms) : lockNeeds(lockNamespace)),
       ]);
     }
-    const runId = randomUUID();
-    const generations: Record<string, number> = {};
-    const how = {
-      doing: 'applying',
-      done: 'applied',
-      dryRun: options.dryRun,
-      resume: `resume with: ${resumeCommand(options, ctx)} (or undo with karp-drift rollback)`,
-      undo: (done: string[]) => `undo with karp-drift rollback ${done.map((n) => `--nodeclass ${n}`).join(' ')}`,
-    };
-    await applyEach(ctx, changes.map((c) => c.name), how, async (name) => {
-      const change = changes.find((c) => c.name === name)!;
-      generations[change.name] = await applyChange(cluster, discovery.karpenterApi, change, options, runId, inventory.nodeClasses.find((n) => n.name === change.name)!.resourceVersion);
-      if (json) ctx.io.out(event('applied', { nodeClass: change.name, generation: generations[change.name], dryRun: options.dryRun, amiSelectorTerms: change.after.amiSelectorTerms, ...(change.after.amiFamily ? { amiFamily: change.after.amiFamily } : {}) }));
-      else log.info(`${options.dryRun ? 'Validated (dry run, nothing changed)' : 'Applied'}: ec2nodeclass/${change.name} amiSelectorTerms ${JSON.stringify(change.after.amiSelectorTerms)}`);
-    });
     if (options.dryRun) {
+      await applyAll(ctx, options, { cluster, discovery, inventory, changes, runId: randomUUID(), json, log });
       if (!json) ctx.io.out(`Dry run: the API server accepted ${changes.length} change(s); nothing was changed.\n`);
       return;
     }
-    if (changes.length === 0 && !json) log.info('Every EC2NodeClass in scope is already pinned to the target AMIs; following the rollout where it stands.');
-    if (!options.wait) {
-      if (!json) ctx.io.out(`Applied ${changes.length} EC2NodeClass change(s); not waiting (--no-wait). Follow with: ${resumeCommand(options, ctx)}\n`);
-      return;
+    if (changes.length === 0 && !staged) {
+      return await follow(ctx, options, {
+        cluster,
+        discovery,
+        inventory,
+        plan,
+        generations: {},
+        json,
+        log,
+        changed: 0,
+      });
     }
-
-    const startedAt = new Date();
-    const final = await followRollout(ctx, cluster, discovery, inventory, {
-      scope: {
-        // The plan's NodePools are those of the classes in scope.
-        nodePools: plan.nodePools.map((p) => ({ name: p.name, nodeClass: p.nodeClass })),
-        targetImageIds: Object.fromEntries(plan.nodeClasses.map((c) => [c.name, c.targets.map((t) => t.id)])),
-        targetMinor: options.kubernetes.version,
-        startedAt,
-        nodeClassGenerations: generations,
-      },
-      timeoutMs: options.timeoutMs,
-      stallTimeoutMs: options.stallTimeoutMs,
-      resumeCommand: resumeCommand(options, ctx),
+    const holder = lockHolder(resumeCommand(options, ctx).replace(/^karp-drift /, ''));
+    if (!staged) {
+      // The lock covers the writes; following only reads, so a teammate may `pause` the rollout meanwhile.
+      const generations = await withClusterLock(ctx, cluster, { lockNamespace }, holder, (signal) =>
+        applyAll({ ...ctx, signal }, options, {
+          cluster,
+          discovery,
+          inventory,
+          changes,
+          runId: holder.runId,
+          json,
+          log,
+        }),
+      );
+      return await follow(ctx, options, {
+        cluster,
+        discovery,
+        inventory,
+        plan,
+        generations,
+        json,
+        log,
+        changed: changes.length,
+      });
+    }
+    // A staged rollout holds the lock until it ends: it writes holds for as long as it follows.
+    await withClusterLock(ctx, cluster, { lockNamespace }, holder, async (signal) => {
+      const locked = { ...ctx, signal };
+      const pacer = createPacer({
+        cluster,
+        api: discovery.karpenterApi,
+        plan: staged,
+        scope: { nodePools: plan.nodePools, targetImageIds: targetIdsOf(plan) },
+        runId: holder.runId,
+        target: options.kubernetes.version,
+        who: `${holder.user}@${holder.host}`,
+        nodePools: inventory.nodePools,
+      });
+      // The holds go on before the apply: from the moment the AMIs change, Karpenter may start only the first wave.
+      pacer.listen(stagedReporter(ctx, json, staged, log));
+      await pacer.prime(inventory, new Date(), signal);
+      const generations = await applyAll(locked, options, {
+        cluster,
+        discovery,
+        inventory,
+        changes,
+        runId: holder.runId,
+        json,
+        log,
+      });
+      await follow(locked, options, {
+        cluster,
+        discovery,
+        inventory,
+        plan,
+        generations,
+        json,
+        log,
+        changed: changes.length,
+        pacer,
+      });
     });
-    if (!json) {
-      const pools = final.nodePools.map((p) => `${p.name}: ${p.replaced} replaced, ${p.onTarget} on target`).join('; ');
-      ctx.io.out(`Rollout complete in ${humanDuration(Date.now() - startedAt.getTime())}: every node runs Kubernetes ${options.kubernetes.version} AMIs (${pools}).\n`);
-    }
   } finally {
     cluster.close();
   }
+}
+
+interface Stage2 {
+  cluster: Planned['cluster'];
+  discovery: Planned['discovery'];
+  inventory: Planned['inventory'];
+  json: boolean;
+  log: Planned['log'];
+}
+
+async function applyAll(
+  ctx: CommandContext,
+  options: UpgradeOptions,
+  { cluster, discovery, inventory, changes, runId, json, log }: Stage2 & { changes: NodeClassPlan[]; runId: string },
+): Promise<Record<string, number>> {
+  const generations: Record<string, number> = {};
+  const how = {
+    doing: 'applying',
+    done: 'applied',
+    dryRun: options.dryRun,
+    resume: `resume with: ${resumeCommand(options, ctx)} (or undo with karp-drift rollback)`,
+    undo: (done: string[]) => `undo with karp-drift rollback ${done.map((n) => `--nodeclass ${n}`).join(' ')}`,
+  };
+  await applyEach(
+    ctx,
+    changes.map((c) => c.name),
+    how,
+    async (name) => {
+      const change = changes.find((c) => c.name === name)!;
+      generations[change.name] = await applyChange(
+        cluster,
+        discovery.karpenterApi,
+        change,
+        options,
+        runId,
+        inventory.nodeClasses.find((n) => n.name === change.name)!.resourceVersion,
+      );
+      if (json)
+        ctx.io.out(
+          event('applied', {
+            nodeClass: change.name,
+            generation: generations[change.name],
+            dryRun: options.dryRun,
+            amiSelectorTerms: change.after.amiSelectorTerms,
+            ...(change.after.amiFamily ? { amiFamily: change.after.amiFamily } : {}),
+          }),
+        );
+      else
+        log.info(
+          `${options.dryRun ? 'Validated (dry run, nothing changed)' : 'Applied'}: ec2nodeclass/${change.name} amiSelectorTerms ${JSON.stringify(change.after.amiSelectorTerms)}`,
+        );
+    },
+  );
+  return generations;
+}
+
+async function follow(
+  ctx: CommandContext,
+  options: UpgradeOptions,
+  {
+    cluster,
+    discovery,
+    inventory,
+    plan,
+    generations,
+    json,
+    log,
+    changed,
+    pacer,
+  }: Stage2 & { plan: Planned['plan']; generations: Record<string, number>; changed: number; pacer?: Pacer },
+): Promise<void> {
+  if (changed === 0 && !json)
+    log.info(
+      'Every EC2NodeClass in scope is already pinned to the target AMIs; following the rollout where it stands.',
+    );
+  if (!options.wait) {
+    if (!json)
+      ctx.io.out(
+        `Applied ${changed} EC2NodeClass change(s); not waiting (--no-wait). Follow with: ${resumeCommand(options, ctx)}\n`,
+      );
+    return;
+  }
+
+  const startedAt = new Date();
+  const final = await followRollout(ctx, cluster, discovery, inventory, {
+    scope: {
+      // The plan's NodePools are those of the classes in scope.
+      nodePools: plan.nodePools.map((p) => ({ name: p.name, nodeClass: p.nodeClass })),
+      targetImageIds: targetIdsOf(plan),
+      targetMinor: options.kubernetes.version,
+      startedAt,
+      nodeClassGenerations: generations,
+    },
+    timeoutMs: options.timeoutMs,
+    stallTimeoutMs: options.stallTimeoutMs,
+    resumeCommand: resumeCommand(options, ctx),
+    ...(pacer ? { pacer } : {}),
+  });
+  if (!json) {
+    const pools = final.nodePools.map((p) => `${p.name}: ${p.replaced} replaced, ${p.onTarget} on target`).join('; ');
+    ctx.io.out(
+      `Rollout complete in ${humanDuration(Date.now() - startedAt.getTime())}: every node runs Kubernetes ${options.kubernetes.version} AMIs (${pools}).${pacer ? " Every stage done; karp-drift's holds are released." : ''}\n`,
+    );
+  }
+}
+
+function targetIdsOf(plan: Planned['plan']): Record<string, string[]> {
+  return Object.fromEntries(plan.nodeClasses.map((c) => [c.name, c.targets.map((t) => t.id)]));
+}
+
+/** Before the follow (the priming holds): the steps as NDJSON or log lines. */
+function stagedReporter(ctx: CommandContext, json: boolean, staged: StagedPlan, log: Planned['log']) {
+  return (e: PacerEvent) => {
+    const now = new Date();
+    if (json) ctx.io.out(`${JSON.stringify(pacerEventJson(e, staged.stagePlan, now))}\n`);
+    else {
+      const line = pacerLogLine(e, staged.stagePlan, now);
+      if (line !== undefined) log.info(line);
+    }
+  };
 }
 
 async function applyChange(

@@ -112,13 +112,15 @@ function finalLine(plan: Plan): string {
   return line;
 }
 
-export function planText(plan: Plan, options: { color: boolean }): string {
+/** `staged`: the stages section of a staged rollout (report/stages.ts), printed before the checks. */
+export function planText(plan: Plan, options: { color: boolean; staged?: readonly string[] }): string {
   const paint: Paint = options.color ? (style, text) => `\x1b[${ANSI[style]}m${text}\x1b[0m` : (_style, text) => text;
   const release = plan.release === 'latest' ? 'latest release' : `release ${plan.release}`;
   const lines = [
     `Kubernetes ${plan.kubernetesVersion} (control plane ${plan.controlPlaneVersion}), ${release}, pinned by ${plan.pin}`,
   ];
   for (const c of plan.nodeClasses) lines.push('', ...nodeClassLines(c, plan.nodePools, paint));
+  if (options.staged !== undefined) lines.push('', ...options.staged);
   lines.push(...checkLines(plan.checks, paint), '', finalLine(plan));
   return `${lines.join('\n')}\n`;
 }
@@ -127,7 +129,7 @@ export function planText(plan: Plan, options: { color: boolean }): string {
 const finite = (n: number): number | null => (Number.isFinite(n) ? n : null);
 
 /** The documented keys first and in order; extra detail after them. */
-export function planJson(plan: Plan, cluster: ClusterIdentity): string {
+export function planJson(plan: Plan, cluster: ClusterIdentity, staged?: Record<string, unknown>): string {
   const doc = {
     cluster,
     kubernetesVersion: plan.kubernetesVersion,
@@ -171,6 +173,7 @@ export function planJson(plan: Plan, cluster: ClusterIdentity): string {
     fieldManager: plan.fieldManager,
     forceConflicts: plan.forceConflicts,
     summary: planSummary(plan),
+    ...(staged !== undefined ? { staged } : {}),
   };
   return `${JSON.stringify(doc, null, 2)}\n`;
 }

@@ -140,7 +140,7 @@ export function unreportedBlockers(blockers: readonly Blocker[], reported: Map<s
   });
 }
 
-export type RolloutResult = 'succeeded' | 'stalled' | 'timeout' | 'interrupted' | 'failed';
+export type RolloutResult = 'succeeded' | 'stalled' | 'timeout' | 'interrupted' | 'failed' | 'paused';
 
 export interface NodePoolSummary extends NodePoolCounts {
   name: string;

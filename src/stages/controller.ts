@@ -101,13 +101,18 @@ const countsOf = (pools: readonly PoolWaveCounts[], names: readonly string[]) =>
 /**
  * Where a rollout stands when karp-drift (re)starts: the first stage with old nodes left, at the first wave whose
  * target is not reached. `sizes` are the recorded stage sizes (from the hold annotations) where there are any.
+ * `soakUntil` is a soak a run that ended early recorded on its holds: a re-run standing exactly where that soak
+ * began (the wave's or the stage's last replacement done, nothing of the next one started) soaks out the rest of it
+ * instead of opening the next wave early.
  */
 export function initialPosition(
   plan: StagePlan,
   pools: readonly PoolWaveCounts[],
   recordedSizes: Array<number | undefined> = [],
+  recordedSoak?: { until: Date; now: Date },
 ): StagePosition {
   const sizes = plan.stages.map((_, i) => recordedSizes[i]);
+  const soaking = recordedSoak !== undefined && recordedSoak.until.getTime() > recordedSoak.now.getTime();
   for (let s = 0; s < plan.stages.length; s++) {
     const { untouched, inflight } = countsOf(pools, plan.stages[s]!.nodePools);
     if (untouched + inflight === 0) continue;
@@ -115,11 +120,31 @@ export function initialPosition(
     sizes[s] = size;
     const targets = waveTargets(plan.waves, size);
     const started = size - untouched;
-    const wave = Math.max(
-      0,
-      targets.findIndex((t) => started < t),
-    );
-    return { stage: s, wave: wave === -1 ? targets.length - 1 : wave, sizes };
+    const found = targets.findIndex((t) => started < t);
+    const wave = found === -1 ? targets.length - 1 : Math.max(0, found);
+    if (soaking && inflight === 0) {
+      // At a wave boundary of this stage: the soak after the wave before; at its start: the soak after the last stage.
+      if (wave > 0 && started === targets[wave - 1]) {
+        return {
+          stage: s,
+          wave: wave - 1,
+          soakUntil: recordedSoak.until,
+          sizes,
+          announced: { stage: s, wave: wave - 1 },
+        };
+      }
+      if (started === 0 && s > 0) {
+        const last = Math.max(0, waveTargets(plan.waves, sizes[s - 1] ?? 1).length - 1);
+        return {
+          stage: s - 1,
+          wave: last,
+          soakUntil: recordedSoak.until,
+          sizes,
+          announced: { stage: s - 1, wave: last },
+        };
+      }
+    }
+    return { stage: s, wave, sizes };
   }
   return { stage: plan.stages.length, wave: 0, sizes };
 }
@@ -166,15 +191,16 @@ export function decideStages(
       stage: summary,
     });
 
-    if (targets.length === 0 || pos.wave >= targets.length) {
-      pos = nextStage(pos);
-      continue;
-    }
+    // A soak runs out first: after a stage's last wave its NodePools have no old nodes left to count.
     if (pos.soakUntil !== undefined) {
       if (now.getTime() < pos.soakUntil.getTime()) {
         return held(pos, 'soak');
       }
       pos = pos.wave + 1 < targets.length ? { ...pos, wave: pos.wave + 1, soakUntil: undefined } : nextStage(pos);
+      continue;
+    }
+    if (targets.length === 0 || pos.wave >= targets.length) {
+      pos = nextStage(pos);
       continue;
     }
     const target = targets[pos.wave]!;
@@ -214,7 +240,8 @@ export function decideStages(
     }
     // The wave's replacements are all done: soak before the next wave, or before the next stage after the last one.
     const last = pos.wave + 1 >= targets.length;
-    if (plan.soakMs > 0) {
+    // After the last wave of the last stage nothing is left to protect: the rollout is done, not soaking.
+    if (plan.soakMs > 0 && !(last && pos.stage === plan.stages.length - 1)) {
       const until = new Date(now.getTime() + plan.soakMs);
       pos = { ...pos, soakUntil: until };
       events.push({

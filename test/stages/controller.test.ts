@@ -121,7 +121,7 @@ describe('decideStages: a whole rollout', () => {
       canaryPlan,
       { canary: 4, general: 10, batch: 7 },
       ['canary:1/3→1', 'canary:2/3→2', 'canary:3/3→4', 'rollout:1/3→1', 'rollout:2/3→9', 'rollout:3/3→17'],
-      6,
+      5, // after every wave but the very last: nothing is left to protect then
     ],
     [
       'no canary, 1,10%,100%, no soak',
@@ -146,7 +146,7 @@ describe('decideStages: a whole rollout', () => {
       },
       { c: 2, d: 3 },
       ['canary:1/1→2', 'rollout:1/1→3'],
-      2,
+      1,
     ],
     [
       'a stage with nothing to do is skipped',
@@ -160,7 +160,7 @@ describe('decideStages: a whole rollout', () => {
       },
       { c: 0, d: 3 },
       ['rollout:1/2→1', 'rollout:2/2→3'],
-      2,
+      1,
     ],
   ])('%s', (_name, plan, sizes, expectedWaves, expectedSoaks) => {
     const untouched = { ...sizes };

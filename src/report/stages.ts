@@ -1,0 +1,168 @@
+// How a staged rollout reads: the plan's stages and waves, each step as a log line, an NDJSON event and a Kubernetes
+// Event message, and the live display's stage line with an ETA. Pure.
+import type { Budget } from '../plan/budgets.js';
+import { humanDuration, plural, utcTime } from '../rollout/text.js';
+import type { StageDecision, StageEvent, StagePlan } from '../stages/controller.js';
+import type { HoldMechanism } from '../stages/hold-mechanism.js';
+import { REPLACEMENT_MS, type StagedPlan } from '../stages/stage-plan.js';
+import { eventTime } from './progress.js';
+
+/** What the pacer reports as it goes. */
+export type PacerEvent =
+  | { type: 'stage'; event: Extract<StageEvent, { type: 'stage' }> }
+  | { type: 'wave'; event: Extract<StageEvent, { type: 'wave' }> }
+  | { type: 'soak'; event: Extract<StageEvent, { type: 'soak' }> }
+  | { type: 'hold'; nodePool: string; mechanism: HoldMechanism; allowance: number; nodes?: number }
+  | { type: 'release'; nodePool: string; mechanism: HoldMechanism; budgets?: Budget[] | null; nodes?: number };
+
+/** Where a staged rollout stands, for progress and the stall clock. */
+export interface StageState {
+  phase: StageDecision['phase'];
+  stage?: NonNullable<StageDecision['stage']>;
+  stages: number;
+  wave: number;
+  soakUntil?: Date;
+  /** NodePools karp-drift holds at 0 on purpose now (later stages, a soak): not a blocker to diagnose. */
+  heldAtZero: string[];
+  /** Old NodeClaims left in scope. */
+  oldLeft: number;
+  /** Time spent soaking so far: the replacement rate is measured without it. */
+  soakedMs: number;
+  /** Soaks still to come after the current one (if any). */
+  soaksLeft: number;
+  at: Date;
+}
+
+const waveList = (targets: readonly number[]) =>
+  targets.map((t, i) => (i === 0 ? `${t}` : `+${t - targets[i - 1]!}`)).join(', ');
+
+/** One step, as a log line and as the message of its Event on the NodePools. */
+export function stageEventText(e: StageEvent, plan: StagePlan, now: Date): string {
+  const stage = plan.stages[e.stage]!;
+  const label = `stage ${e.stage + 1}/${plan.stages.length} (${stage.name})`;
+  if (e.type === 'stage') {
+    return `${label} begins: ${plural(e.size, 'old node')} of ${stage.nodePools.map((p) => `nodepool/${p}`).join(', ')} in ${plural(e.waves.length, 'wave')} (${waveList(e.waves)})`;
+  }
+  if (e.type === 'wave') {
+    return `${label} wave ${e.wave + 1}/${e.of} opens: up to ${e.target} of ${e.size} old nodes replaced (${e.started} so far)`;
+  }
+  const next = e.stageDone
+    ? e.stage + 1 < plan.stages.length
+      ? `stage ${e.stage + 2}`
+      : 'the end'
+    : `wave ${e.wave + 2}`;
+  return `${label} wave ${e.wave + 1} done; soaking ${humanDuration(e.until.getTime() - now.getTime())} until ${utcTime(e.until)} before ${next}`;
+}
+
+/** The NDJSON line of a pacer event (`type` and `time` first, as every event). */
+export function pacerEventJson(e: PacerEvent, plan: StagePlan, now: Date): Record<string, unknown> {
+  const time = eventTime(now);
+  if (e.type === 'hold' || e.type === 'release') {
+    const { type, ...rest } = e;
+    return { type, time, ...rest };
+  }
+  const ev = e.event;
+  const stage = { stage: ev.stage + 1, stages: plan.stages.length, name: plan.stages[ev.stage]!.name };
+  if (ev.type === 'stage')
+    return { type: 'stage', time, ...stage, nodePools: ev.nodePools, size: ev.size, waves: ev.waves };
+  if (ev.type === 'wave') {
+    return {
+      type: 'wave',
+      time,
+      ...stage,
+      wave: ev.wave + 1,
+      waves: ev.of,
+      target: ev.target,
+      size: ev.size,
+      started: ev.started,
+    };
+  }
+  return { type: 'soak', time, ...stage, wave: ev.wave + 1, until: eventTime(ev.until), stageDone: ev.stageDone };
+}
+
+/** A plain-text log line for the steps a reader follows (stage, wave, soak, release); hold updates only in NDJSON. */
+export function pacerLogLine(e: PacerEvent, plan: StagePlan, now: Date): string | undefined {
+  if (e.type === 'hold') return undefined;
+  if (e.type === 'release') {
+    return e.mechanism === 'budget'
+      ? `nodepool/${e.nodePool}: karp-drift's hold released, its own budgets are back`
+      : `nodepool/${e.nodePool}: karp-drift's do-not-disrupt removed from ${plural(e.nodes ?? 0, 'node')}`;
+  }
+  return stageEventText(e.event, plan, now);
+}
+
+/**
+ * Time left: the old nodes left at the replacement rate seen so far (soaks excluded; before any replacement, the
+ * plan's assumed REPLACEMENT_MS each), plus the soak under way and those still to come.
+ */
+export function stagedEta(state: StageState, replaced: number, elapsedMs: number, soakMs: number): number {
+  const active = Math.max(1, elapsedMs - state.soakedMs);
+  const perNode = replaced > 0 ? active / replaced : REPLACEMENT_MS;
+  const soaking = state.soakUntil !== undefined ? Math.max(0, state.soakUntil.getTime() - state.at.getTime()) : 0;
+  return state.oldLeft * perNode + soaking + state.soaksLeft * soakMs;
+}
+
+/** The live display's and progress event's stage line: `Stage 1/2 canary, wave 2/3: 2 of 3 started; ETA ~25m`. */
+export function stageLine(state: StageState, etaMs: number | undefined): string {
+  if (state.stage === undefined) return state.phase === 'done' ? 'Staged rollout: every stage done' : '';
+  const s = state.stage;
+  const head = `Stage ${s.index + 1}/${state.stages} ${s.name}, wave ${Math.min(state.wave + 1, s.targets.length)}/${s.targets.length}`;
+  const what =
+    state.phase === 'soak' && state.soakUntil !== undefined
+      ? `soaking, ${humanDuration(state.soakUntil.getTime() - state.at.getTime())} left`
+      : state.phase === 'finishing'
+        ? `${s.started} of ${s.size} started, the last ones finishing`
+        : `${s.started} of ${s.size} started (this wave: up to ${s.targets[state.wave] ?? s.size})`;
+  return `${head}: ${what}${etaMs !== undefined && Number.isFinite(etaMs) ? `; ETA ~${humanDuration(etaMs)}` : ''}`;
+}
+
+/** The plan's stages section (plan and upgrade, before asking). */
+export function stagedPlanLines(p: StagedPlan): string[] {
+  const soak = p.soakMs > 0 ? `, soaking ${humanDuration(p.soakMs)} after each wave` : ', no soak between waves';
+  const lines = [`Staged rollout: ${plural(p.stages.length, 'stage')}${soak}`];
+  p.stages.forEach((s, i) => {
+    lines.push(
+      `  Stage ${i + 1} ${s.name}: ${plural(s.size, 'old node')}${s.size > 0 ? ` in ${plural(s.targets.length, 'wave')} (${waveList(s.targets)})` : ', nothing to replace'}`,
+    );
+    const width = Math.max(...s.nodePools.map((n) => n.name.length));
+    const counts = s.nodePools.map((n) => plural(n.oldNodes, 'old node'));
+    const countWidth = Math.max(...counts.map((c) => c.length));
+    s.nodePools.forEach((n, j) => {
+      lines.push(
+        `    nodepool/${n.name.padEnd(width)}  ${counts[j]!.padStart(countWidth)}  held with ${n.hold.mechanism}: ${n.hold.why}`,
+      );
+      if (n.hold.warning !== undefined) lines.push(`      warning: ${n.hold.warning}`);
+    });
+  });
+  const estimate = Number.isFinite(p.estimateMs)
+    ? `about ${humanDuration(p.estimateMs)}`
+    : 'unknown (a NodePool allows no Drifted disruption)';
+  lines.push(
+    `  Estimate: ${estimate}${p.soaks > 0 ? `, ${plural(p.soaks, 'soak')} of ${humanDuration(p.soakMs)} included` : ''}, at an assumed ${humanDuration(REPLACEMENT_MS)} per`,
+    `  replacement, in parallel up to each NodePool's own budget; the progress shows the observed rate.`,
+  );
+  return lines;
+}
+
+export function stagedPlanJson(p: StagedPlan): Record<string, unknown> {
+  return {
+    stages: p.stages.map((s) => ({
+      name: s.name,
+      size: s.size,
+      waves: s.targets,
+      nodePools: s.nodePools.map((n) => ({
+        name: n.name,
+        oldNodes: n.oldNodes,
+        hold: {
+          mechanism: n.hold.mechanism,
+          why: n.hold.why,
+          ...(n.hold.warning !== undefined ? { warning: n.hold.warning } : {}),
+        },
+      })),
+    })),
+    soakSeconds: p.soakMs / 1000,
+    soaks: p.soaks,
+    estimateSeconds: Number.isFinite(p.estimateMs) ? Math.round(p.estimateMs / 1000) : null,
+    assumedReplacementSeconds: REPLACEMENT_MS / 1000,
+  };
+}
