@@ -82,13 +82,11 @@ export async function holdWithBudget(
           ? { stageSize: record.stageSize }
           : {}),
       // A staged run says whether it soaks (null: not now); pause keeps what the record had.
-      ...(run.soakUntil !== undefined
-        ? run.soakUntil !== null
-          ? { soakUntil: run.soakUntil }
-          : {}
-        : record?.soakUntil !== undefined
-          ? { soakUntil: record.soakUntil }
-          : {}),
+      ...(typeof run.soakUntil === 'string'
+        ? { soakUntil: run.soakUntil }
+        : run.soakUntil === undefined && record?.soakUntil !== undefined
+        ? { soakUntil: record.soakUntil }
+        : {}),
     };
     const annotation = encodeHoldRecord(next);
     // The same hold written by an earlier run (a second pause): nothing to change, and the record keeps its run.
