@@ -65,9 +65,12 @@ function holdCell(h: DriftHold): string {
   return h.allowance === undefined ? 'budget gone, record left' : `budget (Drifted: ${h.allowance} more)`;
 }
 
+/** kubectl's AGE, to the minute: `status --watch` prints on change, and a hold's age in seconds changes every second. */
 function age(since: string | undefined, now: Date): string {
   const t = since === undefined ? NaN : Date.parse(since);
-  return Number.isNaN(t) ? '-' : humanDuration(now.getTime() - t);
+  if (Number.isNaN(t)) return '-';
+  const minutes = Math.floor((now.getTime() - t) / 60_000);
+  return minutes < 1 ? '<1m' : minutes < 2 ? '1m' : humanDuration(minutes * 60_000);
 }
 
 /**

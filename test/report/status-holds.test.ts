@@ -117,6 +117,17 @@ describe('drift holds in status', () => {
     ]);
   });
 
+  it.each<[string, string, string]>([
+    ['under a minute', iso(at(19, 30)), '<1m'],
+    ['a minute and a half', iso(at(18, 30)), '1m'],
+    ['to the minute, so --watch does not print every second', iso(at(14, 30)), '5m'],
+    ['hours', iso(at(-160)), '3h'],
+    ['a since that is not a time', 'yesterday', '-'],
+  ])('AGE: %s', (_name, since, shown) => {
+    const text = driftHoldsText(driftHolds([held('general', record({ since }), [hold])], []), at(20));
+    expect(text.split('\n')[2]).toMatch(new RegExp(`^general +budget \\(Drifted: 0 more\\) +${shown} +3f2a9c1e…$`));
+  });
+
   it('says nothing when karp-drift holds nothing', () => {
     const holds = driftHolds([nodePool(), nodePool({ name: 'arm', budgets: [hold] })], [heldNode('ip-arm-1', 'arm')]);
     expect(holds).toEqual([]);
