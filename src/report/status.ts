@@ -9,6 +9,7 @@ import { diagnose, type Blocker } from '../rollout/stalls.js';
 import { amiSelectorTermText } from '../rollout/text.js';
 import { claimsByNodePool, nodeOf, rolloutProgress, type RolloutScope } from '../rollout/track.js';
 import { blockerText } from './progress.js';
+import { driftHolds, driftHoldsJson, driftHoldsText, type DriftHold } from './status-holds.js';
 import { columns } from './table.js';
 
 export interface NodePoolStatus {
@@ -35,12 +36,17 @@ export interface ClusterStatus {
   kubernetesVersion: string;
   karpenterApi: KarpenterApi;
   nodePools: NodePoolStatus[];
+  /** What karp-drift holds on those NodePools (pause, or a staged upgrade that stopped). */
+  holds: DriftHold[];
+  /** When it was read: the holds' ages count to it. */
+  at: Date;
 }
 
 /** What the status reads besides the watched kinds (NodeClaims, Nodes, EC2NodeClasses, events): listed, not watched. */
-export type StatusContext = DiagnosisReads & Pick<Inventory, 'karpenterApi'> & {
-  controlPlane: Pick<Inventory['controlPlane'], 'minor'>;
-};
+export type StatusContext = DiagnosisReads &
+  Pick<Inventory, 'karpenterApi'> & {
+    controlPlane: Pick<Inventory['controlPlane'], 'minor'>;
+  };
 
 export function clusterStatus(inventory: Inventory, now: Date): ClusterStatus {
   return snapshotStatus(inventorySnapshot(inventory), inventory, now);
@@ -101,6 +107,8 @@ export function snapshotStatus(snapshot: Snapshot, inventory: StatusContext, now
         ),
       };
     }),
+    holds: driftHolds(inventory.nodePools, snapshot.nodes.values()),
+    at: now,
   };
 }
 
@@ -126,10 +134,17 @@ const COLUMNS: Array<{ header: string; wide?: true; cell: (p: NodePoolStatus) =>
   { header: 'LAUNCHING', cell: (p) => String(p.launching) },
   { header: 'KUBELET', wide: true, cell: (p) => counted(p.byKubeletVersion) },
   { header: 'AMI', wide: true, cell: (p) => counted(p.byImage) },
-  { header: 'AMI-SELECTOR', wide: true, cell: (p) => p.amiSelectorTerms.map(amiSelectorTermText).join(';') || '<none>' },
+  {
+    header: 'AMI-SELECTOR',
+    wide: true,
+    cell: (p) => p.amiSelectorTerms.map(amiSelectorTermText).join(';') || '<none>',
+  },
 ];
 
-/** A kubectl-style table (three spaces between columns), then each blocker once, however many NodePools it holds. */
+/**
+ * A kubectl-style table (three spaces between columns), then karp-drift's own holds, then each blocker once, however
+ * many NodePools it holds. Sections are a blank line apart.
+ */
 export function statusTable(status: ClusterStatus, options: { wide?: boolean } = {}): string {
   const shown = COLUMNS.filter((c) => c.wide !== true || options.wide === true);
   const table = columns(
@@ -137,7 +152,8 @@ export function statusTable(status: ClusterStatus, options: { wide?: boolean } =
     status.nodePools.map((p) => shown.map((c) => c.cell(p))),
   );
   const blockers = [...new Set(status.nodePools.flatMap((p) => p.blockers))];
-  return blockers.length === 0 ? table : `${table}\n${blockers.map(blockerText).join('\n')}`;
+  const holds = driftHoldsText(status.holds, status.at);
+  return [table, ...(holds === '' ? [] : [holds]), ...blockers.map(blockerText)].join('\n');
 }
 
 /** One JSON document, the documented keys in order; `compact` puts it on one line, as `status --watch -o json` streams them (NDJSON). */
@@ -159,6 +175,7 @@ export function statusJson(status: ClusterStatus, cluster: ClusterIdentity, comp
       amiSelectorTerms: p.amiSelectorTerms,
       blockers: p.blockers.map((b) => ({ code: b.code, message: b.message, evidence: b.evidence, next: b.next })),
     })),
+    holds: driftHoldsJson(status.holds),
   };
   return compact ? `${JSON.stringify(doc)}\n` : `${JSON.stringify(doc, null, 2)}\n`;
 }

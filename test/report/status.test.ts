@@ -72,13 +72,27 @@ describe('status report', () => {
 
   it('puts KUBELET, AMI and AMI-SELECTOR behind -o wide: the default table fits 80 columns mid-rollout', () => {
     const table = statusTable(status);
-    expect(table.split('\n').slice(0, 3).every((l) => l.length <= 80)).toBe(true);
+    expect(
+      table
+        .split('\n')
+        .slice(0, 3)
+        .every((l) => l.length <= 80),
+    ).toBe(true);
     expect(table).not.toMatch(/KUBELET|AMI-SELECTOR/);
     expect(statusTable(status, { wide: true }).split('\n')[0]).toMatch(/LAUNCHING +KUBELET +AMI +AMI-SELECTOR$/);
   });
 
   it('prints one JSON document, naming the cluster', () => {
-    expect(statusJson(status, clusterIdentity('prod', 'arn:aws:eks:us-west-2:111122223333:cluster/prod', 'https://ABC.gr7.us-west-2.eks.amazonaws.com'))).toMatchInlineSnapshot(`
+    expect(
+      statusJson(
+        status,
+        clusterIdentity(
+          'prod',
+          'arn:aws:eks:us-west-2:111122223333:cluster/prod',
+          'https://ABC.gr7.us-west-2.eks.amazonaws.com',
+        ),
+      ),
+    ).toMatchInlineSnapshot(`
       "{
         "cluster": {
           "context": "prod",
@@ -143,6 +157,77 @@ describe('status report', () => {
               }
             ],
             "blockers": []
+          }
+        ],
+        "holds": []
+      }
+      "
+    `);
+  });
+
+  it("lists karp-drift's own holds after the table, within 80 columns, and in the JSON document", () => {
+    const paused = clusterStatus(
+      {
+        ...inventory,
+        nodePools: [
+          nodePool({
+            budgets: [{ nodes: '20%' }, { nodes: '0', reasons: ['Drifted'] }],
+            annotations: {
+              'karp-drift.io/drift-hold': JSON.stringify({
+                runId: '3f2a9c1e-7b4d-4e2a-9d0c-5a1b2c3d4e5f',
+                since: '2025-08-20T14:08:00Z',
+                budgets: [{ nodes: '20%' }],
+              }),
+            },
+          }),
+          nodePool({ name: 'frozen', budgets: [{ nodes: '0', reasons: ['Drifted'] }] }),
+        ],
+        nodes: inventory.nodes.map((n) =>
+          n.nodePool === 'frozen' ? { ...n, doNotDisrupt: true, heldBy: '77ab12cd-0000-4000-8000-000000000000' } : n,
+        ),
+      },
+      at(20),
+    );
+    const text = statusTable(paused);
+    expect(text.slice(0, text.indexOf('STALL-'))).toMatchInlineSnapshot(`
+      "NODEPOOL   NODECLASS   NODES   ON-TARGET   DRIFTED   DISRUPTING   LAUNCHING
+      frozen     default     2       0           2         0            0
+      general    default     3       1           1         1            1
+
+      Drift held by karp-drift:
+      NODEPOOL   HOLD                        AGE   RUN
+      frozen     do-not-disrupt on 2 nodes   -     77ab12cd…
+      general    budget (Drifted: 0 more)    12m   3f2a9c1e…
+      karp-drift resume [--nodepool <name>] releases them; re-run the upgrade to go on
+
+      "
+    `);
+    expect(
+      text
+        .slice(0, text.indexOf('STALL-'))
+        .split('\n')
+        .every((l) => l.length <= 80),
+    ).toBe(true);
+    const doc = statusJson(paused, clusterIdentity('prod', 'prod', 'https://x'));
+    expect(doc.slice(doc.indexOf('"holds"'))).toMatchInlineSnapshot(`
+      ""holds": [
+          {
+            "nodePool": "frozen",
+            "mechanism": "node",
+            "runId": "77ab12cd-0000-4000-8000-000000000000",
+            "nodes": 2
+          },
+          {
+            "nodePool": "general",
+            "mechanism": "budget",
+            "since": "2025-08-20T14:08:00Z",
+            "runId": "3f2a9c1e-7b4d-4e2a-9d0c-5a1b2c3d4e5f",
+            "allowance": 0,
+            "budgets": [
+              {
+                "nodes": "20%"
+              }
+            ]
           }
         ]
       }

@@ -1,0 +1,113 @@
+// The holds on drift that karp-drift owns, as `status` shows them: a NodePool's budget hold (its
+// karp-drift.io/drift-hold record and the `{nodes: "<n>", reasons: [Drifted]}` budget it appended) and the Nodes
+// that carry karp-drift.io/held-by. `pause` and an interrupted staged upgrade leave them on purpose, so status
+// names each one, the run that put it there, and how to lift it. Pure: views and `now` in, data or text out.
+import type { NodePoolView, NodeView } from '../cluster/views.js';
+import type { Budget } from '../plan/budgets.js';
+import { humanDuration, plural } from '../rollout/text.js';
+import { decodeHoldRecord, heldAllowance, HOLD_ANNOTATION } from '../stages/budget-hold.js';
+import type { HoldMechanism } from '../stages/hold-mechanism.js';
+import { columns } from './table.js';
+
+export interface DriftHold {
+  nodePool: string;
+  mechanism: HoldMechanism;
+  /** Budget holds: when the hold was first put on (ISO 8601, as recorded). */
+  since?: string;
+  /** The run that holds it; absent only when the record cannot be read. */
+  runId?: string;
+  /** Budget holds: the Drifted allowance of karp-drift's budget; absent when that budget is no longer in the list. */
+  allowance?: number;
+  /** Node holds: how many Nodes carry the run's do-not-disrupt. */
+  nodes?: number;
+  /** Budget holds: `spec.disruption.budgets` as recorded before the hold (null: the field was absent). */
+  budgets?: Budget[] | null;
+  /** A hand-edited record karp-drift will not guess at (resume refuses it too). */
+  error?: string;
+}
+
+/** The holds on `pools` (budget first, then node holds by run), NodePools by name. */
+export function driftHolds(pools: readonly NodePoolView[], nodes: Iterable<NodeView>): DriftHold[] {
+  const all = [...nodes];
+  const holds: DriftHold[] = [];
+  for (const pool of [...pools].sort((a, b) => a.name.localeCompare(b.name))) {
+    const record = decodeHoldRecord(pool.annotations?.[HOLD_ANNOTATION]);
+    if (record !== undefined && 'error' in record) {
+      holds.push({ nodePool: pool.name, mechanism: 'budget', error: record.error });
+    } else if (record !== undefined) {
+      const allowance = heldAllowance(pool.budgets, record);
+      holds.push({
+        nodePool: pool.name,
+        mechanism: 'budget',
+        since: record.since,
+        runId: record.runId,
+        ...(allowance !== undefined ? { allowance } : {}),
+        budgets: record.budgets,
+      });
+    }
+    const byRun = new Map<string, number>();
+    for (const { nodePool, heldBy } of all) {
+      if (nodePool === pool.name && heldBy !== undefined) byRun.set(heldBy, (byRun.get(heldBy) ?? 0) + 1);
+    }
+    for (const [runId, count] of [...byRun].sort(([a], [b]) => a.localeCompare(b))) {
+      holds.push({ nodePool: pool.name, mechanism: 'node', runId, nodes: count });
+    }
+  }
+  return holds;
+}
+
+const shortRun = (runId: string) => (runId.length > 9 ? `${runId.slice(0, 8)}…` : runId);
+
+function holdCell(h: DriftHold): string {
+  if (h.error !== undefined) return 'unreadable record';
+  if (h.mechanism === 'node') return `do-not-disrupt on ${plural(h.nodes ?? 0, 'node')}`;
+  // The record is there but its budget is not: somebody (a GitOps sync) put the list back; drift is not held.
+  return h.allowance === undefined ? 'budget gone, record left' : `budget (Drifted: ${h.allowance} more)`;
+}
+
+/** kubectl's AGE, to the minute: `status --watch` prints on change, and a hold's age in seconds changes every second. */
+function age(since: string | undefined, now: Date): string {
+  const t = since === undefined ? NaN : Date.parse(since);
+  if (Number.isNaN(t)) return '-';
+  const minutes = Math.floor((now.getTime() - t) / 60_000);
+  return minutes < 1 ? '<1m' : minutes < 2 ? '1m' : humanDuration(minutes * 60_000);
+}
+
+/**
+ * The section under the NodePool table, or '' when nothing is held. AGE is relative, as in `kubectl get` (the
+ * recorded time is in `-o json`), so a row stays within 80 columns for NodePool names up to 17 characters.
+ */
+export function driftHoldsText(holds: readonly DriftHold[], now: Date): string {
+  if (holds.length === 0) return '';
+  const table = columns(
+    ['NODEPOOL', 'HOLD', 'AGE', 'RUN'],
+    holds.map((h) => [h.nodePool, holdCell(h), age(h.since, now), h.runId !== undefined ? shortRun(h.runId) : '-']),
+  );
+  const unreadable = holds
+    .filter((h) => h.error !== undefined)
+    .map(
+      (h) =>
+        `nodepool/${h.nodePool}: ${h.error}\n` +
+        `  next: set its budgets as they should be, then: kubectl annotate nodepool ${h.nodePool} ${HOLD_ANNOTATION}-\n`,
+    );
+  return [
+    'Drift held by karp-drift:\n',
+    table,
+    ...unreadable,
+    'karp-drift resume [--nodepool <name>] releases them; re-run the upgrade to go on\n',
+  ].join('');
+}
+
+/** `-o json`'s `holds[]`: the documented keys in order, absent ones left out. */
+export function driftHoldsJson(holds: readonly DriftHold[]): Array<Record<string, unknown>> {
+  return holds.map((h) => ({
+    nodePool: h.nodePool,
+    mechanism: h.mechanism,
+    ...(h.since !== undefined ? { since: h.since } : {}),
+    ...(h.runId !== undefined ? { runId: h.runId } : {}),
+    ...(h.allowance !== undefined ? { allowance: h.allowance } : {}),
+    ...(h.nodes !== undefined ? { nodes: h.nodes } : {}),
+    ...(h.budgets !== undefined ? { budgets: h.budgets } : {}),
+    ...(h.error !== undefined ? { error: h.error } : {}),
+  }));
+}
