@@ -183,7 +183,12 @@ export function spec<T = Record<string, unknown>>(o: KubeObject): T {
 }
 
 /** Writes status through the status subresource, as a controller does. */
-export function writeStatus(ctx: SimContext, resource: string, o: KubeObject, next: Record<string, unknown>): KubeObject {
+export function writeStatus(
+  ctx: SimContext,
+  resource: string,
+  o: KubeObject,
+  next: Record<string, unknown>,
+): KubeObject {
   return ctx.store.update(resource, { ...o, status: next }, { subresource: 'status', manager: MANAGER });
 }
 
@@ -197,7 +202,8 @@ export function setConditions(
 ): KubeObject {
   const now = ctx.clock.wall();
   let conditions = status<{ conditions?: Condition[] }>(o).conditions;
-  for (const u of updates) conditions = withCondition(conditions, { ...u, observedGeneration: o.metadata.generation ?? 1 }, now);
+  for (const u of updates)
+    conditions = withCondition(conditions, { ...u, observedGeneration: o.metadata.generation ?? 1 }, now);
   return writeStatus(ctx, resource, o, { ...status<Record<string, unknown>>(o), ...extra, conditions });
 }
 

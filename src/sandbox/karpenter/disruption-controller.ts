@@ -6,12 +6,33 @@
 // deleting the old NodeClaim; a replacement that disappears fails the command.
 import type { KubeObject } from '../kube-api/types.js';
 import { allowedDisruptions, type Budget } from '../../plan/budgets.js';
-import { EC2NODECLASSES, NODECLAIMS, NODEPOOLS, key, setConditions, spec, status, writeObject, writeStatus, type Candidate, type Command, type DriftQueue, type SimContext } from './context.js';
+import {
+  EC2NODECLASSES,
+  NODECLAIMS,
+  NODEPOOLS,
+  key,
+  setConditions,
+  spec,
+  status,
+  writeObject,
+  writeStatus,
+  type Candidate,
+  type Command,
+  type DriftQueue,
+  type SimContext,
+} from './context.js';
 import { blockingPdb } from './pdbs.js';
 import { activePods, doNotDisruptHolds, hasDoNotDisrupt, reschedulablePods } from './pods.js';
 import { notAllPodsWouldSchedule } from './scheduling.js';
 import { replacementFor } from './replacement.js';
-import { DISRUPTED_TAINT, DISRUPTING_TAINT_V1BETA1, conditionOf, isTrue, withoutCondition, type Condition } from './objects.js';
+import {
+  DISRUPTED_TAINT,
+  DISRUPTING_TAINT_V1BETA1,
+  conditionOf,
+  isTrue,
+  withoutCondition,
+  type Condition,
+} from './objects.js';
 
 /** Karpenter's queue gives up on a replacement that has not initialized after this long (queue.go minRetryDuration). */
 const COMMAND_TIMEOUT_MS = 10 * 60_000;
@@ -71,9 +92,14 @@ function evaluateCandidates(ctx: SimContext): DriftQueue {
   for (const pool of pools) {
     const name = pool.metadata.name ?? '';
     const members = claims.filter((c) => c.metadata.labels?.['karpenter.sh/nodepool'] === name);
-    const counted = members.filter((c) => isTrue(c, 'Initialized') && nodes.has(nodeNameOf(c)) && !isTrue(c, 'InstanceTerminating'));
+    const counted = members.filter(
+      (c) => isTrue(c, 'Initialized') && nodes.has(nodeNameOf(c)) && !isTrue(c, 'InstanceTerminating'),
+    );
     const disrupting = counted.filter(
-      (c) => !isTrue(nodes.get(nodeNameOf(c))!, 'Ready') || c.metadata.deletionTimestamp !== undefined || inFlight.has(c.metadata.name ?? ''),
+      (c) =>
+        !isTrue(nodes.get(nodeNameOf(c))!, 'Ready') ||
+        c.metadata.deletionTimestamp !== undefined ||
+        inFlight.has(c.metadata.name ?? ''),
     ).length;
     const budgets = spec<{ disruption?: { budgets?: Budget[] } }>(pool).disruption?.budgets;
     const result = allowedDisruptions(budgets, { numNodes: counted.length, disrupting }, 'Drifted', now);
@@ -101,7 +127,13 @@ function evaluateCandidates(ctx: SimContext): DriftQueue {
 function stillCandidate(ctx: SimContext, queued: Candidate): Candidate | undefined {
   const name = queued.claim.metadata.name ?? '';
   const claim = ctx.store.get(NODECLAIMS, name);
-  if (!claim || claim.metadata.deletionTimestamp || ctx.memory.commands.has(name) || conditionOf(claim, 'Drifted')?.status !== 'True') return undefined;
+  if (
+    !claim ||
+    claim.metadata.deletionTimestamp ||
+    ctx.memory.commands.has(name) ||
+    conditionOf(claim, 'Drifted')?.status !== 'True'
+  )
+    return undefined;
   const node = ctx.store.get('nodes', nodeNameOf(claim));
   if (!node || node.metadata.deletionTimestamp || blocked(ctx, claim, node)) return undefined;
   return { ...queued, claim, node };
@@ -111,7 +143,12 @@ function nodeNameOf(claim: KubeObject): string {
   return status<{ nodeName?: string }>(claim).nodeName ?? '';
 }
 
-function driftCandidates(ctx: SimContext, claims: KubeObject[], nodes: Map<string, KubeObject>, inFlight: Set<string>): Candidate[] {
+function driftCandidates(
+  ctx: SimContext,
+  claims: KubeObject[],
+  nodes: Map<string, KubeObject>,
+  inFlight: Set<string>,
+): Candidate[] {
   const now = ctx.clock.now().getTime();
   const out: Candidate[] = [];
   for (const claim of claims) {
@@ -139,7 +176,8 @@ function blocked(ctx: SimContext, claim: KubeObject, node: KubeObject): boolean 
 
 /** disruption/events.go Blocked: on the Node and the NodeClaim, each deduplicated on its uid (every 2 minutes). */
 function publishBlocked(ctx: SimContext, node: KubeObject, claim: KubeObject, message: string): void {
-  for (const object of [node, claim]) ctx.events.publish({ object, type: 'Normal', reason: 'DisruptionBlocked', message });
+  for (const object of [node, claim])
+    ctx.events.publish({ object, type: 'Normal', reason: 'DisruptionBlocked', message });
 }
 
 /**
@@ -157,7 +195,12 @@ export function blockReason(ctx: SimContext, claim: KubeObject, node: KubeObject
   return spec<{ terminationGracePeriod?: string }>(claim).terminationGracePeriod ? undefined : reason;
 }
 
-function cleanUpStaleTaints(ctx: SimContext, claims: KubeObject[], nodes: Map<string, KubeObject>, inFlight: Set<string>): void {
+function cleanUpStaleTaints(
+  ctx: SimContext,
+  claims: KubeObject[],
+  nodes: Map<string, KubeObject>,
+  inFlight: Set<string>,
+): void {
   const taint = taintOf(ctx);
   for (const claim of claims) {
     if (claim.metadata.deletionTimestamp || inFlight.has(claim.metadata.name ?? '')) continue;
@@ -174,30 +217,55 @@ function taintsOf(node: KubeObject): Array<{ key: string; value?: string; effect
 export function taint(ctx: SimContext, node: KubeObject): void {
   const t = taintOf(ctx);
   if (taintsOf(node).some((x) => x.key === t.key)) return;
-  writeObject(ctx, 'nodes', { ...node, spec: { ...spec<Record<string, unknown>>(node), taints: [...taintsOf(node), { ...t }] } });
+  writeObject(ctx, 'nodes', {
+    ...node,
+    spec: { ...spec<Record<string, unknown>>(node), taints: [...taintsOf(node), { ...t }] },
+  });
 }
 
 function untaint(ctx: SimContext, node: KubeObject): void {
   const t = taintOf(ctx);
-  writeObject(ctx, 'nodes', { ...node, spec: { ...spec<Record<string, unknown>>(node), taints: taintsOf(node).filter((x) => x.key !== t.key) } });
+  writeObject(ctx, 'nodes', {
+    ...node,
+    spec: { ...spec<Record<string, unknown>>(node), taints: taintsOf(node).filter((x) => x.key !== t.key) },
+  });
 }
 
 function clearDisruptionReason(ctx: SimContext, claim: KubeObject): void {
-  writeStatus(ctx, NODECLAIMS, claim, { ...status<Record<string, unknown>>(claim), conditions: withoutCondition(status<{ conditions?: Condition[] }>(claim).conditions, 'DisruptionReason') });
+  writeStatus(ctx, NODECLAIMS, claim, {
+    ...status<Record<string, unknown>>(claim),
+    conditions: withoutCondition(status<{ conditions?: Condition[] }>(claim).conditions, 'DisruptionReason'),
+  });
 }
 
 function startCommand(ctx: SimContext, c: Candidate): void {
   const name = c.claim.metadata.name ?? '';
   taint(ctx, c.node);
-  setConditions(ctx, NODECLAIMS, c.claim, [{ type: 'DisruptionReason', status: 'True', reason: 'Drifted', message: '' }]);
-  const command: Command = { candidate: name, nodeName: c.node.metadata.name ?? '', nodePool: c.nodePool, startedAt: ctx.clock.now().getTime() };
+  setConditions(ctx, NODECLAIMS, c.claim, [
+    { type: 'DisruptionReason', status: 'True', reason: 'Drifted', message: '' },
+  ]);
+  const command: Command = {
+    candidate: name,
+    nodeName: c.node.metadata.name ?? '',
+    nodePool: c.nodePool,
+    startedAt: ctx.clock.now().getTime(),
+  };
   if (!c.empty) {
     const pool = ctx.store.get(NODEPOOLS, c.nodePool);
-    const nodeClass = ctx.store.get(EC2NODECLASSES, spec<{ nodeClassRef?: { name?: string } }>(c.claim).nodeClassRef?.name ?? '');
+    const nodeClass = ctx.store.get(
+      EC2NODECLASSES,
+      spec<{ nodeClassRef?: { name?: string } }>(c.claim).nodeClassRef?.name ?? '',
+    );
     if (!pool || !nodeClass) return;
     const replacement = ctx.store.create(NODECLAIMS, replacementFor(ctx, pool, c.claim), { manager: 'karpenter' });
     command.replacement = replacement.metadata.name;
-    ctx.events.publish({ object: replacement, type: 'Normal', reason: 'DisruptionLaunching', message: 'Launching NodeClaim: Drifted', dedupe: [replacement.metadata.uid ?? '', 'Drifted'] });
+    ctx.events.publish({
+      object: replacement,
+      type: 'Normal',
+      reason: 'DisruptionLaunching',
+      message: 'Launching NodeClaim: Drifted',
+      dedupe: [replacement.metadata.uid ?? '', 'Drifted'],
+    });
   }
   ctx.memory.commands.set(name, command);
   ctx.log(
@@ -210,12 +278,20 @@ function processQueue(ctx: SimContext): void {
   const now = ctx.clock.now().getTime();
   for (const command of [...ctx.memory.commands.values()]) {
     const replacement = command.replacement ? ctx.store.get(NODECLAIMS, command.replacement) : undefined;
-    if (command.replacement && (!replacement || replacement.metadata.deletionTimestamp || now - command.startedAt > COMMAND_TIMEOUT_MS)) {
+    if (
+      command.replacement &&
+      (!replacement || replacement.metadata.deletionTimestamp || now - command.startedAt > COMMAND_TIMEOUT_MS)
+    ) {
       failCommand(ctx, command);
       continue;
     }
     if (replacement && !isTrue(replacement, 'Initialized')) {
-      ctx.events.publish({ object: replacement, type: 'Normal', reason: 'DisruptionWaitingReadiness', message: 'Waiting on readiness to continue disruption' });
+      ctx.events.publish({
+        object: replacement,
+        type: 'Normal',
+        reason: 'DisruptionWaitingReadiness',
+        message: 'Waiting on readiness to continue disruption',
+      });
       continue;
     }
     finishCommand(ctx, command);
@@ -227,8 +303,21 @@ function finishCommand(ctx: SimContext, command: Command): void {
   const claim = ctx.store.get(NODECLAIMS, command.candidate);
   const node = ctx.store.get('nodes', command.nodeName);
   if (!claim) return;
-  if (node) ctx.events.publish({ object: node, type: 'Normal', reason: 'DisruptionTerminating', message: 'Disrupting Node: Drifted', dedupe: [node.metadata.uid ?? '', 'Drifted'] });
-  ctx.events.publish({ object: claim, type: 'Normal', reason: 'DisruptionTerminating', message: 'Disrupting NodeClaim: Drifted', dedupe: [claim.metadata.uid ?? '', 'Drifted'] });
+  if (node)
+    ctx.events.publish({
+      object: node,
+      type: 'Normal',
+      reason: 'DisruptionTerminating',
+      message: 'Disrupting Node: Drifted',
+      dedupe: [node.metadata.uid ?? '', 'Drifted'],
+    });
+  ctx.events.publish({
+    object: claim,
+    type: 'Normal',
+    reason: 'DisruptionTerminating',
+    message: 'Disrupting NodeClaim: Drifted',
+    dedupe: [claim.metadata.uid ?? '', 'Drifted'],
+  });
   ctx.store.delete(NODECLAIMS, command.candidate);
   ctx.log(`command succeeded: deleting nodeclaim ${command.candidate}`);
 }
@@ -243,5 +332,7 @@ function failCommand(ctx: SimContext, command: Command): void {
   if (claim && !claim.metadata.deletionTimestamp) clearDisruptionReason(ctx, claim);
   // The queue leaves a replacement that did not initialize in time alone: it may still join, and the lifecycle's
   // liveness check deletes it if it never registers (queue.go; lifecycle-controller.ts).
-  ctx.log(`failed terminating nodes while executing a disruption command: replacement ${command.replacement} did not initialize`);
+  ctx.log(
+    `failed terminating nodes while executing a disruption command: replacement ${command.replacement} did not initialize`,
+  );
 }

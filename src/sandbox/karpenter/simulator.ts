@@ -10,7 +10,14 @@ import type { AmiCatalog } from '../aws/types.js';
 import type { KubeStore } from '../kube-api/registry-store.js';
 import type { SimClock } from './clock.js';
 import type { SeededRandom } from '../scenarios/random.js';
-import { DEFAULT_TIMING, WorkBudget, type SimContext, type SimFaults, type SimTiming, type TakenNames } from './context.js';
+import {
+  DEFAULT_TIMING,
+  WorkBudget,
+  type SimContext,
+  type SimFaults,
+  type SimTiming,
+  type TakenNames,
+} from './context.js';
 import { reconcileDisruption } from './disruption-controller.js';
 import { reconcileDrift } from './drift-controller.js';
 import { EventRecorder } from './events.js';
