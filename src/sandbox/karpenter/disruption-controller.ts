@@ -1,9 +1,10 @@
 // The disruption controller for drift (kubernetes-sigs/karpenter pkg/controllers/disruption/{controller,drift,queue,
 // helpers}.go, DOMAIN.md §2.5–2.7): every poll it clears stale disruption taints, computes each NodePool's allowed
-// Drifted disruptions, filters candidates (do-not-disrupt, PDBs: DisruptionBlocked), takes empty nodes first and the oldest drift next,
-// runs the scheduling simulation for each candidate whose NodePool has budget left, and starts one command at a
-// time: taint, DisruptionReason, replacement NodeClaim. The queue waits for the replacement to initialize before
-// deleting the old NodeClaim; a replacement that disappears fails the command.
+// Drifted disruptions, filters candidates (do-not-disrupt, PDBs: DisruptionBlocked), takes empty nodes first and the
+// oldest drift next, runs the scheduling simulation for each candidate whose NodePool has budget left (budgets read
+// again on every pass), and starts one command at a time: taint, DisruptionReason, replacement NodeClaim, and a
+// record in ctx.disruptions. The queue waits for the replacement to initialize before deleting the old NodeClaim; a
+// replacement that disappears fails the command.
 import type { KubeObject } from '../kube-api/types.js';
 import { allowedDisruptions, type Budget } from '../../plan/budgets.js';
 import {
@@ -16,6 +17,7 @@ import {
   status,
   writeObject,
   writeStatus,
+  type BudgetCounts,
   type Candidate,
   type Command,
   type DriftQueue,
@@ -53,15 +55,24 @@ function taintOf(ctx: SimContext): { key: string; value?: string; effect: string
 
 // One drift command per pass, and after a success the loop requeues at once (controller.go, DOMAIN.md §2.5). A poll
 // pass evaluates every candidate (publishing DisruptionBlocked for each that is blocked) and keeps the ordered rest
-// with the budgets left (ctx.memory.driftQueue); the requeued passes that follow take the next candidate from it,
-// checking again only that one, so a fleet of thousands of drifted nodes costs one candidate's checks per command,
-// not a re-evaluation of the whole fleet. The next poll starts from the cluster again.
+// with each NodePool's node counts (ctx.memory.driftQueue); the requeued passes that follow take the next candidate
+// from it, checking again only that one, so a fleet of thousands of drifted nodes costs one candidate's checks per
+// command, not a re-evaluation of the whole fleet. The next poll starts from the cluster again.
+// The budgets, though, are read from the NodePools on every pass, requeued or not, as Karpenter builds its budget
+// mapping each time it computes commands (helpers.go BuildDisruptionBudgetMapping): a budget lowered to "0" between
+// two commands stops the next one, however many the last poll allowed (DOMAIN.md §2.6, pacing with a budget).
 function disruptionPass(ctx: SimContext, quick = false): void {
   const queue = (quick ? ctx.memory.driftQueue : undefined) ?? evaluateCandidates(ctx);
   ctx.memory.driftQueue = undefined;
+  const allowed = new Map<string, number>();
+  const allowedFor = (nodePool: string): number => {
+    let left = allowed.get(nodePool);
+    if (left === undefined) allowed.set(nodePool, (left = allowedNow(ctx, nodePool, queue.counts.get(nodePool))));
+    return left;
+  };
   while (queue.next < queue.candidates.length) {
     const queued = queue.candidates[queue.next++]!;
-    const left = queue.allowed.get(queued.nodePool) ?? 0;
+    const left = allowedFor(queued.nodePool);
     if (left <= 0) continue;
     const candidate = quick ? stillCandidate(ctx, queued) : queued;
     if (!candidate) continue;
@@ -72,8 +83,9 @@ function disruptionPass(ctx: SimContext, quick = false): void {
       publishBlocked(ctx, candidate.node, candidate.claim, unschedulable);
       continue;
     }
-    startCommand(ctx, candidate);
-    queue.allowed.set(candidate.nodePool, left - 1);
+    startCommand(ctx, candidate, left);
+    const counts = queue.counts.get(candidate.nodePool);
+    if (counts) counts.disrupting += 1;
     ctx.memory.driftQueue = queue;
     ctx.memory.disruptionRequeued = true;
     return;
@@ -88,7 +100,7 @@ function evaluateCandidates(ctx: SimContext): DriftQueue {
   cleanUpStaleTaints(ctx, claims, nodes, inFlight);
 
   const pools = ctx.store.list(NODEPOOLS);
-  const allowed = new Map<string, number>();
+  const counts: DriftQueue['counts'] = new Map();
   for (const pool of pools) {
     const name = pool.metadata.name ?? '';
     const members = claims.filter((c) => c.metadata.labels?.['karpenter.sh/nodepool'] === name);
@@ -102,8 +114,8 @@ function evaluateCandidates(ctx: SimContext): DriftQueue {
         inFlight.has(c.metadata.name ?? ''),
     ).length;
     const budgets = spec<{ disruption?: { budgets?: Budget[] } }>(pool).disruption?.budgets;
+    counts.set(name, { numNodes: counted.length, disrupting });
     const result = allowedDisruptions(budgets, { numNodes: counted.length, disrupting }, 'Drifted', now);
-    allowed.set(name, result.allowed);
     if (result.limit === 0 && counted.length > 0) {
       ctx.events.publish({
         object: pool,
@@ -120,7 +132,15 @@ function evaluateCandidates(ctx: SimContext): DriftQueue {
   const candidates = driftCandidates(ctx, claims, nodes, inFlight).sort(
     (a, b) => Number(b.empty) - Number(a.empty) || a.driftedAt.localeCompare(b.driftedAt),
   );
-  return { candidates, allowed, next: 0 };
+  return { candidates, counts, next: 0 };
+}
+
+/** The NodePool's allowed Drifted disruptions now: its budgets as they are, over the counts of the last poll. */
+function allowedNow(ctx: SimContext, nodePool: string, counts: BudgetCounts | undefined): number {
+  const pool = ctx.store.get(NODEPOOLS, nodePool);
+  if (!pool || !counts) return 0;
+  const budgets = spec<{ disruption?: { budgets?: Budget[] } }>(pool).disruption?.budgets;
+  return allowedDisruptions(budgets, counts, 'Drifted', ctx.clock.wall()).allowed;
 }
 
 /** A queued candidate as it is now, if it still is one (the cluster moved since the poll that queued it). */
@@ -238,7 +258,7 @@ function clearDisruptionReason(ctx: SimContext, claim: KubeObject): void {
   });
 }
 
-function startCommand(ctx: SimContext, c: Candidate): void {
+function startCommand(ctx: SimContext, c: Candidate, budgetAllowed: number): void {
   const name = c.claim.metadata.name ?? '';
   taint(ctx, c.node);
   setConditions(ctx, NODECLAIMS, c.claim, [
@@ -268,6 +288,14 @@ function startCommand(ctx: SimContext, c: Candidate): void {
     });
   }
   ctx.memory.commands.set(name, command);
+  ctx.disruptions.started({
+    time: ctx.clock.wall().toISOString(),
+    nodePool: c.nodePool,
+    nodeClaim: name,
+    node: command.nodeName,
+    ...(command.replacement !== undefined ? { replacement: command.replacement } : {}),
+    budgetAllowed,
+  });
   ctx.log(
     `disrupting node(s): command="Drifted: ${c.empty ? 'delete' : 'replace'}: nodepools=[${c.nodePool}]: [${command.nodeName}] -> [${command.replacement ?? 'no replacement'}]"`,
   );
@@ -324,6 +352,7 @@ function finishCommand(ctx: SimContext, command: Command): void {
 
 function failCommand(ctx: SimContext, command: Command): void {
   ctx.memory.commands.delete(command.candidate);
+  ctx.disruptions.failed(command.candidate, ctx.clock.wall());
   const now = ctx.clock.now().getTime();
   ctx.memory.retryAfter.set(command.candidate, now + ctx.timing.launchRetryBackoffSeconds * 1000);
   const node = ctx.store.get('nodes', command.nodeName);

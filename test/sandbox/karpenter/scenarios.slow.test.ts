@@ -251,6 +251,48 @@ describe('built-in scenarios', () => {
     expect(String(err?.body)).toContain('conflict with \\"argocd-controller\\"');
   });
 
+  it('staged: Argo CD owns the budgets of NodePool batch, so a budget written by server-side apply conflicts; a plain rollout completes', async () => {
+    const sandbox = await started('staged');
+    const body = {
+      apiVersion: 'karpenter.sh/v1',
+      kind: 'NodePool',
+      metadata: { name: 'batch' },
+      spec: { disruption: { budgets: [{ nodes: '50%' }, { nodes: '0', reasons: ['Drifted'] }] } },
+    };
+    const err = await customObjects(sandbox)
+      .patchClusterCustomObject(
+        { group: 'karpenter.sh', version: 'v1', plural: 'nodepools', name: 'batch', body, fieldManager: 'karp-drift' },
+        setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
+      )
+      .then(
+        () => undefined,
+        (e: { code?: number; body?: string }) => e,
+      );
+    expect(err?.code).toBe(409);
+    expect(String(err?.body)).toContain('conflict with \\"argocd-controller\\"');
+    const out = await kubectl(sandbox, [
+      'get',
+      'nodepool',
+      'batch',
+      '-o',
+      'jsonpath={.metadata.managedFields[*].manager}',
+    ]);
+    if (out !== undefined) expect(out).toBe('argocd-controller');
+
+    const target = [
+      ...(await pinToControlPlane(sandbox, 'default')),
+      ...(await pinToControlPlane(sandbox, 'bottlerocket')),
+    ];
+    run(sandbox, 15 * 60);
+    const pools = { canary: 3, general: 24, batch: 6 };
+    for (const [pool, nodes] of Object.entries(pools)) {
+      const claims = claimsOf(sandbox, pool);
+      expect(claims).toHaveLength(nodes);
+      expect(claims.every((c) => target.includes(imageOf(c) ?? '') && isTrue(c, 'Initialized'))).toBe(true);
+    }
+    expect(sandbox.simulator.disruptions.entries()).toHaveLength(33);
+  });
+
   it('a v1beta1 install (Karpenter 0.37): the class without amiSelectorTerms follows the control plane, with the v1beta1 taint', async () => {
     const scenario = parseScenario(
       [
