@@ -96,7 +96,15 @@ const rows: Row[] = [
     overrides: {
       nodePools: [
         ...loadScenario('default').nodePools,
-        { name: 'gpu', nodeClass: 'default', nodes: 1, arch: ['amd64'], gpu: true, doNotDisruptNodes: 0 },
+        {
+          name: 'gpu',
+          nodeClass: 'default',
+          nodes: 1,
+          arch: ['amd64'],
+          gpu: true,
+          doNotDisruptNodes: 0,
+          fieldManager: 'kubectl',
+        },
       ],
     },
     setup: (sandbox) => {

@@ -7,6 +7,7 @@ import type { KubeStore } from '../kube-api/registry-store.js';
 import type { KubeObject } from '../kube-api/types.js';
 import type { SeededRandom } from '../scenarios/random.js';
 import type { SimClock } from './clock.js';
+import type { DisruptionLog } from './disruption-log.js';
 import type { EventRecorder } from './events.js';
 import type { SchedulableNodes } from './indexes.js';
 import { withCondition, type Condition } from './objects.js';
@@ -67,11 +68,20 @@ export interface Candidate {
   empty: boolean;
 }
 
-/** The candidates a poll pass ordered, the next one to try, and each NodePool's allowed disruptions left. */
+/** What a NodePool's budgets are counted over (DOMAIN.md §2.6): its initialized nodes, and those disrupting. */
+export interface BudgetCounts {
+  numNodes: number;
+  disrupting: number;
+}
+
+/**
+ * The candidates a poll pass ordered, the next one to try, and each NodePool's budget counts as that poll found them
+ * (`disrupting` grows as commands start). The budgets themselves are read again on every pass.
+ */
 export interface DriftQueue {
   candidates: Candidate[];
   next: number;
-  allowed: Map<string, number>;
+  counts: Map<string, BudgetCounts>;
 }
 
 export interface LifecyclePhase {
@@ -162,6 +172,8 @@ export interface SimContext {
   /** karpenter.sh/v1, or karpenter.sh/v1beta1 for a v0.3x install. */
   karpenterApi: 'v1' | 'v1beta1';
   memory: SimMemory;
+  /** The drift commands started and when each ended, for tests (disruption-log.ts). */
+  disruptions: DisruptionLog;
   log(message: string): void;
 }
 
@@ -183,7 +195,12 @@ export function spec<T = Record<string, unknown>>(o: KubeObject): T {
 }
 
 /** Writes status through the status subresource, as a controller does. */
-export function writeStatus(ctx: SimContext, resource: string, o: KubeObject, next: Record<string, unknown>): KubeObject {
+export function writeStatus(
+  ctx: SimContext,
+  resource: string,
+  o: KubeObject,
+  next: Record<string, unknown>,
+): KubeObject {
   return ctx.store.update(resource, { ...o, status: next }, { subresource: 'status', manager: MANAGER });
 }
 
@@ -197,7 +214,8 @@ export function setConditions(
 ): KubeObject {
   const now = ctx.clock.wall();
   let conditions = status<{ conditions?: Condition[] }>(o).conditions;
-  for (const u of updates) conditions = withCondition(conditions, { ...u, observedGeneration: o.metadata.generation ?? 1 }, now);
+  for (const u of updates)
+    conditions = withCondition(conditions, { ...u, observedGeneration: o.metadata.generation ?? 1 }, now);
   return writeStatus(ctx, resource, o, { ...status<Record<string, unknown>>(o), ...extra, conditions });
 }
 

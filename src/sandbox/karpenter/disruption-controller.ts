@@ -1,17 +1,40 @@
 // The disruption controller for drift (kubernetes-sigs/karpenter pkg/controllers/disruption/{controller,drift,queue,
 // helpers}.go, DOMAIN.md §2.5–2.7): every poll it clears stale disruption taints, computes each NodePool's allowed
-// Drifted disruptions, filters candidates (do-not-disrupt, PDBs: DisruptionBlocked), takes empty nodes first and the oldest drift next,
-// runs the scheduling simulation for each candidate whose NodePool has budget left, and starts one command at a
-// time: taint, DisruptionReason, replacement NodeClaim. The queue waits for the replacement to initialize before
-// deleting the old NodeClaim; a replacement that disappears fails the command.
+// Drifted disruptions, filters candidates (do-not-disrupt, PDBs: DisruptionBlocked), takes empty nodes first and the
+// oldest drift next, runs the scheduling simulation for each candidate whose NodePool has budget left (budgets read
+// again on every pass), and starts one command at a time: taint, DisruptionReason, replacement NodeClaim, and a
+// record in ctx.disruptions. The queue waits for the replacement to initialize before deleting the old NodeClaim; a
+// replacement that disappears fails the command.
 import type { KubeObject } from '../kube-api/types.js';
 import { allowedDisruptions, type Budget } from '../../plan/budgets.js';
-import { EC2NODECLASSES, NODECLAIMS, NODEPOOLS, key, setConditions, spec, status, writeObject, writeStatus, type Candidate, type Command, type DriftQueue, type SimContext } from './context.js';
+import {
+  EC2NODECLASSES,
+  NODECLAIMS,
+  NODEPOOLS,
+  key,
+  setConditions,
+  spec,
+  status,
+  writeObject,
+  writeStatus,
+  type BudgetCounts,
+  type Candidate,
+  type Command,
+  type DriftQueue,
+  type SimContext,
+} from './context.js';
 import { blockingPdb } from './pdbs.js';
 import { activePods, doNotDisruptHolds, hasDoNotDisrupt, reschedulablePods } from './pods.js';
 import { notAllPodsWouldSchedule } from './scheduling.js';
 import { replacementFor } from './replacement.js';
-import { DISRUPTED_TAINT, DISRUPTING_TAINT_V1BETA1, conditionOf, isTrue, withoutCondition, type Condition } from './objects.js';
+import {
+  DISRUPTED_TAINT,
+  DISRUPTING_TAINT_V1BETA1,
+  conditionOf,
+  isTrue,
+  withoutCondition,
+  type Condition,
+} from './objects.js';
 
 /** Karpenter's queue gives up on a replacement that has not initialized after this long (queue.go minRetryDuration). */
 const COMMAND_TIMEOUT_MS = 10 * 60_000;
@@ -32,15 +55,24 @@ function taintOf(ctx: SimContext): { key: string; value?: string; effect: string
 
 // One drift command per pass, and after a success the loop requeues at once (controller.go, DOMAIN.md §2.5). A poll
 // pass evaluates every candidate (publishing DisruptionBlocked for each that is blocked) and keeps the ordered rest
-// with the budgets left (ctx.memory.driftQueue); the requeued passes that follow take the next candidate from it,
-// checking again only that one, so a fleet of thousands of drifted nodes costs one candidate's checks per command,
-// not a re-evaluation of the whole fleet. The next poll starts from the cluster again.
+// with each NodePool's node counts (ctx.memory.driftQueue); the requeued passes that follow take the next candidate
+// from it, checking again only that one, so a fleet of thousands of drifted nodes costs one candidate's checks per
+// command, not a re-evaluation of the whole fleet. The next poll starts from the cluster again.
+// The budgets, though, are read from the NodePools on every pass, requeued or not, as Karpenter builds its budget
+// mapping each time it computes commands (helpers.go BuildDisruptionBudgetMapping): a budget lowered to "0" between
+// two commands stops the next one, however many the last poll allowed (DOMAIN.md §2.6, pacing with a budget).
 function disruptionPass(ctx: SimContext, quick = false): void {
   const queue = (quick ? ctx.memory.driftQueue : undefined) ?? evaluateCandidates(ctx);
   ctx.memory.driftQueue = undefined;
+  const allowed = new Map<string, number>();
+  const allowedFor = (nodePool: string): number => {
+    let left = allowed.get(nodePool);
+    if (left === undefined) allowed.set(nodePool, (left = allowedNow(ctx, nodePool, queue.counts.get(nodePool))));
+    return left;
+  };
   while (queue.next < queue.candidates.length) {
     const queued = queue.candidates[queue.next++]!;
-    const left = queue.allowed.get(queued.nodePool) ?? 0;
+    const left = allowedFor(queued.nodePool);
     if (left <= 0) continue;
     const candidate = quick ? stillCandidate(ctx, queued) : queued;
     if (!candidate) continue;
@@ -51,8 +83,9 @@ function disruptionPass(ctx: SimContext, quick = false): void {
       publishBlocked(ctx, candidate.node, candidate.claim, unschedulable);
       continue;
     }
-    startCommand(ctx, candidate);
-    queue.allowed.set(candidate.nodePool, left - 1);
+    startCommand(ctx, candidate, left);
+    const counts = queue.counts.get(candidate.nodePool);
+    if (counts) counts.disrupting += 1;
     ctx.memory.driftQueue = queue;
     ctx.memory.disruptionRequeued = true;
     return;
@@ -67,17 +100,22 @@ function evaluateCandidates(ctx: SimContext): DriftQueue {
   cleanUpStaleTaints(ctx, claims, nodes, inFlight);
 
   const pools = ctx.store.list(NODEPOOLS);
-  const allowed = new Map<string, number>();
+  const counts: DriftQueue['counts'] = new Map();
   for (const pool of pools) {
     const name = pool.metadata.name ?? '';
     const members = claims.filter((c) => c.metadata.labels?.['karpenter.sh/nodepool'] === name);
-    const counted = members.filter((c) => isTrue(c, 'Initialized') && nodes.has(nodeNameOf(c)) && !isTrue(c, 'InstanceTerminating'));
+    const counted = members.filter(
+      (c) => isTrue(c, 'Initialized') && nodes.has(nodeNameOf(c)) && !isTrue(c, 'InstanceTerminating'),
+    );
     const disrupting = counted.filter(
-      (c) => !isTrue(nodes.get(nodeNameOf(c))!, 'Ready') || c.metadata.deletionTimestamp !== undefined || inFlight.has(c.metadata.name ?? ''),
+      (c) =>
+        !isTrue(nodes.get(nodeNameOf(c))!, 'Ready') ||
+        c.metadata.deletionTimestamp !== undefined ||
+        inFlight.has(c.metadata.name ?? ''),
     ).length;
     const budgets = spec<{ disruption?: { budgets?: Budget[] } }>(pool).disruption?.budgets;
+    counts.set(name, { numNodes: counted.length, disrupting });
     const result = allowedDisruptions(budgets, { numNodes: counted.length, disrupting }, 'Drifted', now);
-    allowed.set(name, result.allowed);
     if (result.limit === 0 && counted.length > 0) {
       ctx.events.publish({
         object: pool,
@@ -94,14 +132,28 @@ function evaluateCandidates(ctx: SimContext): DriftQueue {
   const candidates = driftCandidates(ctx, claims, nodes, inFlight).sort(
     (a, b) => Number(b.empty) - Number(a.empty) || a.driftedAt.localeCompare(b.driftedAt),
   );
-  return { candidates, allowed, next: 0 };
+  return { candidates, counts, next: 0 };
+}
+
+/** The NodePool's allowed Drifted disruptions now: its budgets as they are, over the counts of the last poll. */
+function allowedNow(ctx: SimContext, nodePool: string, counts: BudgetCounts | undefined): number {
+  const pool = ctx.store.get(NODEPOOLS, nodePool);
+  if (!pool || !counts) return 0;
+  const budgets = spec<{ disruption?: { budgets?: Budget[] } }>(pool).disruption?.budgets;
+  return allowedDisruptions(budgets, counts, 'Drifted', ctx.clock.wall()).allowed;
 }
 
 /** A queued candidate as it is now, if it still is one (the cluster moved since the poll that queued it). */
 function stillCandidate(ctx: SimContext, queued: Candidate): Candidate | undefined {
   const name = queued.claim.metadata.name ?? '';
   const claim = ctx.store.get(NODECLAIMS, name);
-  if (!claim || claim.metadata.deletionTimestamp || ctx.memory.commands.has(name) || conditionOf(claim, 'Drifted')?.status !== 'True') return undefined;
+  if (
+    !claim ||
+    claim.metadata.deletionTimestamp ||
+    ctx.memory.commands.has(name) ||
+    conditionOf(claim, 'Drifted')?.status !== 'True'
+  )
+    return undefined;
   const node = ctx.store.get('nodes', nodeNameOf(claim));
   if (!node || node.metadata.deletionTimestamp || blocked(ctx, claim, node)) return undefined;
   return { ...queued, claim, node };
@@ -111,7 +163,12 @@ function nodeNameOf(claim: KubeObject): string {
   return status<{ nodeName?: string }>(claim).nodeName ?? '';
 }
 
-function driftCandidates(ctx: SimContext, claims: KubeObject[], nodes: Map<string, KubeObject>, inFlight: Set<string>): Candidate[] {
+function driftCandidates(
+  ctx: SimContext,
+  claims: KubeObject[],
+  nodes: Map<string, KubeObject>,
+  inFlight: Set<string>,
+): Candidate[] {
   const now = ctx.clock.now().getTime();
   const out: Candidate[] = [];
   for (const claim of claims) {
@@ -139,7 +196,8 @@ function blocked(ctx: SimContext, claim: KubeObject, node: KubeObject): boolean 
 
 /** disruption/events.go Blocked: on the Node and the NodeClaim, each deduplicated on its uid (every 2 minutes). */
 function publishBlocked(ctx: SimContext, node: KubeObject, claim: KubeObject, message: string): void {
-  for (const object of [node, claim]) ctx.events.publish({ object, type: 'Normal', reason: 'DisruptionBlocked', message });
+  for (const object of [node, claim])
+    ctx.events.publish({ object, type: 'Normal', reason: 'DisruptionBlocked', message });
 }
 
 /**
@@ -157,7 +215,12 @@ export function blockReason(ctx: SimContext, claim: KubeObject, node: KubeObject
   return spec<{ terminationGracePeriod?: string }>(claim).terminationGracePeriod ? undefined : reason;
 }
 
-function cleanUpStaleTaints(ctx: SimContext, claims: KubeObject[], nodes: Map<string, KubeObject>, inFlight: Set<string>): void {
+function cleanUpStaleTaints(
+  ctx: SimContext,
+  claims: KubeObject[],
+  nodes: Map<string, KubeObject>,
+  inFlight: Set<string>,
+): void {
   const taint = taintOf(ctx);
   for (const claim of claims) {
     if (claim.metadata.deletionTimestamp || inFlight.has(claim.metadata.name ?? '')) continue;
@@ -174,32 +237,65 @@ function taintsOf(node: KubeObject): Array<{ key: string; value?: string; effect
 export function taint(ctx: SimContext, node: KubeObject): void {
   const t = taintOf(ctx);
   if (taintsOf(node).some((x) => x.key === t.key)) return;
-  writeObject(ctx, 'nodes', { ...node, spec: { ...spec<Record<string, unknown>>(node), taints: [...taintsOf(node), { ...t }] } });
+  writeObject(ctx, 'nodes', {
+    ...node,
+    spec: { ...spec<Record<string, unknown>>(node), taints: [...taintsOf(node), { ...t }] },
+  });
 }
 
 function untaint(ctx: SimContext, node: KubeObject): void {
   const t = taintOf(ctx);
-  writeObject(ctx, 'nodes', { ...node, spec: { ...spec<Record<string, unknown>>(node), taints: taintsOf(node).filter((x) => x.key !== t.key) } });
+  writeObject(ctx, 'nodes', {
+    ...node,
+    spec: { ...spec<Record<string, unknown>>(node), taints: taintsOf(node).filter((x) => x.key !== t.key) },
+  });
 }
 
 function clearDisruptionReason(ctx: SimContext, claim: KubeObject): void {
-  writeStatus(ctx, NODECLAIMS, claim, { ...status<Record<string, unknown>>(claim), conditions: withoutCondition(status<{ conditions?: Condition[] }>(claim).conditions, 'DisruptionReason') });
+  writeStatus(ctx, NODECLAIMS, claim, {
+    ...status<Record<string, unknown>>(claim),
+    conditions: withoutCondition(status<{ conditions?: Condition[] }>(claim).conditions, 'DisruptionReason'),
+  });
 }
 
-function startCommand(ctx: SimContext, c: Candidate): void {
+function startCommand(ctx: SimContext, c: Candidate, budgetAllowed: number): void {
   const name = c.claim.metadata.name ?? '';
   taint(ctx, c.node);
-  setConditions(ctx, NODECLAIMS, c.claim, [{ type: 'DisruptionReason', status: 'True', reason: 'Drifted', message: '' }]);
-  const command: Command = { candidate: name, nodeName: c.node.metadata.name ?? '', nodePool: c.nodePool, startedAt: ctx.clock.now().getTime() };
+  setConditions(ctx, NODECLAIMS, c.claim, [
+    { type: 'DisruptionReason', status: 'True', reason: 'Drifted', message: '' },
+  ]);
+  const command: Command = {
+    candidate: name,
+    nodeName: c.node.metadata.name ?? '',
+    nodePool: c.nodePool,
+    startedAt: ctx.clock.now().getTime(),
+  };
   if (!c.empty) {
     const pool = ctx.store.get(NODEPOOLS, c.nodePool);
-    const nodeClass = ctx.store.get(EC2NODECLASSES, spec<{ nodeClassRef?: { name?: string } }>(c.claim).nodeClassRef?.name ?? '');
+    const nodeClass = ctx.store.get(
+      EC2NODECLASSES,
+      spec<{ nodeClassRef?: { name?: string } }>(c.claim).nodeClassRef?.name ?? '',
+    );
     if (!pool || !nodeClass) return;
     const replacement = ctx.store.create(NODECLAIMS, replacementFor(ctx, pool, c.claim), { manager: 'karpenter' });
     command.replacement = replacement.metadata.name;
-    ctx.events.publish({ object: replacement, type: 'Normal', reason: 'DisruptionLaunching', message: 'Launching NodeClaim: Drifted', dedupe: [replacement.metadata.uid ?? '', 'Drifted'] });
+    ctx.events.publish({
+      object: replacement,
+      type: 'Normal',
+      reason: 'DisruptionLaunching',
+      message: 'Launching NodeClaim: Drifted',
+      dedupe: [replacement.metadata.uid ?? '', 'Drifted'],
+    });
   }
   ctx.memory.commands.set(name, command);
+  ctx.disruptions.started({
+    time: ctx.clock.wall().toISOString(),
+    nodePool: c.nodePool,
+    nodeClaim: name,
+    node: command.nodeName,
+    ...(command.replacement !== undefined ? { replacement: command.replacement } : {}),
+    budgetAllowed,
+  });
   ctx.log(
     `disrupting node(s): command="Drifted: ${c.empty ? 'delete' : 'replace'}: nodepools=[${c.nodePool}]: [${command.nodeName}] -> [${command.replacement ?? 'no replacement'}]"`,
   );
@@ -210,12 +306,20 @@ function processQueue(ctx: SimContext): void {
   const now = ctx.clock.now().getTime();
   for (const command of [...ctx.memory.commands.values()]) {
     const replacement = command.replacement ? ctx.store.get(NODECLAIMS, command.replacement) : undefined;
-    if (command.replacement && (!replacement || replacement.metadata.deletionTimestamp || now - command.startedAt > COMMAND_TIMEOUT_MS)) {
+    if (
+      command.replacement &&
+      (!replacement || replacement.metadata.deletionTimestamp || now - command.startedAt > COMMAND_TIMEOUT_MS)
+    ) {
       failCommand(ctx, command);
       continue;
     }
     if (replacement && !isTrue(replacement, 'Initialized')) {
-      ctx.events.publish({ object: replacement, type: 'Normal', reason: 'DisruptionWaitingReadiness', message: 'Waiting on readiness to continue disruption' });
+      ctx.events.publish({
+        object: replacement,
+        type: 'Normal',
+        reason: 'DisruptionWaitingReadiness',
+        message: 'Waiting on readiness to continue disruption',
+      });
       continue;
     }
     finishCommand(ctx, command);
@@ -227,14 +331,28 @@ function finishCommand(ctx: SimContext, command: Command): void {
   const claim = ctx.store.get(NODECLAIMS, command.candidate);
   const node = ctx.store.get('nodes', command.nodeName);
   if (!claim) return;
-  if (node) ctx.events.publish({ object: node, type: 'Normal', reason: 'DisruptionTerminating', message: 'Disrupting Node: Drifted', dedupe: [node.metadata.uid ?? '', 'Drifted'] });
-  ctx.events.publish({ object: claim, type: 'Normal', reason: 'DisruptionTerminating', message: 'Disrupting NodeClaim: Drifted', dedupe: [claim.metadata.uid ?? '', 'Drifted'] });
+  if (node)
+    ctx.events.publish({
+      object: node,
+      type: 'Normal',
+      reason: 'DisruptionTerminating',
+      message: 'Disrupting Node: Drifted',
+      dedupe: [node.metadata.uid ?? '', 'Drifted'],
+    });
+  ctx.events.publish({
+    object: claim,
+    type: 'Normal',
+    reason: 'DisruptionTerminating',
+    message: 'Disrupting NodeClaim: Drifted',
+    dedupe: [claim.metadata.uid ?? '', 'Drifted'],
+  });
   ctx.store.delete(NODECLAIMS, command.candidate);
   ctx.log(`command succeeded: deleting nodeclaim ${command.candidate}`);
 }
 
 function failCommand(ctx: SimContext, command: Command): void {
   ctx.memory.commands.delete(command.candidate);
+  ctx.disruptions.failed(command.candidate, ctx.clock.wall());
   const now = ctx.clock.now().getTime();
   ctx.memory.retryAfter.set(command.candidate, now + ctx.timing.launchRetryBackoffSeconds * 1000);
   const node = ctx.store.get('nodes', command.nodeName);
@@ -243,5 +361,7 @@ function failCommand(ctx: SimContext, command: Command): void {
   if (claim && !claim.metadata.deletionTimestamp) clearDisruptionReason(ctx, claim);
   // The queue leaves a replacement that did not initialize in time alone: it may still join, and the lifecycle's
   // liveness check deletes it if it never registers (queue.go; lifecycle-controller.ts).
-  ctx.log(`failed terminating nodes while executing a disruption command: replacement ${command.replacement} did not initialize`);
+  ctx.log(
+    `failed terminating nodes while executing a disruption command: replacement ${command.replacement} did not initialize`,
+  );
 }

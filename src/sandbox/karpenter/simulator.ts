@@ -10,8 +10,17 @@ import type { AmiCatalog } from '../aws/types.js';
 import type { KubeStore } from '../kube-api/registry-store.js';
 import type { SimClock } from './clock.js';
 import type { SeededRandom } from '../scenarios/random.js';
-import { DEFAULT_TIMING, WorkBudget, type SimContext, type SimFaults, type SimTiming, type TakenNames } from './context.js';
+import {
+  DEFAULT_TIMING,
+  NODECLAIMS,
+  WorkBudget,
+  type SimContext,
+  type SimFaults,
+  type SimTiming,
+  type TakenNames,
+} from './context.js';
 import { reconcileDisruption } from './disruption-controller.js';
+import { DisruptionLog } from './disruption-log.js';
 import { reconcileDrift } from './drift-controller.js';
 import { EventRecorder } from './events.js';
 import { reconcileLifecycle } from './lifecycle-controller.js';
@@ -66,10 +75,17 @@ export class KarpenterSimulator {
   private stopped = false;
   /** The last error a pass threw (a pass that fails is retried on the next tick, as a controller requeues). */
   lastError: Error | undefined;
+  /**
+   * Every drift command started (the last 10,000), with the NodePool's allowance then and when the old NodeClaim was
+   * gone or the command failed: `inFlight(at)` and `maxInFlight()` per NodePool, for tests of pacing.
+   */
+  readonly disruptions: DisruptionLog;
+  private readonly unsubscribe: () => void;
 
   constructor(options: SimulatorOptions) {
     const timing = { ...DEFAULT_TIMING, ...options.timing };
     const faults = options.faults ?? {};
+    this.disruptions = new DisruptionLog();
     this.ctx = {
       store: options.store,
       budget: new WorkBudget(() => options.store.objects.resourceVersion, options.workBudget),
@@ -99,8 +115,15 @@ export class KarpenterSimulator {
         disruptionRequeued: false,
         hostnamePlaceholders: 0,
       },
+      disruptions: this.disruptions,
       log: (line) => options.log?.(`${options.clock.wall().toISOString()} ${line}`),
     };
+    // A command is over when its old NodeClaim is gone, however it went (the termination controller, or a client
+    // that removed the finalizer): the store's change feed sees every way.
+    this.unsubscribe = options.store.objects.subscribe((change) => {
+      if (change.type === 'DELETED' && change.groupResource === NODECLAIMS)
+        this.disruptions.gone(change.object.metadata.name ?? '', options.clock.wall());
+    });
   }
 
   /** One reconcile of every controller, in the order Karpenter's would settle, without yielding (tests). */
@@ -140,6 +163,7 @@ export class KarpenterSimulator {
     this.stopped = true;
     this.loop = undefined;
     this.ctx.schedulableNodes.close();
+    this.unsubscribe();
   }
 
   private beginPass(): void {

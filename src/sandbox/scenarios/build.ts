@@ -14,7 +14,7 @@ import type { Scenario } from './schema.js';
 import { karpenterApiOf, type KarpenterApi } from './versions.js';
 import { buildPdb, buildWorkloadPods, ensureNamespace } from './workloads.js';
 
-/** The Argo CD application that owns `fieldManager: argocd` classes, and its destination namespace. */
+/** The Argo CD application that owns `fieldManager: argocd` classes and pools, and its destination namespace. */
 export const ARGOCD_APP = 'karpenter';
 export const ARGOCD_APP_NAMESPACE = 'karpenter';
 
@@ -78,7 +78,10 @@ export function buildCluster(scenario: Scenario, options: BuildOptions): BuiltCl
   const nodePools = scenario.nodePools.map((pool): BuiltNodePool => {
     const poolImages = images.get(pool.nodeClass) as ClassImages;
     const manifest = nodePoolManifest(pool, poolImages.family, api, apis.nodePool);
-    const created = kubectlApply(store, 'nodepools.karpenter.sh', manifest);
+    const created =
+      pool.fieldManager === 'argocd'
+        ? argoCdApply(store, 'nodepools.karpenter.sh', manifest, ARGOCD_APP, ARGOCD_APP_NAMESPACE)
+        : kubectlApply(store, 'nodepools.karpenter.sh', manifest);
     const nodes = buildPoolNodes(ctx, pool, created, poolImages);
     return { name: pool.name, uid: created.metadata.uid ?? '', nodeClass: pool.nodeClass, nodes };
   });

@@ -84,6 +84,11 @@ const nodePool = z.strictObject({
     .optional(),
   /** How many of the pool's nodes carry `karpenter.sh/do-not-disrupt: "true"`. */
   doNotDisruptNodes: z.number().int().min(0).default(0),
+  /**
+   * `kubectl`: client-side apply; `argocd`: server-side apply by Argo CD's controller, with its tracking metadata, so
+   * argocd-controller owns every field the manifest has (`spec.disruption.budgets` only when `budgets` is given).
+   */
+  fieldManager: z.enum(['kubectl', 'argocd']).default('kubectl'),
 });
 
 const workload = z.strictObject({

@@ -6,7 +6,16 @@ import { ManualClock } from '../../../src/sandbox/karpenter/clock.js';
 import { conditionOf, isTrue } from '../../../src/sandbox/karpenter/objects.js';
 import { startSandbox } from '../../../src/sandbox/sandbox.js';
 import { parseScenario } from '../../../src/sandbox/scenarios/schema.js';
-import { NODECLAIMS, claimsOf, customObjects, imageOf, kubectl, manualSandbox, pinToControlPlane, run } from './harness.js';
+import {
+  NODECLAIMS,
+  claimsOf,
+  customObjects,
+  imageOf,
+  kubectl,
+  manualSandbox,
+  pinToControlPlane,
+  run,
+} from './harness.js';
 
 async function started(name: string) {
   const sandbox = await manualSandbox(name);
@@ -32,7 +41,16 @@ describe('built-in scenarios', () => {
     expect(claims.filter((c) => target.includes(imageOf(c) ?? '') && isTrue(c, 'Initialized'))).toHaveLength(3);
     const blocked = events(sandbox, 'DisruptionBlocked').filter((e) => e.name === pinnedNode);
     expect(blocked[0]?.message).toBe('Pdb prevents pod evictions (PodDisruptionBudget=[payments/ledger])');
-    const out = await kubectl(sandbox, ['get', 'events', '-n', 'default', '--field-selector', `reason=DisruptionBlocked,involvedObject.name=${pinnedNode}`, '-o', 'jsonpath={.items[*].message}']);
+    const out = await kubectl(sandbox, [
+      'get',
+      'events',
+      '-n',
+      'default',
+      '--field-selector',
+      `reason=DisruptionBlocked,involvedObject.name=${pinnedNode}`,
+      '-o',
+      'jsonpath={.items[*].message}',
+    ]);
     if (out !== undefined) expect(out).toContain('Pdb prevents pod evictions (PodDisruptionBudget=[payments/ledger])');
   });
 
@@ -52,7 +70,9 @@ describe('built-in scenarios', () => {
     expect((old[0]!.spec as { terminationGracePeriod?: string }).terminationGracePeriod).toBe('24h');
     expect(isTrue(old[0]!, 'DisruptionReason')).toBe(false);
     expect(claims.filter((c) => target.includes(imageOf(c) ?? '') && isTrue(c, 'Initialized'))).toHaveLength(3);
-    const blocked = events(sandbox, 'DisruptionBlocked').filter((e) => e.name === pinnedNode || e.name === old[0]!.metadata.name);
+    const blocked = events(sandbox, 'DisruptionBlocked').filter(
+      (e) => e.name === pinnedNode || e.name === old[0]!.metadata.name,
+    );
     // Every pass, deduplicated to one event per object every 2 minutes: about 15 each in 30 minutes.
     expect(blocked.filter((e) => e.kind === 'Node').length).toBeGreaterThan(10);
     expect(new Set(blocked.map((e) => e.kind))).toEqual(new Set(['Node', 'NodeClaim']));
@@ -61,7 +81,16 @@ describe('built-in scenarios', () => {
         `^Not all pods would schedule, mirrord/${agent.metadata.name} => incompatible with nodepool "general", daemonset overhead=\\{"cpu":"100m","memory":"128Mi","pods":"1"\\}, incompatible requirements, key kubernetes\\.io/hostname, kubernetes\\.io/hostname In \\[${hostname}\\] not in kubernetes\\.io/hostname In \\[hostname-placeholder-\\d{4}\\] $`,
       ),
     );
-    const out = await kubectl(sandbox, ['get', 'events', '-n', 'default', '--field-selector', `reason=DisruptionBlocked,involvedObject.name=${pinnedNode}`, '-o', 'jsonpath={.items[*].message}']);
+    const out = await kubectl(sandbox, [
+      'get',
+      'events',
+      '-n',
+      'default',
+      '--field-selector',
+      `reason=DisruptionBlocked,involvedObject.name=${pinnedNode}`,
+      '-o',
+      'jsonpath={.items[*].message}',
+    ]);
     if (out !== undefined) expect(out).toContain(`Not all pods would schedule, mirrord/${agent.metadata.name} => `);
   });
 
@@ -71,14 +100,26 @@ describe('built-in scenarios', () => {
     run(sandbox, 30 * 60);
     const frozen = claimsOf(sandbox, 'frozen');
     expect(frozen).toHaveLength(3);
-    expect(frozen.every((c) => !target.includes(imageOf(c) ?? '') && conditionOf(c, 'Drifted')?.reason === 'AMIDrift')).toBe(true);
+    expect(
+      frozen.every((c) => !target.includes(imageOf(c) ?? '') && conditionOf(c, 'Drifted')?.reason === 'AMIDrift'),
+    ).toBe(true);
     expect(claimsOf(sandbox, 'general').every((c) => target.includes(imageOf(c) ?? ''))).toBe(true);
     const poolEvents = events(sandbox, 'DisruptionBlocked').filter((e) => e.kind === 'NodePool');
     expect(new Set(poolEvents.map((e) => `${e.name}: ${e.message}`))).toEqual(
       new Set(['frozen: No allowed disruptions for disruption reason Drifted due to blocking budget']),
     );
-    const out = await kubectl(sandbox, ['get', 'events', '-n', 'default', '--field-selector', 'involvedObject.kind=NodePool', '-o', 'jsonpath={.items[*].message}']);
-    if (out !== undefined) expect(out).toContain('No allowed disruptions for disruption reason Drifted due to blocking budget');
+    const out = await kubectl(sandbox, [
+      'get',
+      'events',
+      '-n',
+      'default',
+      '--field-selector',
+      'involvedObject.kind=NodePool',
+      '-o',
+      'jsonpath={.items[*].message}',
+    ]);
+    if (out !== undefined)
+      expect(out).toContain('No allowed disruptions for disruption reason Drifted due to blocking budget');
   });
 
   it('do-not-disrupt: annotated pods and nodes keep their nodes, reported as DisruptionBlocked on the Node and NodeClaim', async () => {
@@ -86,7 +127,9 @@ describe('built-in scenarios', () => {
     const target = await pinToControlPlane(sandbox, 'default');
     run(sandbox, 30 * 60);
     const batch = claimsOf(sandbox, 'batch');
-    expect(batch.every((c) => !target.includes(imageOf(c) ?? '') && conditionOf(c, 'Drifted')?.status === 'True')).toBe(true);
+    expect(batch.every((c) => !target.includes(imageOf(c) ?? '') && conditionOf(c, 'Drifted')?.status === 'True')).toBe(
+      true,
+    );
     const general = claimsOf(sandbox, 'general');
     const oldGeneral = general.filter((c) => !target.includes(imageOf(c) ?? ''));
     expect(oldGeneral).toHaveLength(1);
@@ -98,14 +141,24 @@ describe('built-in scenarios', () => {
     );
     for (const claim of batch) {
       const nodeName = (claim.status as { nodeName: string }).nodeName;
-      const training = sandbox.kube.store.list('pods', 'ml').find((p) => (p.spec as { nodeName?: string }).nodeName === nodeName)!;
+      const training = sandbox.kube.store
+        .list('pods', 'ml')
+        .find((p) => (p.spec as { nodeName?: string }).nodeName === nodeName)!;
       const message = `Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=ml/${training.metadata.name})`;
       // Every pass, deduplicated to one event per object every 2 minutes.
       expect(new Set(blocked.filter((e) => e.message === message).map((e) => `${e.kind}/${e.name}`))).toEqual(
         new Set([`Node/${nodeName}`, `NodeClaim/${claim.metadata.name}`]),
       );
     }
-    const out = await kubectl(sandbox, ['get', 'events', '-A', '--field-selector', 'reason=DisruptionBlocked', '-o', 'jsonpath={.items[*].message}']);
+    const out = await kubectl(sandbox, [
+      'get',
+      'events',
+      '-A',
+      '--field-selector',
+      'reason=DisruptionBlocked',
+      '-o',
+      'jsonpath={.items[*].message}',
+    ]);
     if (out !== undefined) expect(out).toContain('Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=ml/');
     expect(events(sandbox, 'DisruptionLaunching')).toHaveLength(3);
   });
@@ -129,11 +182,21 @@ describe('built-in scenarios', () => {
     await pinToControlPlane(sandbox, 'default');
     run(sandbox, 10 * 60);
     const nodeClass = sandbox.kube.store.get('ec2nodeclasses.karpenter.k8s.aws', 'default')!;
-    expect(conditionOf(nodeClass, 'AMIsReady')).toMatchObject({ status: 'False', reason: 'AMINotFound', observedGeneration: nodeClass.metadata.generation });
+    expect(conditionOf(nodeClass, 'AMIsReady')).toMatchObject({
+      status: 'False',
+      reason: 'AMINotFound',
+      observedGeneration: nodeClass.metadata.generation,
+    });
     expect((nodeClass.status as { amis?: unknown[] }).amis).toBeUndefined();
     expect(sandbox.kube.store.list(NODECLAIMS).some((c) => conditionOf(c, 'Drifted'))).toBe(false);
     expect(events(sandbox, 'DisruptionLaunching')).toEqual([]);
-    const out = await kubectl(sandbox, ['get', 'ec2nodeclass', 'default', '-o', 'jsonpath={.status.conditions[?(@.type=="AMIsReady")].reason}']);
+    const out = await kubectl(sandbox, [
+      'get',
+      'ec2nodeclass',
+      'default',
+      '-o',
+      'jsonpath={.status.conditions[?(@.type=="AMIsReady")].reason}',
+    ]);
     if (out !== undefined) expect(out).toBe('AMINotFound');
   });
 
@@ -142,30 +205,92 @@ describe('built-in scenarios', () => {
     const api = customObjects(sandbox);
     let failed = 0;
     for (let i = 0; i < 200; i++) {
-      await api.listClusterCustomObject({ group: 'karpenter.sh', version: 'v1', plural: 'nodeclaims' }).catch((err: { code?: number }) => {
-        expect(err.code).toBe(500);
-        failed += 1;
-      });
+      await api
+        .listClusterCustomObject({ group: 'karpenter.sh', version: 'v1', plural: 'nodeclaims' })
+        .catch((err: { code?: number }) => {
+          expect(err.code).toBe(500);
+          failed += 1;
+        });
     }
     expect(failed).toBeGreaterThan(0);
     expect(failed).toBeLessThan(20);
     let target: string[] = [];
-    for (let attempt = 0; target.length === 0 && attempt < 10; attempt++) target = await pinToControlPlane(sandbox, 'default').catch(() => []);
+    for (let attempt = 0; target.length === 0 && attempt < 10; attempt++)
+      target = await pinToControlPlane(sandbox, 'default').catch(() => []);
     run(sandbox, 45 * 60);
-    expect(['general', 'arm'].flatMap((p) => claimsOf(sandbox, p)).every((c) => target.includes(imageOf(c) ?? ''))).toBe(true);
+    expect(
+      ['general', 'arm'].flatMap((p) => claimsOf(sandbox, p)).every((c) => target.includes(imageOf(c) ?? '')),
+    ).toBe(true);
   });
 
   it('gitops-owned: changing amiSelectorTerms by server-side apply conflicts with argocd-controller', async () => {
     const sandbox = await started('gitops-owned');
-    const body = { apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata: { name: 'default' }, spec: { amiSelectorTerms: [{ alias: 'al2023@latest' }] } };
+    const body = {
+      apiVersion: 'karpenter.k8s.aws/v1',
+      kind: 'EC2NodeClass',
+      metadata: { name: 'default' },
+      spec: { amiSelectorTerms: [{ alias: 'al2023@latest' }] },
+    };
     const err = await customObjects(sandbox)
       .patchClusterCustomObject(
-        { group: 'karpenter.k8s.aws', version: 'v1', plural: 'ec2nodeclasses', name: 'default', body, fieldManager: 'karp-drift' },
+        {
+          group: 'karpenter.k8s.aws',
+          version: 'v1',
+          plural: 'ec2nodeclasses',
+          name: 'default',
+          body,
+          fieldManager: 'karp-drift',
+        },
         setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
       )
-      .then(() => undefined, (e: { code?: number; body?: string }) => e);
+      .then(
+        () => undefined,
+        (e: { code?: number; body?: string }) => e,
+      );
     expect(err?.code).toBe(409);
     expect(String(err?.body)).toContain('conflict with \\"argocd-controller\\"');
+  });
+
+  it('staged: Argo CD owns the budgets of NodePool batch, so a budget written by server-side apply conflicts; a plain rollout completes', async () => {
+    const sandbox = await started('staged');
+    const body = {
+      apiVersion: 'karpenter.sh/v1',
+      kind: 'NodePool',
+      metadata: { name: 'batch' },
+      spec: { disruption: { budgets: [{ nodes: '50%' }, { nodes: '0', reasons: ['Drifted'] }] } },
+    };
+    const err = await customObjects(sandbox)
+      .patchClusterCustomObject(
+        { group: 'karpenter.sh', version: 'v1', plural: 'nodepools', name: 'batch', body, fieldManager: 'karp-drift' },
+        setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
+      )
+      .then(
+        () => undefined,
+        (e: { code?: number; body?: string }) => e,
+      );
+    expect(err?.code).toBe(409);
+    expect(String(err?.body)).toContain('conflict with \\"argocd-controller\\"');
+    const out = await kubectl(sandbox, [
+      'get',
+      'nodepool',
+      'batch',
+      '-o',
+      'jsonpath={.metadata.managedFields[*].manager}',
+    ]);
+    if (out !== undefined) expect(out).toBe('argocd-controller');
+
+    const target = [
+      ...(await pinToControlPlane(sandbox, 'default')),
+      ...(await pinToControlPlane(sandbox, 'bottlerocket')),
+    ];
+    run(sandbox, 15 * 60);
+    const pools = { canary: 3, general: 24, batch: 6 };
+    for (const [pool, nodes] of Object.entries(pools)) {
+      const claims = claimsOf(sandbox, pool);
+      expect(claims).toHaveLength(nodes);
+      expect(claims.every((c) => target.includes(imageOf(c) ?? '') && isTrue(c, 'Initialized'))).toBe(true);
+    }
+    expect(sandbox.simulator.disruptions.entries()).toHaveLength(33);
   });
 
   it('a v1beta1 install (Karpenter 0.37): the class without amiSelectorTerms follows the control plane, with the v1beta1 taint', async () => {
@@ -192,12 +317,20 @@ describe('built-in scenarios', () => {
     const taints = new Set<string>();
     for (let i = 0; i < 30 * 60; i++) {
       run(sandbox, 1);
-      for (const node of store.list('nodes')) for (const t of (node.spec as { taints?: Array<{ key: string; value?: string; effect: string }> }).taints ?? []) taints.add(`${t.key}=${t.value ?? ''}:${t.effect}`);
+      for (const node of store.list('nodes'))
+        for (const t of (node.spec as { taints?: Array<{ key: string; value?: string; effect: string }> }).taints ?? [])
+          taints.add(`${t.key}=${t.value ?? ''}:${t.effect}`);
     }
     expect(taints).toEqual(new Set(['karpenter.sh/disruption=disrupting:NoSchedule']));
     const claims = claimsOf(sandbox, 'general');
     expect(claims).toHaveLength(3);
-    expect(claims.every((c) => c.apiVersion === 'karpenter.sh/v1beta1' && /-1\.29-/.test(sandbox.aws.catalog.images.get(imageOf(c) ?? '')?.name ?? ''))).toBe(true);
+    expect(
+      claims.every(
+        (c) =>
+          c.apiVersion === 'karpenter.sh/v1beta1' &&
+          /-1\.29-/.test(sandbox.aws.catalog.images.get(imageOf(c) ?? '')?.name ?? ''),
+      ),
+    ).toBe(true);
   });
 
   it('an AMI whose nodes never register: the command times out and retries; liveness deletes the replacement 15 minutes after launch and the NodePool reports NodeRegistrationHealthy=False', async () => {
@@ -262,8 +395,12 @@ describe('built-in scenarios', () => {
     // Drift ignored the do-not-disrupt pods (the claims have a TGP), but the drain waits on them.
     const deleting = sandbox.kube.store.list(NODECLAIMS).filter((c) => c.metadata.deletionTimestamp);
     expect(deleting.length).toBeGreaterThan(0);
-    expect(deleting[0]!.metadata.annotations?.['karpenter.sh/nodeclaim-termination-timestamp']).toMatch(/^2026-11-23T10:\d\d:\d\dZ$/);
-    expect(events(sandbox, 'FailedDraining')[0]?.message).toBe('Failed to drain node, 1 pods are waiting to be evicted');
+    expect(deleting[0]!.metadata.annotations?.['karpenter.sh/nodeclaim-termination-timestamp']).toMatch(
+      /^2026-11-23T10:\d\d:\d\dZ$/,
+    );
+    expect(events(sandbox, 'FailedDraining')[0]?.message).toBe(
+      'Failed to drain node, 1 pods are waiting to be evicted',
+    );
     run(sandbox, 60 * 60);
     const claims = claimsOf(sandbox, 'general');
     expect(claims.every((c) => target.includes(imageOf(c) ?? '') && isTrue(c, 'Initialized'))).toBe(true);

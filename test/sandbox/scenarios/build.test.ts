@@ -1,5 +1,6 @@
 import { dump } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
+import { nodePoolView, type ApiObject } from '../../../src/cluster/convert.js';
 import { amiCatalog } from '../../../src/sandbox/aws/catalog.js';
 import { imageById, seriesReleases } from '../../../src/sandbox/aws/lookup.js';
 import { loadKarpenterCrds } from '../../../src/sandbox/kube-api/crds.js';
@@ -9,6 +10,7 @@ import { ResourceRegistry } from '../../../src/sandbox/kube-api/resources.js';
 import { ObjectStore } from '../../../src/sandbox/kube-api/store.js';
 import type { KubeObject } from '../../../src/sandbox/kube-api/types.js';
 import { buildCluster } from '../../../src/sandbox/scenarios/build.js';
+import { chooseHold } from '../../../src/stages/hold-mechanism.js';
 import { loadScenario } from '../../../src/sandbox/scenarios/load.js';
 import { parseScenario } from '../../../src/sandbox/scenarios/schema.js';
 
@@ -301,6 +303,53 @@ describe('buildCluster', () => {
     });
     const other = store.get('ec2nodeclasses.karpenter.k8s.aws', 'bottlerocket');
     expect(other?.metadata.managedFields?.[0]?.manager).toBe('kubectl-client-side-apply');
+  });
+
+  it('lets Argo CD own the staged NodePool batch’s budgets, so a staged rollout holds its nodes, not its budget', async () => {
+    const { store, cluster } = await built('staged');
+    expect(cluster.nodePools.map((p) => [p.name, p.nodeClass, p.nodes.length])).toEqual([
+      ['canary', 'default', 3],
+      ['general', 'default', 24],
+      ['batch', 'bottlerocket', 6],
+    ]);
+    const batch = store.get('nodepools.karpenter.sh', 'batch');
+    const [entry, ...others] = batch?.metadata.managedFields ?? [];
+    expect(others).toEqual([]);
+    expect(entry).toMatchObject({ manager: 'argocd-controller', operation: 'Apply', apiVersion: 'karpenter.sh/v1' });
+    const fields = entry?.fieldsV1 as { 'f:spec': { 'f:disruption': Record<string, unknown> } };
+    expect(fields['f:spec']['f:disruption']['f:budgets']).toEqual({});
+    expect(batch?.metadata.labels).toEqual({ 'app.kubernetes.io/instance': 'karpenter' });
+    expect(batch?.metadata.annotations).toEqual({
+      'argocd.argoproj.io/tracking-id': 'karpenter:karpenter.sh/NodePool:karpenter/batch',
+    });
+    expect(spec<PoolSpec>(batch).disruption.budgets).toEqual([{ nodes: '50%' }]);
+
+    const view = (name: string) => nodePoolView(store.get('nodepools.karpenter.sh', name) as ApiObject);
+    expect(view('batch').budgetOwners).toEqual([{ manager: 'argocd-controller', operation: 'Apply' }]);
+    expect(chooseHold(view('batch'), 'auto', false)).toEqual({
+      nodePool: 'batch',
+      mechanism: 'node',
+      why: 'its budgets are managed by Argo CD (field manager argocd-controller), which would put them back',
+    });
+    for (const name of ['canary', 'general']) {
+      expect(view(name).budgetOwners).toEqual([{ manager: 'kubectl-client-side-apply', operation: 'Update' }]);
+      expect(chooseHold(view(name), 'auto', false)).toMatchObject({ nodePool: name, mechanism: 'budget' });
+    }
+    // No EC2NodeClass is Argo CD's: the upgrade itself is not refused.
+    for (const c of store.list('ec2nodeclasses.karpenter.k8s.aws')) {
+      expect(c.metadata.managedFields?.map((m) => m.manager)).toEqual(['kubectl-client-side-apply']);
+    }
+  });
+
+  it('lets Argo CD own no budgets of a NodePool whose manifest has none (the CRD default is nobody’s)', () => {
+    const { store } = inline({
+      nodeClasses: [{ name: 'default', family: 'al2023', kubernetesVersion: '1.29' }],
+      nodePools: [{ name: 'general', nodeClass: 'default', nodes: 1, fieldManager: 'argocd' }],
+    });
+    const pool = store.get('nodepools.karpenter.sh', 'general') as ApiObject;
+    expect(spec<PoolSpec>(pool as KubeObject).disruption.budgets).toEqual([{ nodes: '10%' }]);
+    expect(nodePoolView(pool).budgetOwners).toEqual([]);
+    expect(chooseHold(nodePoolView(pool), 'auto', false)).toMatchObject({ mechanism: 'budget' });
   });
 
   it('marks do-not-disrupt pods and nodes', async () => {

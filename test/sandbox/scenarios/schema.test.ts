@@ -62,6 +62,7 @@ describe('parseScenario', () => {
       'large',
       'launch-failure',
       'pdb-blocked',
+      'staged',
       'unschedulable',
     ]);
   });
@@ -100,6 +101,7 @@ describe('parseScenario', () => {
       arch: ['amd64'],
       gpu: false,
       doNotDisruptNodes: 0,
+      fieldManager: 'kubectl',
     });
     expect(s.workloads[0]).toEqual({
       name: 'web',
@@ -396,7 +398,7 @@ describe('parseScenario', () => {
 describe('loadScenario', () => {
   it('lists the built-ins when the name is unknown', () => {
     expect(() => loadScenario('nope')).toThrow(
-      'no built-in scenario named "nope" (built-in: ami-not-found, budget-blocked, crash-loop, default, do-not-disrupt, do-not-disrupt-duration, flaky-api, gitops-owned, large, launch-failure, pdb-blocked, unschedulable)',
+      'no built-in scenario named "nope" (built-in: ami-not-found, budget-blocked, crash-loop, default, do-not-disrupt, do-not-disrupt-duration, flaky-api, gitops-owned, large, launch-failure, pdb-blocked, staged, unschedulable)',
     );
   });
 
