@@ -149,7 +149,8 @@ export function createPacer(settings: PacerSettings): Pacer {
         if (r.changed && before !== allowance)
           emitter.report({ type: 'hold', nodePool: pool, mechanism: 'budget', allowance });
       } else {
-        const changes = nodeHoldChanges(o.oldNodes.get(pool) ?? [], allowance);
+        const old = o.oldNodes.get(pool) ?? [];
+        const changes = nodeHoldChanges(old, allowance);
         for (const n of changes.hold) {
           await holdNode(cluster, n, runId, signal);
           nodeWrites.set(n, true);
@@ -160,7 +161,9 @@ export function createPacer(settings: PacerSettings): Pacer {
         }
         written.set(pool, allowance);
         if (before !== allowance || changes.hold.length > 0) {
-          emitter.report({ type: 'hold', nodePool: pool, mechanism: 'node', allowance, nodes: changes.hold.length });
+          // `nodes`: how many of the NodePool's old nodes karp-drift holds now.
+          const held = old.filter((n) => n.heldByUs).length + changes.hold.length - changes.release.length;
+          emitter.report({ type: 'hold', nodePool: pool, mechanism: 'node', allowance, nodes: held });
         }
       }
     }
