@@ -38,9 +38,11 @@ const nodePoolNamesOf = (flag: string) =>
     });
 const nodePoolNames = nodePoolNamesOf('--nodepool');
 
+const NOT_A_NAMESPACE = 'is not a namespace name (a lowercase DNS-1123 label)';
 const lockNamespace = z
   .string()
-  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, { message: 'is not a namespace name (a lowercase DNS-1123 label)' })
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, { message: NOT_A_NAMESPACE })
+  .max(63, { message: NOT_A_NAMESPACE })
   .default(LEASE_NAMESPACE);
 
 const holdWith = z.enum(['auto', 'budget', 'node'], { message: 'must be auto, budget or node' }).default('auto');

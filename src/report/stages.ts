@@ -44,7 +44,7 @@ export function stageEventText(e: StageEvent, plan: StagePlan, now: Date): strin
     return `${label} begins: ${plural(e.size, 'old node')} of ${stage.nodePools.map((p) => `nodepool/${p}`).join(', ')} in ${plural(e.waves.length, 'wave')} (${waveList(e.waves)})`;
   }
   if (e.type === 'wave') {
-    return `${label} wave ${e.wave + 1}/${e.of} opens: up to ${e.target} of ${e.size} old nodes replaced (${e.started} so far)`;
+    return `${label} wave ${e.wave + 1}/${e.of} opens: up to ${e.target} of ${plural(e.size, 'old node')} replaced (${e.started} so far)`;
   }
   const next = e.stageDone
     ? e.stage + 1 < plan.stages.length
@@ -102,7 +102,10 @@ export function stagedEta(state: StageState, replaced: number, elapsedMs: number
   return state.oldLeft * perNode + soaking + state.soaksLeft * soakMs;
 }
 
-/** The live display's and progress event's stage line: `Stage 1/2 canary, wave 2/3: 2 of 3 started; ETA ~25m`. */
+/**
+ * The live display's and progress event's stage line, within 80 columns for stages of up to 999 nodes (the display
+ * cuts a longer line, ETA first): `Stage 1/2 canary, wave 2/3: 2 of 4 started (wave: up to 2); ETA ~25m`.
+ */
 export function stageLine(state: StageState, etaMs: number | undefined): string {
   if (state.stage === undefined) return state.phase === 'done' ? 'Staged rollout: every stage done' : '';
   const s = state.stage;
@@ -111,8 +114,8 @@ export function stageLine(state: StageState, etaMs: number | undefined): string 
     state.phase === 'soak' && state.soakUntil !== undefined
       ? `soaking, ${humanDuration(state.soakUntil.getTime() - state.at.getTime())} left`
       : state.phase === 'finishing'
-        ? `${s.started} of ${s.size} started, the last ones finishing`
-        : `${s.started} of ${s.size} started (this wave: up to ${s.targets[state.wave] ?? s.size})`;
+        ? `${s.started} of ${s.size} started, last ones finishing`
+        : `${s.started} of ${s.size} started (wave: up to ${s.targets[state.wave] ?? s.size})`;
   return `${head}: ${what}${etaMs !== undefined && Number.isFinite(etaMs) ? `; ETA ~${humanDuration(etaMs)}` : ''}`;
 }
 

@@ -121,9 +121,11 @@ export function planStages(
 
 /**
  * Rounds of replacements a stage needs: per wave, the wave's nodes over what may run at once (the NodePools' own
- * Drifted limits, summed: karp-drift's budget only ever lowers them).
+ * Drifted limits, summed: karp-drift's budget only ever lowers them). A NodePool with old nodes whose limit is 0
+ * never replaces them, so the stage never ends, whatever its other NodePools allow.
  */
 function stageRounds(stage: PlannedStage): number {
+  if (stage.nodePools.some((p) => p.oldNodes > 0 && p.limit <= 0)) return Infinity;
   const parallel = stage.nodePools.reduce((sum, p) => sum + (p.oldNodes > 0 ? Math.min(p.oldNodes, p.limit) : 0), 0);
   if (parallel <= 0) return stage.sizes.length > 0 ? Infinity : 0;
   return stage.sizes.reduce((sum, n) => sum + Math.ceil(n / Math.min(parallel, n)), 0);

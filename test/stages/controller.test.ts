@@ -228,3 +228,173 @@ describe('initialPosition: a re-run resumes where the cluster stands', () => {
     expect({ stage: p.stage, wave: p.wave }).toEqual(expected);
   });
 });
+
+describe('initialPosition: a soak recorded by a run that ended early', () => {
+  const soak = (untilMinute: number, nowMinute = 0) => ({ until: at(untilMinute), now: at(nowMinute) });
+
+  it.each<[string, PoolWaveCounts[], Array<number | undefined>, { until: Date; now: Date }, StagePosition]>([
+    // Canary of 4: wave 1 (1 node) done, nothing of wave 2 started.
+    [
+      'at a wave boundary, nothing in flight: soaks out that wave',
+      [pool('canary', 3), pool('general', 10), pool('batch', 10)],
+      [4],
+      soak(10),
+      { stage: 0, wave: 0, soakUntil: at(10), sizes: [4, undefined], announced: { stage: 0, wave: 0 } },
+    ],
+    [
+      'at a later wave boundary of stage 2',
+      [pool('canary', 0), pool('general', 5), pool('batch', 5)],
+      [4, 20],
+      soak(10),
+      { stage: 1, wave: 1, soakUntil: at(10), sizes: [4, 20], announced: { stage: 1, wave: 1 } },
+    ],
+    [
+      "at the start of stage 2, nothing started: soaks after stage 1's last wave",
+      [pool('canary', 0), pool('general', 10), pool('batch', 10)],
+      [4],
+      soak(10),
+      { stage: 0, wave: 2, soakUntil: at(10), sizes: [4, 20], announced: { stage: 0, wave: 2 } },
+    ],
+    [
+      "at the start of stage 2, stage 1's size not recorded",
+      [pool('canary', 0), pool('general', 10), pool('batch', 10)],
+      [],
+      soak(10),
+      { stage: 0, wave: 0, soakUntil: at(10), sizes: [undefined, 20], announced: { stage: 0, wave: 0 } },
+    ],
+    [
+      'a soak in the past is ignored',
+      [pool('canary', 3), pool('general', 10), pool('batch', 10)],
+      [4],
+      soak(10, 11),
+      { stage: 0, wave: 1, sizes: [4, undefined] },
+    ],
+    [
+      'a soak ending now is over',
+      [pool('canary', 3), pool('general', 10), pool('batch', 10)],
+      [4],
+      soak(10, 10),
+      { stage: 0, wave: 1, sizes: [4, undefined] },
+    ],
+    // 2 of 4 started (the wave-2 target) but one still in flight: the wave is not done, so its soak has not begun.
+    [
+      'nodes in flight: ignored',
+      [pool('canary', 2, 1), pool('general', 10), pool('batch', 10)],
+      [4],
+      soak(10),
+      { stage: 0, wave: 2, sizes: [4, undefined] },
+    ],
+    // Its first node in flight counts as started: wave 1's target is reached, wave 2 is open.
+    [
+      'in flight at the start of stage 2: ignored',
+      [pool('canary', 0), pool('general', 9, 1), pool('batch', 10)],
+      [4],
+      soak(10),
+      { stage: 1, wave: 1, sizes: [4, 20] },
+    ],
+    // 2 of 20 started: past wave 1's target (1), short of wave 2's (10): mid-wave, not where a soak began.
+    [
+      'mid-wave: ignored',
+      [pool('canary', 0), pool('general', 8), pool('batch', 10)],
+      [4, 20],
+      soak(10),
+      { stage: 1, wave: 1, sizes: [4, 20] },
+    ],
+    [
+      'the very start of the rollout: ignored',
+      [pool('canary', 4), pool('general', 10), pool('batch', 10)],
+      [],
+      soak(10),
+      { stage: 0, wave: 0, sizes: [4, undefined] },
+    ],
+  ])('%s', (_name, pools, sizes, recorded, expected) => {
+    expect(initialPosition(canaryPlan, pools, sizes, recorded)).toEqual(expected);
+  });
+
+  it('a resumed wave soak holds until it passes, then opens the next wave (no stage event)', () => {
+    const pools = [pool('canary', 3), pool('general', 10), pool('batch', 10)];
+    const position = initialPosition(canaryPlan, pools, [4], soak(10));
+    const soaking = decideStages(canaryPlan, pools, position, at(5));
+    expect(soaking.phase).toBe('soak');
+    expect(soaking.allowances).toEqual({ canary: 0, general: 0, batch: 0 });
+    expect(soaking.events).toEqual([]);
+    expect(soaking.position.soakUntil).toEqual(at(10));
+
+    const opened = decideStages(canaryPlan, pools, soaking.position, at(10));
+    expect(opened.phase).toBe('wave');
+    expect(opened.allowances).toEqual({ canary: 1, general: 0, batch: 0 });
+    expect(opened.events).toEqual([{ type: 'wave', stage: 0, wave: 1, of: 3, target: 2, size: 4, started: 1 }]);
+    expect(opened.position).toMatchObject({ stage: 0, wave: 1, announced: { stage: 0, wave: 1 } });
+    expect(opened.position.soakUntil).toBeUndefined();
+  });
+
+  it.each<[string, Array<number | undefined>]>([
+    ['stage 1 size recorded', [4]],
+    ['stage 1 size not recorded', []],
+  ])('a resumed stage soak holds until it passes, then begins stage 2 (%s)', (_name, sizes) => {
+    const pools = [pool('canary', 0), pool('general', 10), pool('batch', 10)];
+    const position = initialPosition(canaryPlan, pools, sizes, soak(10));
+    const soaking = decideStages(canaryPlan, pools, position, at(9));
+    expect(soaking.phase).toBe('soak');
+    expect(soaking.allowances).toEqual({ canary: 0, general: 0, batch: 0 });
+    expect(soaking.events).toEqual([]);
+
+    const begun = decideStages(canaryPlan, pools, soaking.position, at(10));
+    expect(begun.phase).toBe('wave');
+    expect(begun.allowances).toEqual({ canary: 'release', general: 1, batch: 0 });
+    expect(begun.events.map((e) => [e.type, e.stage, 'wave' in e ? e.wave : undefined])).toEqual([
+      ['stage', 1, undefined],
+      ['wave', 1, 0],
+    ]);
+  });
+});
+
+describe('decideStages: the soak after a wave', () => {
+  it.each<
+    [string, PoolWaveCounts[], StagePosition, string, { stage: number; wave: number; stageDone: boolean } | null]
+  >([
+    [
+      'a wave of stage 1 done: soaks before the next wave',
+      [pool('canary', 2), pool('general', 10), pool('batch', 10)],
+      { stage: 0, wave: 1, sizes: [4], announced: { stage: 0, wave: 1 } },
+      'soak',
+      { stage: 0, wave: 1, stageDone: false },
+    ],
+    [
+      "stage 1's last wave done: soaks before stage 2",
+      [pool('canary', 0), pool('general', 10), pool('batch', 10)],
+      { stage: 0, wave: 2, sizes: [4], announced: { stage: 0, wave: 2 } },
+      'soak',
+      { stage: 0, wave: 2, stageDone: true },
+    ],
+    [
+      "the last stage's last wave done: done, no soak",
+      [pool('canary', 0), pool('general', 0), pool('batch', 0)],
+      { stage: 1, wave: 2, sizes: [4, 20], announced: { stage: 1, wave: 2 } },
+      'done',
+      null,
+    ],
+    // Stage 2 has no old nodes: nothing is left to protect after stage 1 (and the plan counts no soak there).
+    [
+      "stage 1's last wave done, stage 2 with nothing to replace: done, no soak",
+      [pool('canary', 0), pool('general', 0), pool('batch', 0)],
+      { stage: 0, wave: 2, sizes: [4], announced: { stage: 0, wave: 2 } },
+      'done',
+      null,
+    ],
+    [
+      'the last wave still finishing: no soak yet',
+      [pool('canary', 0), pool('general', 0, 2), pool('batch', 0)],
+      { stage: 1, wave: 2, sizes: [4, 20], announced: { stage: 1, wave: 2 } },
+      'finishing',
+      null,
+    ],
+  ])('%s', (_name, pools, position, phase, soakEvent) => {
+    const d = decideStages(canaryPlan, pools, position, at(30));
+    expect(d.phase).toBe(phase);
+    const soaks = d.events.filter((e) => e.type === 'soak');
+    expect(soaks).toEqual(soakEvent == null ? [] : [{ type: 'soak', ...soakEvent, until: at(45) }]);
+    if (phase === 'soak') expect(d.position.soakUntil).toEqual(at(45));
+    if (phase === 'done') expect(Object.values(d.allowances).every((a) => a === 'release')).toBe(true);
+  });
+});

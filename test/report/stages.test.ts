@@ -1,0 +1,429 @@
+import { describe, expect, it } from 'vitest';
+import {
+  pacerEventJson,
+  pacerLogLine,
+  stagedEta,
+  stagedPlanJson,
+  stagedPlanLines,
+  stageEventText,
+  stageLine,
+  type PacerEvent,
+  type StageState,
+} from '../../src/report/stages.js';
+import type { StageEvent, StagePlan } from '../../src/stages/controller.js';
+import {
+  planStages,
+  REPLACEMENT_MS,
+  type StagedPlan,
+  type StagedRequest,
+  type StagePoolInput,
+} from '../../src/stages/stage-plan.js';
+import { parseWaves, type WaveStep } from '../../src/stages/waves.js';
+
+const waves = (text: string): WaveStep[] => {
+  const parsed = parseWaves(text);
+  if ('error' in parsed) throw new Error(parsed.error);
+  return parsed.steps;
+};
+const MIN = 60_000;
+const t0 = new Date(Date.UTC(2026, 10, 25, 12));
+const at = (minutes: number) => new Date(t0.getTime() + minutes * MIN);
+
+const plan: StagePlan = {
+  stages: [
+    { name: 'canary', nodePools: ['canary'] },
+    { name: 'rollout', nodePools: ['general', 'batch'] },
+  ],
+  waves: waves('1,50%,100%'),
+  soakMs: 15 * MIN,
+};
+
+const stageEvent: StageEvent = {
+  type: 'stage',
+  stage: 1,
+  name: 'rollout',
+  nodePools: ['general', 'batch'],
+  size: 20,
+  waves: [1, 10, 20],
+};
+const waveEvent: StageEvent = { type: 'wave', stage: 0, wave: 1, of: 3, target: 2, size: 4, started: 1 };
+const soakEvent = (stage: number, wave: number, stageDone: boolean): StageEvent => ({
+  type: 'soak',
+  stage,
+  wave,
+  until: at(15),
+  stageDone,
+});
+
+describe('stageEventText', () => {
+  it.each<[string, StageEvent, string]>([
+    [
+      'a stage begins',
+      stageEvent,
+      'stage 2/2 (rollout) begins: 20 old nodes of nodepool/general, nodepool/batch in 3 waves (1, +9, +10)',
+    ],
+    [
+      'a stage of one node in one wave',
+      { type: 'stage', stage: 0, name: 'canary', nodePools: ['canary'], size: 1, waves: [1] },
+      'stage 1/2 (canary) begins: 1 old node of nodepool/canary in 1 wave (1)',
+    ],
+    ['a wave opens', waveEvent, 'stage 1/2 (canary) wave 2/3 opens: up to 2 of 4 old nodes replaced (1 so far)'],
+    [
+      'a wave of a one-node stage opens',
+      { type: 'wave', stage: 0, wave: 0, of: 1, target: 1, size: 1, started: 0 },
+      'stage 1/2 (canary) wave 1/1 opens: up to 1 of 1 old node replaced (0 so far)',
+    ],
+    [
+      'a soak before the next wave',
+      soakEvent(0, 0, false),
+      'stage 1/2 (canary) wave 1 done; soaking 15m until 2026-11-25T12:15:00Z before wave 2',
+    ],
+    [
+      'a soak before the next stage',
+      soakEvent(0, 2, true),
+      'stage 1/2 (canary) wave 3 done; soaking 15m until 2026-11-25T12:15:00Z before stage 2',
+    ],
+    [
+      'a soak after the last stage',
+      soakEvent(1, 2, true),
+      'stage 2/2 (rollout) wave 3 done; soaking 15m until 2026-11-25T12:15:00Z before the end',
+    ],
+  ])('%s', (_name, e, text) => {
+    expect(stageEventText(e, plan, t0)).toBe(text);
+  });
+});
+
+describe('pacerEventJson', () => {
+  it.each<[string, PacerEvent, Record<string, unknown>]>([
+    [
+      'stage: 1-based',
+      { type: 'stage', event: stageEvent },
+      {
+        type: 'stage',
+        time: '2026-11-25T12:00:00.000Z',
+        stage: 2,
+        stages: 2,
+        name: 'rollout',
+        nodePools: ['general', 'batch'],
+        size: 20,
+        waves: [1, 10, 20],
+      },
+    ],
+    [
+      'wave: 1-based, `waves` the count',
+      { type: 'wave', event: waveEvent },
+      {
+        type: 'wave',
+        time: '2026-11-25T12:00:00.000Z',
+        stage: 1,
+        stages: 2,
+        name: 'canary',
+        wave: 2,
+        waves: 3,
+        target: 2,
+        size: 4,
+        started: 1,
+      },
+    ],
+    [
+      'soak',
+      { type: 'soak', event: soakEvent(0, 2, true) as Extract<StageEvent, { type: 'soak' }> },
+      {
+        type: 'soak',
+        time: '2026-11-25T12:00:00.000Z',
+        stage: 1,
+        stages: 2,
+        name: 'canary',
+        wave: 3,
+        until: '2026-11-25T12:15:00.000Z',
+        stageDone: true,
+      },
+    ],
+    [
+      'hold',
+      { type: 'hold', nodePool: 'general', mechanism: 'node', allowance: 2, nodes: 8 },
+      {
+        type: 'hold',
+        time: '2026-11-25T12:00:00.000Z',
+        nodePool: 'general',
+        mechanism: 'node',
+        allowance: 2,
+        nodes: 8,
+      },
+    ],
+    [
+      'release',
+      { type: 'release', nodePool: 'general', mechanism: 'budget', budgets: null },
+      { type: 'release', time: '2026-11-25T12:00:00.000Z', nodePool: 'general', mechanism: 'budget', budgets: null },
+    ],
+  ])('%s', (_name, e, expected) => {
+    const json = pacerEventJson(e, plan, t0);
+    expect(json).toEqual(expected);
+    expect(Object.keys(json).slice(0, 2)).toEqual(['type', 'time']);
+    expect(Object.keys(json)).toEqual(Object.keys(expected));
+  });
+});
+
+describe('pacerLogLine', () => {
+  it.each<[string, PacerEvent, string | undefined]>([
+    [
+      'hold updates are NDJSON only',
+      { type: 'hold', nodePool: 'general', mechanism: 'budget', allowance: 3 },
+      undefined,
+    ],
+    [
+      'a budget released',
+      { type: 'release', nodePool: 'general', mechanism: 'budget', budgets: [{ nodes: '10%' }] },
+      "nodepool/general: karp-drift's hold released, its own budgets are back",
+    ],
+    [
+      'node holds released',
+      { type: 'release', nodePool: 'batch', mechanism: 'node', nodes: 3 },
+      "nodepool/batch: karp-drift's do-not-disrupt removed from 3 nodes",
+    ],
+    [
+      'one node hold released',
+      { type: 'release', nodePool: 'batch', mechanism: 'node', nodes: 1 },
+      "nodepool/batch: karp-drift's do-not-disrupt removed from 1 node",
+    ],
+    [
+      'a wave: its event text',
+      { type: 'wave', event: waveEvent },
+      'stage 1/2 (canary) wave 2/3 opens: up to 2 of 4 old nodes replaced (1 so far)',
+    ],
+  ])('%s', (_name, e, line) => {
+    expect(pacerLogLine(e, plan, t0)).toBe(line);
+  });
+});
+
+const state = (o: Partial<StageState> = {}): StageState => ({
+  phase: 'wave',
+  stage: { index: 0, name: 'canary', size: 4, started: 1, targets: [1, 2, 4] },
+  stages: 2,
+  wave: 1,
+  heldAtZero: [],
+  oldLeft: 0,
+  soakedMs: 0,
+  soaksLeft: 0,
+  at: at(60),
+  ...o,
+});
+
+describe('stagedEta', () => {
+  it.each<[string, StageState, number, number, number, number]>([
+    [
+      'before any replacement: the assumed time per old node',
+      state({ oldLeft: 10 }),
+      0,
+      3 * MIN,
+      15 * MIN,
+      10 * REPLACEMENT_MS,
+    ],
+    [
+      'before any replacement, with soaks to come',
+      state({ oldLeft: 10, soaksLeft: 2 }),
+      0,
+      3 * MIN,
+      15 * MIN,
+      10 * REPLACEMENT_MS + 30 * MIN,
+    ],
+    // 60 minutes, 20 of them soaking: 40 minutes for 8 replacements, 5 minutes each.
+    [
+      'after: the observed rate, soaks excluded',
+      state({ oldLeft: 4, soakedMs: 20 * MIN }),
+      8,
+      60 * MIN,
+      15 * MIN,
+      4 * 5 * MIN,
+    ],
+    [
+      'the rest of the soak under way and the soaks still to come',
+      state({ phase: 'soak', oldLeft: 4, soakedMs: 20 * MIN, soakUntil: at(70), soaksLeft: 2 }),
+      8,
+      60 * MIN,
+      15 * MIN,
+      20 * MIN + 10 * MIN + 30 * MIN,
+    ],
+    ['a soak already over adds nothing', state({ oldLeft: 2, soakUntil: at(50) }), 2, 10 * MIN, 15 * MIN, 10 * MIN],
+    ['nothing left', state({ oldLeft: 0 }), 24, 90 * MIN, 15 * MIN, 0],
+  ])('%s', (_name, s, replaced, elapsedMs, soakMs, expected) => {
+    expect(stagedEta(s, replaced, elapsedMs, soakMs)).toBe(expected);
+  });
+});
+
+describe('stageLine', () => {
+  it.each<[string, StageState, number | undefined, string]>([
+    [
+      'a wave open',
+      state({ stage: { index: 0, name: 'canary', size: 4, started: 1, targets: [1, 2, 4] } }),
+      25 * MIN,
+      'Stage 1/2 canary, wave 2/3: 1 of 4 started (wave: up to 2); ETA ~25m',
+    ],
+    [
+      'the last replacements finishing',
+      state({ phase: 'finishing', stage: { index: 0, name: 'canary', size: 4, started: 2, targets: [1, 2, 4] } }),
+      20 * MIN,
+      'Stage 1/2 canary, wave 2/3: 2 of 4 started, last ones finishing; ETA ~20m',
+    ],
+    [
+      'soaking',
+      state({ phase: 'soak', soakUntil: at(72) }),
+      40 * MIN,
+      'Stage 1/2 canary, wave 2/3: soaking, 12m left; ETA ~40m',
+    ],
+    ['no ETA', state(), undefined, 'Stage 1/2 canary, wave 2/3: 1 of 4 started (wave: up to 2)'],
+    ['an infinite ETA is left out', state(), Infinity, 'Stage 1/2 canary, wave 2/3: 1 of 4 started (wave: up to 2)'],
+    [
+      'past the last wave: the wave number stays within the stage',
+      state({ wave: 3 }),
+      undefined,
+      'Stage 1/2 canary, wave 3/3: 1 of 4 started (wave: up to 4)',
+    ],
+    ['done', state({ phase: 'done', stage: undefined }), undefined, 'Staged rollout: every stage done'],
+    ['no stage yet', state({ stage: undefined }), undefined, ''],
+  ])('%s', (_name, s, eta, line) => {
+    expect(stageLine(s, eta)).toBe(line);
+  });
+
+  // The display cuts a line to the terminal's width, ETA first: a stage of up to 999 nodes keeps to 80 columns.
+  it.each<[StageState['phase'], number, number, number]>([
+    ['wave', 45, 120, 60],
+    ['wave', 999, 999, 999],
+    ['finishing', 45, 120, 60],
+    ['finishing', 999, 999, 999],
+    ['soak', 45, 120, 60],
+  ])('fits in 80 columns: %s, %i of %i', (phase, started, size, target) => {
+    const s = state({
+      phase,
+      stage: { index: 1, name: 'rollout', size, started, targets: [1, target, size] },
+      soakUntil: at(60 + 179),
+    });
+    const line = stageLine(s, (7 * 60 + 59) * MIN);
+    expect(line).toMatch(/ETA ~7h59m$/);
+    expect(line.length).toBeLessThanOrEqual(80);
+  });
+});
+
+const input = (name: string, oldNodes: number, limit = Infinity, owned = false): StagePoolInput => ({
+  pool: {
+    name,
+    budgetOwners: owned ? [{ manager: 'argocd-controller', operation: 'Apply' }] : [],
+    labels: {},
+    annotations: owned ? { 'argocd.argoproj.io/tracking-id': `karpenter:karpenter.sh/NodePool:/${name}` } : {},
+  },
+  oldNodes,
+  limit,
+});
+const planOf = (pools: StagePoolInput[], r: Partial<StagedRequest>, force = false): StagedPlan => {
+  const result = planStages(pools, { canary: [], waves: waves('100%'), soakMs: 0, holdWith: 'auto', ...r }, force);
+  if (!('plan' in result)) throw new Error(JSON.stringify(result));
+  return result.plan;
+};
+
+// Canary: 2 nodes, 1,50%,100% → 1, 2 (50 % of 2 is 1: collapses); 2 rounds. Rollout: 13 nodes → 1, 7, 13 at a
+// parallel of min(10, 2) + 3 = 5: 1 + 2 + 2 rounds. 7 rounds of 5m and 4 soaks of 15m: 95m.
+const small = planOf([input('general', 10, 2), input('canary', 2), input('gitops', 3, Infinity, true)], {
+  canary: ['canary'],
+  waves: waves('1,50%,100%'),
+  soakMs: 15 * MIN,
+});
+
+describe('stagedPlanLines', () => {
+  it('a canary and a rollout with a soak', () => {
+    expect(stagedPlanLines(small)).toEqual([
+      'Staged rollout: 2 stages, soaking 15m after each wave',
+      '  Stage 1 canary: 2 old nodes in 2 waves (1, +1)',
+      '    nodepool/canary  2 old nodes  held with budget: no GitOps or IaC tool manages its budgets',
+      '  Stage 2 rollout: 13 old nodes in 3 waves (1, +6, +6)',
+      '    nodepool/general  10 old nodes  held with budget: no GitOps or IaC tool manages its budgets',
+      '    nodepool/gitops    3 old nodes  held with node: its budgets are managed by Argo CD (field manager argocd-controller), which would put them back',
+      '  Estimate: about 95m, 4 soaks of 15m included, at an assumed 5m per',
+      "  replacement, in parallel up to each NodePool's own budget; the progress shows the observed rate.",
+    ]);
+  });
+
+  it('no soak, a stage with nothing to replace, one old node', () => {
+    const p = planOf([input('canary', 0), input('general', 1)], { canary: ['canary'] });
+    expect(stagedPlanLines(p)).toEqual([
+      'Staged rollout: 2 stages, no soak between waves',
+      '  Stage 1 canary: 0 old nodes, nothing to replace',
+      '    nodepool/canary  0 old nodes  held with budget: no GitOps or IaC tool manages its budgets',
+      '  Stage 2 rollout: 1 old node in 1 wave (1)',
+      '    nodepool/general  1 old node  held with budget: no GitOps or IaC tool manages its budgets',
+      '  Estimate: about 5m, at an assumed 5m per',
+      "  replacement, in parallel up to each NodePool's own budget; the progress shows the observed rate.",
+    ]);
+  });
+
+  it('a warning under a forced budget hold, and an unknown estimate', () => {
+    const p = planOf([input('gitops', 3, 0, true)], { waves: waves('1,100%'), holdWith: 'budget' }, true);
+    expect(stagedPlanLines(p)).toEqual([
+      'Staged rollout: 1 stage, no soak between waves',
+      '  Stage 1 rollout: 3 old nodes in 2 waves (1, +2)',
+      '    nodepool/gitops  3 old nodes  held with budget: --hold-with budget --force-conflicts',
+      '      warning: spec.disruption.budgets of nodepool/gitops is owned by Argo CD (field manager argocd-controller): it may put its own budgets back and lift the hold',
+      '  Estimate: unknown (a NodePool allows no Drifted disruption), at an assumed 5m per',
+      "  replacement, in parallel up to each NodePool's own budget; the progress shows the observed rate.",
+    ]);
+  });
+});
+
+describe('stagedPlanJson', () => {
+  it('the stages, waves, holds and the estimate in seconds', () => {
+    expect(stagedPlanJson(small)).toEqual({
+      stages: [
+        {
+          name: 'canary',
+          size: 2,
+          waves: [1, 2],
+          nodePools: [
+            {
+              name: 'canary',
+              oldNodes: 2,
+              hold: { mechanism: 'budget', why: 'no GitOps or IaC tool manages its budgets' },
+            },
+          ],
+        },
+        {
+          name: 'rollout',
+          size: 13,
+          waves: [1, 7, 13],
+          nodePools: [
+            {
+              name: 'general',
+              oldNodes: 10,
+              hold: { mechanism: 'budget', why: 'no GitOps or IaC tool manages its budgets' },
+            },
+            {
+              name: 'gitops',
+              oldNodes: 3,
+              hold: {
+                mechanism: 'node',
+                why: 'its budgets are managed by Argo CD (field manager argocd-controller), which would put them back',
+              },
+            },
+          ],
+        },
+      ],
+      soakSeconds: 900,
+      soaks: 4,
+      estimateSeconds: 95 * 60,
+      assumedReplacementSeconds: 300,
+    });
+  });
+
+  it('a warning, and no estimate when it is unknown', () => {
+    const json = stagedPlanJson(
+      planOf([input('gitops', 3, 0, true)], { waves: waves('1,100%'), holdWith: 'budget' }, true),
+    );
+    expect(json).toMatchObject({ soakSeconds: 0, soaks: 0, estimateSeconds: null });
+    expect(
+      (json.stages as Array<{ nodePools: Array<{ hold: Record<string, string> }> }>)[0]!.nodePools[0]!.hold,
+    ).toEqual({
+      mechanism: 'budget',
+      why: '--hold-with budget --force-conflicts',
+      warning:
+        'spec.disruption.budgets of nodepool/gitops is owned by Argo CD (field manager argocd-controller): it may put its own budgets back and lift the hold',
+    });
+  });
+});
