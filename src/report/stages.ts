@@ -141,8 +141,8 @@ export function stagedPlanLines(p: StagedPlan): string[] {
     ? `about ${humanDuration(p.estimateMs)}`
     : 'unknown (a NodePool allows no Drifted disruption)';
   lines.push(
-    `  Estimate: ${estimate}${p.soaks > 0 ? `, ${plural(p.soaks, 'soak')} of ${humanDuration(p.soakMs)} included` : ''}, at an assumed ${humanDuration(REPLACEMENT_MS)} per`,
-    `  replacement, in parallel up to each NodePool's own budget; the progress shows the observed rate.`,
+    `  Estimate: ${estimate}${p.soaks > 0 ? ` (${plural(p.soaks, 'soak')} of ${humanDuration(p.soakMs)} included)` : ''}, assuming ${humanDuration(REPLACEMENT_MS)} per replacement,`,
+    `  in parallel up to each NodePool's own budget; progress shows the real rate.`,
   );
   return lines;
 }

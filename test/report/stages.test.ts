@@ -337,8 +337,8 @@ describe('stagedPlanLines', () => {
       '  Stage 2 rollout: 13 old nodes in 3 waves (1, +6, +6)',
       '    nodepool/general  10 old nodes  held with budget: no GitOps or IaC tool manages its budgets',
       '    nodepool/gitops    3 old nodes  held with node: its budgets are managed by Argo CD (field manager argocd-controller), which would put them back',
-      '  Estimate: about 95m, 4 soaks of 15m included, at an assumed 5m per',
-      "  replacement, in parallel up to each NodePool's own budget; the progress shows the observed rate.",
+      '  Estimate: about 95m (4 soaks of 15m included), assuming 5m per replacement,',
+      "  in parallel up to each NodePool's own budget; progress shows the real rate.",
     ]);
   });
 
@@ -350,8 +350,8 @@ describe('stagedPlanLines', () => {
       '    nodepool/canary  0 old nodes  held with budget: no GitOps or IaC tool manages its budgets',
       '  Stage 2 rollout: 1 old node in 1 wave (1)',
       '    nodepool/general  1 old node  held with budget: no GitOps or IaC tool manages its budgets',
-      '  Estimate: about 5m, at an assumed 5m per',
-      "  replacement, in parallel up to each NodePool's own budget; the progress shows the observed rate.",
+      '  Estimate: about 5m, assuming 5m per replacement,',
+      "  in parallel up to each NodePool's own budget; progress shows the real rate.",
     ]);
   });
 
@@ -362,8 +362,8 @@ describe('stagedPlanLines', () => {
       '  Stage 1 rollout: 3 old nodes in 2 waves (1, +2)',
       '    nodepool/gitops  3 old nodes  held with budget: --hold-with budget --force-conflicts',
       '      warning: spec.disruption.budgets of nodepool/gitops is owned by Argo CD (field manager argocd-controller): it may put its own budgets back and lift the hold',
-      '  Estimate: unknown (a NodePool allows no Drifted disruption), at an assumed 5m per',
-      "  replacement, in parallel up to each NodePool's own budget; the progress shows the observed rate.",
+      '  Estimate: unknown (a NodePool allows no Drifted disruption), assuming 5m per replacement,',
+      "  in parallel up to each NodePool's own budget; progress shows the real rate.",
     ]);
   });
 });
