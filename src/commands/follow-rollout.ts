@@ -274,7 +274,7 @@ function heldOnPurpose(blockers: Blocker[], stage: StageState | undefined): Bloc
   return blockers.filter((b) => !(b.code === 'STALL-BUDGET' && b.nodePool !== undefined && stage.heldAtZero.includes(b.nodePool)));
 }
 
-function eta(stage: StageState, progress: RolloutProgress, now: Date, soakMs: number): number {
+function eta(stage: StageState, progress: RolloutProgress, now: Date, soakMs: number): number | undefined {
   return stagedEta(stage, progress.totals.replaced, now.getTime() - progress.startedAt.getTime(), soakMs);
 }
 
@@ -297,6 +297,6 @@ function stageProgress(stage: StageState, progress: RolloutProgress, now: Date, 
             started: s.started,
             ...(stage.soakUntil !== undefined ? { soakUntil: stage.soakUntil.toISOString() } : {}),
           },
-    etaSeconds: Number.isFinite(left) ? Math.round(left / 1000) : null,
+    etaSeconds: left !== undefined && Number.isFinite(left) ? Math.round(left / 1000) : null,
   };
 }

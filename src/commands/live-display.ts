@@ -2,7 +2,7 @@
 // sequences and the resize subscription. The frame itself is a pure `(screen) => lines` (report/progress.ts,
 // report/status.ts) fitted to the screen (report/screen.ts); on a resize the last one is drawn again at the new size.
 import type { Io, Screen } from '../io.js';
-import { redrawLines, type Drawn } from '../report/screen.js';
+import { redrawLines, wrapRows, type Drawn } from '../report/screen.js';
 
 export interface LiveDisplay {
   /** Draws the frame `render` gives for the screen now, over the previous one; a resize calls it again. */
@@ -37,7 +37,11 @@ export function liveDisplay(io: Io, stream: 'out' | 'err'): LiveDisplay | undefi
       const screen = size();
       if (screen === undefined || drawn === undefined || last === undefined) return write(text);
       const lines = last(screen);
-      write(redrawLines(drawn, [...text.replace(/\n$/, '').split('\n'), ...lines], screen));
+      const logged = text
+        .replace(/\n$/, '')
+        .split('\n')
+        .flatMap((l) => wrapRows(l, screen.columns));
+      write(redrawLines(drawn, [...logged, ...lines], screen));
       drawn = { lines, columns: screen.columns };
     },
     end() {

@@ -12,6 +12,31 @@ export function fitLine(line: string, columns: number): string {
   return stringWidth(line) <= columns ? line : cliTruncate(line, Math.max(1, columns));
 }
 
+/**
+ * `line` cut into rows of at most `columns` display columns, where the terminal would wrap it: a log line printed
+ * above a frame is written row by row so that each row is erased first (a wrapped row would keep the end of the
+ * frame line it overwrote). Plain text only (the log lines carry no colour).
+ */
+export function wrapRows(line: string, columns: number): string[] {
+  const width = Math.max(1, columns);
+  if (stringWidth(line) <= width) return [line];
+  const rows: string[] = [];
+  let row = '';
+  let used = 0;
+  for (const { segment } of new Intl.Segmenter().segment(line)) {
+    const w = stringWidth(segment);
+    if (used + w > width) {
+      rows.push(row);
+      row = '';
+      used = 0;
+    }
+    row += segment;
+    used += w;
+  }
+  rows.push(row);
+  return rows;
+}
+
 /** The screen rows `line` takes on a terminal `columns` wide that wraps long lines. */
 export function screenRows(line: string, columns: number): number {
   return Math.max(1, Math.ceil(stringWidth(line) / Math.max(1, columns)));

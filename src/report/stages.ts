@@ -92,12 +92,14 @@ export function pacerLogLine(e: PacerEvent, plan: StagePlan, now: Date): string 
 }
 
 /**
- * Time left: the old nodes left at the replacement rate seen so far (soaks excluded; before any replacement, the
- * plan's assumed REPLACEMENT_MS each), plus the soak under way and those still to come.
+ * Time left: the old nodes left at the replacement rate seen so far (soaks excluded), plus the soak under way and
+ * those still to come; undefined before any replacement is done.
  */
-export function stagedEta(state: StageState, replaced: number, elapsedMs: number, soakMs: number): number {
+export function stagedEta(state: StageState, replaced: number, elapsedMs: number, soakMs: number): number | undefined {
+  // Before the first replacement there is no rate to speak of: the plan's estimate said what it assumed.
+  if (replaced === 0) return undefined;
   const active = Math.max(1, elapsedMs - state.soakedMs);
-  const perNode = replaced > 0 ? active / replaced : REPLACEMENT_MS;
+  const perNode = active / replaced;
   const soaking = state.soakUntil !== undefined ? Math.max(0, state.soakUntil.getTime() - state.at.getTime()) : 0;
   return state.oldLeft * perNode + soaking + state.soaksLeft * soakMs;
 }

@@ -1,7 +1,7 @@
 // Fitting frames to a terminal: widths in display columns (not UTF-16 code units, not escape codes), and the redraw
 // that moves up over exactly the rows the previous frame takes now.
 import { describe, expect, it } from 'vitest';
-import { fitLine, fitLines, redrawLines, screenRows } from '../../src/report/screen.js';
+import { fitLine, fitLines, redrawLines, screenRows, wrapRows } from '../../src/report/screen.js';
 
 describe('fitLine', () => {
   it.each([
@@ -52,5 +52,18 @@ describe('redrawLines', () => {
     ['never above the top row', { lines: Array.from({ length: 30 }, () => 'a'), columns: 80 }, ['x'], { columns: 80, rows: 10 }, '\u001b[9A\r\u001b[2Kx\n\u001b[J'],
   ])('%s', (_name, previous, next, size, expected) => {
     expect(redrawLines(previous, next, size)).toBe(expected);
+  });
+});
+
+describe('wrapRows', () => {
+  it.each<[string, string, number, string[]]>([
+    ['fits', 'abc', 80, ['abc']],
+    ['exactly the width', 'abcd', 4, ['abcd']],
+    ['cut where the terminal wraps', 'abcdefghij', 4, ['abcd', 'efgh', 'ij']],
+    ['wide characters count two columns', '日本語テキスト', 5, ['日本', '語テ', 'キス', 'ト']],
+    ['a character is never split', 'ab→cd', 3, ['ab→', 'cd']],
+  ])('%s', (_name, line, columns, rows) => {
+    expect(wrapRows(line, columns)).toEqual(rows);
+    for (const r of rows) expect(screenRows(r, columns)).toBe(1);
   });
 });

@@ -13,7 +13,6 @@ import {
 import type { StageEvent, StagePlan } from '../../src/stages/controller.js';
 import {
   planStages,
-  REPLACEMENT_MS,
   type StagedPlan,
   type StagedRequest,
   type StagePoolInput,
@@ -210,23 +209,10 @@ const state = (o: Partial<StageState> = {}): StageState => ({
 });
 
 describe('stagedEta', () => {
-  it.each<[string, StageState, number, number, number, number]>([
-    [
-      'before any replacement: the assumed time per old node',
-      state({ oldLeft: 10 }),
-      0,
-      3 * MIN,
-      15 * MIN,
-      10 * REPLACEMENT_MS,
-    ],
-    [
-      'before any replacement, with soaks to come',
-      state({ oldLeft: 10, soaksLeft: 2 }),
-      0,
-      3 * MIN,
-      15 * MIN,
-      10 * REPLACEMENT_MS + 30 * MIN,
-    ],
+  it.each<[string, StageState, number, number, number, number | undefined]>([
+    // No rate observed yet: no ETA (the plan's estimate said what it assumed).
+    ['before any replacement', state({ oldLeft: 10 }), 0, 3 * MIN, 15 * MIN, undefined],
+    ['before any replacement, with soaks to come', state({ oldLeft: 10, soaksLeft: 2 }), 0, 3 * MIN, 15 * MIN, undefined],
     // 60 minutes, 20 of them soaking: 40 minutes for 8 replacements, 5 minutes each.
     [
       'after: the observed rate, soaks excluded',
