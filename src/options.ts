@@ -4,7 +4,7 @@ import * as z from 'zod'; // a namespace import: a bundle keeps only the parts o
 import { UsageError } from './errors.js';
 import { AMI_FAMILIES, ARCHES, VARIANTS, type AmiFamily, type Arch, type Variant } from './ami/families.js';
 import type { GlobalOptions, OutputFormat } from './io.js';
-import type { StagedRequest } from './stages/stage-plan.js';
+import type { StagedRequest } from './stages/request.js';
 
 /** kubectl's --request-timeout has no default (0 = wait forever); a tool that must never hang needs one. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;

@@ -271,7 +271,9 @@ interface PausedNote {
 /** A NodePool karp-drift holds at 0 on purpose (a later stage, a soak) is not blocked by its budget: that is us. */
 function heldOnPurpose(blockers: Blocker[], stage: StageState | undefined): Blocker[] {
   if (!stage) return blockers;
-  return blockers.filter((b) => !(b.code === 'STALL-BUDGET' && b.nodePool !== undefined && stage.heldAtZero.includes(b.nodePool)));
+  return blockers.filter(
+    (b) => !((b.code === 'STALL-BUDGET' || b.code === 'STALL-HELD') && b.nodePool !== undefined && stage.heldAtZero.includes(b.nodePool)),
+  );
 }
 
 function eta(stage: StageState, progress: RolloutProgress, now: Date, soakMs: number): number | undefined {

@@ -24,6 +24,32 @@ export function budgetText(b: BlockingBudget): string {
 }
 
 
+/**
+ * karp-drift holds the NodePool's drift (a pause, or a staged rollout that ended early): a staged upgrade re-run takes
+ * the hold over and goes on; anything else waits for `karp-drift resume`.
+ */
+export function heldChecks(plan: NodePoolPlan, inventory: Inventory): Check[] {
+  if (plan.toDrift === 0) return [];
+  const drifting = new Set(plan.drifting.flatMap((d) => (d.node !== undefined ? [d.node] : [])));
+  const nodes = inventory.nodes.filter((n) => n.heldBy !== undefined && drifting.has(n.name));
+  const budget = plan.heldByKarpDrift;
+  if (budget === undefined && nodes.length === 0) return [];
+  return [
+    check(
+      'DRIFT-HELD',
+      'info',
+      `nodepool/${plan.name}: karp-drift holds its Drifted disruption (paused): a staged upgrade re-run takes the hold over and goes on; otherwise none of its ${plural(plan.toDrift, 'drifting node')} is replaced until karp-drift resume`,
+      [
+        ...(budget !== undefined
+          ? [`budget {nodes: "${budget.allowance}", reasons: [Drifted]} added by karp-drift run ${budget.runId} at ${budget.since}`]
+          : []),
+        ...(nodes.length > 0 ? [`${plural(nodes.length, 'node')} with karpenter.sh/do-not-disrupt from karp-drift (${[...new Set(nodes.map((n) => `run ${n.heldBy}`))].join(', ')})`] : []),
+      ],
+      `karp-drift resume --nodepool ${plan.name} releases it (the NodePool's own budgets come back exactly)`,
+    ),
+  ];
+}
+
 export function budgetChecks(plan: NodePoolPlan, pool: NodePoolView): Check[] {
   if (plan.toDrift === 0) return [];
   const checks: Check[] = [];
@@ -191,7 +217,8 @@ function doNotDisruptChecks(
   now: Date,
 ): Check[] {
   const checks: Check[] = [];
-  const nodes = inventory.nodes.filter((n) => driftingNodes.has(n.name) && n.doNotDisrupt);
+  // karp-drift's own do-not-disrupt is DRIFT-HELD, with karp-drift's way out.
+  const nodes = inventory.nodes.filter((n) => driftingNodes.has(n.name) && n.doNotDisrupt && n.heldBy === undefined);
   const read = pods.map((pod) => ({ pod, dnd: doNotDisrupt(pod, now) }));
   const holding = read.flatMap(({ pod, dnd }) => (dnd.state === 'active' ? [{ pod, until: dnd.until }] : []));
   if (nodes.length + holding.length > 0) {

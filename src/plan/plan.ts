@@ -4,7 +4,7 @@
 import type { ResolvedAmi } from '../ami/verify.js';
 import type { Inventory } from '../cluster/views.js';
 import type { PinMode } from '../options.js';
-import { budgetChecks, podBlockerChecks } from './blockers.js';
+import { budgetChecks, heldChecks, podBlockerChecks } from './blockers.js';
 import { LEVELS, check, latestAliasChecks, type Check } from './checks.js';
 import { nodeClassPlan, type NodeClassPlan } from './pin.js';
 import { nodePoolPlan, type NodePoolPlan } from './pools.js';
@@ -80,7 +80,7 @@ export function plan(inventory: Inventory, amis: readonly ResolvedAmi[], options
     .map((pool) => {
       const targets = new Set(nodeClasses.find((c) => c.name === pool.nodeClass)!.targets.map((t) => t.id));
       const poolPlan = nodePoolPlan(pool, inventory, targets, now);
-      checks.push(...budgetChecks(poolPlan, pool));
+      checks.push(...budgetChecks(poolPlan, pool), ...heldChecks(poolPlan, inventory));
       return poolPlan;
     });
   checks.push(...podBlockerChecks(inventory, nodePools, now));

@@ -3,6 +3,7 @@
 // `status.amis` (STYLE.md "Domain words"); the pace is the Drifted disruption budget (DOMAIN.md §2.6).
 import type { Inventory, NodeClaimView, NodePoolView } from '../cluster/views.js';
 import { allowedDisruptions, driftWaves, type Budget, type DisruptionReason } from './budgets.js';
+import { karpDriftHold } from '../stages/budget-hold.js';
 
 export interface DriftingNodeClaim {
   nodeClaim: string;
@@ -50,6 +51,8 @@ export interface NodePoolPlan {
   /** Initialized nodes that are NotReady, deleting or already being disrupted: they use up budget. */
   disrupting: DisruptingNodeClaim[];
   blockingBudget?: BlockingBudget;
+  /** karp-drift holds its drift with a budget (pause, or a staged rollout that ended early). */
+  heldByKarpDrift?: { runId: string; since: string; allowance: number };
   /** driftWaves(toDrift, limit): rounds of replacements at the current limit; Infinity = cannot start. */
   waves: number;
 }
@@ -74,8 +77,12 @@ export function nodePoolPlan(
     }));
 
   const { counted, disrupting } = budgetCounts(claims, inventory);
+  // The pace is the NodePool's own budgets: a hold karp-drift put on (pause, a paused staged rollout) is reported
+  // as such (DRIFT-HELD), and a staged upgrade takes it over.
+  const held = karpDriftHold(pool);
+  const budgets = held ? held.budgets : pool.budgets;
   const budget = allowedDisruptions(
-    pool.budgets,
+    budgets,
     { numNodes: counted.length, disrupting: disrupting.length },
     'Drifted',
     now,
@@ -93,8 +100,9 @@ export function nodePoolPlan(
     limit: budget.limit,
     disrupting,
     ...(b !== undefined
-      ? { blockingBudget: blockingBudget(b.budget, b.index, pool.budgets === undefined, b.windowEnd, b.error) }
+      ? { blockingBudget: blockingBudget(b.budget, b.index, budgets === undefined, b.windowEnd, b.error) }
       : {}),
+    ...(held ? { heldByKarpDrift: { runId: held.record.runId, since: held.record.since, allowance: held.allowance } } : {}),
     waves: driftWaves(drifting.length, budget.limit),
   };
 }

@@ -44,7 +44,8 @@ function holdingPods(f: Facts, pool: Pool, unschedulable: ReadonlySet<string>): 
     const node = nodeOf(f.snapshot, claim);
     if (node === undefined || (!isTrue(claim.conditions, 'Drifted') && !isDisrupting(claim, node))) continue;
     const draining = claim.deleting || node.deleting;
-    if (node.doNotDisrupt && !draining) held.push({ claim, node });
+    // karp-drift's own do-not-disrupt is STALL-HELD (stalls.ts), with karp-drift's way out.
+    if (node.doNotDisrupt && node.heldBy === undefined && !draining) held.push({ claim, node });
     if (!draining && claim.terminationGracePeriod !== undefined) continue;
     for (const pod of f.podsByNode.get(node.name) ?? []) {
       if (!isActivePod(pod)) continue;

@@ -15,6 +15,7 @@ import { allowedDisruptions, type Budget, type BudgetEvaluation } from '../plan/
 import { listed, quotes } from './evidence.js';
 import { podBlockers } from './pod-stalls.js';
 import { eventTime, type Snapshot } from './snapshot.js';
+import { HOLD_ANNOTATION, karpDriftHold } from '../stages/budget-hold.js';
 import { claimsByNodePool, isDisrupting, isTrue, nodeOf, type RolloutScope } from './track.js';
 import { amiSelectorTermText, humanDuration, plural, utcTime } from './text.js';
 import { launchesNothing, rollbackCommand, unresolvedAlias } from './readiness.js';
@@ -22,6 +23,7 @@ import { launchesNothing, rollbackCommand, unresolvedAlias } from './readiness.j
 export type StallCode =
   | 'STALL-AMIS-NOT-READY'
   | 'STALL-NOT-DRIFTING'
+  | 'STALL-HELD'
   | 'STALL-BUDGET'
   | 'STALL-DO-NOT-DISRUPT'
   | 'STALL-PDB'
@@ -34,6 +36,7 @@ export type StallCode =
 export const STALL_CODES: readonly StallCode[] = [
   'STALL-AMIS-NOT-READY',
   'STALL-NOT-DRIFTING',
+  'STALL-HELD',
   'STALL-BUDGET',
   'STALL-DO-NOT-DISRUPT',
   'STALL-PDB',
@@ -127,6 +130,7 @@ export function diagnose(snapshot: Snapshot, context: DiagnosisContext, now: Dat
     };
     blockers.push(
       ...notDrifting(f, pool),
+      ...heldByKarpDrift(f, pool),
       ...budget(f, pool),
       ...podBlockers(f, pool),
       ...launch(f, pool),
@@ -272,8 +276,43 @@ function notDrifting(f: Facts, pool: Pool): Blocker[] {
 
 // BuildDisruptionBudgetMapping (DOMAIN.md §2.6): numNodes = initialized NodeClaims with a Node, not
 // InstanceTerminating; disrupting = those NotReady or marked for deletion (queued, tainted or deleting).
+/**
+ * karp-drift's own holds (pause, a staged rollout that ended early): a budget it appended, or do-not-disrupt it put
+ * on old nodes. Said as what they are, with karp-drift's way out, not as a budget or annotation to edit by hand.
+ */
+function heldByKarpDrift(f: Facts, pool: Pool): Blocker[] {
+  const hold = pool.view !== undefined ? karpDriftHold(pool.view) : undefined;
+  const nodes = pool.old.flatMap((claim) => {
+    const node = nodeOf(f.snapshot, claim);
+    return node?.heldBy !== undefined && !claim.deleting && !isDisrupting(claim, node) ? [node] : [];
+  });
+  const budgetHeld = hold !== undefined && hold.allowance === 0 && pool.old.some((c) => !c.deleting);
+  if (!budgetHeld && nodes.length === 0) return [];
+  const runs = [...new Set([...(budgetHeld ? [hold.record.runId] : []), ...nodes.map((n) => n.heldBy!)])];
+  return [
+    {
+      code: 'STALL-HELD',
+      nodePool: pool.name,
+      message: `karp-drift holds Drifted disruption on NodePool ${pool.name} (paused)`,
+      evidence: [
+        ...(budgetHeld
+          ? [`budget {nodes: "0", reasons: [Drifted]} added by karp-drift run ${hold.record.runId} at ${hold.record.since}; the NodePool's own budgets are recorded in the ${HOLD_ANNOTATION} annotation`]
+          : []),
+        ...listed(
+          nodes.map((n) => `node ${n.name} has karpenter.sh/do-not-disrupt from karp-drift run ${n.heldBy}`),
+          'nodes',
+        ),
+      ],
+      next: `re-run the staged upgrade to go on from where the cluster stands, or release the hold${runs.length > 1 ? 's' : ''} and let Karpenter go at the NodePool's own budgets: karp-drift resume --nodepool ${pool.name}`,
+    },
+  ];
+}
+
 function budget(f: Facts, pool: Pool): Blocker[] {
   if (pool.view === undefined) return [];
+  // karp-drift's own hold is STALL-HELD; the NodePool's budgets are judged without it.
+  const held = karpDriftHold(pool.view);
+  const budgets = held ? held.budgets : pool.view.budgets;
   const counted = pool.claims.flatMap((claim) => {
     const node = nodeOf(f.snapshot, claim);
     const ok =
@@ -286,7 +325,7 @@ function budget(f: Facts, pool: Pool): Blocker[] {
   );
   if (waiting.length === 0) return [];
   const result = allowedDisruptions(
-    pool.view.budgets,
+    budgets,
     { numNodes: counted.length, disrupting: disrupting.length },
     'Drifted',
     f.now,
@@ -294,7 +333,7 @@ function budget(f: Facts, pool: Pool): Blocker[] {
   const inFlight = disrupting.some(({ claim, node }) => isDisrupting(claim, node));
   // With a limit above 0 and a replacement under way, the budget is pacing the roll, not stopping it.
   if (result.allowed > 0 || (result.limit > 0 && inFlight)) return [];
-  const where = result.blocking === undefined ? '' : budgetName(pool.view.budgets, result.blocking);
+  const where = result.blocking === undefined ? '' : budgetName(budgets, result.blocking);
   const notReady = disrupting.filter(({ node }) => !node.ready);
   const quoted = quotes(
     f.events.filter(

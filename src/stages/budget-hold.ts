@@ -125,3 +125,19 @@ export function sameBudgets(a: readonly Budget[] | null | undefined, b: readonly
     JSON.stringify(list?.map((x) => [x.nodes, x.reasons ?? null, x.schedule ?? null, x.duration ?? null]) ?? null);
   return canonical(a) === canonical(b);
 }
+
+/**
+ * A NodePool karp-drift holds with a budget now (a pause, or a staged rollout that ended early): the record, the
+ * allowance the hold grants, and the NodePool's own budgets without it (undefined: the field was absent). What
+ * the plan and the diagnosis judge the pool's pace by: karp-drift's hold is not a budget the user set.
+ */
+export function karpDriftHold(pool: {
+  budgets?: Budget[];
+  annotations?: Record<string, string>;
+}): { record: HoldRecord; allowance: number; budgets: Budget[] | undefined } | undefined {
+  const record = decodeHoldRecord(pool.annotations?.[HOLD_ANNOTATION]);
+  if (record === undefined || 'error' in record) return undefined;
+  const allowance = heldAllowance(pool.budgets, record);
+  if (allowance === undefined) return undefined;
+  return { record, allowance, budgets: userBudgets(pool.budgets, record) ?? undefined };
+}

@@ -7,8 +7,9 @@
 // apply (plan/owners.ts).
 import type { NodePoolView } from '../cluster/views.js';
 import { classifyFieldOwners } from '../plan/owners.js';
+import type { HoldWith } from './request.js';
 
-export type HoldWith = 'auto' | 'budget' | 'node';
+export type { HoldWith } from './request.js';
 export type HoldMechanism = 'budget' | 'node';
 
 export const BUDGETS_FIELD = 'spec.disruption.budgets';

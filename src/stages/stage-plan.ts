@@ -8,19 +8,11 @@
 // has run: the plan assumes REPLACEMENT_MS and says so; the follow loop replaces it with the rate it observes.
 import type { NodePoolView } from '../cluster/views.js';
 import type { StagePlan } from './controller.js';
-import { chooseHold, type HoldChoice, type HoldChoiceResult, type HoldWith } from './hold-mechanism.js';
-import { waveSizes, waveTargets, type WaveStep } from './waves.js';
+import { chooseHold, type HoldChoice, type HoldChoiceResult } from './hold-mechanism.js';
+import type { StagedRequest } from './request.js';
+import { waveSizes, waveTargets } from './waves.js';
 
-/** What the flags asked for (stage-options.ts parses them). */
-export interface StagedRequest {
-  /** --canary: the NodePools of the first stage, in the order given. */
-  canary: string[];
-  /** --waves, cumulative; `100%` when not given (each stage in one wave). */
-  waves: WaveStep[];
-  /** --soak, after each wave and each stage; 0: the next opens as soon as the last replacement is Ready. */
-  soakMs: number;
-  holdWith: HoldWith;
-}
+export type { StagedRequest } from './request.js';
 
 /** A replacement's duration assumed before any has been observed: launch, registration, readiness and drain. */
 export const REPLACEMENT_MS = 5 * 60_000;

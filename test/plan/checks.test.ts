@@ -614,6 +614,29 @@ const EXACT: Array<[string, Case, Check]> = [
     },
   ],
   [
+    'DRIFT-HELD: paused by karp-drift with a budget; the pace judged by the NodePool\'s own budgets',
+    {
+      inventory: {
+        nodePools: [
+          nodePool({
+            budgets: [{ nodes: '1' }, { nodes: '0', reasons: ['Drifted'] }],
+            annotations: {
+              'karp-drift.io/drift-hold': JSON.stringify({ runId: 'run-1', since: '2024-11-13T08:00:00Z', budgets: [{ nodes: '1' }] }),
+            },
+          }),
+        ],
+      },
+    },
+    {
+      code: 'DRIFT-HELD',
+      level: 'info',
+      message:
+        'nodepool/general: karp-drift holds its Drifted disruption (paused): a staged upgrade re-run takes the hold over and goes on; otherwise none of its 3 drifting nodes is replaced until karp-drift resume',
+      evidence: ['budget {nodes: "0", reasons: [Drifted]} added by karp-drift run run-1 at 2024-11-13T08:00:00Z'],
+      next: "karp-drift resume --nodepool general releases it (the NodePool's own budgets come back exactly)",
+    },
+  ],
+  [
     'PDB-BLOCKS',
     {
       inventory: {
