@@ -272,17 +272,23 @@ export function buildProgram(run: RunEnvironment): Command {
     .option('--speed <n>', 'simulated seconds per real second (default 120)')
     .option('--timeout <duration>', 'give up following after this long (exit 5)', '10m')
     .option('--stall-timeout <duration>', 'no progress for this long is a stall (exit 4, with the diagnosis)', '2m')
+    .option('--canary <nodepool>', 'upgrade in stages: this NodePool first (repeatable; see upgrade --help)', repeated)
+    .option('--waves <list>', 'upgrade in stages: cumulative waves of each stage, e.g. 1,10%,100%')
+    .option('--soak <duration>', 'with --waves/--canary: wait this long after each wave and stage')
+    .option('--hold-with <how>', 'with --waves/--canary: auto, budget or node')
     .addHelpText(
       'after',
       examples(bin, [
         ['Upgrade a simulated cluster of 12 nodes and watch Karpenter replace them', 'demo'],
+        ['A staged rollout: NodePool canary first, then three waves of the rest, soaking 5s between', 'demo --scenario staged --canary canary --waves 1,10%,100% --soak 5s'],
         ['A rollout that a PodDisruptionBudget blocks, diagnosed after 30 s without progress', 'demo --scenario pdb-blocked --stall-timeout 30s'],
       ]),
     )
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
       const ctx = await context(cmd);
-      const [{ parseDemoOptions }, { demo }] = await Promise.all([import('./options.js'), import('./commands/demo.js')]);
-      await demo(parseDemoOptions(flags), ctx);
+      const [{ parseDemoOptions }, { parseStagedOptions }, { demo }] = await Promise.all([import('./options.js'), import('./stage-options.js'), import('./commands/demo.js')]);
+      const staged = parseStagedOptions(flags);
+      await demo({ ...parseDemoOptions(flags), ...(staged ? { staged } : {}) }, ctx);
     });
 
   program

@@ -207,6 +207,8 @@ export interface DemoOptions {
   speed?: number;
   timeoutMs: number;
   stallTimeoutMs: number;
+  /** --canary/--waves/--soak/--hold-with: the demo's upgrade in stages. */
+  staged?: StagedRequest;
 }
 
 /** The demo's waits are shorter than upgrade's: its rollout plays `speed` times faster than real time. */

@@ -16,14 +16,31 @@ export async function demo(options: DemoOptions, ctx: CommandContext): Promise<v
   try {
     // The AWS SDK reads its endpoints and credentials from the environment: set them for this process only.
     Object.assign(process.env, sandbox.env);
+    const st = options.staged;
+    const stages = st
+      ? `${st.canary.map((c) => ` --canary ${c}`).join('')} --waves ${st.waves.map((w) => w.text).join(',')}${st.soakMs > 0 ? ` --soak ${st.soakMs / 1000}s` : ''}${st.holdWith !== 'auto' ? ` --hold-with ${st.holdWith}` : ''}`
+      : '';
     if (ctx.globals.output !== 'json' && !ctx.globals.quiet) {
-      ctx.io.err(`${sandbox.summary}\nRunning: karp-drift upgrade --to ${sandbox.scenario.controlPlaneVersion} --yes\n\n`);
+      ctx.io.err(
+        `${sandbox.summary}\nRunning: karp-drift upgrade --to ${sandbox.scenario.controlPlaneVersion}${stages} --yes\n\n`,
+      );
     }
-    const upgradeOptions = { ...parseUpgradeOptions({ to: sandbox.scenario.controlPlaneVersion, yes: true }), timeoutMs: options.timeoutMs, stallTimeoutMs: options.stallTimeoutMs };
+    const upgradeOptions = {
+      ...parseUpgradeOptions({ to: sandbox.scenario.controlPlaneVersion, yes: true }),
+      timeoutMs: options.timeoutMs,
+      stallTimeoutMs: options.stallTimeoutMs,
+      ...(st ? { staged: st } : {}),
+    };
     await upgrade(upgradeOptions, {
       ...ctx,
       env: { ...ctx.env, ...sandbox.env },
-      globals: { ...ctx.globals, kubeconfig: sandbox.kubeconfigPath, context: undefined, region: sandbox.env.AWS_REGION, profile: undefined },
+      globals: {
+        ...ctx.globals,
+        kubeconfig: sandbox.kubeconfigPath,
+        context: undefined,
+        region: sandbox.env.AWS_REGION,
+        profile: undefined,
+      },
     });
   } catch (err) {
     throw withDemoHint(err, sandbox.scenario.name, sandbox.scenario.controlPlaneVersion);

@@ -51,7 +51,7 @@ export function stageEventText(e: StageEvent, plan: StagePlan, now: Date): strin
       ? `stage ${e.stage + 2}`
       : 'the end'
     : `wave ${e.wave + 2}`;
-  return `${label} wave ${e.wave + 1} done; soaking ${humanDuration(e.until.getTime() - now.getTime())} until ${utcTime(e.until)} before ${next}`;
+  return `${label} wave ${e.wave + 1} done; soaking ${humanDuration(e.until.getTime() - now.getTime() + 999)} until ${utcTime(e.until)} before ${next}`;
 }
 
 /** The NDJSON line of a pacer event (`type` and `time` first, as every event). */
