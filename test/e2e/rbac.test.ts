@@ -55,8 +55,24 @@ describe('deploy/rbac.yaml covers what karp-drift does', () => {
     expect((await karpDrift(sandbox, ['rollback', '--yes', '--no-wait'])).code).toBe(0);
     expect((await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '--no-wait', '--cluster-name', 'sandbox', '--role', 'KarpenterNodeRole-sandbox'])).code).toBe(0);
     expect(uncovered(sandbox, 'karp-drift-upgrade')).toEqual([]);
-    expect(new Set(uncovered(sandbox, 'karp-drift-readonly'))).toEqual(new Set(['patch karpenter.k8s.aws/ec2nodeclasses/default', 'patch karpenter.k8s.aws/ec2nodeclasses/bottlerocket', 'patch karpenter.sh/nodepools/default']));
+    expect(new Set(uncovered(sandbox, 'karp-drift-readonly').filter((r) => !r.includes('coordination.k8s.io/leases')))).toEqual(
+      new Set(['patch karpenter.k8s.aws/ec2nodeclasses/default', 'patch karpenter.k8s.aws/ec2nodeclasses/bottlerocket', 'patch karpenter.sh/nodepools/default']),
+    );
+    // The cluster lock around the writes.
+    expect(new Set(uncovered(sandbox, 'karp-drift-readonly').filter((r) => r.includes('leases')).map((r) => r.split('/').slice(0, 2).join('/')))).toEqual(
+      new Set(['create coordination.k8s.io/leases', 'get coordination.k8s.io/leases', 'update coordination.k8s.io/leases']),
+    );
   });
+
+  it('a staged upgrade (budget and node holds, Events, the lock held throughout) needs only karp-drift-upgrade', async () => {
+    const sandbox = await scenario('staged', 120);
+    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--canary', 'canary', '--waves', '1,100%', '--yes'], 120_000);
+    expect(run.code, run.stderr).toBe(0);
+    expect(uncovered(sandbox, 'karp-drift-upgrade')).toEqual([]);
+    expect(new Set(uncovered(sandbox, 'karp-drift-readonly').map((r) => r.split('/').slice(0, 2).join('/')))).toEqual(
+      new Set(['create coordination.k8s.io/leases', 'get coordination.k8s.io/leases', 'update coordination.k8s.io/leases', 'patch karpenter.k8s.aws/ec2nodeclasses', 'patch karpenter.sh/nodepools', 'patch core/nodes', 'create core/events']),
+    );
+  }, 150_000);
 
   it('pause and resume need only karp-drift-upgrade (lock, budget and node holds, Events)', async () => {
     const sandbox = await scenario('default');
