@@ -67,6 +67,77 @@ const drifted = (name: string, o: Parameters<typeof nodeClaim>[0] = {}) => nodeC
 const old1 = drifted('general-old01');
 const old2 = drifted('general-old02');
 
+describe('STALL-HELD', () => {
+  const record = JSON.stringify({ runId: 'run-7', since: '2025-08-20T08:50:00Z', budgets: [{ nodes: '50%' }] });
+  const held = nodePool({
+    budgets: [{ nodes: '50%' }, { nodes: '0', reasons: ['Drifted'] }],
+    annotations: { 'karp-drift.io/drift-hold': record },
+  });
+
+  it("says karp-drift's own budget hold is a pause, with karp-drift's way out, and no STALL-BUDGET for it", () => {
+    expect(diagnosis({ claims: [old1, old2], nodePools: [held] })).toEqual<Blocker[]>([
+      {
+        code: 'STALL-HELD',
+        nodePool: 'general',
+        message: 'karp-drift holds Drifted disruption on NodePool general (paused)',
+        evidence: [
+          'budget {nodes: "0", reasons: [Drifted]} added by karp-drift run run-7 at 2025-08-20T08:50:00Z; the NodePool\'s own budgets are recorded in the karp-drift.io/drift-hold annotation',
+        ],
+        next: "re-run the staged upgrade to go on from where the cluster stands, or release the hold and let Karpenter go at the NodePool's own budgets: karp-drift resume --nodepool general",
+      },
+    ]);
+  });
+
+  it("karp-drift's do-not-disrupt on nodes is STALL-HELD, not STALL-DO-NOT-DISRUPT", () => {
+    const nodes = [nodeFor(old1, { doNotDisrupt: true, heldBy: 'run-8' }), nodeFor(old2)];
+    const blockers = diagnosis({ claims: [old1, old2], nodes });
+    expect(codes(blockers)).toEqual(['STALL-HELD']);
+    expect(blockers[0]!.evidence).toEqual([
+      'node ip-general-old01 has karpenter.sh/do-not-disrupt from karp-drift run run-8',
+    ]);
+  });
+
+  it.each<[string, World]>([
+    [
+      'the hold lets some start (a wave under way)',
+      {
+        claims: [old1],
+        nodePools: [
+          nodePool({
+            budgets: [{ nodes: '50%' }, { nodes: '2', reasons: ['Drifted'] }],
+            annotations: { 'karp-drift.io/drift-hold': record },
+          }),
+        ],
+      },
+    ],
+    [
+      "a user budget of 0 without karp-drift's record is the user's",
+      { claims: [old1], nodePools: [nodePool({ budgets: [{ nodes: '50%' }, { nodes: '0', reasons: ['Drifted'] }] })] },
+    ],
+    ["the user's own do-not-disrupt", { claims: [old1], nodes: [nodeFor(old1, { doNotDisrupt: true })] }],
+  ])('does not fire when %s', (_name, w) => {
+    expect(only(diagnosis(w), 'STALL-HELD')).toEqual([]);
+  });
+
+  it("judges the NodePool's own budgets without karp-drift's hold", () => {
+    const ownZero = nodePool({
+      budgets: [{ nodes: '0' }, { nodes: '0', reasons: ['Drifted'] }],
+      annotations: {
+        'karp-drift.io/drift-hold': JSON.stringify({
+          runId: 'r',
+          since: '2025-08-20T08:50:00Z',
+          budgets: [{ nodes: '0' }],
+        }),
+      },
+    });
+    const blockers = diagnosis({ claims: [old1], nodePools: [ownZero] });
+    expect(codes(blockers)).toEqual(['STALL-HELD', 'STALL-BUDGET']);
+    expect(only(blockers, 'STALL-BUDGET')[0]!.evidence[0]).toBe(
+      'spec.disruption.budgets[0] {nodes: "0"} is always active',
+    );
+  });
+});
+
 describe('STALL-BUDGET', () => {
   const budgetEvent = event({ count: 3, firstTimestamp: iso(at(8)), lastTimestamp: iso(at(19)) });
 
@@ -269,12 +340,32 @@ describe('STALL-PDB and STALL-NO-TGP', () => {
   // pdb.go isEvictable: PDBs count only for pods Karpenter would evict.
   it.each<[string, PdbView, Partial<PodView>, StallCode[]]>([
     ['an ordinary pod', pdb(), {}, ['STALL-PDB', 'STALL-NO-TGP']],
-    ['a DaemonSet pod that does not tolerate karpenter.sh/disrupted', pdb(), { daemonSet: true }, ['STALL-PDB', 'STALL-NO-TGP']],
+    [
+      'a DaemonSet pod that does not tolerate karpenter.sh/disrupted',
+      pdb(),
+      { daemonSet: true },
+      ['STALL-PDB', 'STALL-NO-TGP'],
+    ],
     ['a DaemonSet pod that tolerates karpenter.sh/disrupted', pdb(), { daemonSet: true, toleratesDisrupted: true }, []],
     ['a mirror (static) pod', pdb(), { mirror: true }, []],
-    ['an unready pod under an AlwaysAllow PDB', pdb({ unhealthyPodEvictionPolicy: 'AlwaysAllow' }), { notReady: true }, []],
-    ['a ready pod under an AlwaysAllow PDB', pdb({ unhealthyPodEvictionPolicy: 'AlwaysAllow' }), {}, ['STALL-PDB', 'STALL-NO-TGP']],
-    ['an unready pod under an IfHealthyBudget PDB', pdb({ unhealthyPodEvictionPolicy: 'IfHealthyBudget' }), { notReady: true }, ['STALL-PDB', 'STALL-NO-TGP']],
+    [
+      'an unready pod under an AlwaysAllow PDB',
+      pdb({ unhealthyPodEvictionPolicy: 'AlwaysAllow' }),
+      { notReady: true },
+      [],
+    ],
+    [
+      'a ready pod under an AlwaysAllow PDB',
+      pdb({ unhealthyPodEvictionPolicy: 'AlwaysAllow' }),
+      {},
+      ['STALL-PDB', 'STALL-NO-TGP'],
+    ],
+    [
+      'an unready pod under an IfHealthyBudget PDB',
+      pdb({ unhealthyPodEvictionPolicy: 'IfHealthyBudget' }),
+      { notReady: true },
+      ['STALL-PDB', 'STALL-NO-TGP'],
+    ],
     ['an unready pod under a PDB with no policy', pdb(), { notReady: true }, ['STALL-PDB', 'STALL-NO-TGP']],
   ])('%s', (_name, budget, o, expected) => {
     const blockers = diagnosis({ claims: [old1], pdbs: [budget], pods: [pod({ nodeName: 'ip-general-old01', ...o })] });
@@ -296,7 +387,10 @@ describe('STALL-PDB and STALL-NO-TGP', () => {
         pods: [pod({ nodeName: 'ip-general-old01', daemonSet: true, toleratesDisrupted: true })],
       },
     ],
-    ['the pod is a mirror (static) pod', { claims: [old1], pdbs: [pdb()], pods: [pod({ nodeName: 'ip-general-old01', mirror: true })] }],
+    [
+      'the pod is a mirror (static) pod',
+      { claims: [old1], pdbs: [pdb()], pods: [pod({ nodeName: 'ip-general-old01', mirror: true })] },
+    ],
     // A crash-looping app under an AlwaysAllow PDB: Karpenter may evict its unready pods, so it does not hold drift.
     [
       'the pod is unready and its PDB is unhealthyPodEvictionPolicy: AlwaysAllow',
@@ -399,7 +493,11 @@ describe('STALL-DO-NOT-DISRUPT', () => {
   // Karpenter checks do-not-disrupt on every active pod of the node, DaemonSet and mirror pods included.
   it.each<[string, Partial<PodView>, StallCode[]]>([
     ['an ordinary pod', {}, ['STALL-DO-NOT-DISRUPT', 'STALL-NO-TGP']],
-    ['a DaemonSet pod that tolerates karpenter.sh/disrupted', { daemonSet: true, toleratesDisrupted: true }, ['STALL-DO-NOT-DISRUPT', 'STALL-NO-TGP']],
+    [
+      'a DaemonSet pod that tolerates karpenter.sh/disrupted',
+      { daemonSet: true, toleratesDisrupted: true },
+      ['STALL-DO-NOT-DISRUPT', 'STALL-NO-TGP'],
+    ],
     ['a mirror (static) pod', { mirror: true }, ['STALL-DO-NOT-DISRUPT', 'STALL-NO-TGP']],
     ['a finished pod', { phase: 'Succeeded' }, []],
     ['a terminating pod', { deleting: true }, []],
