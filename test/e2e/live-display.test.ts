@@ -84,6 +84,23 @@ describe.skipIf(pty === undefined)(`live display in a terminal${pty === undefine
     expect(screen.lines.some((l) => l.startsWith('Rollout complete'))).toBe(true);
   });
 
+  it('a staged rollout at 80×24: the stage line in the frame, and log lines longer than the screen printed whole above it', async () => {
+    const screen = await inTerminal(
+      ['demo', '--scenario', 'staged', '--canary', 'canary', '--waves', '1,100%', '--soak', '2s'],
+      80,
+      24,
+    );
+    expect(screen.exitCode).toBe(0);
+    expect(screen.lines.filter((l) => l.startsWith('Drift to Kubernetes'))).toHaveLength(1);
+    // A soak line is wider than 80 columns: it takes two rows, and its second row is its own end, not the end of
+    // the frame line it was written over.
+    const soaks = screen.lines.flatMap((l, i) => (/^\[\d+s\] stage 1\/2 \(canary\) wave 1 done; soaking/.test(l) ? [`${l}${screen.lines[i + 1] ?? ''}`] : []));
+    expect(soaks).toHaveLength(1);
+    expect(soaks[0]).toMatch(/soaking \d+s until \S+Z before wave 2$/);
+    expect(screen.lines.some((l) => /ETA|started/.test(l) && /soaking/.test(l))).toBe(false);
+    expect(screen.lines.some((l) => l.startsWith('Rollout complete'))).toBe(true);
+  });
+
   it('redraws in place after the window narrows mid-rollout', async () => {
     const screen = await inTerminal(['demo', '--speed', '20'], 200, 50, { columns: 80, rows: 24 });
     expect(screen.exitCode).toBe(0);
