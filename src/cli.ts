@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError, Help, Option } from 'commander';
-import { ExitCode, KarpDriftError } from './errors.js';
+import { ExitCode, InterruptedError, KarpDriftError } from './errors.js';
 import type { GlobalOptions, Io } from './io.js';
 import { packagePath } from './package-root.js';
 
@@ -347,6 +347,11 @@ export async function runCli(argv: string[], run: RunEnvironment): Promise<ExitC
       return err.exitCode;
     }
     const e = err instanceof Error ? err : new Error(String(err));
+    // A request cut short by Ctrl-C/SIGTERM that no command turned into its own message is still an interrupt.
+    if (run.signal.aborted && e.name === 'AbortError') {
+      printError(run.io, new InterruptedError('interrupted; the request in flight was abandoned'), verbose);
+      return ExitCode.Interrupted;
+    }
     run.io.err(`internal error (a bug in karp-drift; please report it with this output):\n${e.stack ?? e.message}\n`);
     return ExitCode.Internal;
   }

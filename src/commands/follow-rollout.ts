@@ -188,7 +188,8 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
       if (result !== 'continue') return wake?.(result);
       schedule(TICK_MS);
     } catch (e) {
-      failure = e instanceof Error ? e : new Error(String(e));
+      // A request cut short by the interrupt (a hold write on the wire) is the interrupt, not a failure.
+      if (!stop.signal.aborted) failure = e instanceof Error ? e : new Error(String(e));
       wake?.(undefined);
     } finally {
       running = false;

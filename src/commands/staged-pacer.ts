@@ -57,8 +57,8 @@ export interface Pacer {
     now: Date,
     signal?: AbortSignal,
   ): Promise<StageState>;
-  /** The rollout is done: every hold released, the NodePools' own budgets back. */
-  finish(nodes: ReadonlyMap<string, NodeView>, now: Date): Promise<void>;
+  /** The rollout is done (or never began, `quiet`: no Event): every hold released, the NodePools' own budgets back. */
+  finish(nodes: ReadonlyMap<string, NodeView>, now: Date, options?: { quiet?: boolean }): Promise<void>;
   /** The run ends early: hold whatever is not released at 0; returns the NodePools left paused. */
   pause(
     claims: Iterable<NodeClaimView>,
@@ -83,6 +83,8 @@ export function createPacer(settings: PacerSettings): Pacer {
   const writtenSoak = new Map<string, string | null>();
   /** Nodes whose hold karp-drift wrote or removed, until the watched Node shows it. */
   const nodeWrites = new Map<string, boolean>();
+  /** Nodes this run put its hold on, by NodePool: a release frees them even before a watch has shown them. */
+  const heldHere = new Map<string, string>();
   const emitter = { report: (_event: PacerEvent): void => undefined };
   const observedAt = { soakedMs: 0, lastAt: undefined as number | undefined, startReplaced: 0 };
 
@@ -123,9 +125,15 @@ export function createPacer(settings: PacerSettings): Pacer {
           if (r.changed) emitter.report({ type: 'release', nodePool: pool, mechanism: 'budget', budgets: r.budgets });
         } else {
           let freed = 0;
-          for (const n of heldNodesOf(nodes.values(), pool)) {
+          // What the nodes show, and what this run held that they may not show yet (the inventory before prime).
+          const held = new Set([
+            ...heldNodesOf(nodes.values(), pool),
+            ...[...heldHere].filter(([, p]) => p === pool).map(([n]) => n),
+          ]);
+          for (const n of held) {
             if (await releaseNode(cluster, n, signal)) freed++;
             nodeWrites.set(n, false);
+            heldHere.delete(n);
           }
           if (freed > 0) emitter.report({ type: 'release', nodePool: pool, mechanism: 'node', nodes: freed });
         }
@@ -154,10 +162,12 @@ export function createPacer(settings: PacerSettings): Pacer {
         for (const n of changes.hold) {
           await holdNode(cluster, n, runId, signal);
           nodeWrites.set(n, true);
+          heldHere.set(n, pool);
         }
         for (const n of changes.release) {
           await releaseNode(cluster, n, signal);
           nodeWrites.set(n, false);
+          heldHere.delete(n);
         }
         written.set(pool, allowance);
         if (before !== allowance || changes.hold.length > 0) {
@@ -245,12 +255,14 @@ export function createPacer(settings: PacerSettings): Pacer {
       return state(decision, o, now);
     },
 
-    async finish(nodes, now) {
+    async finish(nodes, now, options = {}) {
       const done = Object.fromEntries(
         plan.stagePlan.stages.flatMap((s) => s.nodePools.map((p) => [p, 'release' as const])),
       );
       const d: StageDecision = { position: position!, phase: 'done', allowances: done, events: [] };
-      await act(d, { counts: [], oldNodes: new Map() }, nodes, now, undefined);
+      // Its own deadline: the run's signal may be aborted (an interrupt before the apply).
+      await act(d, { counts: [], oldNodes: new Map() }, nodes, now, AbortSignal.timeout(PAUSE_WRITES_MS));
+      if (options.quiet === true) return;
       const all = plan.stagePlan.stages.flatMap((s) => s.nodePools);
       await kubeEvent(
         all,

@@ -16,7 +16,7 @@ import { createPacer, type Pacer } from './staged-pacer.js';
 import { pacerEventJson, pacerLogLine, stagedPlanJson, stagedPlanLines, type PacerEvent } from '../report/stages.js';
 import { LEASE_NAMESPACE } from '../stages/lock.js';
 import type { StagedPlan } from '../stages/stage-plan.js';
-import { UsageError } from '../errors.js';
+import { InterruptedError, KarpDriftError, UsageError } from '../errors.js';
 import { applyEach, confirmOrRefuse, event } from './upgrade-shared.js';
 
 function resumeCommand(options: UpgradeOptions, ctx: CommandContext): string {
@@ -161,16 +161,19 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
       });
       // The holds go on before the apply: from the moment the AMIs change, Karpenter may start only the first wave.
       pacer.listen(stagedReporter(ctx, json, staged, log));
-      await pacer.prime(inventory, new Date(), signal);
-      const generations = await applyAll(locked, options, {
-        cluster,
-        discovery,
-        inventory,
-        changes,
-        runId: holder.runId,
-        json,
-        log,
-      });
+      const applied: Record<string, number> = {};
+      let generations: Record<string, number>;
+      try {
+        await pacer.prime(inventory, new Date(), signal);
+        generations = await applyAll(
+          locked,
+          options,
+          { cluster, discovery, inventory, changes, runId: holder.runId, json, log },
+          applied,
+        );
+      } catch (err) {
+        throw await primeFailed(err, pacer, inventory, Object.keys(applied).length > 0, signal.aborted);
+      }
       await follow(locked, options, {
         cluster,
         discovery,
@@ -196,12 +199,44 @@ interface Stage2 {
   log: Planned['log'];
 }
 
+/**
+ * The holds went on, then the run ended before the follow (interrupted, an apply refused). With no class applied
+ * nothing will drift: the holds come off again and the cluster is as it was. With some applied, their nodes drift:
+ * the rollout stays paused (held at 0), as a staged run that ends early always does.
+ */
+async function primeFailed(
+  err: unknown,
+  pacer: Pacer,
+  inventory: Planned['inventory'],
+  someApplied: boolean,
+  interrupted: boolean,
+): Promise<unknown> {
+  const nodes = new Map(inventory.nodes.map((n) => [n.name, n]));
+  if (!someApplied) {
+    const undone = await pacer.finish(nodes, new Date(), { quiet: true }).then(
+      () => "karp-drift's holds were taken off again; nothing was changed",
+      (e: unknown) =>
+        `taking karp-drift's holds off again failed (${e instanceof Error ? e.message : String(e)}): karp-drift resume releases them`,
+    );
+    if (interrupted) return new InterruptedError(`interrupted before the EC2NodeClass apply; ${undone}`);
+    if (err instanceof KarpDriftError) err.message += `; ${undone}`;
+    return err;
+  }
+  const pools = await pacer
+    .pause(inventory.nodeClaims, nodes, 'the run ended during the apply', new Date())
+    .catch(() => []);
+  const note = `; the staged rollout is paused: karp-drift holds Drifted disruption on ${pools.map((p) => `nodepool/${p}`).join(', ')} (re-run the upgrade to go on, or karp-drift resume)`;
+  if (interrupted) return new InterruptedError(`interrupted during the EC2NodeClass apply${note}`);
+  if (err instanceof KarpDriftError) err.message += note;
+  return err;
+}
+
 async function applyAll(
   ctx: CommandContext,
   options: UpgradeOptions,
   { cluster, discovery, inventory, changes, runId, json, log }: Stage2 & { changes: NodeClassPlan[]; runId: string },
+  generations: Record<string, number> = {},
 ): Promise<Record<string, number>> {
-  const generations: Record<string, number> = {};
   const how = {
     doing: 'applying',
     done: 'applied',

@@ -171,6 +171,40 @@ describe('staged rollout (upgrade --canary --waves --soak)', () => {
     expect(heldNodes(sandbox)).toEqual([]);
   }, 240_000);
 
+  it('Ctrl-C during a hold write: exit 130, left paused and consistent; resume puts back exactly what was there', async () => {
+    const sandbox = await scenario('staged', 60);
+    const before = budgetsOf(sandbox);
+    const run = follow(sandbox, [...STAGED, '--soak', '2s']);
+    await run.until((e) => e.type === 'soak');
+    // The next NodePool write opens wave 2: the signal arrives while it is on the wire.
+    sandbox.kube.faults.beforeNext({ verbs: ['patch'], resources: ['nodepools'] }, () => run.child.kill('SIGINT'));
+    expect(await run.exited, run.stderr()).toBe(130);
+    expect(run.stderr()).toContain('the staged rollout is paused');
+    const paused = budgetsOf(sandbox) as Record<string, { budgets: Array<{ nodes: string }>; hold?: string }>;
+    for (const pool of ['canary', 'general']) {
+      expect(paused[pool]!.budgets.at(-1)).toEqual({ nodes: '0', reasons: ['Drifted'] });
+      expect(paused[pool]!.hold).toBeDefined();
+    }
+    const resume = await karpDrift(sandbox, ['resume']);
+    expect(resume.code, resume.stderr).toBe(0);
+    expect(budgetsOf(sandbox)).toEqual(before);
+    expect(heldNodes(sandbox)).toEqual([]);
+  }, 120_000);
+
+  it('Ctrl-C while the holds go on, before the apply: exit 130, the holds taken off again, nothing changed', async () => {
+    const sandbox = await scenario('staged', 60);
+    const before = budgetsOf(sandbox);
+    const generations = () => sandbox.kube.store.list('ec2nodeclasses.karpenter.k8s.aws').map((c) => c.metadata.generation);
+    const classes = generations();
+    const run = follow(sandbox, STAGED);
+    sandbox.kube.faults.beforeNext({ verbs: ['patch'], resources: ['nodepools'] }, () => run.child.kill('SIGINT'));
+    expect(await run.exited, run.stderr()).toBe(130);
+    expect(run.stderr()).toContain("interrupted before the EC2NodeClass apply; karp-drift's holds were taken off again; nothing was changed");
+    expect(budgetsOf(sandbox)).toEqual(before);
+    expect(heldNodes(sandbox)).toEqual([]);
+    expect(generations()).toEqual(classes);
+  }, 60_000);
+
   it('a NodePool whose budgets change under the run keeps the new ones: re-read, never clobbered', async () => {
     const sandbox = await scenario('staged', 60);
     const run = follow(sandbox, [
