@@ -205,6 +205,21 @@ describe('staged rollout (upgrade --canary --waves --soak)', () => {
     expect(generations()).toEqual(classes);
   }, 60_000);
 
+  it('a stall (a PDB) exits 4 with the PDB blamed, never its own holds, and stays paused', async () => {
+    const sandbox = await scenario('pdb-blocked', 60);
+    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--waves', '1,100%', '--stall-timeout', '10s', '--yes', '-o', 'json']);
+    expect(run.code, run.stderr).toBe(4);
+    const blamed = new Set(run.events.filter((e) => e.type === 'blocked').map((e) => e.code));
+    expect(blamed.has('STALL-PDB')).toBe(true);
+    expect(blamed.has('STALL-HELD')).toBe(false);
+    expect(blamed.has('STALL-BUDGET')).toBe(false);
+    expect(run.events.at(-1)).toMatchObject({ type: 'done', result: 'paused', cause: 'stalled', paused: ['general'] });
+    expect(run.stderr).toContain('the staged rollout is paused: karp-drift holds Drifted disruption on nodepool/general');
+    // Now somebody else's view of it: status says karp-drift holds it, and how to go on.
+    const status = await karpDrift(sandbox, ['status']);
+    expect(status.stdout + status.stderr).toContain('STALL-HELD');
+  }, 90_000);
+
   it('a NodePool whose budgets change under the run keeps the new ones: re-read, never clobbered', async () => {
     const sandbox = await scenario('staged', 60);
     const run = follow(sandbox, [
