@@ -104,47 +104,23 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
         ...(staged ? holdNeeds(lockNamespace, mechanisms) : lockNeeds(lockNamespace)),
       ]);
     }
+    const edge: Stage2 = { cluster, discovery, inventory, json, log };
     if (options.dryRun) {
-      await applyAll(ctx, options, { cluster, discovery, inventory, changes, runId: randomUUID(), json, log });
+      await applyAll(ctx, options, { ...edge, changes, runId: randomUUID() });
       if (!json) ctx.io.out(`Dry run: the API server accepted ${changes.length} change(s); nothing was changed.\n`);
       return;
     }
     if (changes.length === 0 && !staged) {
-      return await follow(ctx, options, {
-        cluster,
-        discovery,
-        inventory,
-        plan,
-        generations: {},
-        json,
-        log,
-        changed: 0,
-      });
+      return await follow(ctx, options, { ...edge, plan, generations: {}, changed: 0 });
     }
     const holder = lockHolder(resumeCommand(options, ctx).replace(/^karp-drift /, ''));
+    const writes = { ...edge, changes, runId: holder.runId };
     if (!staged) {
       // The lock covers the writes; following only reads, so a teammate may `pause` the rollout meanwhile.
       const generations = await withClusterLock(ctx, cluster, { lockNamespace }, holder, (signal) =>
-        applyAll({ ...ctx, signal }, options, {
-          cluster,
-          discovery,
-          inventory,
-          changes,
-          runId: holder.runId,
-          json,
-          log,
-        }),
+        applyAll({ ...ctx, signal }, options, writes),
       );
-      return await follow(ctx, options, {
-        cluster,
-        discovery,
-        inventory,
-        plan,
-        generations,
-        json,
-        log,
-        changed: changes.length,
-      });
+      return await follow(ctx, options, { ...edge, plan, generations, changed: changes.length });
     }
     // A staged rollout holds the lock until it ends: it writes holds for as long as it follows.
     await withClusterLock(ctx, cluster, { lockNamespace }, holder, async (signal) => {
@@ -165,26 +141,11 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
       let generations: Record<string, number>;
       try {
         await pacer.prime(inventory, new Date(), signal);
-        generations = await applyAll(
-          locked,
-          options,
-          { cluster, discovery, inventory, changes, runId: holder.runId, json, log },
-          applied,
-        );
+        generations = await applyAll(locked, options, writes, applied);
       } catch (err) {
         throw await primeFailed(err, pacer, inventory, Object.keys(applied).length > 0, signal.aborted);
       }
-      await follow(locked, options, {
-        cluster,
-        discovery,
-        inventory,
-        plan,
-        generations,
-        json,
-        log,
-        changed: changes.length,
-        pacer,
-      });
+      await follow(locked, options, { ...edge, plan, generations, changed: changes.length, pacer });
     });
   } finally {
     cluster.close();

@@ -17,16 +17,8 @@ import {
   type StagedRequest,
   type StagePoolInput,
 } from '../../src/stages/stage-plan.js';
-import { parseWaves, type WaveStep } from '../../src/stages/waves.js';
+import { waves, MIN, t0, at } from '../stages/helpers.js';
 
-const waves = (text: string): WaveStep[] => {
-  const parsed = parseWaves(text);
-  if ('error' in parsed) throw new Error(parsed.error);
-  return parsed.steps;
-};
-const MIN = 60_000;
-const t0 = new Date(Date.UTC(2026, 10, 25, 12));
-const at = (minutes: number) => new Date(t0.getTime() + minutes * MIN);
 
 const plan: StagePlan = {
   stages: [

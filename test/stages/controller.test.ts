@@ -6,16 +6,9 @@ import {
   type StagePlan,
   type StagePosition,
 } from '../../src/stages/controller.js';
-import { parseWaves, waveTargets, type WaveStep } from '../../src/stages/waves.js';
+import { waveTargets } from '../../src/stages/waves.js';
+import { waves, MIN, t0, at } from './helpers.js';
 
-const waves = (text: string): WaveStep[] => {
-  const parsed = parseWaves(text);
-  if ('error' in parsed) throw new Error(parsed.error);
-  return parsed.steps;
-};
-const MIN = 60_000;
-const t0 = new Date(Date.UTC(2026, 10, 25, 12));
-const at = (minutes: number) => new Date(t0.getTime() + minutes * MIN);
 const pool = (name: string, untouched: number, inflight = 0): PoolWaveCounts => ({ name, untouched, inflight });
 
 const canaryPlan: StagePlan = {

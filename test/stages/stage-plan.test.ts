@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { planStages, REPLACEMENT_MS, type StagePoolInput, type StagedRequest } from '../../src/stages/stage-plan.js';
 import type { HoldWith } from '../../src/stages/hold-mechanism.js';
-import { parseWaves, type WaveStep } from '../../src/stages/waves.js';
+import { waves, MIN } from './helpers.js';
 
-const waves = (text: string): WaveStep[] => {
-  const parsed = parseWaves(text);
-  if ('error' in parsed) throw new Error(parsed.error);
-  return parsed.steps;
-};
-const MIN = 60_000;
 
 const input = (name: string, oldNodes: number, limit = Infinity, owned = false): StagePoolInput => ({
   pool: {

@@ -17,6 +17,20 @@ import {
   run,
 } from './harness.js';
 
+/** The DisruptionBlocked messages on a node, as kubectl reads them (undefined without kubectl). */
+function blockedMessages(sandbox: Parameters<typeof kubectl>[0], node: string): Promise<string | undefined> {
+  return kubectl(sandbox, [
+    'get',
+    'events',
+    '-n',
+    'default',
+    '--field-selector',
+    `reason=DisruptionBlocked,involvedObject.name=${node}`,
+    '-o',
+    'jsonpath={.items[*].message}',
+  ]);
+}
+
 async function started(name: string) {
   const sandbox = await manualSandbox(name);
   onTestFinished(() => sandbox.stop());
@@ -41,16 +55,7 @@ describe('built-in scenarios', () => {
     expect(claims.filter((c) => target.includes(imageOf(c) ?? '') && isTrue(c, 'Initialized'))).toHaveLength(3);
     const blocked = events(sandbox, 'DisruptionBlocked').filter((e) => e.name === pinnedNode);
     expect(blocked[0]?.message).toBe('Pdb prevents pod evictions (PodDisruptionBudget=[payments/ledger])');
-    const out = await kubectl(sandbox, [
-      'get',
-      'events',
-      '-n',
-      'default',
-      '--field-selector',
-      `reason=DisruptionBlocked,involvedObject.name=${pinnedNode}`,
-      '-o',
-      'jsonpath={.items[*].message}',
-    ]);
+    const out = await blockedMessages(sandbox, pinnedNode);
     if (out !== undefined) expect(out).toContain('Pdb prevents pod evictions (PodDisruptionBudget=[payments/ledger])');
   });
 
@@ -81,16 +86,7 @@ describe('built-in scenarios', () => {
         `^Not all pods would schedule, mirrord/${agent.metadata.name} => incompatible with nodepool "general", daemonset overhead=\\{"cpu":"100m","memory":"128Mi","pods":"1"\\}, incompatible requirements, key kubernetes\\.io/hostname, kubernetes\\.io/hostname In \\[${hostname}\\] not in kubernetes\\.io/hostname In \\[hostname-placeholder-\\d{4}\\] $`,
       ),
     );
-    const out = await kubectl(sandbox, [
-      'get',
-      'events',
-      '-n',
-      'default',
-      '--field-selector',
-      `reason=DisruptionBlocked,involvedObject.name=${pinnedNode}`,
-      '-o',
-      'jsonpath={.items[*].message}',
-    ]);
+    const out = await blockedMessages(sandbox, pinnedNode);
     if (out !== undefined) expect(out).toContain(`Not all pods would schedule, mirrord/${agent.metadata.name} => `);
   });
 
