@@ -39,6 +39,14 @@ function resumeCommand(options: UpgradeOptions, ctx: CommandContext): string {
 }
 
 export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Promise<void> {
+  if (options.templates && options.staged) {
+    throw new UsageError(
+      '--canary/--waves cannot go with --templates: the staged rollout paces the pinned AMIs of live EC2NodeClasses',
+      {
+        hint: 'apply the templates first (upgrade --templates ...), then stage the rollout with upgrade --to <minor> --canary/--waves',
+      },
+    );
+  }
   if (options.templates)
     return (await import('./upgrade-templates.js')).upgradeFromTemplates(options, options.templates, ctx);
   const json = ctx.globals.output === 'json';

@@ -15,15 +15,13 @@ const STAGE_POOLS: Record<number, string[]> = { 1: ['canary'], 2: ['batch', 'gen
 
 function budgetsOf(sandbox: Sandbox): Record<string, unknown> {
   return Object.fromEntries<unknown>(
-    sandbox.kube.store
-      .list('nodepools.karpenter.sh')
-      .map((p) => [
-        p.metadata.name ?? '',
-        {
-          budgets: (p.spec as { disruption?: { budgets?: unknown } }).disruption?.budgets,
-          hold: p.metadata.annotations?.[HOLD_ANNOTATION],
-        },
-      ]),
+    sandbox.kube.store.list('nodepools.karpenter.sh').map((p) => [
+      p.metadata.name ?? '',
+      {
+        budgets: (p.spec as { disruption?: { budgets?: unknown } }).disruption?.budgets,
+        hold: p.metadata.annotations?.[HOLD_ANNOTATION],
+      },
+    ]),
   );
 }
 
@@ -194,12 +192,15 @@ describe('staged rollout (upgrade --canary --waves --soak)', () => {
   it('Ctrl-C while the holds go on, before the apply: exit 130, the holds taken off again, nothing changed', async () => {
     const sandbox = await scenario('staged', 60);
     const before = budgetsOf(sandbox);
-    const generations = () => sandbox.kube.store.list('ec2nodeclasses.karpenter.k8s.aws').map((c) => c.metadata.generation);
+    const generations = () =>
+      sandbox.kube.store.list('ec2nodeclasses.karpenter.k8s.aws').map((c) => c.metadata.generation);
     const classes = generations();
     const run = follow(sandbox, STAGED);
     sandbox.kube.faults.beforeNext({ verbs: ['patch'], resources: ['nodepools'] }, () => run.child.kill('SIGINT'));
     expect(await run.exited, run.stderr()).toBe(130);
-    expect(run.stderr()).toContain("interrupted before the EC2NodeClass apply; karp-drift's holds were taken off again; nothing was changed");
+    expect(run.stderr()).toContain(
+      "interrupted before the EC2NodeClass apply; karp-drift's holds were taken off again; nothing was changed",
+    );
     expect(budgetsOf(sandbox)).toEqual(before);
     expect(heldNodes(sandbox)).toEqual([]);
     expect(generations()).toEqual(classes);
@@ -207,14 +208,27 @@ describe('staged rollout (upgrade --canary --waves --soak)', () => {
 
   it('a stall (a PDB) exits 4 with the PDB blamed, never its own holds, and stays paused', async () => {
     const sandbox = await scenario('pdb-blocked', 60);
-    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--waves', '1,100%', '--stall-timeout', '10s', '--yes', '-o', 'json']);
+    const run = await karpDrift(sandbox, [
+      'upgrade',
+      '--to',
+      '1.30',
+      '--waves',
+      '1,100%',
+      '--stall-timeout',
+      '10s',
+      '--yes',
+      '-o',
+      'json',
+    ]);
     expect(run.code, run.stderr).toBe(4);
     const blamed = new Set(run.events.filter((e) => e.type === 'blocked').map((e) => e.code));
     expect(blamed.has('STALL-PDB')).toBe(true);
     expect(blamed.has('STALL-HELD')).toBe(false);
     expect(blamed.has('STALL-BUDGET')).toBe(false);
     expect(run.events.at(-1)).toMatchObject({ type: 'done', result: 'paused', cause: 'stalled', paused: ['general'] });
-    expect(run.stderr).toContain('the staged rollout is paused: karp-drift holds Drifted disruption on nodepool/general');
+    expect(run.stderr).toContain(
+      'the staged rollout is paused: karp-drift holds Drifted disruption on nodepool/general',
+    );
     // Now somebody else's view of it: status says karp-drift holds it, and how to go on.
     const status = await karpDrift(sandbox, ['status']);
     expect(status.stdout + status.stderr).toContain('STALL-HELD');
@@ -286,6 +300,12 @@ describe('staged rollout (upgrade --canary --waves --soak)', () => {
       2,
       /--canary "nope": not a NodePool of the EC2NodeClasses in scope/,
       ['--canary', 'nope'],
+    ],
+    [
+      '--templates',
+      2,
+      /--canary\/--waves cannot go with --templates/,
+      ['--waves', '1,100%', '--cluster-name', 'sandbox', '--role', 'KarpenterNodeRole-sandbox'],
     ],
     ['--no-wait', 2, /--no-wait cannot go with a staged rollout/, ['--waves', '1,100%', '--no-wait']],
     [
