@@ -33,6 +33,13 @@ export interface FollowSettings {
 const TICK_MS = 1000;
 /** A change is folded in at once, but the tracker runs at most this often (a rollout is thousands of changes). */
 const SETTLE_MS = 50;
+/**
+ * On a big fleet an evaluation costs milliseconds (5,000 NodeClaims) and changes come without pause: the wait after a
+ * change grows to SETTLE_COST_FACTOR times the last evaluation's cost, so the tracker takes at most ~5 % of a core,
+ * and never beyond MAX_SETTLE_MS, so done is still reported well within a second of the change that completes it.
+ */
+const SETTLE_COST_FACTOR = 20;
+const MAX_SETTLE_MS = 250;
 /** While nothing moves, re-read PDBs and pods and diagnose at most this often. */
 const DIAGNOSE_EVERY_MS = 30_000;
 /**
@@ -155,7 +162,7 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
     signal: stop.signal,
     onChange: (change: ClusterChange) => {
       applyChange(snapshot, change);
-      schedule(SETTLE_MS);
+      schedule(settleMs);
     },
     onError: (e) => {
       failure = e;
@@ -166,6 +173,7 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
   let timer: NodeJS.Timeout | undefined;
   let timerAt = Infinity;
   let running = false;
+  let settleMs = SETTLE_MS;
   let wake: ((v: RolloutResult | undefined) => void) | undefined;
   const outcome = new Promise<RolloutResult | undefined>((resolve) => (wake = resolve));
   // A change runs the tracker within SETTLE_MS; without changes it runs every TICK_MS. An earlier run replaces a
@@ -184,7 +192,11 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
     if (running) return schedule(SETTLE_MS); // an evaluation is reading the cluster: look again right after it
     running = true;
     try {
+      const started = performance.now();
       const result = await evaluate();
+      // An evaluation that read the cluster (a diagnosis) waited on the network: only a quick one says what one costs.
+      const cost = performance.now() - started;
+      if (cost < MAX_SETTLE_MS) settleMs = Math.min(MAX_SETTLE_MS, Math.max(SETTLE_MS, cost * SETTLE_COST_FACTOR));
       if (result !== 'continue') return wake?.(result);
       schedule(TICK_MS);
     } catch (e) {

@@ -7,13 +7,22 @@ import type { KubeObject } from "../kube-api/types.js";
 export class SchedulableNodes {
   /** Nodes pods may be bound to now, by name (the store's latest version of each). */
   readonly byName = new Map<string, KubeObject>();
+  /** The same nodes by their karpenter.sh/nodepool label: a replaced pod asks for its NodePool's nodes only. */
+  readonly byNodePool = new Map<string, Map<string, KubeObject>>();
   private readonly unsubscribe: () => void;
 
   constructor(store: KubeStore, schedulable: (node: KubeObject) => boolean) {
     const track = (node: KubeObject, present: boolean) => {
       const name = node.metadata.name ?? "";
-      if (present && schedulable(node)) this.byName.set(name, node);
-      else this.byName.delete(name);
+      const previous = this.byName.get(name);
+      if (previous !== undefined) this.byNodePool.get(nodePoolOf(previous))?.delete(name);
+      if (present && schedulable(node)) {
+        this.byName.set(name, node);
+        const pool = nodePoolOf(node);
+        let nodes = this.byNodePool.get(pool);
+        if (nodes === undefined) this.byNodePool.set(pool, (nodes = new Map<string, KubeObject>()));
+        nodes.set(name, node);
+      } else this.byName.delete(name);
     };
     for (const node of store.objects.list("nodes")) track(node, true);
     this.unsubscribe = store.objects.subscribe((change) => {
@@ -22,7 +31,16 @@ export class SchedulableNodes {
     });
   }
 
+  /** The nodes that may carry these labels: the NodePool's when the labels name one, else all. */
+  candidates(labels: Record<string, string>): Iterable<KubeObject> {
+    const pool = labels[NODEPOOL_LABEL];
+    return pool === undefined ? this.byName.values() : (this.byNodePool.get(pool)?.values() ?? []);
+  }
+
   close(): void {
     this.unsubscribe();
   }
 }
+
+const NODEPOOL_LABEL = "karpenter.sh/nodepool";
+const nodePoolOf = (node: KubeObject): string => node.metadata.labels?.[NODEPOOL_LABEL] ?? "";
