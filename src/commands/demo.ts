@@ -5,6 +5,7 @@ import type { CommandContext } from '../cli.js';
 import { InterruptedError, StalledError, TimeoutError } from '../errors.js';
 import { parseUpgradeOptions, type DemoOptions } from '../options.js';
 import { startSandbox } from '../sandbox/sandbox.js';
+import { stagedFlags } from '../stages/request.js';
 import { upgrade } from './upgrade.js';
 
 /** The demo's default pace: the default scenario's rollout (≈ 8 simulated minutes) plays in a few seconds. */
@@ -18,7 +19,9 @@ export async function demo(options: DemoOptions, ctx: CommandContext): Promise<v
     Object.assign(process.env, sandbox.env);
     const st = options.staged;
     const stages = st
-      ? `${st.canary.map((c) => ` --canary ${c}`).join('')} --waves ${st.waves.map((w) => w.text).join(',')}${st.soakMs > 0 ? ` --soak ${st.soakMs / 1000}s` : ''}${st.holdWith !== 'auto' ? ` --hold-with ${st.holdWith}` : ''}`
+      ? stagedFlags(st)
+          .map((f) => ` ${f}`)
+          .join('')
       : '';
     if (ctx.globals.output !== 'json' && !ctx.globals.quiet) {
       ctx.io.err(

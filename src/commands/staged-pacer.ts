@@ -86,7 +86,7 @@ export function createPacer(settings: PacerSettings): Pacer {
   /** Nodes this run put its hold on, by NodePool: a release frees them even before a watch has shown them. */
   const heldHere = new Map<string, string>();
   const emitter = { report: (_event: PacerEvent): void => undefined };
-  const observedAt = { soakedMs: 0, lastAt: undefined as number | undefined, startReplaced: 0 };
+  const observedAt = { soakedMs: 0, lastAt: undefined as number | undefined };
 
   const poolView = (name: string) => settings.nodePools.find((p) => p.name === name) ?? { name, uid: '' };
   const kubeEvent = (pools: readonly string[], reason: StageEventReason, message: string) =>

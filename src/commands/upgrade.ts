@@ -16,6 +16,7 @@ import { createPacer, type Pacer } from './staged-pacer.js';
 import { pacerEventJson, pacerLogLine, stagedPlanJson, stagedPlanLines, type PacerEvent } from '../report/stages.js';
 import { LEASE_NAMESPACE } from '../stages/lock.js';
 import type { StagedPlan } from '../stages/stage-plan.js';
+import { stagedFlags } from '../stages/request.js';
 import { InterruptedError, KarpDriftError, UsageError } from '../errors.js';
 import { applyEach, confirmOrRefuse, event } from './upgrade-shared.js';
 
@@ -24,13 +25,7 @@ function resumeCommand(options: UpgradeOptions, ctx: CommandContext): string {
   for (const n of options.nodeClasses) parts.push(`--nodeclass ${n}`);
   if (options.release !== 'latest') parts.push(`--release ${options.release}`);
   if (options.pin !== 'id') parts.push(`--pin ${options.pin}`);
-  const st = options.staged;
-  if (st) {
-    for (const c of st.canary) parts.push(`--canary ${c}`);
-    parts.push(`--waves ${st.waves.map((w) => w.text).join(',')}`);
-    if (st.soakMs > 0) parts.push(`--soak ${humanDuration(st.soakMs)}`);
-    if (st.holdWith !== 'auto') parts.push(`--hold-with ${st.holdWith}`);
-  }
+  if (options.staged) parts.push(...stagedFlags(options.staged));
   if (options.lockNamespace !== undefined && options.lockNamespace !== LEASE_NAMESPACE)
     parts.push(`--lock-namespace ${options.lockNamespace}`);
   if (ctx.globals.context) parts.push(`--context ${ctx.globals.context}`);

@@ -13,3 +13,14 @@ export interface StagedRequest {
   soakMs: number;
   holdWith: HoldWith;
 }
+
+/** The flags that ask for `request` again, for the commands a message tells the user to run. */
+export function stagedFlags(request: StagedRequest): string[] {
+  const soak = request.soakMs % 60_000 === 0 ? `${request.soakMs / 60_000}m` : `${request.soakMs / 1000}s`;
+  return [
+    ...request.canary.map((c) => `--canary ${c}`),
+    `--waves ${request.waves.map((w) => w.text).join(',')}`,
+    ...(request.soakMs > 0 ? [`--soak ${soak}`] : []),
+    ...(request.holdWith !== 'auto' ? [`--hold-with ${request.holdWith}`] : []),
+  ];
+}
