@@ -150,8 +150,20 @@ export function buildProgram(run: RunEnvironment): Command {
       .option('--waves <list>', 'a staged rollout: each stage in cumulative waves of counts or percentages of its old nodes, e.g. 1,10%,100%')
       .option('--soak <duration>', 'with --waves/--canary: wait this long after each wave and stage before the next (default 0s)')
       .option('--hold-with <how>', 'with --waves/--canary: auto (a budget, or node holds where GitOps/IaC owns the budgets), budget or node');
+  // The health gates of a staged rollout (README "Health gates").
+  const gateFlags = (cmd: Command) =>
+    cmd
+      .option('--gate-cmd <command>', 'with --waves/--canary: your check, run through the shell after each wave and soak; exit 0 passes')
+      .option('--gate-timeout <duration>', 'with --gate-cmd: kill it after this long; the gate is then inconclusive and the rollout pauses (default 5m)')
+      .option('--gate-interval <duration>', 'with --gate-cmd: also run it this often while waves run and soak')
+      .option('--failure-limit <n>', 'with --waves/--canary: failed gate evaluations that halt the rollout (default 1)')
+      .option('--on-failure <action>', 'with --waves/--canary: pause (hold every NodePool; default) or rollback (also restore the classes and follow the nodes back)')
+      .option('--init-deadline <duration>', 'with --waves/--canary: a replacement must be Initialized this long after it was created (default 15m)')
+      .option('--pod-ready-deadline <duration>', 'with --waves/--canary: a pod on a replaced node must be Ready this long after it was created (default 5m)')
+      .option('--max-restarts <n>', 'with --waves/--canary: more container restarts than this on a replaced node fail the gate (default 3)')
+      .option('--no-gates', 'with --waves/--canary: no built-in health gates (only --gate-cmd, if given)');
 
-  planFlags(program.command('plan').description('Show what upgrade would change and replace, with preflight checks; changes nothing'))
+  gateFlags(planFlags(program.command('plan').description('Show what upgrade would change and replace, with preflight checks; changes nothing')))
     .option('--force-conflicts', 'plan as upgrade --force-conflicts would: a GitOps/IaC owner of amiSelectorTerms is a warning, not an error')
     .addHelpText(
       'after',
@@ -178,7 +190,7 @@ export function buildProgram(run: RunEnvironment): Command {
       .option('--stall-timeout <duration>', 'no progress for this long is a stall (exit 4, with the diagnosis)', '15m')
       .option('--lock-namespace <ns>', 'namespace of the cluster lock (Lease karp-drift) taken before the first write', 'kube-system');
 
-  applyFlags(planFlags(program.command('upgrade').description('Pin the target AMIs and follow Karpenter drift replacement to completion')))
+  applyFlags(gateFlags(planFlags(program.command('upgrade').description('Pin the target AMIs and follow Karpenter drift replacement to completion'))))
     .option('--force-conflicts', 'take amiSelectorTerms from a GitOps/IaC field manager (it may put the old value back)')
     .option('--templates <dir>', 'render these ec2nodeclass.yaml and nodepool.yaml (or, with no --templates but --cluster-name, the bundled ones) and apply them whole')
     .option('--cluster-name <name>', 'with --templates: the karpenter.sh/discovery tag value')
@@ -194,6 +206,7 @@ export function buildProgram(run: RunEnvironment): Command {
         ['Have the API server validate the change; nothing changes', 'upgrade --to 1.30 --dry-run'],
         ['Render your templates with the pinned AMIs and apply them whole', 'upgrade --to 1.30 --templates ./karpenter --cluster-name prod --role KarpenterNodeRole-prod'],
         ['In stages: NodePool canary first, then the rest; one node, then 10 %, then all, soaking 15m between', 'upgrade --to 1.30 --canary canary --waves 1,10%,100% --soak 15m'],
+        ['The same, with your smoke test as a gate, rolling back if a gate fails', "upgrade --to 1.30 --canary canary --soak 15m --gate-cmd './smoke.sh' --on-failure rollback"],
       ]),
     )
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
@@ -265,7 +278,7 @@ export function buildProgram(run: RunEnvironment): Command {
       await resume(parseResumeOptions(flags), ctx);
     });
 
-  program
+  gateFlags(program
     .command('demo')
     .description('Run the main job on the embedded sandbox: upgrade a simulated EKS cluster with Karpenter')
     .option('--scenario <name|file>', 'sandbox scenario', 'default')
@@ -275,11 +288,12 @@ export function buildProgram(run: RunEnvironment): Command {
     .option('--canary <nodepool>', 'upgrade in stages: this NodePool first (repeatable; see upgrade --help)', repeated)
     .option('--waves <list>', 'upgrade in stages: cumulative waves of each stage, e.g. 1,10%,100%')
     .option('--soak <duration>', 'with --waves/--canary: wait this long after each wave and stage')
-    .option('--hold-with <how>', 'with --waves/--canary: auto, budget or node')
+    .option('--hold-with <how>', 'with --waves/--canary: auto, budget or node'))
     .addHelpText(
       'after',
       examples(bin, [
         ['Upgrade a simulated cluster of 12 nodes and watch Karpenter replace them', 'demo'],
+        ['A bad AMI: the canary is caught by the health gates and rolled back', 'demo --scenario bad-ami'],
         ['A staged rollout: NodePool canary first, then three waves of the rest, soaking 5s between', 'demo --scenario staged --canary canary --waves 1,10%,100% --soak 5s'],
         ['A rollout that a PodDisruptionBudget blocks, diagnosed after 30 s without progress', 'demo --scenario pdb-blocked --stall-timeout 30s'],
       ]),

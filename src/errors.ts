@@ -6,6 +6,7 @@ export const ExitCode = {
   Refused: 3,
   Stalled: 4,
   Timeout: 5,
+  Halted: 6,
   Internal: 70,
   Interrupted: 130,
 } as const;
@@ -45,6 +46,18 @@ export class StalledError extends KarpDriftError {
 /** --timeout reached; changes are applied. */
 export class TimeoutError extends KarpDriftError {
   readonly exitCode = ExitCode.Timeout;
+}
+/** A health gate failed (or could not be evaluated): the staged rollout is paused, and rolled back if asked. */
+export class HaltedError extends KarpDriftError {
+  readonly exitCode = ExitCode.Halted;
+  /** The NodePools left held, and the failed gate as its NDJSON `gate` event (for the `done` a rollback reports). */
+  readonly paused: string[];
+  readonly gate: Record<string, unknown>;
+  constructor(message: string, options: KarpDriftErrorOptions & { paused: string[]; gate: Record<string, unknown> }) {
+    super(message, options);
+    this.paused = options.paused;
+    this.gate = options.gate;
+  }
 }
 /** SIGINT/SIGTERM. */
 export class InterruptedError extends KarpDriftError {

@@ -32,7 +32,7 @@ export interface ApiObject {
     deletionTimestamp?: string | Date;
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
-    ownerReferences?: Array<{ kind?: string; apiVersion?: string }>;
+    ownerReferences?: Array<{ kind?: string; apiVersion?: string; name?: string; controller?: boolean }>;
     managedFields?: Array<{ manager?: string; operation?: string; fieldsV1?: unknown; subresource?: string }>;
   };
   spec?: unknown;
@@ -174,7 +174,8 @@ export function nodeView(o: ApiObject): NodeView {
   const spec = record(o.spec);
   const status = record(o.status);
   const labels = o.metadata?.labels ?? {};
-  const ready = list(status.conditions).some((c) => record(c).type === 'Ready' && record(c).status === 'True');
+  const readyCondition = record(list(status.conditions).find((c) => record(c).type === 'Ready'));
+  const ready = readyCondition.status === 'True';
   return {
     name: o.metadata?.name ?? '',
     uid: o.metadata?.uid ?? '',
@@ -184,6 +185,16 @@ export function nodeView(o: ApiObject): NodeView {
     ...(str(record(status.nodeInfo).kubeletVersion) ? { kubeletVersion: str(record(status.nodeInfo).kubeletVersion) } : {}),
     ...(str(record(status.nodeInfo).osImage) ? { osImage: str(record(status.nodeInfo).osImage) } : {}),
     ready,
+    ...(!ready
+      ? {
+          notReady: {
+            status: str(readyCondition.status) ?? 'Unknown',
+            reason: str(readyCondition.reason) ?? '',
+            message: str(readyCondition.message) ?? '',
+            ...(str(readyCondition.lastTransitionTime) ? { since: str(readyCondition.lastTransitionTime) } : {}),
+          },
+        }
+      : {}),
     initialized: labels['karpenter.sh/initialized'] === 'true',
     doNotDisrupt: o.metadata?.annotations?.[DO_NOT_DISRUPT] === 'true',
     ...(o.metadata?.annotations?.[NODE_HOLD_ANNOTATION] !== undefined ? { heldBy: o.metadata.annotations[NODE_HOLD_ANNOTATION] } : {}),
@@ -230,9 +241,43 @@ export function podView(o: ApiObject): PodView {
     mirror: owners.some((r) => r.kind === 'Node' && r.apiVersion === 'v1'),
     toleratesDisrupted: list(record(o.spec).tolerations).some((t) => toleratesDisrupted(record(t))),
     notReady: ready !== undefined && record(ready).status === 'False',
+    ...(ready !== undefined && record(ready).status === 'True' ? { ready: true } : {}),
+    ...(str(o.metadata?.creationTimestamp) ? { createdAt: str(o.metadata?.creationTimestamp) } : {}),
+    ...controllerOf(owners),
+    ...containerHealth(status),
     deleting: o.metadata?.deletionTimestamp !== undefined,
     ...(pinnedNode(record(o.spec)) !== undefined ? { pinnedTo: pinnedNode(record(o.spec)) } : {}),
   };
+}
+
+function controllerOf(owners: NonNullable<ApiObject['metadata']>['ownerReferences'] = []): { owner?: string } {
+  const c = owners.find((r) => r.controller === true) ?? owners[0];
+  return c?.kind && c.name ? { owner: `${c.kind}/${c.name}` } : {};
+}
+
+/** Waiting reasons of a container that is starting normally: not a sign of trouble by themselves. */
+const STARTING = new Set(['ContainerCreating', 'PodInitializing']);
+
+/** Restart counts and the first container held back, init containers first (as the kubelet runs them). */
+function containerHealth(status: Record<string, unknown>): Pick<PodView, 'restarts' | 'waiting'> {
+  const statuses = [...list(status.initContainerStatuses), ...list(status.containerStatuses)].map(record);
+  let restarts = 0;
+  let waiting: PodView['waiting'];
+  for (const c of statuses) {
+    restarts += typeof c.restartCount === 'number' ? c.restartCount : 0;
+    const w = record(record(c.state).waiting);
+    const reason = str(w.reason);
+    if (waiting !== undefined || reason === undefined || STARTING.has(reason)) continue;
+    const last = record(record(c.lastState).terminated);
+    const exit = typeof last.exitCode === 'number' ? `exit code ${last.exitCode}${str(last.reason) ? ` (${str(last.reason)})` : ''}` : undefined;
+    waiting = {
+      container: str(c.name) ?? '',
+      reason,
+      ...(str(w.message) ? { message: str(w.message) } : {}),
+      ...(exit ? { lastExit: exit } : {}),
+    };
+  }
+  return { ...(restarts > 0 ? { restarts } : {}), ...(waiting ? { waiting } : {}) };
 }
 
 // corev1 Toleration.ToleratesTaint for the taint {key: karpenter.sh/disrupted, effect: NoSchedule} (no value).

@@ -129,3 +129,30 @@ export async function readNodeClass(cluster: Cluster, api: KarpenterApi, name: s
     throw clusterFailure(err, { doing: `reading ec2nodeclass/${name}`, verb: 'get', resource: 'ec2nodeclasses.karpenter.k8s.aws' }, cluster);
   }
 }
+
+/** Up to this many nodes, a health gate lists each node's pods; beyond, one paged list of every scheduled pod. */
+const PER_NODE_POD_LISTS = 20;
+
+/**
+ * What the health gates read each evaluation (the follow watches NodeClaims and Nodes): NodePools (their
+ * NodeRegistrationHealthy), PDBs, and the pods on the replaced nodes. A canary's few nodes cost a few small
+ * `spec.nodeName=` lists; a wave of hundreds, one paged list (see listDiagnosisReads for why).
+ */
+export async function readGateReads(
+  cluster: Cluster,
+  discovery: Discovery,
+  nodeNames: readonly string[],
+  signal?: AbortSignal,
+): Promise<{ nodePools: NodePoolView[]; pdbs: PdbView[]; pods: PodView[] }> {
+  return listing(cluster, signal ? { signal } : {}, async (list) => {
+    const wanted = new Set(nodeNames);
+    const pods =
+      nodeNames.length === 0
+        ? Promise.resolve([] as PodView[])
+        : nodeNames.length <= PER_NODE_POD_LISTS
+          ? Promise.all(nodeNames.map((n) => list(PODS, { fieldSelector: `spec.nodeName=${n}` }))).then((l) => l.flat())
+          : list(PODS, { fieldSelector: 'spec.nodeName!=' }).then((all) => all.filter((p) => wanted.has(p.nodeName ?? '')));
+    const [nodePools, pdbs, onNodes] = await Promise.all([list(karpenterResources(discovery.karpenterApi).nodePools), list(PDBS), pods]);
+    return { nodePools, pdbs, pods: onNodes };
+  });
+}

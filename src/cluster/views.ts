@@ -104,6 +104,8 @@ export interface NodeView {
   kubeletVersion?: string;
   osImage?: string;
   ready: boolean;
+  /** Why the Node is not Ready, in the kubelet's (or the node controller's) words: for a health gate's evidence. */
+  notReady?: { status: string; reason: string; message: string; since?: string };
   initialized: boolean;
   doNotDisrupt: boolean;
   /** karp-drift's node hold (`karp-drift.io/held-by`): the run that put do-not-disrupt there. */
@@ -152,6 +154,19 @@ export interface PodView {
   toleratesDisrupted?: boolean;
   /** Its Ready condition is False (one without a Ready condition is not). */
   notReady?: boolean;
+  /** Its Ready condition is True. */
+  ready?: boolean;
+  /** metadata.creationTimestamp: a pod not Ready long after it was created fails a health gate. */
+  createdAt?: string;
+  /** The controlling owner, `Kind/name` (a ReplicaSet, StatefulSet, DaemonSet, Job): the workload it belongs to. */
+  owner?: string;
+  /** Restarts of all its containers (kubelet restartCount), when any. */
+  restarts?: number;
+  /**
+   * The first container the kubelet keeps from running, in its words: a waiting reason other than the normal
+   * start-up ones (CrashLoopBackOff, ImagePullBackOff, CreateContainerError, ...), and the last exit when known.
+   */
+  waiting?: { container: string; reason: string; message?: string; lastExit?: string };
   deleting: boolean;
   /**
    * The one node the pod may run on, by `kubernetes.io/hostname` (nodeSelector or required node affinity: the node's

@@ -8,7 +8,7 @@ import type { Discovery } from '../cluster/discovery.js';
 import { followCluster } from '../cluster/follow.js';
 import { readDiagnosisReads } from '../cluster/inventory.js';
 import type { ClusterChange, Inventory } from '../cluster/views.js';
-import { InterruptedError, KarpDriftError, RuntimeFailure, StalledError, TimeoutError } from '../errors.js';
+import { HaltedError, InterruptedError, KarpDriftError, RuntimeFailure, StalledError, TimeoutError } from '../errors.js';
 import { blockedEvent, blockerText, doneEvent, eventTime, ndjsonLine, progressEvent, progressFrame, progressLogLines, stallSummary, unreportedBlockers, type RolloutResult } from '../report/progress.js';
 import { applyChange, emptySnapshot, karpenterNodesOf } from '../rollout/snapshot.js';
 import { diagnose, type Blocker } from '../rollout/stalls.js';
@@ -18,6 +18,8 @@ import { track, type RolloutProgress, type RolloutScope } from '../rollout/track
 import { nodeClassReadiness } from '../rollout/readiness.js';
 import { pacerEventJson, pacerLogLine, stagedEta, stageLine, type PacerEvent, type StageState } from '../report/stages.js';
 import type { Pacer } from './staged-pacer.js';
+import type { GateKeeper } from './gate-keeper.js';
+import { gateEventJson, gateLogLine, haltLines, type GateReport } from '../report/gates.js';
 
 export interface FollowSettings {
   scope: RolloutScope;
@@ -27,6 +29,12 @@ export interface FollowSettings {
   resumeCommand: string;
   /** A staged rollout (--canary/--waves): its pacer holds and opens the NodePools as the rollout goes. */
   pacer?: Pacer;
+  /** With a pacer: the health gates, evaluated before each pacer step; a failure halts the rollout (exit 6). */
+  gates?: GateKeeper;
+  /** With gates: --on-failure rollback, so the caller rolls back and reports the end (no `done` event here). */
+  rollbackOnHalt?: boolean;
+  /** Follow without a `done` event of its own (the rollback of a halted run: the run's `done` comes after it). */
+  quietDone?: boolean;
 }
 
 /** How often the loop re-evaluates without a change: elapsed time, stall and timeout clocks. */
@@ -86,7 +94,17 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
     }
   });
 
+  const { gates } = settings;
+  let halt: GateReport | undefined;
+  const reportGate = (r: GateReport, now: Date) => {
+    if (!pacer) return;
+    if (json) out(`${JSON.stringify(gateEventJson(r, pacer.plan.stagePlan, now))}\n`);
+    else if (!ctx.globals.quiet) logLine(`[${humanDuration(now.getTime() - scope.startedAt.getTime())}] ${gateLogLine(r, pacer.plan.stagePlan)}\n`);
+  };
+  gates?.onSettled(() => schedule(SETTLE_MS));
+
   const finish = (result: RolloutResult, now: Date, extra: Record<string, unknown> = {}) => {
+    if (settings.quietDone === true) return;
     if (json && progress) out(`${JSON.stringify({ ...doneEvent(result, progress, cluster.identity, now), ...extra })}\n`);
   };
   /** Elapsed time that counts against --timeout: soaks are waiting by design, not slowness. */
@@ -105,14 +123,29 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
     }
     const previous = progress;
     progress = track(previous, snapshot, scope, now);
-    if (pacer && progress.synced && !progress.done) {
+    // Gates first: the pacer's step asks them whether a checkpoint is cleared. Once every node is on target the pacer
+    // still steps, for the gates at the last wave's end.
+    if (gates && progress.synced) {
+      const g = await gates.tick(snapshot.nodeClaims.values(), snapshot.nodes, stage, now, stop.signal);
+      for (const r of g.reports) reportGate(r, now);
+      if (g.halt) {
+        halt = g.halt;
+        return 'halted';
+      }
+    }
+    if (pacer && progress.synced && (!progress.done || (gates && stage?.phase !== 'done'))) {
       const before = stage;
       stage = await pacer.step(snapshot.nodeClaims.values(), snapshot.nodes, now, stop.signal);
+      if (stage.phase === 'gating' && gates) {
+        const waiting = gates.waiting(now);
+        if (waiting !== undefined) stage = { ...stage, gateWaiting: waiting };
+      }
       if (before === undefined || before.phase !== stage.phase || before.wave !== stage.wave || before.stage?.index !== stage.stage?.index) {
         stageMovedAt = now.getTime();
       }
     }
-    const soaking = stage?.phase === 'soak';
+    // Soaking and waiting on the gates are waits by design: no stall, no diagnosis.
+    const soaking = stage?.phase === 'soak' || stage?.phase === 'gating';
     const moved = previous !== undefined && progress.lastProgressAt.getTime() === now.getTime();
     if (moved) diagnosed = []; // it moved: whatever blocked it is stale
     const quietFor = now.getTime() - Math.max(progress.lastProgressAt.getTime(), stageMovedAt);
@@ -151,7 +184,7 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
       const elapsed = `[${humanDuration(now.getTime() - scope.startedAt.getTime())}]`;
       for (const b of fresh) err(`${elapsed} ${blockerText(b)}`);
     }
-    if (progress.done) return 'succeeded';
+    if (progress.done && (!gates || stage?.phase === 'done')) return 'succeeded';
     if (activeMs(now) >= settings.timeoutMs) return 'timeout';
     if (progress.synced && !soaking && quietFor >= settings.stallTimeoutMs) return 'stalled';
     return 'continue';
@@ -211,6 +244,7 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
   schedule(TICK_MS);
 
   const result = await outcome;
+  gates?.stop();
   clearTimeout(timer);
   stop.abort();
   await following;
@@ -220,15 +254,18 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
 
   // A staged rollout that ends early stays paused: nobody is left to pace it, so every NodePool not released is
   // held at 0 (a wave's last allowance must not let Karpenter go on after we left).
-  const paused = async (cause: RolloutResult, why: string): Promise<PausedNote | undefined> => {
+  const paused = async (cause: RolloutResult, why: string, extra: Record<string, unknown> = {}): Promise<PausedNote | undefined> => {
     if (!pacer) return undefined;
     const pools = await pacer.pause(snapshot.nodeClaims.values(), snapshot.nodes, why, new Date()).catch((e: unknown) => {
       err(`warning: could not leave the staged rollout paused: ${e instanceof Error ? e.message : String(e)}\n`);
       return [] as string[];
     });
     if (pools.length === 0) return undefined;
-    finish('paused', now, { cause, paused: pools });
+    if (cause === 'halted') {
+      if (settings.rollbackOnHalt !== true) finish('halted', now, { cause: 'gate', paused: pools, ...extra });
+    } else finish('paused', now, { cause, paused: pools, ...extra });
     return {
+      pools,
       text: `; the staged rollout is paused: karp-drift holds Drifted disruption on ${pools.map((p) => `nodepool/${p}`).join(', ')}`,
       hint: `go on with the same command, which resumes at the wave where the cluster stands: ${settings.resumeCommand}; or release the holds and let Karpenter go at the NodePools' own budgets: karp-drift resume`,
     };
@@ -247,6 +284,20 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
       `interrupted while following the rollout${progress ? `: ${progress.message}` : ''}${note ? note.text : '; nothing more was changed'}`,
       { hint: note ? note.hint : `the rollout goes on in the cluster; follow it again with: ${settings.resumeCommand}` },
     );
+  }
+  if (result === 'halted' && halt && pacer) {
+    const h = halt;
+    reportGate(h, now);
+    if (!json) for (const line of haltLines(h, pacer.plan.stagePlan)) err(line);
+    const first = h.findings[0];
+    const what = `a health gate ${h.result === 'inconclusive' ? 'could not be evaluated' : 'failed'}${first ? `: ${first.code} ${first.message}` : ''}`;
+    const note = await paused('halted', what, { gate: gateEventJson(h, pacer.plan.stagePlan, now) });
+    if (!note && settings.rollbackOnHalt !== true) finish('halted', now, { cause: 'gate', paused: [], gate: gateEventJson(h, pacer.plan.stagePlan, now) });
+    throw new HaltedError(`halted by a health gate: ${what}${note ? note.text : ''}`, {
+      hint: `look at the evidence ${json ? "(the 'gate' event on stdout)" : 'above'}; roll the new AMIs back with karp-drift rollback, or, once you are sure they are fine, release the holds with karp-drift resume (re-running the upgrade evaluates the gates again from a fresh baseline)`,
+      paused: note ? note.pools : [],
+      gate: gateEventJson(h, pacer.plan.stagePlan, now),
+    });
   }
   const final = progress!;
   if (result === 'succeeded' && pacer) await pacer.finish(snapshot.nodes, now);
@@ -277,6 +328,7 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
 }
 
 interface PausedNote {
+  pools: string[];
   text: string;
   hint: string;
 }

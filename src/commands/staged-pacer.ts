@@ -20,6 +20,7 @@ import { heldNodesOf, observePools, type PoolObservation, type StagedScope } fro
 import type { HoldMechanism } from '../stages/hold-mechanism.js';
 import { nodeHoldChanges } from '../stages/node-hold.js';
 import type { StagedPlan } from '../stages/stage-plan.js';
+import type { Checkpoint } from '../gates/request.js';
 import { stageEventText, type PacerEvent, type StageState } from '../report/stages.js';
 
 /** Budget holds are read back this often, so one a GitOps sync or a person removed is put back. */
@@ -38,6 +39,8 @@ export interface PacerSettings {
   /** user@host, for the Events. */
   who: string;
   nodePools: ReadonlyArray<Pick<NodePoolView, 'name' | 'uid'>>;
+  /** Whether the health gates passed at a checkpoint (the gate keeper's); without it, every checkpoint passes. */
+  cleared?: (checkpoint: Checkpoint) => boolean;
 }
 
 export interface Pacer {
@@ -203,6 +206,7 @@ export function createPacer(settings: PacerSettings): Pacer {
       stages: plan.stagePlan.stages.length,
       wave: d.position.wave,
       ...(d.position.soakUntil !== undefined ? { soakUntil: d.position.soakUntil } : {}),
+      ...(d.checkpoint !== undefined ? { checkpoint: d.checkpoint } : {}),
       heldAtZero,
       oldLeft: o.counts.reduce((sum, c) => sum + c.untouched + c.inflight, 0),
       soakedMs: observedAt.soakedMs,
@@ -236,7 +240,7 @@ export function createPacer(settings: PacerSettings): Pacer {
       const soaks = [...records.values()].map((r) => r.soakUntil).filter((s): s is string => s !== undefined);
       const soak = soaks.length > 0 ? { until: new Date(soaks.sort().at(-1)!), now } : undefined;
       position = initialPosition(plan.stagePlan, o.counts, sizes, soak);
-      decision = decideStages(plan.stagePlan, o.counts, position, now);
+      decision = decideStages(plan.stagePlan, o.counts, position, now, settings.cleared);
       position = decision.position;
       await act(decision, o, nodes, now, signal);
       await announce(decision.events, now);
@@ -245,7 +249,13 @@ export function createPacer(settings: PacerSettings): Pacer {
     async step(claims, nodes, now, signal) {
       const o = observe(claims, nodes);
       const previousPhase = decision?.phase;
-      decision = decideStages(plan.stagePlan, o.counts, position ?? initialPosition(plan.stagePlan, o.counts), now);
+      decision = decideStages(
+        plan.stagePlan,
+        o.counts,
+        position ?? initialPosition(plan.stagePlan, o.counts),
+        now,
+        settings.cleared,
+      );
       if (previousPhase === 'soak' && observedAt.lastAt !== undefined)
         observedAt.soakedMs += now.getTime() - observedAt.lastAt;
       observedAt.lastAt = now.getTime();

@@ -140,7 +140,7 @@ export function unreportedBlockers(blockers: readonly Blocker[], reported: Map<s
   });
 }
 
-export type RolloutResult = 'succeeded' | 'stalled' | 'timeout' | 'interrupted' | 'failed' | 'paused';
+export type RolloutResult = 'succeeded' | 'stalled' | 'timeout' | 'interrupted' | 'failed' | 'paused' | 'halted';
 
 export interface NodePoolSummary extends NodePoolCounts {
   name: string;

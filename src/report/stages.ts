@@ -1,11 +1,13 @@
 // How a staged rollout reads: the plan's stages and waves, each step as a log line, an NDJSON event and a Kubernetes
 // Event message, and the live display's stage line with an ETA. Pure.
+import type { Checkpoint } from '../gates/request.js';
 import type { Budget } from '../plan/budgets.js';
 import { humanDuration, plural, utcTime } from '../rollout/text.js';
 import type { StageDecision, StageEvent, StagePlan } from '../stages/controller.js';
 import type { HoldMechanism } from '../stages/hold-mechanism.js';
 import { REPLACEMENT_MS, type StagedPlan } from '../stages/stage-plan.js';
 import { eventTime } from './progress.js';
+import { gatePlanJson, gatePlanLines } from './gates.js';
 
 /** What the pacer reports as it goes. */
 export type PacerEvent =
@@ -30,6 +32,9 @@ export interface StageState {
   soakedMs: number;
   /** Soaks still to come after the current one (if any). */
   soaksLeft: number;
+  /** While `gating`: where, and what the gates still wait for (set by the follow loop). */
+  checkpoint?: Checkpoint;
+  gateWaiting?: string;
   at: Date;
 }
 
@@ -117,6 +122,8 @@ export function stageLine(state: StageState, etaMs: number | undefined): string 
       ? `soaking, ${humanDuration(state.soakUntil.getTime() - state.at.getTime())} left`
       : state.phase === 'finishing'
         ? `${s.started} of ${s.size} started, last ones finishing`
+        : state.phase === 'gating'
+          ? `health gates at the ${state.checkpoint?.point === 'soak-end' ? 'soak' : 'wave'}'s end${state.gateWaiting ? `: ${state.gateWaiting}` : ''}`
         : `${s.started} of ${s.size} started (wave: up to ${s.targets[state.wave] ?? s.size})`;
   return `${head}: ${what}${etaMs !== undefined && Number.isFinite(etaMs) ? `; ETA ~${humanDuration(etaMs)}` : ''}`;
 }
@@ -146,6 +153,7 @@ export function stagedPlanLines(p: StagedPlan): string[] {
     `  Estimate: ${estimate}${p.soaks > 0 ? ` (${plural(p.soaks, 'soak')} of ${humanDuration(p.soakMs)} included)` : ''}, assuming ${humanDuration(REPLACEMENT_MS)} per replacement,`,
     `  in parallel up to each NodePool's own budget; progress shows the real rate.`,
   );
+  if (p.gates) lines.push(...gatePlanLines(p.gates));
   return lines;
 }
 
@@ -169,5 +177,6 @@ export function stagedPlanJson(p: StagedPlan): Record<string, unknown> {
     soaks: p.soaks,
     estimateSeconds: Number.isFinite(p.estimateMs) ? Math.round(p.estimateMs / 1000) : null,
     assumedReplacementSeconds: REPLACEMENT_MS / 1000,
+    ...(p.gates ? { gates: gatePlanJson(p.gates) } : {}),
   };
 }

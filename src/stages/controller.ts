@@ -8,6 +8,7 @@
 // other reason (consolidation, a manual delete) counts as started. A wave's allowance is what it may still START
 // (target − started), lowered as each one starts, never raised as one finishes: a budget caps what is in flight, and a
 // slot freed by a finished replacement would be taken by Karpenter's next pass before we could react (DOMAIN.md §2.6).
+import type { Checkpoint } from '../gates/request.js';
 import { waveTargets, type WaveStep } from './waves.js';
 
 export interface Stage {
@@ -74,7 +75,10 @@ export type PoolAllowance = number | 'release';
 
 export interface StageDecision {
   position: StagePosition;
-  phase: 'wave' | 'finishing' | 'soak' | 'done';
+  /** `gating`: a wave or soak is over and the health gates have not passed there yet: nothing more starts. */
+  phase: 'wave' | 'finishing' | 'soak' | 'gating' | 'done';
+  /** The checkpoint waited on while `gating`. */
+  checkpoint?: Checkpoint;
   allowances: Record<string, PoolAllowance>;
   events: StageEvent[];
   /** Of the open stage, for the display. */
@@ -149,12 +153,20 @@ export function initialPosition(
   return { stage: plan.stages.length, wave: 0, sizes };
 }
 
-/** One decision: advance through soaks, waves and stages as far as `now` and the counts allow. */
+/** Health gates passed at every checkpoint: a rollout without gates. */
+const NO_GATES = (): boolean => true;
+
+/**
+ * One decision: advance through soaks, waves and stages as far as `now`, the counts and the health gates allow.
+ * `cleared` says whether the gates passed at a checkpoint (the end of a wave, the end of a soak): until they do, the
+ * rollout stays there (`gating`), holding the open stage at 0.
+ */
 export function decideStages(
   plan: StagePlan,
   pools: readonly PoolWaveCounts[],
   position: StagePosition,
   now: Date,
+  cleared: (checkpoint: Checkpoint) => boolean = NO_GATES,
 ): StageDecision {
   const events: StageEvent[] = [];
   let pos: StagePosition = { ...position, sizes: [...position.sizes] };
@@ -183,19 +195,26 @@ export function decideStages(
       targets,
     };
     // Soaking, or waiting for a wave's last replacements: the open stage may start nothing more.
-    const held = (position: StagePosition, phase: 'soak' | 'finishing'): StageDecision => ({
+    const held = (position: StagePosition, phase: 'soak' | 'finishing' | 'gating', checkpoint?: Checkpoint): StageDecision => ({
       position,
       phase,
+      ...(checkpoint ? { checkpoint } : {}),
       allowances: allowancesFor(plan, pools, position.stage, 0),
       events,
       stage: summary,
     });
+    const gate = (point: Checkpoint['point']): Checkpoint | undefined => {
+      const checkpoint = { stage: pos.stage, wave: pos.wave, point };
+      return cleared(checkpoint) ? undefined : checkpoint;
+    };
 
     // A soak runs out first: after a stage's last wave its NodePools have no old nodes left to count.
     if (pos.soakUntil !== undefined) {
       if (now.getTime() < pos.soakUntil.getTime()) {
         return held(pos, 'soak');
       }
+      const waiting = gate('soak-end');
+      if (waiting) return held(pos, 'gating', waiting);
       pos = pos.wave + 1 < targets.length ? { ...pos, wave: pos.wave + 1, soakUntil: undefined } : nextStage(pos);
       continue;
     }
@@ -238,6 +257,10 @@ export function decideStages(
     if (inflight > 0) {
       return held(pos, 'finishing');
     }
+    // The gates judge the wave's replacements before anything else starts (the last wave's too: the rollout is
+    // not done while its new nodes fail).
+    const waiting = gate('wave-end');
+    if (waiting) return held(pos, 'gating', waiting);
     // The wave's replacements are all done: soak before the next wave, or before the next stage after the last one.
     const last = pos.wave + 1 >= targets.length;
     // After the last wave of the last stage with old nodes nothing is left to protect: the rollout is done, not

@@ -1,5 +1,6 @@
 // What `--canary`, `--waves`, `--soak` and `--hold-with` ask for (stage-options.ts parses them). Types only, so the
 // options and the pure planning of stages can share them without importing each other.
+import { DEFAULT_GATES, type GateRequest } from '../gates/request.js';
 import type { WaveStep } from './waves.js';
 
 export type HoldWith = 'auto' | 'budget' | 'node';
@@ -12,15 +13,38 @@ export interface StagedRequest {
   /** --soak, after each wave and each stage; 0: the next opens as soon as the last replacement is Ready. */
   soakMs: number;
   holdWith: HoldWith;
+  /** The health gates (README "Health gates"); absent: the defaults. */
+  gates?: GateRequest;
 }
 
 /** The flags that ask for `request` again, for the commands a message tells the user to run. */
 export function stagedFlags(request: StagedRequest): string[] {
-  const soak = request.soakMs % 60_000 === 0 ? `${request.soakMs / 60_000}m` : `${request.soakMs / 1000}s`;
   return [
     ...request.canary.map((c) => `--canary ${c}`),
     `--waves ${request.waves.map((w) => w.text).join(',')}`,
-    ...(request.soakMs > 0 ? [`--soak ${soak}`] : []),
+    ...(request.soakMs > 0 ? [`--soak ${durationFlag(request.soakMs)}`] : []),
     ...(request.holdWith !== 'auto' ? [`--hold-with ${request.holdWith}`] : []),
+    ...gateFlags(request.gates ?? DEFAULT_GATES),
+  ];
+}
+
+/** A duration as a flag value that parses back to exactly it. */
+const durationFlag = (ms: number): string =>
+  ms % 3_600_000 === 0 ? `${ms / 3_600_000}h` : ms % 60_000 === 0 ? `${ms / 60_000}m` : ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+
+/** The gate flags that differ from the defaults. */
+function gateFlags(g: GateRequest): string[] {
+  const d = DEFAULT_GATES;
+  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  return [
+    ...(g.builtIn ? [] : ['--no-gates']),
+    ...(g.initDeadlineMs !== d.initDeadlineMs ? [`--init-deadline ${durationFlag(g.initDeadlineMs)}`] : []),
+    ...(g.podReadyDeadlineMs !== d.podReadyDeadlineMs ? [`--pod-ready-deadline ${durationFlag(g.podReadyDeadlineMs)}`] : []),
+    ...(g.maxRestarts !== d.maxRestarts ? [`--max-restarts ${g.maxRestarts}`] : []),
+    ...(g.failureLimit !== d.failureLimit ? [`--failure-limit ${g.failureLimit}`] : []),
+    ...(g.command !== undefined ? [`--gate-cmd ${quote(g.command)}`] : []),
+    ...(g.command !== undefined && g.commandTimeoutMs !== d.commandTimeoutMs ? [`--gate-timeout ${durationFlag(g.commandTimeoutMs)}`] : []),
+    ...(g.commandIntervalMs !== undefined ? [`--gate-interval ${durationFlag(g.commandIntervalMs)}`] : []),
+    ...(g.onFailure !== d.onFailure ? [`--on-failure ${g.onFailure}`] : []),
   ];
 }

@@ -10,6 +10,7 @@ import type { NodePoolView } from '../cluster/views.js';
 import type { StagePlan } from './controller.js';
 import { chooseHold, type HoldChoice, type HoldChoiceResult } from './hold-mechanism.js';
 import type { StagedRequest } from './request.js';
+import type { GateRequest } from '../gates/request.js';
 import { waveSizes, waveTargets } from './waves.js';
 
 export type { StagedRequest } from './request.js';
@@ -44,6 +45,8 @@ export interface StagedPlan {
   estimateMs: number;
   /** For the controller. */
   stagePlan: StagePlan;
+  /** The health gates judging each wave (absent: none asked for, as in a plan built by hand in a test). */
+  gates?: GateRequest;
 }
 
 export interface StagePoolInput {
@@ -107,6 +110,7 @@ export function planStages(
       soaks,
       estimateMs: soaks * request.soakMs + stages.reduce((sum, s) => sum + stageRounds(s) * REPLACEMENT_MS, 0),
       stagePlan: { stages: groups, waves: request.waves, soakMs: request.soakMs },
+      ...(request.gates ? { gates: request.gates } : {}),
     },
   };
 }
