@@ -12,6 +12,7 @@ import { loadKarpenterCrds } from './kube-api/crds.js';
 import { eksVersion } from './kube-api/discovery.js';
 import { writeKubeconfig } from './kube-api/kubeconfig.js';
 import { startKubeApiServer, type KubeApiServer } from './kube-api/server.js';
+import { badAmiFault } from './scenarios/bad-ami.js';
 import { buildCluster, type BuiltCluster } from './scenarios/build.js';
 import { loadScenario } from './scenarios/load.js';
 import { karpenterApiOf } from './scenarios/versions.js';
@@ -79,6 +80,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         neverRegisters: scenario.faults.neverRegisters,
         slowDrain: scenario.faults.slowDrain,
         hiddenImageIds: hiddenImages(scenario, cluster, aws),
+        badAmi: badAmiFault(scenario, aws.catalog, cluster.nodeClasses),
       },
       log: options.log,
     });

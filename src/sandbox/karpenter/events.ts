@@ -14,6 +14,8 @@ export interface KarpenterEvent {
   /** What makes two events the same (Karpenter's DedupeValues); default: the object's uid and the reason. */
   dedupe?: string[];
   dedupeTimeoutMs?: number;
+  /** The component that reports it, when the simulator plays another controller (the kubelet, node-controller). */
+  source?: string;
 }
 
 const DEFAULT_DEDUPE_MS = 2 * 60_000;
@@ -63,8 +65,8 @@ export class EventRecorder {
       reason: event.reason,
       message: event.message,
       type: event.type,
-      source: { component: 'karpenter' },
-      reportingComponent: 'karpenter',
+      source: { component: event.source ?? 'karpenter' },
+      reportingComponent: event.source ?? 'karpenter',
       reportingInstance: '',
       firstTimestamp: time,
       lastTimestamp: time,

@@ -7,6 +7,7 @@
 // claim not launched by then, or not registered 15 minutes after its Registered condition was set (at launch), and
 // sets the NodePool's NodeRegistrationHealthy=False.
 import type { KubeObject } from '../kube-api/types.js';
+import { badAmiSymptom, scheduleNotReady } from './bad-ami.js';
 import { EC2NODECLASSES, NODECLAIMS, NODEPOOLS, setConditions, spec, status, type LifecyclePhase as Phase, type SimContext } from './context.js';
 import { chosenAmi, type StatusAmi } from './drift-controller.js';
 import { conditionOf, isTrue, launchedStatus, nodeInfoForImage, nodeObject, nodeReadyCondition, ZONES, type Condition } from './objects.js';
@@ -124,8 +125,9 @@ function register(ctx: SimContext, claim: KubeObject, phase: Phase, now: number)
   const name = claim.metadata.name ?? '';
   const p = phase;
   const pool = claim.metadata.labels?.['karpenter.sh/nodepool'] ?? '';
-  // The instance runs but its kubelet never joins: liveness deletes the claim at the registration timeout.
-  if (ctx.faults.neverRegisters?.nodePool === pool) return;
+  // The instance runs but its kubelet never joins (the neverRegisters fault, or a bad AMI with that symptom): liveness
+  // deletes the claim at the registration timeout.
+  if (ctx.faults.neverRegisters?.nodePool === pool || badAmiSymptom(ctx, claim) === 'never-registers') return;
   if (p.registerAt === undefined || now < p.registerAt || !p.nodeName) return;
   const s = status<{ imageID?: string; providerID?: string }>(claim);
   const image = ctx.catalog.images.get(s.imageID ?? '');
@@ -164,6 +166,8 @@ function initialize(ctx: SimContext, claim: KubeObject): void {
   ]);
   setRegistrationHealth(ctx, claim.metadata.labels?.['karpenter.sh/nodepool'] ?? '', true);
   ctx.log(`initialized nodeclaim ${claim.metadata.name}: node ${nodeName}`);
+  // A bad AMI's broken CNI shows only after the node has joined and taken pods.
+  if (badAmiSymptom(ctx, claim) === 'not-ready') scheduleNotReady(ctx, nodeName);
 }
 
 /**

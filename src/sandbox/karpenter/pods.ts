@@ -1,15 +1,18 @@
 // What the cluster's other controllers do to pods during a rollout, reduced to their outcome: a ReplicaSet recreates
 // an evicted pod, kube-scheduler binds it to a schedulable node of its NodePool, and the kubelet starts it after
-// `podStartSeconds`. PDB status follows from the pods (the sandbox store recomputes it on every pod write).
+// `podStartSeconds`: Running and Ready, or crash-looping (crash-loop.ts) when its container crashes or a bad AMI's
+// node breaks every container (bad-ami.ts). PDB status follows from the pods (the sandbox store recomputes it on
+// every pod write).
 import { podView } from '../../cluster/convert.js';
 import { doNotDisrupt, invalidDoNotDisruptMessage, isActivePod } from '../../cluster/disruptable.js';
 import type { KubeObject } from '../kube-api/types.js';
 import { generatedName } from '../scenarios/names.js';
 import { key, spec, status, type SimContext } from './context.js';
+import { networkDown, nodeSymptom } from './bad-ami.js';
+import { BAD_AMI_EXIT_CODE, crashLoopStatus, runningContainerStatuses } from './crash-loop.js';
 import { CRASHING_COMMAND, DISRUPTED_TAINT, DISRUPTING_TAINT_V1BETA1, DO_NOT_DISRUPT, isTrue, rfc3339 } from './objects.js';
 
 type Pod = KubeObject & { spec?: { nodeName?: string; nodeSelector?: Record<string, string> }; status?: { phase?: string; conditions?: unknown[] } };
-
 
 export function isDaemonSetPod(pod: KubeObject): boolean {
   return (pod.metadata.ownerReferences ?? []).some((r) => r.kind === 'DaemonSet');
@@ -146,24 +149,29 @@ export function reconcilePods(ctx: SimContext): void {
     ctx.memory.starting.delete(podKey);
     const [namespace, name] = podKey.split('/') as [string, string];
     const pod = ctx.store.get('pods', name, namespace);
-    if (!pod) continue;
-    const t = rfc3339(ctx.clock.wall());
-    const crashing = (spec<{ containers?: Array<{ command?: string[] }> }>(pod).containers ?? []).some(
-      (c) => JSON.stringify(c.command) === JSON.stringify(CRASHING_COMMAND),
-    );
-    const up = (type: string) => !crashing || (type !== 'ContainersReady' && type !== 'Ready');
-    ctx.store.update(
-      'pods',
-      {
-        ...pod,
-        status: {
-          ...status<Record<string, unknown>>(pod),
-          phase: 'Running',
-          startTime: t,
-          conditions: ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready'].map((type) => ({ type, status: up(type) ? 'True' : 'False', lastTransitionTime: t })),
-        },
-      },
-      { subresource: 'status', manager: 'kubelet' },
-    );
+    if (pod) ctx.store.update('pods', { ...pod, status: startedStatus(ctx, pod) }, { subresource: 'status', manager: 'kubelet' });
   }
+}
+
+/** The kubelet's status for a pod it starts: Running and Ready, unless its container crashes or its node is down. */
+function startedStatus(ctx: SimContext, pod: KubeObject): Record<string, unknown> {
+  const nodeName = spec<{ nodeName?: string }>(pod).nodeName;
+  const containers = spec<{ containers?: Array<{ command?: string[] }> }>(pod).containers ?? [];
+  if (containers.some((c) => JSON.stringify(c.command) === JSON.stringify(CRASHING_COMMAND)))
+    return crashLoopStatus(ctx, pod, 1, 1);
+  if (nodeSymptom(ctx, nodeName) === 'crash-loop') return crashLoopStatus(ctx, pod, 1, BAD_AMI_EXIT_CODE);
+  const t = rfc3339(ctx.clock.wall());
+  // A node whose network the bad AMI has taken down: the node lifecycle controller keeps its pods unready.
+  const down = networkDown(ctx, nodeName);
+  return {
+    ...status<Record<string, unknown>>(pod),
+    phase: 'Running',
+    startTime: t,
+    conditions: ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready'].map((type) => ({
+      type,
+      status: down && type === 'Ready' ? 'False' : 'True',
+      lastTransitionTime: t,
+    })),
+    containerStatuses: runningContainerStatuses(pod, t),
+  };
 }

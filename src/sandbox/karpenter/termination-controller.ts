@@ -91,6 +91,7 @@ function drainNode(ctx: SimContext, node: KubeObject, claim: KubeObject): void {
   setDrained(ctx, claim, true);
   const latest = ctx.store.get('nodes', nodeName);
   if (latest) ctx.store.update('nodes', { ...latest, metadata: { ...latest.metadata, finalizers: (latest.metadata.finalizers ?? []).filter((f) => f !== TERMINATION_FINALIZER) } }, { manager: 'karpenter' });
+  ctx.memory.notReady.delete(nodeName);
   ctx.log(`deleted node ${nodeName}`);
 }
 
