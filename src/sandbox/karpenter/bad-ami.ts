@@ -77,7 +77,14 @@ function reportNotReady(ctx: SimContext, node: KubeObject): void {
   const t = rfc3339(ctx.clock.wall());
   const conditions = (status<{ conditions?: Array<Record<string, unknown>> }>(node).conditions ?? []).map((c) =>
     c.type === 'Ready'
-      ? { ...c, status: 'False', reason: 'KubeletNotReady', message: CNI_NOT_READY, lastHeartbeatTime: t, lastTransitionTime: t }
+      ? {
+          ...c,
+          status: 'False',
+          reason: 'KubeletNotReady',
+          message: CNI_NOT_READY,
+          lastHeartbeatTime: t,
+          lastTransitionTime: t,
+        }
       : c,
   );
   const updated = ctx.store.update(
@@ -100,5 +107,11 @@ function markPodNotReady(ctx: SimContext, pod: KubeObject): void {
     { ...pod, status: { ...status<Record<string, unknown>>(pod), conditions } },
     { subresource: 'status', manager: 'node-controller' },
   );
-  ctx.events.publish({ object: updated, type: 'Warning', reason: 'NodeNotReady', message: 'Node is not ready', source: 'node-controller' });
+  ctx.events.publish({
+    object: updated,
+    type: 'Warning',
+    reason: 'NodeNotReady',
+    message: 'Node is not ready',
+    source: 'node-controller',
+  });
 }

@@ -33,7 +33,12 @@ export function goSeconds(seconds: number): string {
  * queued. Called as the pod starts (restartCount 1: the kubelet restarts a container at once after its first exit)
  * and at each restart.
  */
-export function crashLoopStatus(ctx: SimContext, pod: KubeObject, restartCount: number, exitCode: number): Record<string, unknown> {
+export function crashLoopStatus(
+  ctx: SimContext,
+  pod: KubeObject,
+  restartCount: number,
+  exitCode: number,
+): Record<string, unknown> {
   const t = rfc3339(ctx.clock.wall());
   const containers = spec<{ containers?: Container[] }>(pod).containers ?? [];
   const names = containers.map((c) => c.name);
@@ -46,7 +51,10 @@ export function crashLoopStatus(ctx: SimContext, pod: KubeObject, restartCount: 
       : { type, status: 'True', lastTransitionTime: t };
   const previous = status<{ conditions?: Array<{ type: string }> }>(pod).conditions ?? [];
   // Conditions keep their transition times once the pod is crash-looping: only the container statuses change.
-  const conditions = restartCount > 1 && previous.length > 0 ? previous : ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready'].map(condition);
+  const conditions =
+    restartCount > 1 && previous.length > 0
+      ? previous
+      : ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready'].map(condition);
   ctx.memory.crashLoops.push(ctx.clock.now().getTime() + backOff * 1000, { podKey: key(pod), uid, exitCode });
   return {
     ...status<Record<string, unknown>>(pod),
@@ -100,10 +108,22 @@ export function reconcileCrashLoops(ctx: SimContext): void {
     const pod = ctx.store.get('pods', name, namespace);
     // Gone (drained with its node) or replaced: nothing left to restart.
     if (!pod || pod.metadata.uid !== due.uid || pod.metadata.deletionTimestamp) continue;
-    const restarts = status<{ containerStatuses?: Array<{ restartCount?: number }> }>(pod).containerStatuses?.[0]?.restartCount ?? 0;
-    const updated = ctx.store.update('pods', { ...pod, status: crashLoopStatus(ctx, pod, restarts + 1, due.exitCode) }, { subresource: 'status', manager: 'kubelet' });
+    const restarts =
+      status<{ containerStatuses?: Array<{ restartCount?: number }> }>(pod).containerStatuses?.[0]?.restartCount ?? 0;
+    const updated = ctx.store.update(
+      'pods',
+      { ...pod, status: crashLoopStatus(ctx, pod, restarts + 1, due.exitCode) },
+      { subresource: 'status', manager: 'kubelet' },
+    );
     const message = `Back-off restarting failed container ${containerNames(pod)} in pod ${name}_${namespace}(${due.uid})`;
-    ctx.events.publish({ object: updated, type: 'Warning', reason: 'BackOff', message, source: 'kubelet', dedupe: [due.uid, 'BackOff'] });
+    ctx.events.publish({
+      object: updated,
+      type: 'Warning',
+      reason: 'BackOff',
+      message,
+      source: 'kubelet',
+      dedupe: [due.uid, 'BackOff'],
+    });
   }
 }
 

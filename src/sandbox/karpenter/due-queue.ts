@@ -12,7 +12,7 @@ export class DueQueue<T> {
   push(at: number, item: T): void {
     const heap = this.heap;
     heap.push({ at, item });
-    for (let i = heap.length - 1; i > 0; ) {
+    for (let i = heap.length - 1; i > 0;) {
       const parent = (i - 1) >> 1;
       if (heap[parent]!.at <= heap[i]!.at) break;
       [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
@@ -28,7 +28,7 @@ export class DueQueue<T> {
     const last = heap.pop()!;
     if (heap.length > 0) {
       heap[0] = last;
-      for (let i = 0; ; ) {
+      for (let i = 0; ;) {
         const l = 2 * i + 1;
         const r = l + 1;
         let least = i;

@@ -44,7 +44,13 @@ export class EventRecorder {
     this.lastSent.set(key, now.getTime());
     if (this.lastSent.size > this.sweepAt) this.forgetExpired(now.getTime());
     const wall = this.clock.wall();
-    this.published.push({ at: wall, reason: event.reason, kind: event.object.kind, name: metadata.name ?? '', message: event.message });
+    this.published.push({
+      at: wall,
+      reason: event.reason,
+      kind: event.object.kind,
+      name: metadata.name ?? '',
+      message: event.message,
+    });
     if (this.published.length > 2 * PUBLISHED_KEPT) this.published.splice(0, this.published.length - PUBLISHED_KEPT);
     const time = rfc3339(wall);
     this.counter += 1;
@@ -53,7 +59,10 @@ export class EventRecorder {
     this.store.create('events', {
       apiVersion: 'v1',
       kind: 'Event',
-      metadata: { name: `${metadata.name ?? 'object'}.${(wall.getTime() * 1000 + this.counter).toString(16)}`, namespace },
+      metadata: {
+        name: `${metadata.name ?? 'object'}.${(wall.getTime() * 1000 + this.counter).toString(16)}`,
+        namespace,
+      },
       involvedObject: {
         apiVersion: event.object.apiVersion,
         kind: event.object.kind,

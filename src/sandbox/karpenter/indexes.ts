@@ -1,8 +1,8 @@
 // Indexes the simulated controllers keep up to date from the store's change feed, so a decision costs what changed
 // rather than a scan of the fleet: Karpenter's cluster state (pkg/controllers/state/cluster.go) is the same idea,
 // fed by informers. On a 5,000-node cluster a scan per pod bound would hold the event loop for seconds.
-import type { KubeStore } from "../kube-api/registry-store.js";
-import type { KubeObject } from "../kube-api/types.js";
+import type { KubeStore } from '../kube-api/registry-store.js';
+import type { KubeObject } from '../kube-api/types.js';
 
 export class SchedulableNodes {
   /** Nodes pods may be bound to now, by name (the store's latest version of each). */
@@ -13,7 +13,7 @@ export class SchedulableNodes {
 
   constructor(store: KubeStore, schedulable: (node: KubeObject) => boolean) {
     const track = (node: KubeObject, present: boolean) => {
-      const name = node.metadata.name ?? "";
+      const name = node.metadata.name ?? '';
       const previous = this.byName.get(name);
       if (previous !== undefined) this.byNodePool.get(nodePoolOf(previous))?.delete(name);
       if (present && schedulable(node)) {
@@ -24,10 +24,9 @@ export class SchedulableNodes {
         nodes.set(name, node);
       } else this.byName.delete(name);
     };
-    for (const node of store.objects.list("nodes")) track(node, true);
+    for (const node of store.objects.list('nodes')) track(node, true);
     this.unsubscribe = store.objects.subscribe((change) => {
-      if (change.groupResource === "nodes")
-        track(change.object, change.type !== "DELETED");
+      if (change.groupResource === 'nodes') track(change.object, change.type !== 'DELETED');
     });
   }
 
@@ -87,5 +86,5 @@ export function daemonSetOwner(pod: KubeObject): OwnerReference | undefined {
   return pod.metadata.ownerReferences?.find((r) => r.kind === 'DaemonSet');
 }
 
-const NODEPOOL_LABEL = "karpenter.sh/nodepool";
-const nodePoolOf = (node: KubeObject): string => node.metadata.labels?.[NODEPOOL_LABEL] ?? "";
+const NODEPOOL_LABEL = 'karpenter.sh/nodepool';
+const nodePoolOf = (node: KubeObject): string => node.metadata.labels?.[NODEPOOL_LABEL] ?? '';

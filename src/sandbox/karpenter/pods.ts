@@ -10,9 +10,19 @@ import { generatedName } from '../scenarios/names.js';
 import { key, spec, status, type SimContext } from './context.js';
 import { networkDown, nodeSymptom } from './bad-ami.js';
 import { BAD_AMI_EXIT_CODE, crashLoopStatus, runningContainerStatuses } from './crash-loop.js';
-import { CRASHING_COMMAND, DISRUPTED_TAINT, DISRUPTING_TAINT_V1BETA1, DO_NOT_DISRUPT, isTrue, rfc3339 } from './objects.js';
+import {
+  CRASHING_COMMAND,
+  DISRUPTED_TAINT,
+  DISRUPTING_TAINT_V1BETA1,
+  DO_NOT_DISRUPT,
+  isTrue,
+  rfc3339,
+} from './objects.js';
 
-type Pod = KubeObject & { spec?: { nodeName?: string; nodeSelector?: Record<string, string> }; status?: { phase?: string; conditions?: unknown[] } };
+type Pod = KubeObject & {
+  spec?: { nodeName?: string; nodeSelector?: Record<string, string> };
+  status?: { phase?: string; conditions?: unknown[] };
+};
 
 export function isDaemonSetPod(pod: KubeObject): boolean {
   return (pod.metadata.ownerReferences ?? []).some((r) => r.kind === 'DaemonSet');
@@ -25,7 +35,9 @@ export function isTerminal(pod: KubeObject): boolean {
 
 /** Pods that must move when the node goes (Karpenter's "reschedulable" pods): not DaemonSet-owned, not finished. */
 export function reschedulablePods(ctx: SimContext, nodeName: string): KubeObject[] {
-  return ctx.store.objects.podsOnNode(nodeName).filter((p) => !isDaemonSetPod(p) && !isTerminal(p) && !p.metadata.deletionTimestamp);
+  return ctx.store.objects
+    .podsOnNode(nodeName)
+    .filter((p) => !isDaemonSetPod(p) && !isTerminal(p) && !p.metadata.deletionTimestamp);
 }
 
 /** A Node's `karpenter.sh/do-not-disrupt`: exactly "true" (statenode.go ValidateNodeDisruptable). */
@@ -49,14 +61,26 @@ export function doNotDisruptHolds(ctx: SimContext, pod: KubeObject): boolean {
   const uid = pod.metadata.uid ?? key(pod);
   if (dnd.state === 'invalid') {
     const message = invalidDoNotDisruptMessage(dnd.error);
-    ctx.events.publish({ object: pod, type: 'Warning', reason: 'InvalidDoNotDisruptAnnotation', message, dedupe: [uid, dnd.error] });
+    ctx.events.publish({
+      object: pod,
+      type: 'Warning',
+      reason: 'InvalidDoNotDisruptAnnotation',
+      message,
+      dedupe: [uid, dnd.error],
+    });
   } else if (dnd.state === 'active' && dnd.until !== undefined) {
     const at = rfc3339(dnd.until);
     const message = `The karpenter.sh/do-not-disrupt grace period will elapse at ${at}`;
     ctx.events.publish({ object: pod, type: 'Normal', reason: 'DoNotDisruptUntil', message, dedupe: [uid, at] });
   } else if (dnd.state === 'expired') {
     const message = 'The karpenter.sh/do-not-disrupt grace period has elapsed, pod is now disruptable';
-    ctx.events.publish({ object: pod, type: 'Normal', reason: 'DoNotDisruptGracePeriodElapsed', message, dedupe: [uid] });
+    ctx.events.publish({
+      object: pod,
+      type: 'Normal',
+      reason: 'DoNotDisruptGracePeriodElapsed',
+      message,
+      dedupe: [uid],
+    });
   }
   return dnd.state === 'active';
 }
@@ -94,7 +118,8 @@ export function recreatePod(ctx: SimContext, evicted: KubeObject, nodePool: stri
   const owner = old.metadata.ownerReferences?.[0];
   if (!owner) return; // a bare pod has no controller to bring it back
   const selector = old.spec?.nodeSelector ?? (nodePool ? { 'karpenter.sh/nodepool': nodePool } : {});
-  const base = owner.kind === 'ReplicaSet' ? owner.name : (old.metadata.generateName ?? `${old.metadata.name}-`).replace(/-$/, '');
+  const base =
+    owner.kind === 'ReplicaSet' ? owner.name : (old.metadata.generateName ?? `${old.metadata.name}-`).replace(/-$/, '');
   const pod: Pod = {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -117,10 +142,20 @@ function bind(ctx: SimContext, pod: Pod): boolean {
   const nodeName = nodeFor(ctx, pod);
   if (!nodeName) return false;
   const now = ctx.clock.wall();
-  const bound = ctx.store.update('pods', { ...pod, spec: { ...pod.spec, nodeName } }, { wholeObject: true, manager: 'kube-scheduler' });
+  const bound = ctx.store.update(
+    'pods',
+    { ...pod, spec: { ...pod.spec, nodeName } },
+    { wholeObject: true, manager: 'kube-scheduler' },
+  );
   ctx.store.update(
     'pods',
-    { ...bound, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: rfc3339(now) }] } },
+    {
+      ...bound,
+      status: {
+        phase: 'Pending',
+        conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: rfc3339(now) }],
+      },
+    },
     { subresource: 'status', manager: 'kube-scheduler' },
   );
   ctx.memory.starting.set(key(pod), ctx.clock.now().getTime() + ctx.timing.podStartSeconds * 1000);
@@ -149,7 +184,12 @@ export function reconcilePods(ctx: SimContext): void {
     ctx.memory.starting.delete(podKey);
     const [namespace, name] = podKey.split('/') as [string, string];
     const pod = ctx.store.get('pods', name, namespace);
-    if (pod) ctx.store.update('pods', { ...pod, status: startedStatus(ctx, pod) }, { subresource: 'status', manager: 'kubelet' });
+    if (pod)
+      ctx.store.update(
+        'pods',
+        { ...pod, status: startedStatus(ctx, pod) },
+        { subresource: 'status', manager: 'kubelet' },
+      );
   }
 }
 

@@ -98,7 +98,7 @@ export function scenarioProblems(s: Scenario): Problem[] {
     if (w.pinnedToNode && w.daemonSet)
       add(`${at}.pinnedToNode`, 'pinned pods are bare pods, without a controller: not a DaemonSet');
     if (w.pinnedToNode && w.nodeSelector?.['kubernetes.io/hostname'] !== undefined)
-      add(`${at}.nodeSelector`, 'pinnedToNode sets kubernetes.io/hostname to each pod\'s node');
+      add(`${at}.nodeSelector`, "pinnedToNode sets kubernetes.io/hostname to each pod's node");
     if (pool && pool.nodes === 0 && (w.replicas ?? 0) > 0)
       add(`${at}.nodePool`, `nodePool "${pool.name}" has no nodes to run ${w.replicas} pods on`);
     if (w.pdb && (w.pdb.maxUnavailable === undefined) === (w.pdb.minAvailable === undefined))

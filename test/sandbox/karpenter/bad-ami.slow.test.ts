@@ -64,7 +64,9 @@ describe('a bad AMI release (faults.badAmi)', () => {
     const onBad = [...badNodes].flatMap((n) => podsOn(sandbox, n));
     // Each new node got its DaemonSet pod, and the ReplicaSets' replacements of evicted pods landed there too.
     for (const node of canary)
-      expect(podsOn(sandbox, node.metadata.name!).filter((p) => p.metadata.name?.startsWith('node-agent-'))).toHaveLength(1);
+      expect(
+        podsOn(sandbox, node.metadata.name!).filter((p) => p.metadata.name?.startsWith('node-agent-')),
+      ).toHaveLength(1);
     expect(new Set(onBad.map(owner))).toEqual(new Set(['DaemonSet', 'ReplicaSet']));
     for (const pod of onBad) {
       const c = containerOf(pod)!;
@@ -79,16 +81,27 @@ describe('a bad AMI release (faults.badAmi)', () => {
       expect(c.restartCount).toBeGreaterThanOrEqual(1);
       expect(c.state.waiting?.reason).toBe('CrashLoopBackOff');
       expect(c.state.waiting?.message).toMatch(
-        new RegExp(`^back-off (10s|20s|40s|1m20s|2m40s|5m0s) restarting failed container=${c.name} pod=${name}_${namespace}\\(${uid}\\)$`),
+        new RegExp(
+          `^back-off (10s|20s|40s|1m20s|2m40s|5m0s) restarting failed container=${c.name} pod=${name}_${namespace}\\(${uid}\\)$`,
+        ),
       );
       expect(c.lastState?.terminated).toMatchObject({ exitCode: 139, reason: 'Error' });
     }
     // Pods anywhere else run: the older release's nodes are untouched.
-    const elsewhere = sandbox.kube.store.list('pods').filter((p) => !badNodes.has((p.spec as { nodeName?: string }).nodeName ?? ''));
+    const elsewhere = sandbox.kube.store
+      .list('pods')
+      .filter((p) => !badNodes.has((p.spec as { nodeName?: string }).nodeName ?? ''));
     expect(elsewhere.length).toBeGreaterThan(0);
     expect(elsewhere.every((p) => isTrue(p, 'Ready'))).toBe(true);
     const node = canary[0]!.metadata.name!;
-    const out = await kubectl(sandbox, ['get', 'pods', '-A', '--field-selector', `spec.nodeName=${node}`, '--no-headers']);
+    const out = await kubectl(sandbox, [
+      'get',
+      'pods',
+      '-A',
+      '--field-selector',
+      `spec.nodeName=${node}`,
+      '--no-headers',
+    ]);
     if (out !== undefined) expect(out).toMatch(/node-agent-\w{5} +0\/1 +CrashLoopBackOff +\d+ \(\d+s ago\)/);
   });
 
@@ -107,7 +120,11 @@ describe('a bad AMI release (faults.badAmi)', () => {
     for (let second = 0; second < 20 * 60; second++) {
       const c = containerOf(sandbox.kube.store.get('pods', ...key)!)!;
       if (seen.at(-1)?.restartCount !== c.restartCount)
-        seen.push({ second, restartCount: c.restartCount, backOff: /^back-off (\S+) /.exec(c.state.waiting!.message)![1]! });
+        seen.push({
+          second,
+          restartCount: c.restartCount,
+          backOff: /^back-off (\S+) /.exec(c.state.waiting!.message)![1]!,
+        });
       run(sandbox, 1);
     }
     expect(seen.map((s) => [s.restartCount, s.backOff])).toEqual([
@@ -122,7 +139,9 @@ describe('a bad AMI release (faults.badAmi)', () => {
     ]);
     expect(seen.slice(1).map((s, i) => s.second - seen[i]!.second)).toEqual([10, 20, 40, 80, 160, 300, 300]);
     const backOff = events(sandbox, 'BackOff').filter((e) => e.name === key[0]);
-    expect(backOff[0]?.message).toBe(`Back-off restarting failed container ${containerOf(pod!)!.name} in pod ${key[0]}_${key[1]}(${pod!.metadata.uid})`);
+    expect(backOff[0]?.message).toBe(
+      `Back-off restarting failed container ${containerOf(pod!)!.name} in pod ${key[0]}_${key[1]}(${pod!.metadata.uid})`,
+    );
   });
 
   it('crash-loop: restarts fall due from a queue and each step restarts no more than the work budget allows', async () => {
@@ -156,7 +175,8 @@ describe('a bad AMI release (faults.badAmi)', () => {
       run(sandbox, 1);
       for (const node of nodesOn(sandbox, 'canary', bad)) {
         const name = node.metadata.name!;
-        if (node.metadata.labels?.['karpenter.sh/initialized'] === 'true' && !initializedAt.has(name)) initializedAt.set(name, second);
+        if (node.metadata.labels?.['karpenter.sh/initialized'] === 'true' && !initializedAt.has(name))
+          initializedAt.set(name, second);
         if (initializedAt.has(name) && !isTrue(node, 'Ready') && !notReadyAt.has(name)) notReadyAt.set(name, second);
       }
     }
@@ -166,18 +186,28 @@ describe('a bad AMI release (faults.badAmi)', () => {
     expect(canary).toHaveLength(3);
     expect(canary.every((e) => e.finished !== undefined)).toBe(true);
     for (const node of nodesOn(sandbox, 'canary', bad)) {
-      expect(conditionOf(node, 'Ready')).toMatchObject({ status: 'False', reason: 'KubeletNotReady', message: CNI_NOT_READY });
+      expect(conditionOf(node, 'Ready')).toMatchObject({
+        status: 'False',
+        reason: 'KubeletNotReady',
+        message: CNI_NOT_READY,
+      });
       const pods = podsOn(sandbox, node.metadata.name!);
       expect(pods.length).toBeGreaterThan(0);
       expect(pods.every((p) => conditionOf(p, 'Ready')?.status === 'False')).toBe(true);
-      expect(events(sandbox, 'NodeNotReady').filter((e) => e.name === node.metadata.name).map((e) => e.message)).toEqual([
-        `Node ${node.metadata.name} status is now: NodeNotReady`,
-      ]);
+      expect(
+        events(sandbox, 'NodeNotReady')
+          .filter((e) => e.name === node.metadata.name)
+          .map((e) => e.message),
+      ).toEqual([`Node ${node.metadata.name} status is now: NodeNotReady`]);
     }
-    expect(events(sandbox, 'NodeNotReady').some((e) => e.kind === 'Pod' && e.message === 'Node is not ready')).toBe(true);
+    expect(events(sandbox, 'NodeNotReady').some((e) => e.kind === 'Pod' && e.message === 'Node is not ready')).toBe(
+      true,
+    );
     // Karpenter sees nothing wrong with the NodeClaims: they launched, registered and initialized.
     expect(claimsOf(sandbox, 'canary').every((c) => isTrue(c, 'Initialized'))).toBe(true);
-    expect(conditionOf(sandbox.kube.store.get('nodepools.karpenter.sh', 'canary')!, 'NodeRegistrationHealthy')?.status).toBe('True');
+    expect(
+      conditionOf(sandbox.kube.store.get('nodepools.karpenter.sh', 'canary')!, 'NodeRegistrationHealthy')?.status,
+    ).toBe('True');
     const out = await kubectl(sandbox, ['get', 'nodes', '-l', 'karpenter.sh/nodepool=canary', '--no-headers']);
     if (out !== undefined) expect(out.match(/ NotReady /g)).toHaveLength(3);
   });
@@ -197,15 +227,20 @@ describe('a bad AMI release (faults.badAmi)', () => {
     expect(replaced).toHaveLength(8);
     expect(replaced.every((n) => !isTrue(n, 'Ready'))).toBe(true);
     const old = claims.filter((c) => !bad.includes(imageOf(c) ?? ''));
-    expect(old.every((c) => conditionOf(c, 'Drifted')?.status === 'True' && !conditionOf(c, 'DisruptionReason'))).toBe(true);
+    expect(old.every((c) => conditionOf(c, 'Drifted')?.status === 'True' && !conditionOf(c, 'DisruptionReason'))).toBe(
+      true,
+    );
     expect(sandbox.simulator.ctx.memory.commands.size).toBe(0);
     const general = sandbox.simulator.disruptions.entries().filter((e) => e.nodePool === 'general');
     expect(general.map((e) => e.budgetAllowed)).toEqual([7, 6, 5, 4, 3, 2, 1, 1]);
     expect(general.every((e) => e.finished !== undefined)).toBe(true);
     expect(claims.filter((c) => c.metadata.deletionTimestamp)).toEqual([]);
     // Nothing is being deleted any more: the NotReady nodes alone use up ceil(50% of 14) and hold the other 6.
-    const budgets = (sandbox.kube.store.get('nodepools.karpenter.sh', 'general')!.spec as { disruption: { budgets: Budget[] } }).disruption.budgets;
-    const allowed = (disrupting: number) => allowedDisruptions(budgets, { numNodes: 14, disrupting }, 'Drifted', sandbox.clock.wall()).allowed;
+    const budgets = (
+      sandbox.kube.store.get('nodepools.karpenter.sh', 'general')!.spec as { disruption: { budgets: Budget[] } }
+    ).disruption.budgets;
+    const allowed = (disrupting: number) =>
+      allowedDisruptions(budgets, { numNodes: 14, disrupting }, 'Drifted', sandbox.clock.wall()).allowed;
     expect([allowed(8), allowed(0)]).toEqual([0, 7]);
   });
 
@@ -262,7 +297,10 @@ describe('a bad AMI release (faults.badAmi)', () => {
 
 function expectCompleted(sandbox: Started, images: string[]): void {
   const store = sandbox.kube.store;
-  for (const [pool, nodes] of [['canary', 3], ['general', 14]] as const) {
+  for (const [pool, nodes] of [
+    ['canary', 3],
+    ['general', 14],
+  ] as const) {
     const claims = claimsOf(sandbox, pool);
     expect(claims).toHaveLength(nodes);
     expect(claims.every((c) => images.includes(imageOf(c) ?? '') && isTrue(c, 'Initialized'))).toBe(true);

@@ -57,7 +57,14 @@ describe("the kubelet's crash-loop back-off", () => {
 
   it('takes restarts from the queue as they fall due, earliest first', () => {
     const queue = new DueQueue<string>();
-    for (const [at, item] of [[30, 'c'], [10, 'a'], [20, 'b'], [40, 'd'], [10, 'a2']] as const) queue.push(at, item);
+    for (const [at, item] of [
+      [30, 'c'],
+      [10, 'a'],
+      [20, 'b'],
+      [40, 'd'],
+      [10, 'a2'],
+    ] as const)
+      queue.push(at, item);
     const due: string[] = [];
     for (let item = queue.popDue(30); item !== undefined; item = queue.popDue(30)) due.push(item);
     expect(due.slice(0, 2).sort()).toEqual(['a', 'a2']);

@@ -36,8 +36,16 @@ export function customObjects(sandbox: Sandbox): CustomObjectsApi {
 export function controlPlaneAmis(sandbox: Sandbox, nodeClass: string, release?: string): string[] {
   const built = sandbox.cluster.nodeClasses.find((c) => c.name === nodeClass)!;
   return built.arches.map((arch) => {
-    const series = { family: built.family, kubernetesVersion: sandbox.scenario.controlPlaneVersion, arch, variant: built.variant };
-    const found = release === undefined ? newestRelease(sandbox.aws.catalog, series) : seriesReleases(sandbox.aws.catalog, series).find((r) => r.release === release);
+    const series = {
+      family: built.family,
+      kubernetesVersion: sandbox.scenario.controlPlaneVersion,
+      arch,
+      variant: built.variant,
+    };
+    const found =
+      release === undefined
+        ? newestRelease(sandbox.aws.catalog, series)
+        : seriesReleases(sandbox.aws.catalog, series).find((r) => r.release === release);
     return found!.imageId;
   });
 }
@@ -46,7 +54,13 @@ export function controlPlaneAmis(sandbox: Sandbox, nodeClass: string, release?: 
 export async function pinToControlPlane(sandbox: Sandbox, nodeClass: string, release?: string): Promise<string[]> {
   const ids = controlPlaneAmis(sandbox, nodeClass, release);
   await customObjects(sandbox).patchClusterCustomObject(
-    { group: 'karpenter.k8s.aws', version: 'v1', plural: 'ec2nodeclasses', name: nodeClass, body: { spec: { amiSelectorTerms: ids.map((id) => ({ id })) } } },
+    {
+      group: 'karpenter.k8s.aws',
+      version: 'v1',
+      plural: 'ec2nodeclasses',
+      name: nodeClass,
+      body: { spec: { amiSelectorTerms: ids.map((id) => ({ id })) } },
+    },
     setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
   );
   return ids;
@@ -79,11 +93,16 @@ export const kubectlPath = (() => {
 export async function kubectl(sandbox: Sandbox, args: string[]): Promise<string | undefined> {
   if (!kubectlPath) return undefined;
   const cacheDir = join(sandbox.kubeconfigPath, '..', 'kubectl-cache');
-  const { stdout } = await promisify(execFile)(kubectlPath, ['--kubeconfig', sandbox.kubeconfigPath, '--cache-dir', cacheDir, ...args], {
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
+  const { stdout } = await promisify(execFile)(
+    kubectlPath,
+    ['--kubeconfig', sandbox.kubeconfigPath, '--cache-dir', cacheDir, ...args],
+    {
+      encoding: 'utf8',
+      timeout: 30_000,
+    },
+  );
   return stdout;
 }
 
-if (!kubectlPath) console.warn('SKIPPED: the kubectl checks of the sandbox scenarios need kubectl on PATH, and it is not there.');
+if (!kubectlPath)
+  console.warn('SKIPPED: the kubectl checks of the sandbox scenarios need kubectl on PATH, and it is not there.');

@@ -313,7 +313,9 @@ describe('built-in scenarios', () => {
     const target = await pinToControlPlane(good, 'default', older);
     run(good, 30 * 60);
     for (const pool of ['canary', 'general'])
-      expect(claimsOf(good, pool).every((c) => target.includes(imageOf(c) ?? '') && isTrue(c, 'Initialized'))).toBe(true);
+      expect(claimsOf(good, pool).every((c) => target.includes(imageOf(c) ?? '') && isTrue(c, 'Initialized'))).toBe(
+        true,
+      );
     expect(good.kube.store.list('pods').every((p) => isTrue(p, 'Ready'))).toBe(true);
   });
 

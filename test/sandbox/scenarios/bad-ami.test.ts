@@ -8,7 +8,10 @@ import { badAmiFault } from '../../../src/sandbox/scenarios/bad-ami.js';
 import { classImages } from '../../../src/sandbox/scenarios/node-classes.js';
 import { parseScenario, type Scenario } from '../../../src/sandbox/scenarios/schema.js';
 
-function scenario(faults: string, classes = '[{ name: default, family: al2023, kubernetesVersion: "1.29" }]'): Scenario {
+function scenario(
+  faults: string,
+  classes = '[{ name: default, family: al2023, kubernetesVersion: "1.29" }]',
+): Scenario {
   return parseScenario(
     [
       'name: test',
@@ -33,35 +36,58 @@ const releasesOf = (family: 'al2023' | 'bottlerocket') =>
   seriesReleases(catalog, { family, kubernetesVersion: '1.30', arch: 'amd64', variant: 'standard' });
 
 describe('badAmiFault', () => {
-  it('makes the newest release of the control plane\'s minor bad, every image SSM recommends for it: what upgrade --to 1.30 pins', () => {
+  it("makes the newest release of the control plane's minor bad, every image SSM recommends for it: what upgrade --to 1.30 pins", () => {
     const fault = resolved(scenario('{ symptom: crash-loop }'))!;
-    const recommended = (Object.entries(FAMILIES.al2023.variants) as Array<[Arch, readonly string[]]>).flatMap(([arch, variants]) =>
-      variants.map((variant) => catalog.parameters.get(ssmParameterPath({ family: 'al2023', kubernetesVersion: '1.30', arch, variant: variant as 'standard', release: 'latest' }))!.value),
+    const recommended = (Object.entries(FAMILIES.al2023.variants) as Array<[Arch, readonly string[]]>).flatMap(
+      ([arch, variants]) =>
+        variants.map(
+          (variant) =>
+            catalog.parameters.get(
+              ssmParameterPath({
+                family: 'al2023',
+                kubernetesVersion: '1.30',
+                arch,
+                variant: variant as 'standard',
+                release: 'latest',
+              }),
+            )!.value,
+        ),
     );
     expect(fault).toEqual({ symptom: 'crash-loop', imageIds: new Set(recommended), afterSeconds: 60 });
     expect(fault.imageIds.has(releasesOf('al2023').at(-2)!.imageId)).toBe(false);
   });
 
   it('takes a named release (Bottlerocket with or without its v), only for the classes named, and the delay given', () => {
-    const classes = '[{ name: default, family: al2023, kubernetesVersion: "1.29" }, { name: br, family: bottlerocket, kubernetesVersion: "1.29" }]';
+    const classes =
+      '[{ name: default, family: al2023, kubernetesVersion: "1.29" }, { name: br, family: bottlerocket, kubernetesVersion: "1.29" }]';
     const older = releasesOf('bottlerocket').at(-2)!;
-    const fault = resolved(scenario(`{ symptom: not-ready, release: v${older.release}, nodeClasses: [br], afterSeconds: 5 }`, classes))!;
+    const fault = resolved(
+      scenario(`{ symptom: not-ready, release: v${older.release}, nodeClasses: [br], afterSeconds: 5 }`, classes),
+    )!;
     expect(fault.nodeClasses).toEqual(new Set(['br']));
     expect(fault.afterSeconds).toBe(5);
     expect(fault.imageIds.has(older.imageId)).toBe(true);
-    expect([...fault.imageIds].every((id) => catalog.images.get(id)?.name.startsWith(`bottlerocket-aws-k8s-1.30`))).toBe(true);
+    expect(
+      [...fault.imageIds].every((id) => catalog.images.get(id)?.name.startsWith(`bottlerocket-aws-k8s-1.30`)),
+    ).toBe(true);
   });
 
   it('says which releases exist when the named one does not', () => {
-    const known = [...new Set(catalog.releases.filter((r) => r.family === 'al2023' && r.kubernetesVersion === '1.30').map((r) => r.release))];
+    const known = [
+      ...new Set(
+        catalog.releases.filter((r) => r.family === 'al2023' && r.kubernetesVersion === '1.30').map((r) => r.release),
+      ),
+    ];
     expect(() => resolved(scenario('{ symptom: crash-loop, release: v20990101 }'))).toThrow(
       `faults.badAmi.release: the AMI catalog has no al2023 1.30 release v20990101 (it has: ${known.join(', ')})`,
     );
   });
 
-  it('refuses a bad release the class\'s nodes already run: it reaches only nodes launched from it', () => {
+  it("refuses a bad release the class's nodes already run: it reaches only nodes launched from it", () => {
     const newest = releasesOf('al2023').at(-1)!.release;
-    expect(() => resolved(scenario('{ symptom: crash-loop }', '[{ name: default, family: al2023, kubernetesVersion: "1.30" }]'))).toThrow(
+    expect(() =>
+      resolved(scenario('{ symptom: crash-loop }', '[{ name: default, family: al2023, kubernetesVersion: "1.30" }]')),
+    ).toThrow(
       `faults.badAmi.release: the nodes of nodeClass "default" already run release ${newest}, and a bad AMI reaches only nodes launched from it`,
     );
   });

@@ -129,7 +129,10 @@ describe('parseScenario', () => {
   });
 
   it('reads a bad AMI with only its symptom: the release, classes and delay are resolved when the sandbox starts', () => {
-    const s = parseScenario(edit((s) => (s.faults = { badAmi: { symptom: 'not-ready' } })), 'test.yaml');
+    const s = parseScenario(
+      edit((s) => (s.faults = { badAmi: { symptom: 'not-ready' } })),
+      'test.yaml',
+    );
     expect(s.faults.badAmi).toEqual({ symptom: 'not-ready' });
   });
 
@@ -398,7 +401,12 @@ describe('parseScenario', () => {
       'a bad AMI naming missing or repeated classes, a delay for a symptom without one, and a release in the wrong format',
       edit((s) => {
         s.faults = {
-          badAmi: { symptom: 'crash-loop', nodeClasses: ['default', 'gpu', 'default'], afterSeconds: 30, release: '1.20.4' },
+          badAmi: {
+            symptom: 'crash-loop',
+            nodeClasses: ['default', 'gpu', 'default'],
+            afterSeconds: 30,
+            release: '1.20.4',
+          },
         };
       }),
       [
