@@ -12,6 +12,7 @@ import { loadKarpenterCrds } from './kube-api/crds.js';
 import { eksVersion } from './kube-api/discovery.js';
 import { writeKubeconfig } from './kube-api/kubeconfig.js';
 import { startKubeApiServer, type KubeApiServer } from './kube-api/server.js';
+import { badAmiFault } from './scenarios/bad-ami.js';
 import { buildCluster, type BuiltCluster } from './scenarios/build.js';
 import { loadScenario } from './scenarios/load.js';
 import { karpenterApiOf } from './scenarios/versions.js';
@@ -47,9 +48,9 @@ export interface Sandbox {
   stop(): Promise<void>;
 }
 
-
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const scenario = typeof options.scenario === 'object' ? options.scenario : loadScenario(options.scenario ?? 'default');
+  const scenario =
+    typeof options.scenario === 'object' ? options.scenario : loadScenario(options.scenario ?? 'default');
   const speed = options.speed ?? scenario.speed;
   const clock: SimClock = options.manualClock ?? scaledClock(speed, new Date());
   const api = karpenterApiOf(scenario.karpenterVersion);
@@ -73,12 +74,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       taken: cluster.taken,
       controlPlaneVersion: scenario.controlPlaneVersion,
       karpenterApi: api,
-      timing: { ...scenario.timing, registerSeconds: [scenario.timing.registerSeconds[0], scenario.timing.registerSeconds[1]] },
+      timing: {
+        ...scenario.timing,
+        registerSeconds: [scenario.timing.registerSeconds[0], scenario.timing.registerSeconds[1]],
+      },
       faults: {
         launchFailures: scenario.faults.launchFailures,
         neverRegisters: scenario.faults.neverRegisters,
         slowDrain: scenario.faults.slowDrain,
         hiddenImageIds: hiddenImages(scenario, cluster, aws),
+        badAmi: badAmiFault(scenario, aws.catalog, cluster.nodeClasses),
       },
       log: options.log,
     });
@@ -91,7 +96,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
     if (!options.kubeconfig) tempDir = await mkdtemp(join(tmpdir(), 'karp-drift-sandbox-'));
     const kubeconfigPath = options.kubeconfig ?? join(tempDir!, 'kubeconfig');
-    await writeKubeconfig(kubeconfigPath, { server: kube.url, caData: kube.caData, token: kube.token, clusterName: `karp-drift-sandbox-${scenario.name}` });
+    await writeKubeconfig(kubeconfigPath, {
+      server: kube.url,
+      caData: kube.caData,
+      token: kube.token,
+      clusterName: `karp-drift-sandbox-${scenario.name}`,
+    });
     const env = {
       KUBECONFIG: kubeconfigPath,
       AWS_ENDPOINT_URL_SSM: aws.url,
@@ -137,5 +147,7 @@ function hiddenImages(scenario: Scenario, cluster: BuiltCluster, aws: AwsEndpoin
   const nodeClass = cluster.nodeClasses.find((c) => c.name === fault.nodeClass);
   if (!nodeClass) return undefined;
   const keep = new Set(Object.values(nodeClass.imageIds));
-  return new Set(aws.catalog.releases.filter((r) => r.family === nodeClass.family && !keep.has(r.imageId)).map((r) => r.imageId));
+  return new Set(
+    aws.catalog.releases.filter((r) => r.family === nodeClass.family && !keep.has(r.imageId)).map((r) => r.imageId),
+  );
 }

@@ -7,9 +7,10 @@ import type { KubeStore } from '../kube-api/registry-store.js';
 import type { KubeObject } from '../kube-api/types.js';
 import type { SeededRandom } from '../scenarios/random.js';
 import type { SimClock } from './clock.js';
+import type { DueQueue } from './due-queue.js';
 import type { DisruptionLog } from './disruption-log.js';
 import type { EventRecorder } from './events.js';
-import type { SchedulableNodes } from './indexes.js';
+import type { DaemonSets, SchedulableNodes } from './indexes.js';
 import { withCondition, type Condition } from './objects.js';
 
 /** Simulated seconds unless named otherwise. */
@@ -35,12 +36,35 @@ export const DEFAULT_TIMING: SimTiming = {
   disruptionPollSeconds: 10,
 };
 
+/** How a bad AMI release shows on the nodes launched from it (bad-ami.ts). */
+export const BAD_AMI_SYMPTOMS = ['not-ready', 'crash-loop', 'never-registers'] as const;
+export type BadAmiSymptom = (typeof BAD_AMI_SYMPTOMS)[number];
+
+/** A bad AMI release as the simulator applies it: the scenario's `faults.badAmi` resolved against the catalog. */
+export interface BadAmi {
+  symptom: BadAmiSymptom;
+  /** The images of the bad release (every arch and variant of each affected family). */
+  imageIds: ReadonlySet<string>;
+  /** Only NodeClaims of these EC2NodeClasses; undefined: any. */
+  nodeClasses?: ReadonlySet<string>;
+  /** not-ready: simulated seconds from initialization until the Node goes NotReady. */
+  afterSeconds: number;
+}
+
+/** A crash-looping pod's next restart (crash-loop.ts): the pod, and the exit code each crash reports. */
+export interface CrashLoop {
+  podKey: string;
+  uid: string;
+  exitCode: number;
+}
+
 export interface SimFaults {
   launchFailures?: { nodePool: string; count: number; reason: string };
   neverRegisters?: { nodePool: string };
   slowDrain?: { podTerminationSeconds: number };
   /** Images the simulated Karpenter's account cannot see once the class is changed (not shared). */
   hiddenImageIds?: ReadonlySet<string>;
+  badAmi?: BadAmi;
 }
 
 /** Names already used in the cluster, so every new one is unique (scenarios/names.ts). */
@@ -124,6 +148,10 @@ export interface SimMemory {
   driftQueue?: DriftQueue;
   /** NodeClaims the scheduling simulation has made up, for their `hostname-placeholder-NNNN` (scheduling.ts). */
   hostnamePlaceholders: number;
+  /** Nodes of a bad AMI whose symptom is not-ready: when the kubelet reports NotReady, and whether it has (bad-ami.ts). */
+  notReady: Map<string, { at: number; struck: boolean }>;
+  /** Crash-looping containers' next restarts (crash-loop.ts). */
+  crashLoops: DueQueue<CrashLoop>;
 }
 
 /**
@@ -161,6 +189,8 @@ export interface SimContext {
   budget: WorkBudget;
   /** Nodes pods may be bound to, kept from the store's changes (indexes.ts). */
   schedulableNodes: SchedulableNodes;
+  /** The DaemonSets known from their pods, and the new Nodes still to get their pods (daemonsets.ts). */
+  daemonSets: DaemonSets;
   clock: SimClock;
   events: EventRecorder;
   rng: SeededRandom;

@@ -14,6 +14,8 @@ export interface KarpenterEvent {
   /** What makes two events the same (Karpenter's DedupeValues); default: the object's uid and the reason. */
   dedupe?: string[];
   dedupeTimeoutMs?: number;
+  /** The component that reports it, when the simulator plays another controller (the kubelet, node-controller). */
+  source?: string;
 }
 
 const DEFAULT_DEDUPE_MS = 2 * 60_000;
@@ -42,7 +44,13 @@ export class EventRecorder {
     this.lastSent.set(key, now.getTime());
     if (this.lastSent.size > this.sweepAt) this.forgetExpired(now.getTime());
     const wall = this.clock.wall();
-    this.published.push({ at: wall, reason: event.reason, kind: event.object.kind, name: metadata.name ?? '', message: event.message });
+    this.published.push({
+      at: wall,
+      reason: event.reason,
+      kind: event.object.kind,
+      name: metadata.name ?? '',
+      message: event.message,
+    });
     if (this.published.length > 2 * PUBLISHED_KEPT) this.published.splice(0, this.published.length - PUBLISHED_KEPT);
     const time = rfc3339(wall);
     this.counter += 1;
@@ -51,7 +59,10 @@ export class EventRecorder {
     this.store.create('events', {
       apiVersion: 'v1',
       kind: 'Event',
-      metadata: { name: `${metadata.name ?? 'object'}.${(wall.getTime() * 1000 + this.counter).toString(16)}`, namespace },
+      metadata: {
+        name: `${metadata.name ?? 'object'}.${(wall.getTime() * 1000 + this.counter).toString(16)}`,
+        namespace,
+      },
       involvedObject: {
         apiVersion: event.object.apiVersion,
         kind: event.object.kind,
@@ -63,8 +74,8 @@ export class EventRecorder {
       reason: event.reason,
       message: event.message,
       type: event.type,
-      source: { component: 'karpenter' },
-      reportingComponent: 'karpenter',
+      source: { component: event.source ?? 'karpenter' },
+      reportingComponent: event.source ?? 'karpenter',
       reportingInstance: '',
       firstTimestamp: time,
       lastTimestamp: time,

@@ -1,8 +1,8 @@
 // Indexes the simulated controllers keep up to date from the store's change feed, so a decision costs what changed
 // rather than a scan of the fleet: Karpenter's cluster state (pkg/controllers/state/cluster.go) is the same idea,
 // fed by informers. On a 5,000-node cluster a scan per pod bound would hold the event loop for seconds.
-import type { KubeStore } from "../kube-api/registry-store.js";
-import type { KubeObject } from "../kube-api/types.js";
+import type { KubeStore } from '../kube-api/registry-store.js';
+import type { KubeObject } from '../kube-api/types.js';
 
 export class SchedulableNodes {
   /** Nodes pods may be bound to now, by name (the store's latest version of each). */
@@ -13,7 +13,7 @@ export class SchedulableNodes {
 
   constructor(store: KubeStore, schedulable: (node: KubeObject) => boolean) {
     const track = (node: KubeObject, present: boolean) => {
-      const name = node.metadata.name ?? "";
+      const name = node.metadata.name ?? '';
       const previous = this.byName.get(name);
       if (previous !== undefined) this.byNodePool.get(nodePoolOf(previous))?.delete(name);
       if (present && schedulable(node)) {
@@ -24,10 +24,9 @@ export class SchedulableNodes {
         nodes.set(name, node);
       } else this.byName.delete(name);
     };
-    for (const node of store.objects.list("nodes")) track(node, true);
+    for (const node of store.objects.list('nodes')) track(node, true);
     this.unsubscribe = store.objects.subscribe((change) => {
-      if (change.groupResource === "nodes")
-        track(change.object, change.type !== "DELETED");
+      if (change.groupResource === 'nodes') track(change.object, change.type !== 'DELETED');
     });
   }
 
@@ -42,5 +41,50 @@ export class SchedulableNodes {
   }
 }
 
-const NODEPOOL_LABEL = "karpenter.sh/nodepool";
-const nodePoolOf = (node: KubeObject): string => node.metadata.labels?.[NODEPOOL_LABEL] ?? "";
+/**
+ * The DaemonSets, known by their pods (apps/v1 is not served): the first pod seen is a DaemonSet's template, and the
+ * NodePools of its pods' nodes are where it runs. Also the Nodes that joined since, each still to get its DaemonSet
+ * pods (daemonsets.ts takes them).
+ */
+export class DaemonSets {
+  /** By the DaemonSet's uid, as its pods' ownerReference names it. */
+  readonly byUid = new Map<string, { template: KubeObject; nodePools: Set<string> }>();
+  /** Nodes that joined and have not had their DaemonSet pods yet, in the order they joined. */
+  readonly joined = new Set<string>();
+  private readonly unsubscribe: () => void;
+
+  constructor(store: KubeStore) {
+    // Node by node through the pods-by-node index: the pods' pools come with them, and no fleet-wide sort is needed.
+    for (const node of store.objects.list('nodes'))
+      for (const pod of store.objects.podsOnNode(node.metadata.name ?? '')) this.learn(pod, node);
+    this.unsubscribe = store.objects.subscribe((change) => {
+      if (change.type !== 'ADDED') return;
+      if (change.groupResource === 'nodes') this.joined.add(change.object.metadata.name ?? '');
+      else if (change.groupResource === 'pods' && daemonSetOwner(change.object)) {
+        const nodeName = (change.object.spec as { nodeName?: string } | undefined)?.nodeName;
+        this.learn(change.object, nodeName ? store.get('nodes', nodeName) : undefined);
+      }
+    });
+  }
+
+  private learn(pod: KubeObject, node: KubeObject | undefined): void {
+    const owner = daemonSetOwner(pod);
+    if (!owner) return;
+    let daemonSet = this.byUid.get(owner.uid);
+    if (!daemonSet) this.byUid.set(owner.uid, (daemonSet = { template: pod, nodePools: new Set() }));
+    if (node) daemonSet.nodePools.add(nodePoolOf(node));
+  }
+
+  close(): void {
+    this.unsubscribe();
+  }
+}
+
+type OwnerReference = NonNullable<KubeObject['metadata']['ownerReferences']>[number];
+
+export function daemonSetOwner(pod: KubeObject): OwnerReference | undefined {
+  return pod.metadata.ownerReferences?.find((r) => r.kind === 'DaemonSet');
+}
+
+const NODEPOOL_LABEL = 'karpenter.sh/nodepool';
+const nodePoolOf = (node: KubeObject): string => node.metadata.labels?.[NODEPOOL_LABEL] ?? '';

@@ -7,9 +7,28 @@
 // claim not launched by then, or not registered 15 minutes after its Registered condition was set (at launch), and
 // sets the NodePool's NodeRegistrationHealthy=False.
 import type { KubeObject } from '../kube-api/types.js';
-import { EC2NODECLASSES, NODECLAIMS, NODEPOOLS, setConditions, spec, status, type LifecyclePhase as Phase, type SimContext } from './context.js';
+import { badAmiSymptom, scheduleNotReady } from './bad-ami.js';
+import {
+  EC2NODECLASSES,
+  NODECLAIMS,
+  NODEPOOLS,
+  setConditions,
+  spec,
+  status,
+  type LifecyclePhase as Phase,
+  type SimContext,
+} from './context.js';
 import { chosenAmi, type StatusAmi } from './drift-controller.js';
-import { conditionOf, isTrue, launchedStatus, nodeInfoForImage, nodeObject, nodeReadyCondition, ZONES, type Condition } from './objects.js';
+import {
+  conditionOf,
+  isTrue,
+  launchedStatus,
+  nodeInfoForImage,
+  nodeObject,
+  nodeReadyCondition,
+  ZONES,
+  type Condition,
+} from './objects.js';
 import { instanceTypeOf, newInstance } from './replacement.js';
 
 /** liveness.go LaunchTimeout: a claim that has not launched this long after its Launched condition last changed. */
@@ -26,7 +45,11 @@ export function reconcileLifecycle(ctx: SimContext): void {
     if (!phase) {
       phase = { launchAt: now + ctx.timing.launchSeconds * 1000 };
       const failures = ctx.faults.launchFailures;
-      if (failures && ctx.memory.launchFailuresLeft > 0 && claim.metadata.labels?.['karpenter.sh/nodepool'] === failures.nodePool) {
+      if (
+        failures &&
+        ctx.memory.launchFailuresLeft > 0 &&
+        claim.metadata.labels?.['karpenter.sh/nodepool'] === failures.nodePool
+      ) {
         ctx.memory.launchFailuresLeft -= 1;
         phase.fail = failures.reason;
       }
@@ -34,10 +57,12 @@ export function reconcileLifecycle(ctx: SimContext): void {
       ctx.log(`created nodeclaim ${name}`);
     }
     if (!isTrue(claim, 'Launched')) {
-      if (phase.launchFailedAt !== undefined && now - phase.launchFailedAt >= LAUNCH_TIMEOUT_MS) timeOut(ctx, claim, 'launch_timeout');
+      if (phase.launchFailedAt !== undefined && now - phase.launchFailedAt >= LAUNCH_TIMEOUT_MS)
+        timeOut(ctx, claim, 'launch_timeout');
       else if (now >= phase.launchAt) launch(ctx, claim, phase, now);
     } else if (!isTrue(claim, 'Registered')) {
-      if (now - (phase.launchedAt ?? now) >= ctx.timing.registrationTimeoutMinutes * 60_000) timeOut(ctx, claim, 'registration_timeout');
+      if (now - (phase.launchedAt ?? now) >= ctx.timing.registrationTimeoutMinutes * 60_000)
+        timeOut(ctx, claim, 'registration_timeout');
       else register(ctx, claim, phase, now);
     } else if (phase.initializeAt !== undefined && now >= phase.initializeAt) {
       initialize(ctx, claim);
@@ -50,16 +75,21 @@ function launch(ctx: SimContext, claim: KubeObject, phase: Phase, now: number): 
   const name = claim.metadata.name ?? '';
   const instanceType = instanceTypeOf(claim);
   const zone = claim.metadata.labels?.['topology.kubernetes.io/zone'] ?? ZONES[0].zone;
-  const nodeClass = ctx.store.get(EC2NODECLASSES, spec<{ nodeClassRef?: { name?: string } }>(claim).nodeClassRef?.name ?? '');
+  const nodeClass = ctx.store.get(
+    EC2NODECLASSES,
+    spec<{ nodeClassRef?: { name?: string } }>(claim).nodeClassRef?.name ?? '',
+  );
   const ready = nodeClass ? conditionOf(nodeClass, 'Ready') : undefined;
-  if (!nodeClass) return insufficientCapacity(ctx, claim, 'resolving node class, ec2nodeclasses.karpenter.k8s.aws not found');
+  if (!nodeClass)
+    return insufficientCapacity(ctx, claim, 'resolving node class, ec2nodeclasses.karpenter.k8s.aws not found');
   if (ready?.status === 'False') {
     // NodeClassNotReadyError: launch.go logs it and deletes the claim; there is no event.
     ctx.log(`failed launching nodeclaim ${name}: ${ready.message}`);
     ctx.store.delete(NODECLAIMS, name);
     return;
   }
-  if (ready?.status !== 'True') return launchFailed(ctx, claim, phase, now, 'NodeClassReadinessUnknown', 'NodeClass is in Ready=Unknown');
+  if (ready?.status !== 'True')
+    return launchFailed(ctx, claim, phase, now, 'NodeClassReadinessUnknown', 'NodeClass is in Ready=Unknown');
   if (phase.fail === ICE) {
     return insufficientCapacity(
       ctx,
@@ -71,9 +101,15 @@ function launch(ctx: SimContext, claim: KubeObject, phase: Phase, now: number): 
   const ami = chosenAmi(status<{ amis?: StatusAmi[] }>(nodeClass).amis ?? [], claim.metadata.labels ?? {});
   // No AMI fits the instance type: the provider filters that type out and has nothing left to launch.
   if (!ami) return insufficientCapacity(ctx, claim, 'all requested instance types were unavailable during launch');
-  const zoneIndex = Math.max(0, ZONES.findIndex((z) => z.zone === zone));
+  const zoneIndex = Math.max(
+    0,
+    ZONES.findIndex((z) => z.zone === zone),
+  );
   const { instanceId, nodeName } = newInstance(ctx, zoneIndex);
-  const launched = launchedStatus({ name, nodePool: { name: '', uid: '' }, nodeClass: '', instanceType, zoneIndex, nodeName, instanceId }, ami.id);
+  const launched = launchedStatus(
+    { name, nodePool: { name: '', uid: '' }, nodeClass: '', instanceType, zoneIndex, nodeName, instanceId },
+    ami.id,
+  );
   setConditions(
     ctx,
     NODECLAIMS,
@@ -82,12 +118,22 @@ function launch(ctx: SimContext, claim: KubeObject, phase: Phase, now: number): 
       { type: 'Launched', status: 'True', reason: 'Launched', message: '' },
       { type: 'Registered', status: 'Unknown', reason: 'NodeNotFound', message: 'Node not registered with cluster' },
       { type: 'Initialized', status: 'Unknown', reason: 'NodeNotFound', message: 'Node not registered with cluster' },
-      { type: 'Ready', status: 'Unknown', reason: 'ReconcilingDependents', message: 'Registered=Unknown, Initialized=Unknown' },
+      {
+        type: 'Ready',
+        status: 'Unknown',
+        reason: 'ReconcilingDependents',
+        message: 'Registered=Unknown, Initialized=Unknown',
+      },
     ],
     launched,
   );
   const [lo, hi] = ctx.timing.registerSeconds;
-  ctx.memory.lifecycle.set(name, { ...phase, registerAt: now + (lo + ctx.rng.next() * (hi - lo)) * 1000, nodeName, launchedAt: now });
+  ctx.memory.lifecycle.set(name, {
+    ...phase,
+    registerAt: now + (lo + ctx.rng.next() * (hi - lo)) * 1000,
+    nodeName,
+    launchedAt: now,
+  });
   ctx.log(`launched nodeclaim ${name}: ${instanceType.name} ${ami.id} (${ami.name ?? ''})`);
 }
 
@@ -100,7 +146,14 @@ function insufficientCapacity(ctx: SimContext, claim: KubeObject, error: string)
 }
 
 /** Any other create error: Launched=Unknown with the error's reason, retried until liveness gives up on it. */
-function launchFailed(ctx: SimContext, claim: KubeObject, phase: Phase, now: number, reason: string, message: string): void {
+function launchFailed(
+  ctx: SimContext,
+  claim: KubeObject,
+  phase: Phase,
+  now: number,
+  reason: string,
+  message: string,
+): void {
   const name = claim.metadata.name ?? '';
   const launched = conditionOf(claim, 'Launched');
   if (launched?.reason !== reason || launched.message !== message) {
@@ -114,7 +167,12 @@ function launchFailed(ctx: SimContext, claim: KubeObject, phase: Phase, now: num
 function timeOut(ctx: SimContext, claim: KubeObject, reason: 'launch_timeout' | 'registration_timeout'): void {
   const name = claim.metadata.name ?? '';
   const launched = conditionOf(claim, 'Launched');
-  setRegistrationHealth(ctx, claim.metadata.labels?.['karpenter.sh/nodepool'] ?? '', false, launched?.status === 'True' ? undefined : launched);
+  setRegistrationHealth(
+    ctx,
+    claim.metadata.labels?.['karpenter.sh/nodepool'] ?? '',
+    false,
+    launched?.status === 'True' ? undefined : launched,
+  );
   ctx.store.delete(NODECLAIMS, name);
   ctx.memory.lifecycle.delete(name);
   ctx.log(`terminating due to timeout: nodeclaim ${name} (${reason})`);
@@ -124,8 +182,9 @@ function register(ctx: SimContext, claim: KubeObject, phase: Phase, now: number)
   const name = claim.metadata.name ?? '';
   const p = phase;
   const pool = claim.metadata.labels?.['karpenter.sh/nodepool'] ?? '';
-  // The instance runs but its kubelet never joins: liveness deletes the claim at the registration timeout.
-  if (ctx.faults.neverRegisters?.nodePool === pool) return;
+  // The instance runs but its kubelet never joins (the neverRegisters fault, or a bad AMI with that symptom): liveness
+  // deletes the claim at the registration timeout.
+  if (ctx.faults.neverRegisters?.nodePool === pool || badAmiSymptom(ctx, claim) === 'never-registers') return;
   if (p.registerAt === undefined || now < p.registerAt || !p.nodeName) return;
   const s = status<{ imageID?: string; providerID?: string }>(claim);
   const image = ctx.catalog.images.get(s.imageID ?? '');
@@ -137,7 +196,10 @@ function register(ctx: SimContext, claim: KubeObject, phase: Phase, now: number)
     nodePool: { name: pool, uid: '' },
     nodeClass: claim.metadata.labels?.['karpenter.k8s.aws/ec2nodeclass'] ?? '',
     instanceType: instanceTypeOf(claim),
-    zoneIndex: Math.max(0, ZONES.findIndex((z) => z.zone === zone)),
+    zoneIndex: Math.max(
+      0,
+      ZONES.findIndex((z) => z.zone === zone),
+    ),
     nodeName: p.nodeName,
     instanceId: (s.providerID ?? '').split('/').pop() ?? '',
     nodeClaimUid: claim.metadata.uid ?? '',
@@ -146,7 +208,16 @@ function register(ctx: SimContext, claim: KubeObject, phase: Phase, now: number)
     ...info,
   });
   ctx.store.create('nodes', node, { wholeObject: true, manager: 'kubelet' });
-  setConditions(ctx, NODECLAIMS, claim, [{ type: 'Registered', status: 'True', reason: 'Registered', message: '' }, { type: 'Initialized', status: 'Unknown', reason: 'NodeNotReady', message: 'Node status is NotReady' }], { nodeName: p.nodeName });
+  setConditions(
+    ctx,
+    NODECLAIMS,
+    claim,
+    [
+      { type: 'Registered', status: 'True', reason: 'Registered', message: '' },
+      { type: 'Initialized', status: 'Unknown', reason: 'NodeNotReady', message: 'Node status is NotReady' },
+    ],
+    { nodeName: p.nodeName },
+  );
   ctx.memory.lifecycle.set(name, { ...p, initializeAt: now + ctx.timing.initializeSeconds * 1000 });
   ctx.log(`registered nodeclaim ${name}: node ${p.nodeName}`);
 }
@@ -156,14 +227,27 @@ function initialize(ctx: SimContext, claim: KubeObject): void {
   const node = ctx.store.get('nodes', nodeName);
   if (!node) return;
   const now = ctx.clock.wall();
-  const ready = ctx.store.update('nodes', { ...node, status: { ...status<Record<string, unknown>>(node), conditions: [nodeReadyCondition(true, now)] } }, { subresource: 'status', manager: 'kubelet' });
-  ctx.store.update('nodes', { ...ready, metadata: { ...ready.metadata, labels: { ...ready.metadata.labels, 'karpenter.sh/initialized': 'true' } } }, { manager: 'karpenter' });
+  const ready = ctx.store.update(
+    'nodes',
+    { ...node, status: { ...status<Record<string, unknown>>(node), conditions: [nodeReadyCondition(true, now)] } },
+    { subresource: 'status', manager: 'kubelet' },
+  );
+  ctx.store.update(
+    'nodes',
+    {
+      ...ready,
+      metadata: { ...ready.metadata, labels: { ...ready.metadata.labels, 'karpenter.sh/initialized': 'true' } },
+    },
+    { manager: 'karpenter' },
+  );
   setConditions(ctx, NODECLAIMS, claim, [
     { type: 'Initialized', status: 'True', reason: 'Initialized', message: '' },
     { type: 'Ready', status: 'True', reason: 'Ready', message: '' },
   ]);
   setRegistrationHealth(ctx, claim.metadata.labels?.['karpenter.sh/nodepool'] ?? '', true);
   ctx.log(`initialized nodeclaim ${claim.metadata.name}: node ${nodeName}`);
+  // A bad AMI's broken CNI shows only after the node has joined and taken pods.
+  if (badAmiSymptom(ctx, claim) === 'not-ready') scheduleNotReady(ctx, nodeName);
 }
 
 /**
@@ -171,7 +255,12 @@ function initialize(ctx: SimContext, claim: KubeObject): void {
  * register node" when a launched claim never registered, or with the Launched condition's reason and message when
  * the launch itself timed out; True again once a node registers.
  */
-export function setRegistrationHealth(ctx: SimContext, poolName: string, healthy: boolean, launchFailure?: Condition): void {
+export function setRegistrationHealth(
+  ctx: SimContext,
+  poolName: string,
+  healthy: boolean,
+  launchFailure?: Condition,
+): void {
   const pool = ctx.store.get(NODEPOOLS, poolName);
   if (!pool) return;
   const current = conditionOf(pool, 'NodeRegistrationHealthy');
@@ -180,7 +269,17 @@ export function setRegistrationHealth(ctx: SimContext, poolName: string, healthy
     healthy
       ? { type: 'NodeRegistrationHealthy', status: 'True', reason: 'NodeRegistrationHealthy', message: '' }
       : launchFailure !== undefined
-        ? { type: 'NodeRegistrationHealthy', status: 'False', reason: launchFailure.reason, message: launchFailure.message }
-        : { type: 'NodeRegistrationHealthy', status: 'False', reason: 'RegistrationFailed', message: 'Failed to register node' },
+        ? {
+            type: 'NodeRegistrationHealthy',
+            status: 'False',
+            reason: launchFailure.reason,
+            message: launchFailure.message,
+          }
+        : {
+            type: 'NodeRegistrationHealthy',
+            status: 'False',
+            reason: 'RegistrationFailed',
+            message: 'Failed to register node',
+          },
   ]);
 }

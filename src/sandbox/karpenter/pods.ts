@@ -1,15 +1,28 @@
 // What the cluster's other controllers do to pods during a rollout, reduced to their outcome: a ReplicaSet recreates
 // an evicted pod, kube-scheduler binds it to a schedulable node of its NodePool, and the kubelet starts it after
-// `podStartSeconds`. PDB status follows from the pods (the sandbox store recomputes it on every pod write).
+// `podStartSeconds`: Running and Ready, or crash-looping (crash-loop.ts) when its container crashes or a bad AMI's
+// node breaks every container (bad-ami.ts). PDB status follows from the pods (the sandbox store recomputes it on
+// every pod write).
 import { podView } from '../../cluster/convert.js';
 import { doNotDisrupt, invalidDoNotDisruptMessage, isActivePod } from '../../cluster/disruptable.js';
 import type { KubeObject } from '../kube-api/types.js';
 import { generatedName } from '../scenarios/names.js';
 import { key, spec, status, type SimContext } from './context.js';
-import { CRASHING_COMMAND, DISRUPTED_TAINT, DISRUPTING_TAINT_V1BETA1, DO_NOT_DISRUPT, isTrue, rfc3339 } from './objects.js';
+import { networkDown, nodeSymptom } from './bad-ami.js';
+import { BAD_AMI_EXIT_CODE, crashLoopStatus, runningContainerStatuses } from './crash-loop.js';
+import {
+  CRASHING_COMMAND,
+  DISRUPTED_TAINT,
+  DISRUPTING_TAINT_V1BETA1,
+  DO_NOT_DISRUPT,
+  isTrue,
+  rfc3339,
+} from './objects.js';
 
-type Pod = KubeObject & { spec?: { nodeName?: string; nodeSelector?: Record<string, string> }; status?: { phase?: string; conditions?: unknown[] } };
-
+type Pod = KubeObject & {
+  spec?: { nodeName?: string; nodeSelector?: Record<string, string> };
+  status?: { phase?: string; conditions?: unknown[] };
+};
 
 export function isDaemonSetPod(pod: KubeObject): boolean {
   return (pod.metadata.ownerReferences ?? []).some((r) => r.kind === 'DaemonSet');
@@ -22,7 +35,9 @@ export function isTerminal(pod: KubeObject): boolean {
 
 /** Pods that must move when the node goes (Karpenter's "reschedulable" pods): not DaemonSet-owned, not finished. */
 export function reschedulablePods(ctx: SimContext, nodeName: string): KubeObject[] {
-  return ctx.store.objects.podsOnNode(nodeName).filter((p) => !isDaemonSetPod(p) && !isTerminal(p) && !p.metadata.deletionTimestamp);
+  return ctx.store.objects
+    .podsOnNode(nodeName)
+    .filter((p) => !isDaemonSetPod(p) && !isTerminal(p) && !p.metadata.deletionTimestamp);
 }
 
 /** A Node's `karpenter.sh/do-not-disrupt`: exactly "true" (statenode.go ValidateNodeDisruptable). */
@@ -46,14 +61,26 @@ export function doNotDisruptHolds(ctx: SimContext, pod: KubeObject): boolean {
   const uid = pod.metadata.uid ?? key(pod);
   if (dnd.state === 'invalid') {
     const message = invalidDoNotDisruptMessage(dnd.error);
-    ctx.events.publish({ object: pod, type: 'Warning', reason: 'InvalidDoNotDisruptAnnotation', message, dedupe: [uid, dnd.error] });
+    ctx.events.publish({
+      object: pod,
+      type: 'Warning',
+      reason: 'InvalidDoNotDisruptAnnotation',
+      message,
+      dedupe: [uid, dnd.error],
+    });
   } else if (dnd.state === 'active' && dnd.until !== undefined) {
     const at = rfc3339(dnd.until);
     const message = `The karpenter.sh/do-not-disrupt grace period will elapse at ${at}`;
     ctx.events.publish({ object: pod, type: 'Normal', reason: 'DoNotDisruptUntil', message, dedupe: [uid, at] });
   } else if (dnd.state === 'expired') {
     const message = 'The karpenter.sh/do-not-disrupt grace period has elapsed, pod is now disruptable';
-    ctx.events.publish({ object: pod, type: 'Normal', reason: 'DoNotDisruptGracePeriodElapsed', message, dedupe: [uid] });
+    ctx.events.publish({
+      object: pod,
+      type: 'Normal',
+      reason: 'DoNotDisruptGracePeriodElapsed',
+      message,
+      dedupe: [uid],
+    });
   }
   return dnd.state === 'active';
 }
@@ -91,7 +118,8 @@ export function recreatePod(ctx: SimContext, evicted: KubeObject, nodePool: stri
   const owner = old.metadata.ownerReferences?.[0];
   if (!owner) return; // a bare pod has no controller to bring it back
   const selector = old.spec?.nodeSelector ?? (nodePool ? { 'karpenter.sh/nodepool': nodePool } : {});
-  const base = owner.kind === 'ReplicaSet' ? owner.name : (old.metadata.generateName ?? `${old.metadata.name}-`).replace(/-$/, '');
+  const base =
+    owner.kind === 'ReplicaSet' ? owner.name : (old.metadata.generateName ?? `${old.metadata.name}-`).replace(/-$/, '');
   const pod: Pod = {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -114,10 +142,20 @@ function bind(ctx: SimContext, pod: Pod): boolean {
   const nodeName = nodeFor(ctx, pod);
   if (!nodeName) return false;
   const now = ctx.clock.wall();
-  const bound = ctx.store.update('pods', { ...pod, spec: { ...pod.spec, nodeName } }, { wholeObject: true, manager: 'kube-scheduler' });
+  const bound = ctx.store.update(
+    'pods',
+    { ...pod, spec: { ...pod.spec, nodeName } },
+    { wholeObject: true, manager: 'kube-scheduler' },
+  );
   ctx.store.update(
     'pods',
-    { ...bound, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: rfc3339(now) }] } },
+    {
+      ...bound,
+      status: {
+        phase: 'Pending',
+        conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: rfc3339(now) }],
+      },
+    },
     { subresource: 'status', manager: 'kube-scheduler' },
   );
   ctx.memory.starting.set(key(pod), ctx.clock.now().getTime() + ctx.timing.podStartSeconds * 1000);
@@ -146,24 +184,34 @@ export function reconcilePods(ctx: SimContext): void {
     ctx.memory.starting.delete(podKey);
     const [namespace, name] = podKey.split('/') as [string, string];
     const pod = ctx.store.get('pods', name, namespace);
-    if (!pod) continue;
-    const t = rfc3339(ctx.clock.wall());
-    const crashing = (spec<{ containers?: Array<{ command?: string[] }> }>(pod).containers ?? []).some(
-      (c) => JSON.stringify(c.command) === JSON.stringify(CRASHING_COMMAND),
-    );
-    const up = (type: string) => !crashing || (type !== 'ContainersReady' && type !== 'Ready');
-    ctx.store.update(
-      'pods',
-      {
-        ...pod,
-        status: {
-          ...status<Record<string, unknown>>(pod),
-          phase: 'Running',
-          startTime: t,
-          conditions: ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready'].map((type) => ({ type, status: up(type) ? 'True' : 'False', lastTransitionTime: t })),
-        },
-      },
-      { subresource: 'status', manager: 'kubelet' },
-    );
+    if (pod)
+      ctx.store.update(
+        'pods',
+        { ...pod, status: startedStatus(ctx, pod) },
+        { subresource: 'status', manager: 'kubelet' },
+      );
   }
+}
+
+/** The kubelet's status for a pod it starts: Running and Ready, unless its container crashes or its node is down. */
+function startedStatus(ctx: SimContext, pod: KubeObject): Record<string, unknown> {
+  const nodeName = spec<{ nodeName?: string }>(pod).nodeName;
+  const containers = spec<{ containers?: Array<{ command?: string[] }> }>(pod).containers ?? [];
+  if (containers.some((c) => JSON.stringify(c.command) === JSON.stringify(CRASHING_COMMAND)))
+    return crashLoopStatus(ctx, pod, 1, 1);
+  if (nodeSymptom(ctx, nodeName) === 'crash-loop') return crashLoopStatus(ctx, pod, 1, BAD_AMI_EXIT_CODE);
+  const t = rfc3339(ctx.clock.wall());
+  // A node whose network the bad AMI has taken down: the node lifecycle controller keeps its pods unready.
+  const down = networkDown(ctx, nodeName);
+  return {
+    ...status<Record<string, unknown>>(pod),
+    phase: 'Running',
+    startTime: t,
+    conditions: ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready'].map((type) => ({
+      type,
+      status: down && type === 'Ready' ? 'False' : 'True',
+      lastTransitionTime: t,
+    })),
+    containerStatuses: runningContainerStatuses(pod, t),
+  };
 }

@@ -19,13 +19,17 @@ import {
   type SimTiming,
   type TakenNames,
 } from './context.js';
+import { reconcileNotReadyNodes } from './bad-ami.js';
+import { reconcileCrashLoops } from './crash-loop.js';
+import { reconcileDaemonSets } from './daemonsets.js';
 import { reconcileDisruption } from './disruption-controller.js';
 import { DisruptionLog } from './disruption-log.js';
+import { DueQueue } from './due-queue.js';
 import { reconcileDrift } from './drift-controller.js';
 import { EventRecorder } from './events.js';
 import { reconcileLifecycle } from './lifecycle-controller.js';
 import { reconcileNodeClasses } from './nodeclass-controller.js';
-import { SchedulableNodes } from './indexes.js';
+import { DaemonSets, SchedulableNodes } from './indexes.js';
 import { reconcilePods, schedulable } from './pods.js';
 import { reconcileTermination } from './termination-controller.js';
 
@@ -58,14 +62,19 @@ export interface SimulatorWork {
 
 type Step = readonly [name: string, run: (ctx: SimContext) => void];
 
-// Karpenter's order, in which one pass settles: class status, lifecycle, drift, disruption, termination, pods.
+// Karpenter's order, in which one pass settles: class status, lifecycle, drift, disruption, termination; then the
+// rest of the cluster: DaemonSet pods for new nodes, pods bound and started, a bad AMI's nodes going NotReady, and
+// crash-looping containers restarted.
 const STEPS: readonly Step[] = [
   ['nodeclass', reconcileNodeClasses],
   ['lifecycle', reconcileLifecycle],
   ['drift', reconcileDrift],
   ['disruption', reconcileDisruption],
   ['termination', reconcileTermination],
+  ['daemonsets', reconcileDaemonSets],
   ['pods', reconcilePods],
+  ['not-ready', reconcileNotReadyNodes],
+  ['crash-loops', reconcileCrashLoops],
 ];
 
 export class KarpenterSimulator {
@@ -90,6 +99,7 @@ export class KarpenterSimulator {
       store: options.store,
       budget: new WorkBudget(() => options.store.objects.resourceVersion, options.workBudget),
       schedulableNodes: new SchedulableNodes(options.store, schedulable),
+      daemonSets: new DaemonSets(options.store),
       clock: options.clock,
       events: new EventRecorder(options.store, options.clock),
       rng: options.rng,
@@ -114,6 +124,8 @@ export class KarpenterSimulator {
         lastDisruptionPass: Number.NEGATIVE_INFINITY,
         disruptionRequeued: false,
         hostnamePlaceholders: 0,
+        notReady: new Map(),
+        crashLoops: new DueQueue(),
       },
       disruptions: this.disruptions,
       log: (line) => options.log?.(`${options.clock.wall().toISOString()} ${line}`),
@@ -163,6 +175,7 @@ export class KarpenterSimulator {
     this.stopped = true;
     this.loop = undefined;
     this.ctx.schedulableNodes.close();
+    this.ctx.daemonSets.close();
     this.unsubscribe();
   }
 

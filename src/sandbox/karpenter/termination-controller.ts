@@ -34,7 +34,13 @@ function finalizeNodeClaim(ctx: SimContext, claim: KubeObject): void {
   const tgp = spec<{ terminationGracePeriod?: string }>(claim).terminationGracePeriod;
   if (tgp && !claim.metadata.annotations?.[TGP_ANNOTATION]) {
     const deadline = new Date(Date.parse(claim.metadata.deletionTimestamp ?? '') + goDurationMs(tgp));
-    current = writeObject(ctx, NODECLAIMS, { ...claim, metadata: { ...claim.metadata, annotations: { ...claim.metadata.annotations, [TGP_ANNOTATION]: rfc3339(deadline) } } });
+    current = writeObject(ctx, NODECLAIMS, {
+      ...claim,
+      metadata: {
+        ...claim.metadata,
+        annotations: { ...claim.metadata.annotations, [TGP_ANNOTATION]: rfc3339(deadline) },
+      },
+    });
   }
   const nodeName = status<{ nodeName?: string }>(current).nodeName;
   const node = nodeName ? ctx.store.get('nodes', nodeName) : undefined;
@@ -44,10 +50,25 @@ function finalizeNodeClaim(ctx: SimContext, claim: KubeObject): void {
     return;
   }
   // The Node is gone (or never registered): terminate the instance, then let the NodeClaim go.
-  if (conditionOf(current, 'InstanceTerminating')?.status !== 'True' && conditionOf(current, 'Launched')?.status === 'True') {
-    current = setConditions(ctx, NODECLAIMS, current, [{ type: 'InstanceTerminating', status: 'True', reason: 'InstanceTerminating', message: '' }]);
+  if (
+    conditionOf(current, 'InstanceTerminating')?.status !== 'True' &&
+    conditionOf(current, 'Launched')?.status === 'True'
+  ) {
+    current = setConditions(ctx, NODECLAIMS, current, [
+      { type: 'InstanceTerminating', status: 'True', reason: 'InstanceTerminating', message: '' },
+    ]);
   }
-  ctx.store.update(NODECLAIMS, { ...current, metadata: { ...current.metadata, finalizers: (current.metadata.finalizers ?? []).filter((f) => f !== TERMINATION_FINALIZER) } }, { manager: 'karpenter' });
+  ctx.store.update(
+    NODECLAIMS,
+    {
+      ...current,
+      metadata: {
+        ...current.metadata,
+        finalizers: (current.metadata.finalizers ?? []).filter((f) => f !== TERMINATION_FINALIZER),
+      },
+    },
+    { manager: 'karpenter' },
+  );
   ctx.memory.lifecycle.delete(current.metadata.name ?? '');
   ctx.memory.deletingSince.delete(current.metadata.name ?? '');
   ctx.log(`deleted nodeclaim ${current.metadata.name}`);
@@ -82,15 +103,33 @@ function drainNode(ctx: SimContext, node: KubeObject, claim: KubeObject): void {
   if (!elapsed && (waiting.length > 0 || terminatingHere)) {
     setDrained(ctx, claim, false);
     if (waiting.length > 0) {
-      ctx.events.publish({ object: node, type: 'Warning', reason: 'FailedDraining', message: `Failed to drain node, ${waiting.length} pods are waiting to be evicted` });
+      ctx.events.publish({
+        object: node,
+        type: 'Warning',
+        reason: 'FailedDraining',
+        message: `Failed to drain node, ${waiting.length} pods are waiting to be evicted`,
+      });
     }
     return;
   }
   // Drained: what is left (DaemonSet pods) goes with the node.
-  for (const pod of ctx.store.objects.podsOnNode(nodeName)) ctx.store.delete('pods', pod.metadata.name ?? '', pod.metadata.namespace);
+  for (const pod of ctx.store.objects.podsOnNode(nodeName))
+    ctx.store.delete('pods', pod.metadata.name ?? '', pod.metadata.namespace);
   setDrained(ctx, claim, true);
   const latest = ctx.store.get('nodes', nodeName);
-  if (latest) ctx.store.update('nodes', { ...latest, metadata: { ...latest.metadata, finalizers: (latest.metadata.finalizers ?? []).filter((f) => f !== TERMINATION_FINALIZER) } }, { manager: 'karpenter' });
+  if (latest)
+    ctx.store.update(
+      'nodes',
+      {
+        ...latest,
+        metadata: {
+          ...latest.metadata,
+          finalizers: (latest.metadata.finalizers ?? []).filter((f) => f !== TERMINATION_FINALIZER),
+        },
+      },
+      { manager: 'karpenter' },
+    );
+  ctx.memory.notReady.delete(nodeName);
   ctx.log(`deleted node ${nodeName}`);
 }
 
@@ -106,7 +145,14 @@ function evict(ctx: SimContext, pod: KubeObject, nodePool: string | undefined): 
 }
 
 /** The pod deleted (not evicted) at the terminationGracePeriod deadline, with terminator/events.go's `Disrupted`. */
-function forceDelete(ctx: SimContext, pod: KubeObject, claim: KubeObject, deadline: number, now: number, nodePool: string | undefined): void {
+function forceDelete(
+  ctx: SimContext,
+  pod: KubeObject,
+  claim: KubeObject,
+  deadline: number,
+  now: number,
+  nodePool: string | undefined,
+): void {
   const granted = Math.max(0, Math.floor((deadline - now) / 1000));
   const at = goTime(claim.metadata.annotations?.[TGP_ANNOTATION]);
   ctx.events.publish({
@@ -129,7 +175,9 @@ function terminate(ctx: SimContext, pod: KubeObject, nodePool: string | undefine
 /** Go's default time.Time format, as `%v` prints the deadline: `2026-11-23 10:30:00 +0000 UTC`. */
 function goTime(rfc3339Time: string | undefined): string {
   const ms = Date.parse(rfc3339Time ?? '');
-  return Number.isNaN(ms) ? (rfc3339Time ?? '') : `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} +0000 UTC`;
+  return Number.isNaN(ms)
+    ? (rfc3339Time ?? '')
+    : `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} +0000 UTC`;
 }
 
 function setDrained(ctx: SimContext, claim: KubeObject, drained: boolean): void {
@@ -138,13 +186,16 @@ function setDrained(ctx: SimContext, claim: KubeObject, drained: boolean): void 
   const want = drained ? 'True' : 'Unknown';
   if (conditionOf(latest, 'Drained')?.status === want) return;
   setConditions(ctx, NODECLAIMS, latest, [
-    drained ? { type: 'Drained', status: 'True', reason: 'Drained', message: '' } : { type: 'Drained', status: 'Unknown', reason: 'Draining', message: 'Draining' },
+    drained
+      ? { type: 'Drained', status: 'True', reason: 'Drained', message: '' }
+      : { type: 'Drained', status: 'Unknown', reason: 'Draining', message: 'Draining' },
   ]);
 }
 
 // Go's time.ParseDuration for the forms the CRD allows (e.g. 24h, 1h30m, 90s).
 function goDurationMs(text: string): number {
   let ms = 0;
-  for (const [, n, unit] of text.matchAll(/(\d+(?:\.\d+)?)(h|m|s)/g)) ms += Number(n) * (unit === 'h' ? 3_600_000 : unit === 'm' ? 60_000 : 1000);
+  for (const [, n, unit] of text.matchAll(/(\d+(?:\.\d+)?)(h|m|s)/g))
+    ms += Number(n) * (unit === 'h' ? 3_600_000 : unit === 'm' ? 60_000 : 1000);
   return ms;
 }

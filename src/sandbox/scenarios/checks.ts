@@ -98,7 +98,7 @@ export function scenarioProblems(s: Scenario): Problem[] {
     if (w.pinnedToNode && w.daemonSet)
       add(`${at}.pinnedToNode`, 'pinned pods are bare pods, without a controller: not a DaemonSet');
     if (w.pinnedToNode && w.nodeSelector?.['kubernetes.io/hostname'] !== undefined)
-      add(`${at}.nodeSelector`, 'pinnedToNode sets kubernetes.io/hostname to each pod\'s node');
+      add(`${at}.nodeSelector`, "pinnedToNode sets kubernetes.io/hostname to each pod's node");
     if (pool && pool.nodes === 0 && (w.replicas ?? 0) > 0)
       add(`${at}.nodePool`, `nodePool "${pool.name}" has no nodes to run ${w.replicas} pods on`);
     if (w.pdb && (w.pdb.maxUnavailable === undefined) === (w.pdb.minAvailable === undefined))
@@ -113,7 +113,32 @@ export function scenarioProblems(s: Scenario): Problem[] {
   const amiNotFound = s.faults.amiNotFound?.nodeClass;
   if (amiNotFound !== undefined && !classes.has(amiNotFound))
     add('faults.amiNotFound.nodeClass', `no nodeClass named "${amiNotFound}"`);
+  badAmiProblems(s, add);
   return problems;
+}
+
+// The release itself is looked up in the AMI catalog when the sandbox starts (scenarios/bad-ami.ts): its names are
+// seeded, so only its shape can be checked here.
+function badAmiProblems(s: Scenario, add: (path: string, message: string) => void): void {
+  const fault = s.faults.badAmi;
+  if (!fault) return;
+  const at = 'faults.badAmi';
+  const classes = new Map(s.nodeClasses.map((c) => [c.name, c]));
+  fault.nodeClasses?.forEach((name, i) => {
+    if (fault.nodeClasses?.indexOf(name) !== i) add(`${at}.nodeClasses[${i}]`, `"${name}" is listed twice`);
+    else if (!classes.has(name)) add(`${at}.nodeClasses[${i}]`, `no nodeClass named "${name}"`);
+  });
+  if (fault.afterSeconds !== undefined && fault.symptom !== 'not-ready')
+    add(`${at}.afterSeconds`, `only the not-ready symptom waits: remove it for ${fault.symptom}`);
+  const affected = (fault.nodeClasses ?? [...classes.keys()]).flatMap((name) => classes.get(name) ?? []);
+  for (const family of new Set(affected.map((c) => c.family))) {
+    // The bad release is one of the control plane's minor: what the nodes are upgraded to.
+    const unavailable = familyVersionProblem(family, s.controlPlaneVersion);
+    if (unavailable) add(at, `the control plane is on ${s.controlPlaneVersion}: ${unavailable}`);
+    const format = RELEASE_FORMATS[family.startsWith('windows') ? 'windows' : family];
+    if (fault.release !== undefined && format && !format.pattern.test(fault.release))
+      add(`${at}.release`, `${family} releases are named like "${format.example}"`);
+  }
 }
 
 function karpenterProblems(s: Scenario, add: (path: string, message: string) => void): KarpenterApi | undefined {

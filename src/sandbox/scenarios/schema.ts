@@ -6,6 +6,7 @@ import * as z from 'zod'; // a namespace import: a bundle keeps only the parts o
 import { AMI_FAMILIES, ARCHES } from '../../ami/families.js';
 import { UsageError } from '../../errors.js';
 import { KUBERNETES_MINORS } from '../aws/releases.js';
+import { BAD_AMI_SYMPTOMS } from '../karpenter/context.js';
 import { scenarioProblems, type Problem } from './checks.js';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -135,6 +136,19 @@ const faults = z.strictObject({
     })
     .optional(),
   watchDrops: z.strictObject({ everySeconds: z.number().positive() }).optional(),
+  /**
+   * A bad AMI release: only nodes launched from it misbehave (karpenter/bad-ami.ts). `release` defaults to the newest
+   * release of the control plane's minor for each class's family (what `upgrade --to <minor>` pins by default);
+   * `nodeClasses` defaults to every class; `afterSeconds` (not-ready only, default 60) counts from initialization.
+   */
+  badAmi: z
+    .strictObject({
+      release: z.string().min(1).optional(),
+      symptom: z.enum(BAD_AMI_SYMPTOMS, { error: (issue) => (issue.input === undefined ? 'required' : undefined) }),
+      nodeClasses: z.array(z.string()).min(1).optional(),
+      afterSeconds: seconds.optional(),
+    })
+    .optional(),
 });
 
 export const scenarioSchema = z.strictObject({
@@ -159,6 +173,7 @@ export type Scenario = z.output<typeof scenarioSchema>;
 export type ScenarioNodeClass = Scenario['nodeClasses'][number];
 export type ScenarioNodePool = Scenario['nodePools'][number];
 export type ScenarioWorkload = Scenario['workloads'][number];
+export type ScenarioBadAmi = NonNullable<Scenario['faults']['badAmi']>;
 
 /** A scenario that failed to parse; `problems` are the lines of the message, each `<field path>: <what is wrong>`. */
 export class ScenarioError extends UsageError {

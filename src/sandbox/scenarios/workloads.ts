@@ -4,6 +4,7 @@
 // workload is bare pods instead, each held to its node by a kubernetes.io/hostname nodeSelector, as debugging and
 // agent pods are (mirrord's agents, up to its Operator 3.213): no controller recreates them, and no other node fits.
 import { UsageError } from '../../errors.js';
+import { daemonAffinity } from '../karpenter/daemonsets.js';
 import { CRASHING_COMMAND, DO_NOT_DISRUPT, rfc3339 } from '../karpenter/objects.js';
 import type { KubeStore } from '../kube-api/registry-store.js';
 import type { KubeObject } from '../kube-api/types.js';
@@ -166,12 +167,6 @@ export function buildWorkloadPods(
 function crashLoopBackOff(name: string): Record<string, unknown> {
   const message = `back-off 5m0s restarting failed container=${name}`;
   return { waiting: { reason: 'CrashLoopBackOff', message } };
-}
-
-// The DaemonSet controller pins each pod to its node by name (daemon/util ReplaceDaemonSetPodNodeNameNodeAffinity).
-function daemonAffinity(nodeName: string): Record<string, unknown> {
-  const term = { matchFields: [{ key: 'metadata.name', operator: 'In', values: [nodeName] }] };
-  return { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [term] } } };
 }
 
 export function buildPdb(store: KubeStore, w: ScenarioWorkload): KubeObject | undefined {

@@ -5,14 +5,15 @@ import { promisify } from 'node:util';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { newestRelease } from '../../../src/sandbox/aws/lookup.js';
+import { newestRelease, seriesReleases } from '../../../src/sandbox/aws/lookup.js';
 import { ManualClock } from '../../../src/sandbox/karpenter/clock.js';
 import type { KubeObject } from '../../../src/sandbox/kube-api/types.js';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/sandbox.js';
+import type { Scenario } from '../../../src/sandbox/scenarios/schema.js';
 
 export const NODECLAIMS = 'nodeclaims.karpenter.sh';
 
-export async function manualSandbox(scenario: string): Promise<Sandbox & { clock: ManualClock }> {
+export async function manualSandbox(scenario: string | Scenario): Promise<Sandbox & { clock: ManualClock }> {
   const clock = new ManualClock(new Date('2026-11-23T10:00:00Z'));
   const sandbox = await startSandbox({ scenario, manualClock: clock });
   return Object.assign(sandbox, { clock });
@@ -31,21 +32,35 @@ export function customObjects(sandbox: Sandbox): CustomObjectsApi {
   return kc.makeApiClient(CustomObjectsApi);
 }
 
-/** The control plane's newest AMIs for the class's family and arches. */
-export function controlPlaneAmis(sandbox: Sandbox, nodeClass: string): string[] {
+/** The control plane's newest AMIs (or those of `release`) for the class's family and arches. */
+export function controlPlaneAmis(sandbox: Sandbox, nodeClass: string, release?: string): string[] {
   const built = sandbox.cluster.nodeClasses.find((c) => c.name === nodeClass)!;
-  return built.arches.map(
-    (arch) =>
-      newestRelease(sandbox.aws.catalog, { family: built.family, kubernetesVersion: sandbox.scenario.controlPlaneVersion, arch, variant: built.variant })!
-        .imageId,
-  );
+  return built.arches.map((arch) => {
+    const series = {
+      family: built.family,
+      kubernetesVersion: sandbox.scenario.controlPlaneVersion,
+      arch,
+      variant: built.variant,
+    };
+    const found =
+      release === undefined
+        ? newestRelease(sandbox.aws.catalog, series)
+        : seriesReleases(sandbox.aws.catalog, series).find((r) => r.release === release);
+    return found!.imageId;
+  });
 }
 
 /** Pins the class to the control plane's AMIs with a JSON merge patch, as `kubectl patch --type merge` would. */
-export async function pinToControlPlane(sandbox: Sandbox, nodeClass: string): Promise<string[]> {
-  const ids = controlPlaneAmis(sandbox, nodeClass);
+export async function pinToControlPlane(sandbox: Sandbox, nodeClass: string, release?: string): Promise<string[]> {
+  const ids = controlPlaneAmis(sandbox, nodeClass, release);
   await customObjects(sandbox).patchClusterCustomObject(
-    { group: 'karpenter.k8s.aws', version: 'v1', plural: 'ec2nodeclasses', name: nodeClass, body: { spec: { amiSelectorTerms: ids.map((id) => ({ id })) } } },
+    {
+      group: 'karpenter.k8s.aws',
+      version: 'v1',
+      plural: 'ec2nodeclasses',
+      name: nodeClass,
+      body: { spec: { amiSelectorTerms: ids.map((id) => ({ id })) } },
+    },
     setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
   );
   return ids;
@@ -78,11 +93,16 @@ export const kubectlPath = (() => {
 export async function kubectl(sandbox: Sandbox, args: string[]): Promise<string | undefined> {
   if (!kubectlPath) return undefined;
   const cacheDir = join(sandbox.kubeconfigPath, '..', 'kubectl-cache');
-  const { stdout } = await promisify(execFile)(kubectlPath, ['--kubeconfig', sandbox.kubeconfigPath, '--cache-dir', cacheDir, ...args], {
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
+  const { stdout } = await promisify(execFile)(
+    kubectlPath,
+    ['--kubeconfig', sandbox.kubeconfigPath, '--cache-dir', cacheDir, ...args],
+    {
+      encoding: 'utf8',
+      timeout: 30_000,
+    },
+  );
   return stdout;
 }
 
-if (!kubectlPath) console.warn('SKIPPED: the kubectl checks of the sandbox scenarios need kubectl on PATH, and it is not there.');
+if (!kubectlPath)
+  console.warn('SKIPPED: the kubectl checks of the sandbox scenarios need kubectl on PATH, and it is not there.');

@@ -2,6 +2,7 @@
 // Karpenter runs for simulated minutes, and what Karpenter would show is read back (with kubectl where installed).
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { seriesReleases } from '../../../src/sandbox/aws/lookup.js';
 import { ManualClock } from '../../../src/sandbox/karpenter/clock.js';
 import { conditionOf, isTrue } from '../../../src/sandbox/karpenter/objects.js';
 import { startSandbox } from '../../../src/sandbox/sandbox.js';
@@ -287,6 +288,35 @@ describe('built-in scenarios', () => {
       expect(claims.every((c) => target.includes(imageOf(c) ?? '') && isTrue(c, 'Initialized'))).toBe(true);
     }
     expect(sandbox.simulator.disruptions.entries()).toHaveLength(33);
+  });
+
+  it('bad-ami: pods on the nodes of the newest 1.30 release crash-loop while the nodes look healthy; an older 1.30 release rolls out with every pod Ready', async () => {
+    const sandbox = await started('bad-ami');
+    const bad = await pinToControlPlane(sandbox, 'default');
+    run(sandbox, 10 * 60);
+    const store = sandbox.kube.store;
+    const canary = claimsOf(sandbox, 'canary').filter((c) => bad.includes(imageOf(c) ?? ''));
+    expect(canary.map((c) => isTrue(c, 'Initialized'))).toEqual([true, true, true]);
+    const nodes = canary.map((c) => store.get('nodes', (c.status as { nodeName: string }).nodeName)!);
+    expect(nodes.every((n) => isTrue(n, 'Ready'))).toBe(true);
+    const pods = nodes.flatMap((n) => store.objects.podsOnNode(n.metadata.name!));
+    expect(pods.length).toBeGreaterThanOrEqual(3);
+    expect(pods.every((p) => conditionOf(p, 'Ready')?.reason === 'ContainersNotReady')).toBe(true);
+    // The pods moved there count as unhealthy under their PDBs, so the old nodes' drains wait.
+    expect(events(sandbox, 'FailedDraining').length).toBeGreaterThan(0);
+    const out = await kubectl(sandbox, ['get', 'pods', '-n', 'monitoring', '-l', 'app=node-agent', '--no-headers']);
+    if (out !== undefined) expect(out.match(/CrashLoopBackOff/g)).toHaveLength(3);
+
+    const good = await started('bad-ami');
+    const series = { family: 'al2023', kubernetesVersion: '1.30', arch: 'amd64', variant: 'standard' } as const;
+    const older = seriesReleases(good.aws.catalog, series).at(-2)!.release;
+    const target = await pinToControlPlane(good, 'default', older);
+    run(good, 30 * 60);
+    for (const pool of ['canary', 'general'])
+      expect(claimsOf(good, pool).every((c) => target.includes(imageOf(c) ?? '') && isTrue(c, 'Initialized'))).toBe(
+        true,
+      );
+    expect(good.kube.store.list('pods').every((p) => isTrue(p, 'Ready'))).toBe(true);
   });
 
   it('a v1beta1 install (Karpenter 0.37): the class without amiSelectorTerms follows the control plane, with the v1beta1 taint', async () => {

@@ -52,6 +52,7 @@ describe('parseScenario', () => {
   it('ships the built-ins the sandbox documents', () => {
     expect(builtInScenarioNames()).toEqual([
       'ami-not-found',
+      'bad-ami',
       'budget-blocked',
       'crash-loop',
       'default',
@@ -125,6 +126,14 @@ describe('parseScenario', () => {
     );
     expect(s.timing).toMatchObject({ launchSeconds: 5, driftDetectionSeconds: 5 });
     expect(s.faults.launchFailures).toEqual({ nodePool: 'general', count: 1, reason: 'InsufficientCapacityError' });
+  });
+
+  it('reads a bad AMI with only its symptom: the release, classes and delay are resolved when the sandbox starts', () => {
+    const s = parseScenario(
+      edit((s) => (s.faults = { badAmi: { symptom: 'not-ready' } })),
+      'test.yaml',
+    );
+    expect(s.faults.badAmi).toEqual({ symptom: 'not-ready' });
   });
 
   it.each<[string, string, string[]]>([
@@ -371,6 +380,55 @@ describe('parseScenario', () => {
       ],
     ],
     [
+      'a bad AMI without a symptom, or with one the sandbox does not know, and values out of range',
+      edit((s) => {
+        s.faults = { badAmi: { release: '', nodeClasses: [], afterSeconds: -1, reboots: true } };
+      }),
+      [
+        'faults.badAmi.release: Too small: expected string to have >=1 characters',
+        'faults.badAmi.symptom: required',
+        'faults.badAmi.nodeClasses: Too small: expected array to have >=1 items',
+        'faults.badAmi.afterSeconds: Too small: expected number to be >=0',
+        'faults.badAmi.reboots: unknown field',
+      ],
+    ],
+    [
+      'a bad AMI symptom that is not one',
+      edit((s) => (s.faults = { badAmi: { symptom: 'slow' } })),
+      ['faults.badAmi.symptom: Invalid option: expected one of "not-ready"|"crash-loop"|"never-registers"'],
+    ],
+    [
+      'a bad AMI naming missing or repeated classes, a delay for a symptom without one, and a release in the wrong format',
+      edit((s) => {
+        s.faults = {
+          badAmi: {
+            symptom: 'crash-loop',
+            nodeClasses: ['default', 'gpu', 'default'],
+            afterSeconds: 30,
+            release: '1.20.4',
+          },
+        };
+      }),
+      [
+        'faults.badAmi.nodeClasses[1]: no nodeClass named "gpu"',
+        'faults.badAmi.nodeClasses[2]: "default" is listed twice',
+        'faults.badAmi.afterSeconds: only the not-ready symptom waits: remove it for crash-loop',
+        'faults.badAmi.release: al2023 releases are named like "v20240917"',
+      ],
+    ],
+    [
+      'a bad AMI for a family that publishes none for the control plane',
+      edit((s) => {
+        s.controlPlaneVersion = '1.33';
+        s.nodeClasses[0].family = 'al2';
+        s.nodeClasses[0].kubernetesVersion = '1.32';
+        s.faults = { badAmi: { symptom: 'not-ready' } };
+      }),
+      [
+        'faults.badAmi: the control plane is on 1.33: al2 has no EKS-optimized AMIs for Kubernetes 1.33: 1.32 was the last version with AL2 AMIs (Karpenter rejects the alias with UnsupportedAlias)',
+      ],
+    ],
+    [
       'a register range upside down',
       edit((s) => (s.timing = { registerSeconds: [90, 30] })),
       ['timing.registerSeconds: the range must be [low, high]'],
@@ -398,7 +456,7 @@ describe('parseScenario', () => {
 describe('loadScenario', () => {
   it('lists the built-ins when the name is unknown', () => {
     expect(() => loadScenario('nope')).toThrow(
-      'no built-in scenario named "nope" (built-in: ami-not-found, budget-blocked, crash-loop, default, do-not-disrupt, do-not-disrupt-duration, flaky-api, gitops-owned, large, launch-failure, pdb-blocked, staged, unschedulable)',
+      'no built-in scenario named "nope" (built-in: ami-not-found, bad-ami, budget-blocked, crash-loop, default, do-not-disrupt, do-not-disrupt-duration, flaky-api, gitops-owned, large, launch-failure, pdb-blocked, staged, unschedulable)',
     );
   });
 
