@@ -5,7 +5,8 @@ import type { CommandContext } from '../cli.js';
 import { InterruptedError, StalledError, TimeoutError } from '../errors.js';
 import { parseUpgradeOptions, type DemoOptions } from '../options.js';
 import { startSandbox } from '../sandbox/sandbox.js';
-import { stagedFlags } from '../stages/request.js';
+import { stagedFlags, type StagedRequest } from '../stages/request.js';
+import { DEFAULT_GATES } from '../gates/request.js';
 import { upgrade } from './upgrade.js';
 
 /** The demo's default pace: the default scenario's rollout (≈ 8 simulated minutes) plays in a few seconds. */
@@ -17,7 +18,7 @@ export async function demo(options: DemoOptions, ctx: CommandContext): Promise<v
   try {
     // The AWS SDK reads its endpoints and credentials from the environment: set them for this process only.
     Object.assign(process.env, sandbox.env);
-    const st = options.staged;
+    const st = options.staged ?? scenarioStages(sandbox.scenario.name);
     const stages = st
       ? stagedFlags(st)
           .map((f) => ` ${f}`)
@@ -54,6 +55,21 @@ export async function demo(options: DemoOptions, ctx: CommandContext): Promise<v
     }
     await sandbox.stop();
   }
+}
+
+/**
+ * A scenario made to show a staged rollout, when the demo is run without stage flags: `bad-ami` upgrades its canary
+ * first, and the health gates catch the bad AMI there and roll it back (exit 6).
+ */
+function scenarioStages(scenario: string): StagedRequest | undefined {
+  if (scenario !== 'bad-ami') return undefined;
+  return {
+    canary: ['canary'],
+    waves: [{ kind: 'percent', value: 100, text: '100%' }],
+    soakMs: 10_000,
+    holdWith: 'auto',
+    gates: { ...DEFAULT_GATES, onFailure: 'rollback' },
+  };
 }
 
 /**

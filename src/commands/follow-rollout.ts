@@ -287,11 +287,11 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
   }
   if (result === 'halted' && halt && pacer) {
     const h = halt;
-    reportGate(h, now);
-    if (!json) for (const line of haltLines(h, pacer.plan.stagePlan)) err(line);
+    if (json) reportGate(h, now);
+    else for (const line of haltLines(h, pacer.plan.stagePlan)) err(line);
     const first = h.findings[0];
-    const what = `a health gate ${h.result === 'inconclusive' ? 'could not be evaluated' : 'failed'}${first ? `: ${first.code} ${first.message}` : ''}`;
-    const note = await paused('halted', what, { gate: gateEventJson(h, pacer.plan.stagePlan, now) });
+    const what = first ? `${first.code} ${first.message}` : h.result === 'inconclusive' ? 'it could not be evaluated' : 'it failed';
+    const note = await paused('halted', `a health gate stopped it: ${what}`, { gate: gateEventJson(h, pacer.plan.stagePlan, now) });
     if (!note && settings.rollbackOnHalt !== true) finish('halted', now, { cause: 'gate', paused: [], gate: gateEventJson(h, pacer.plan.stagePlan, now) });
     throw new HaltedError(`halted by a health gate: ${what}${note ? note.text : ''}`, {
       hint: `look at the evidence ${json ? "(the 'gate' event on stdout)" : 'above'}; roll the new AMIs back with karp-drift rollback, or, once you are sure they are fine, release the holds with karp-drift resume (re-running the upgrade evaluates the gates again from a fresh baseline)`,

@@ -108,7 +108,8 @@ export function createGateKeeper(settings: {
       const key = checkpoint ? checkpointKey(checkpoint) : undefined;
       const fresh = key !== undefined && !reached.has(key);
       if (key !== undefined && fresh) reached.set(key, now.getTime());
-      const replaced = gatedClaims(claims, scope, baseline).flatMap((c) => (c.nodeName ? [c.nodeName] : []));
+      const all = [...claims]; // an iterator of the snapshot: read twice below
+      const replaced = gatedClaims(all, scope, baseline).flatMap((c) => (c.nodeName ? [c.nodeName] : []));
 
       // A command run that ended: its verdict counts, and at a checkpoint it clears (or not) that checkpoint.
       if (finished) {
@@ -148,7 +149,7 @@ export function createGateKeeper(settings: {
         let unreadable: string | undefined;
         try {
           const reads = await readGateReads(settings.cluster, settings.discovery, replaced, signal);
-          verdict = evaluateHealth({ nodeClaims: claims, nodes, ...reads }, scope, baseline, request, now);
+          verdict = evaluateHealth({ nodeClaims: all, nodes, ...reads }, scope, baseline, request, now);
         } catch (e) {
           if (signal.aborted) throw e;
           unreadable = e instanceof Error ? e.message : String(e);

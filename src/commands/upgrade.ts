@@ -17,7 +17,10 @@ import { pacerEventJson, pacerLogLine, stagedPlanJson, stagedPlanLines, type Pac
 import { LEASE_NAMESPACE } from '../stages/lock.js';
 import type { StagedPlan } from '../stages/stage-plan.js';
 import { stagedFlags } from '../stages/request.js';
-import { InterruptedError, KarpDriftError, UsageError } from '../errors.js';
+import { HaltedError, InterruptedError, KarpDriftError, UsageError } from '../errors.js';
+import { takeBaseline } from '../gates/baseline.js';
+import { createGateKeeper, type GateKeeper } from './gate-keeper.js';
+import { rollbackAfterHalt } from './halt-rollback.js';
 import { applyEach, confirmOrRefuse, event } from './upgrade-shared.js';
 
 function resumeCommand(options: UpgradeOptions, ctx: CommandContext): string {
@@ -128,6 +131,7 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
     // A staged rollout holds the lock until it ends: it writes holds for as long as it follows.
     await withClusterLock(ctx, cluster, { lockNamespace }, holder, async (signal) => {
       const locked = { ...ctx, signal };
+      const gates = gateKeeper(ctx, { cluster, discovery, inventory, plan, staged, runId: holder.runId, target: options.kubernetes.version });
       const pacer = createPacer({
         cluster,
         api: discovery.karpenterApi,
@@ -137,6 +141,7 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
         target: options.kubernetes.version,
         who: `${holder.user}@${holder.host}`,
         nodePools: inventory.nodePools,
+        ...(gates ? { cleared: (c) => gates.cleared(c) } : {}),
       });
       // The holds go on before the apply: from the moment the AMIs change, Karpenter may start only the first wave.
       pacer.listen(stagedReporter(ctx, json, staged, log));
@@ -148,7 +153,23 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
       } catch (err) {
         throw await primeFailed(err, pacer, inventory, Object.keys(applied).length > 0, signal.aborted);
       }
-      await follow(locked, options, { ...edge, plan, generations, changed: changes.length, pacer });
+      try {
+        await follow(locked, options, { ...edge, plan, generations, changed: changes.length, pacer, ...(gates ? { gates } : {}) });
+      } catch (err) {
+        if (!(err instanceof HaltedError) || staged.gates?.onFailure !== 'rollback') throw err;
+        throw await rollbackAfterHalt(locked, err, {
+          cluster,
+          discovery,
+          inventory,
+          pacer,
+          nodeClasses: plan.nodeClasses.map((c) => c.name),
+          nodePools: plan.nodePools.map((p) => ({ name: p.name, nodeClass: p.nodeClass })),
+          timeoutMs: options.timeoutMs,
+          stallTimeoutMs: options.stallTimeoutMs,
+          json,
+          log,
+        });
+      }
     });
   } finally {
     cluster.close();
@@ -254,7 +275,8 @@ async function follow(
     log,
     changed,
     pacer,
-  }: Stage2 & { plan: Planned['plan']; generations: Record<string, number>; changed: number; pacer?: Pacer },
+    gates,
+  }: Stage2 & { plan: Planned['plan']; generations: Record<string, number>; changed: number; pacer?: Pacer; gates?: GateKeeper },
 ): Promise<void> {
   if (changed === 0 && !json)
     log.info(
@@ -282,6 +304,7 @@ async function follow(
     stallTimeoutMs: options.stallTimeoutMs,
     resumeCommand: resumeCommand(options, ctx),
     ...(pacer ? { pacer } : {}),
+    ...(gates ? { gates, rollbackOnHalt: gates.request.onFailure === 'rollback' } : {}),
   });
   if (!json) {
     const pools = final.nodePools.map((p) => `${p.name}: ${p.replaced} replaced, ${p.onTarget} on target`).join('; ');
@@ -289,6 +312,34 @@ async function follow(
       `Rollout complete in ${humanDuration(Date.now() - startedAt.getTime())}: every node runs Kubernetes ${options.kubernetes.version} AMIs (${pools}).${pacer ? " Every stage done; karp-drift's holds are released." : ''}\n`,
     );
   }
+}
+
+/**
+ * The health gates of a staged rollout, with their baseline taken from the inventory read before the first write;
+ * none when every gate is off (--no-gates and no --gate-cmd).
+ */
+function gateKeeper(
+  ctx: CommandContext,
+  p: { cluster: Planned['cluster']; discovery: Planned['discovery']; inventory: Planned['inventory']; plan: Planned['plan']; staged: StagedPlan; runId: string; target: string },
+): GateKeeper | undefined {
+  const request = p.staged.gates;
+  if (request === undefined || (!request.builtIn && request.command === undefined)) return undefined;
+  const scope = { nodePools: p.plan.nodePools.map((n) => n.name), targetImageIds: targetIdsOf(p.plan) };
+  return createGateKeeper({
+    cluster: p.cluster,
+    discovery: p.discovery,
+    request,
+    scope,
+    baseline: takeBaseline(p.inventory, scope, new Date()),
+    plan: p.staged.stagePlan,
+    facts: {
+      target: p.target,
+      runId: p.runId,
+      amis: [...new Set(Object.values(scope.targetImageIds).flat())],
+      context: p.cluster.context,
+      ...(ctx.globals.kubeconfig !== undefined ? { kubeconfig: ctx.globals.kubeconfig } : {}),
+    },
+  });
 }
 
 function targetIdsOf(plan: Planned['plan']): Record<string, string[]> {

@@ -67,14 +67,18 @@ export const MAX_PER_CODE = 20;
 
 type Limits = Pick<GateRequest, 'initDeadlineMs' | 'podReadyDeadlineMs' | 'maxRestarts'>;
 
-/** The NodeClaims of the scope this run brought in: not in the baseline, not on their way out, not on an old AMI. */
+/**
+ * The NodeClaims the gates judge: the scope's on a target AMI (replacements of this run, and of an earlier run that
+ * was halted: a re-run must not wave a bad AMI through because its nodes were there first), and new ones not yet
+ * launched. Not those on their way out.
+ */
 export function gatedClaims(claims: Iterable<NodeClaimView>, scope: GateScope, baseline: GateBaseline): NodeClaimView[] {
   const pools = new Set(scope.nodePools);
   const out: NodeClaimView[] = [];
   for (const c of claims) {
-    if (c.nodePool === undefined || !pools.has(c.nodePool) || baseline.nodeClaims.has(c.name) || c.deleting) continue;
-    // Not launched yet (no imageID), or launched on a target AMI: a scale-up that launched an old one is not ours.
-    if (c.imageId === undefined || onTarget(c, scope)) out.push(c);
+    if (c.nodePool === undefined || !pools.has(c.nodePool) || c.deleting) continue;
+    // Launched on a target AMI, or new and not launched yet: a scale-up that launched an old one is not ours.
+    if (onTarget(c, scope) || (c.imageId === undefined && !baseline.nodeClaims.has(c.name))) out.push(c);
   }
   return out;
 }

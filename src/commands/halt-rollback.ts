@@ -1,0 +1,101 @@
+// `upgrade --on-failure rollback`: after a health gate halted a staged rollout (every NodePool held at 0), put the
+// classes back to the selection karp-drift recorded, then release the holds and follow the replaced nodes back.
+// The holds come off only once Karpenter resolved the restored AMIs and no NodeClaim on them is still marked
+// Drifted: released earlier, Karpenter could replace an old node (drifted against the bad AMI a moment ago) with a
+// node on the bad AMI. The run still exits 6; the rollback's outcome is part of its message and of `done`.
+import type { CommandContext } from '../cli.js';
+import type { Cluster } from '../cluster/client.js';
+import type { Discovery } from '../cluster/discovery.js';
+import { readNodeClass } from '../cluster/inventory.js';
+import { listAll } from '../cluster/list.js';
+import { karpenterResources } from '../cluster/resources.js';
+import type { Inventory, NodeView } from '../cluster/views.js';
+import { HaltedError, KarpDriftError } from '../errors.js';
+import type { Logger } from '../io.js';
+import { doneEvent, eventTime } from '../report/progress.js';
+import { followRollout } from './follow-rollout.js';
+import { awaitRestored, recorded, restoreEach, type Restore } from './rollback-restore.js';
+import type { Pacer } from './staged-pacer.js';
+
+const DRIFT_CLEARED_WAIT_MS = 120_000;
+
+export interface HaltRollback {
+  cluster: Cluster;
+  discovery: Discovery;
+  inventory: Inventory;
+  pacer: Pacer;
+  /** The EC2NodeClasses and NodePools of the run. */
+  nodeClasses: string[];
+  nodePools: Array<{ name: string; nodeClass: string }>;
+  timeoutMs: number;
+  stallTimeoutMs: number;
+  json: boolean;
+  log: Logger;
+}
+
+export async function rollbackAfterHalt(ctx: CommandContext, halted: HaltedError, r: HaltRollback): Promise<HaltedError> {
+  const { cluster, discovery, json, log } = r;
+  const halt = halted.message.replace(/; the staged rollout is paused: .*$/, '');
+  const end = (outcome: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
+    if (json) ctx.io.out(`${JSON.stringify({ type: 'done', time: eventTime(new Date()), result: 'halted', cause: 'gate', gate: halted.gate, rollback: outcome, ...extra })}\n`);
+  };
+  let restores: Restore[];
+  try {
+    const views = await Promise.all(r.nodeClasses.map((n) => readNodeClass(cluster, discovery.karpenterApi, n, AbortSignal.timeout(30_000))));
+    restores = views.flatMap((v) => (v ? (recorded(v) ?? []) : []));
+  } catch (e) {
+    end({ result: 'failed', message: messageOf(e) }, { paused: halted.paused });
+    return rewrap(halted, `${halted.message}; the rollback could not read the classes (${messageOf(e)})`);
+  }
+  if (restores.length === 0) {
+    end({ result: 'failed', message: 'no class carries a recorded selection' }, { paused: halted.paused });
+    return rewrap(halted, `${halted.message}; nothing to roll back: no EC2NodeClass in scope carries the selection karp-drift records`);
+  }
+  const names = restores.map((x) => `ec2nodeclass/${x.view.name}`).join(', ');
+  if (!json) log.warn(`--on-failure rollback: restoring ${names} and following the replaced nodes back`);
+  const pools = r.nodePools.filter((p) => restores.some((x) => x.view.name === p.nodeClass));
+  try {
+    // A fresh signal: the run's own may be aborted only by an interrupt, which should stop this too.
+    const generations = await restoreEach(ctx, cluster, discovery, restores, { dryRun: false, json, log });
+    const { targets, targetMinor } = await awaitRestored(cluster, discovery, restores, generations, ctx.signal);
+    await driftCleared(cluster, discovery, targets, ctx.signal);
+    const nodes = new Map<string, NodeView>(r.inventory.nodes.map((n) => [n.name, n]));
+    await r.pacer.finish(nodes, new Date(), { quiet: true });
+    const progress = await followRollout(ctx, cluster, discovery, r.inventory, {
+      scope: { nodePools: pools, targetImageIds: targets, targetMinor, startedAt: new Date(), nodeClassGenerations: generations },
+      timeoutMs: r.timeoutMs,
+      stallTimeoutMs: r.stallTimeoutMs,
+      resumeCommand: 'karp-drift status --watch',
+      quietDone: true,
+    });
+    const done = doneEvent('succeeded', progress, cluster.identity, new Date());
+    end({ result: 'succeeded', nodeClasses: restores.map((x) => x.view.name), nodePools: done.type === 'done' ? done.nodePools : [] }, { paused: [] });
+    return rewrap(
+      halted,
+      `${halt}; rolled back: ${names} restored, every node of ${pools.map((p) => `nodepool/${p.name}`).join(', ')} back on the previous AMIs (Kubernetes ${targetMinor})`,
+      'find out why the new AMI failed (the evidence above) before upgrading again; the holds are released',
+    );
+  } catch (e) {
+    const code = e instanceof KarpDriftError ? e.exitCode : 1;
+    end({ result: 'failed', exitCode: code, message: messageOf(e) });
+    return rewrap(halted, `${halt}; the rollback did not complete: ${messageOf(e)}`, e instanceof KarpDriftError ? e.hint : undefined);
+  }
+}
+
+/** Until no NodeClaim on a restored AMI is still marked Drifted (Karpenter re-judges them once status.amis moved). */
+async function driftCleared(cluster: Cluster, discovery: Discovery, targets: Record<string, string[]>, signal: AbortSignal): Promise<void> {
+  const deadline = Date.now() + DRIFT_CLEARED_WAIT_MS;
+  const restored = new Set(Object.values(targets).flat());
+  for (;;) {
+    const { items } = await listAll(cluster, karpenterResources(discovery.karpenterApi).nodeClaims, { signal });
+    const still = items.filter((c) => c.imageId !== undefined && restored.has(c.imageId) && c.conditions.Drifted?.status === 'True');
+    if (still.length === 0 || Date.now() > deadline) return;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+function rewrap(halted: HaltedError, message: string, hint?: string): HaltedError {
+  return new HaltedError(message, { ...(hint ?? halted.hint ? { hint: hint ?? halted.hint } : {}), paused: halted.paused, gate: halted.gate });
+}
