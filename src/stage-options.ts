@@ -146,9 +146,12 @@ export function parseGateOptions(flags: Record<string, unknown>): GateRequest {
   if (command === undefined) {
     const lone = (['gateTimeout', 'gateInterval'] as const).find((k) => flags[k] !== undefined);
     if (lone !== undefined)
-      throw new UsageError(`${lone === 'gateTimeout' ? '--gate-timeout' : '--gate-interval'} goes with --gate-cmd, and there is none`, {
-        hint: "e.g. --gate-cmd './smoke-test.sh' --gate-timeout 2m",
-      });
+      throw new UsageError(
+        `${lone === 'gateTimeout' ? '--gate-timeout' : '--gate-interval'} goes with --gate-cmd, and there is none`,
+        {
+          hint: "e.g. --gate-cmd './smoke-test.sh' --gate-timeout 2m",
+        },
+      );
   }
   const onFailure = flags.onFailure;
   if (onFailure !== undefined && onFailure !== 'pause' && onFailure !== 'rollback') {
@@ -164,7 +167,7 @@ export function parseGateOptions(flags: Record<string, unknown>): GateRequest {
     ...(command !== undefined ? { command } : {}),
     commandTimeoutMs: duration(flags.gateTimeout, '--gate-timeout') ?? DEFAULT_GATES.commandTimeoutMs,
     ...(interval !== undefined ? { commandIntervalMs: interval } : {}),
-    onFailure: (onFailure as GateRequest['onFailure'] | undefined) ?? DEFAULT_GATES.onFailure,
+    onFailure: onFailure ?? DEFAULT_GATES.onFailure,
   };
 }
 

@@ -2,7 +2,9 @@
 // the exact message of a bad value (exit 2) out.
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../src/errors.js';
-import { parseLockOptions, parseStagedOptions } from '../src/stage-options.js';
+import { DEFAULT_GATES } from '../src/gates/request.js';
+import { parseGateOptions, parseLockOptions, parseStagedOptions } from '../src/stage-options.js';
+import { stagedFlags } from '../src/stages/request.js';
 import type { WaveStep } from '../src/stages/waves.js';
 
 function usageError(fn: () => unknown): UsageError {
@@ -33,27 +35,33 @@ describe('parseStagedOptions: accepted', () => {
     [
       'canary only: one wave per stage, no soak, auto',
       { canary: ['canary'] },
-      { canary: ['canary'], waves: [pct(100)], soakMs: 0, holdWith: 'auto' },
+      { canary: ['canary'], waves: [pct(100)], soakMs: 0, holdWith: 'auto', gates: DEFAULT_GATES },
     ],
     [
       'a repeated --canary keeps its order, once each',
       { canary: ['b', 'a', 'b'] },
-      { canary: ['b', 'a'], waves: [pct(100)], soakMs: 0, holdWith: 'auto' },
+      { canary: ['b', 'a'], waves: [pct(100)], soakMs: 0, holdWith: 'auto', gates: DEFAULT_GATES },
     ],
     [
       'waves only: no canary',
       { waves: '1,10%,100%' },
-      { canary: [], waves: [count(1), pct(10), pct(100)], soakMs: 0, holdWith: 'auto' },
+      { canary: [], waves: [count(1), pct(10), pct(100)], soakMs: 0, holdWith: 'auto', gates: DEFAULT_GATES },
     ],
     [
       'everything',
-      { canary: ['canary'], waves: ' 1, 25 ,50%', soak: '1h30m', holdWith: 'node' },
-      { canary: ['canary'], waves: [count(1), count(25), pct(50)], soakMs: 90 * 60_000, holdWith: 'node' },
+      { canary: ['canary'], waves: ' 1, 25 ,50%', soak: '1h30m', holdWith: 'node', gates: DEFAULT_GATES },
+      {
+        canary: ['canary'],
+        waves: [count(1), count(25), pct(50)],
+        soakMs: 90 * 60_000,
+        holdWith: 'node',
+        gates: DEFAULT_GATES,
+      },
     ],
     [
       'counts and percentages compare only within their kind',
-      { waves: '50%,10', holdWith: 'budget' },
-      { canary: [], waves: [pct(50), count(10)], soakMs: 0, holdWith: 'budget' },
+      { waves: '50%,10', holdWith: 'budget', gates: DEFAULT_GATES },
+      { canary: [], waves: [pct(50), count(10)], soakMs: 0, holdWith: 'budget', gates: DEFAULT_GATES },
     ],
   ])('%s', (_name, flags, expected) => {
     expect(parseStagedOptions({ ...flags })).toEqual(expected);
@@ -138,4 +146,84 @@ describe('parseLockOptions', () => {
       );
     },
   );
+});
+
+describe('parseGateOptions', () => {
+  it.each<[string, Record<string, unknown>, Partial<typeof DEFAULT_GATES>]>([
+    ['no gate flags: the defaults', {}, {}],
+    ['--no-gates', { gates: false }, { builtIn: false }],
+    [
+      'every flag',
+      {
+        initDeadline: '20s',
+        podReadyDeadline: '1m',
+        maxRestarts: '0',
+        failureLimit: '3',
+        gateCmd: " ./smoke.sh 'a b' ",
+        gateTimeout: '30s',
+        gateInterval: '2m',
+        onFailure: 'rollback',
+      },
+      {
+        initDeadlineMs: 20_000,
+        podReadyDeadlineMs: 60_000,
+        maxRestarts: 0,
+        failureLimit: 3,
+        command: "./smoke.sh 'a b'",
+        commandTimeoutMs: 30_000,
+        commandIntervalMs: 120_000,
+        onFailure: 'rollback',
+      },
+    ],
+  ])('%s', (_name, flags, expected) => {
+    expect(parseGateOptions(flags)).toEqual({ ...DEFAULT_GATES, ...expected });
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    [
+      '--failure-limit 0',
+      { failureLimit: '0' },
+      '--failure-limit "0" is not valid; expected a whole number of at least 1',
+    ],
+    [
+      '--max-restarts -1',
+      { maxRestarts: '-1' },
+      '--max-restarts "-1" is not valid; expected a whole number of at least 0',
+    ],
+    ['--on-failure stop', { onFailure: 'stop' }, '--on-failure "stop" is not valid; expected pause or rollback'],
+    [
+      '--gate-cmd empty',
+      { gateCmd: '  ' },
+      '--gate-cmd is empty; give the command to run after each wave and soak (exit 0 passes)',
+    ],
+    ['--gate-timeout alone', { gateTimeout: '1m' }, '--gate-timeout goes with --gate-cmd, and there is none'],
+    ['--init-deadline 0s', { initDeadline: '0s' }, '--init-deadline "0s" must be longer than 0s'],
+  ])('%s', (_name, flags, message) => {
+    expect(usageMessage(() => parseGateOptions(flags))).toBe(message);
+  });
+
+  it('a gate flag without a staged rollout is an error, not ignored', () => {
+    expect(usageMessage(() => parseStagedOptions({ gateCmd: 'true' }))).toBe(
+      '--gate-cmd gates a staged rollout, and there is none: give --waves or --canary with it',
+    );
+    expect(usageMessage(() => parseStagedOptions({ gates: false }))).toBe(
+      '--no-gates gates a staged rollout, and there is none: give --waves or --canary with it',
+    );
+  });
+
+  it('the resume hint asks for the same gates again', () => {
+    const request = parseStagedOptions({
+      canary: ['canary'],
+      gateCmd: "echo 'ok'",
+      onFailure: 'rollback',
+      failureLimit: '2',
+    })!;
+    expect(stagedFlags(request)).toEqual([
+      '--canary canary',
+      '--waves 100%',
+      '--failure-limit 2',
+      `--gate-cmd 'echo '\\''ok'\\'''`,
+      '--on-failure rollback',
+    ]);
+  });
 });

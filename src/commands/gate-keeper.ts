@@ -73,7 +73,13 @@ export function createGateKeeper(settings: {
   let wake: () => void = () => undefined;
   const stopRuns = new AbortController();
 
-  function startCommand(point: GatePoint, checkpoint: Checkpoint | undefined, stage: StageState | undefined, replaced: string[], now: Date): void {
+  function startCommand(
+    point: GatePoint,
+    checkpoint: Checkpoint | undefined,
+    stage: StageState | undefined,
+    replaced: string[],
+    now: Date,
+  ): void {
     const env = commandEnv(settings.facts, plan, point, checkpoint, stage, replaced);
     lastCommandAt = now.getTime();
     const promise = runGateCommand(request.command!, env, request.commandTimeoutMs, stopRuns.signal);
@@ -140,7 +146,8 @@ export function createGateKeeper(settings: {
       // The built-in gates: at once at a new checkpoint, again while one waits, else on their interval.
       // While a checkpoint waits on pods or nodes still coming up, look again soon; a failure is measured again on
       // the normal interval (each failed evaluation counts toward --failure-limit).
-      const waitingHere = key !== undefined && request.builtIn && !healthPassed.has(key) && lastHealth?.result === 'pending';
+      const waitingHere =
+        key !== undefined && request.builtIn && !healthPassed.has(key) && lastHealth?.result === 'pending';
       const due = now.getTime() - lastHealthAt >= (waitingHere ? Math.min(healthEveryMs, 2_000) : healthEveryMs);
       if (request.builtIn && (fresh || due)) {
         lastHealthAt = now.getTime();
@@ -166,13 +173,21 @@ export function createGateKeeper(settings: {
           ...(checkpoint ? { checkpoint } : {}),
           result,
           findings: verdict?.findings ?? [unreadableFinding(unreadable ?? 'unknown error')],
-          ...(verdict ? { counts: verdict.counts, replacedNodes: verdict.replacedNodes.length, pods: verdict.pods, pdbs: verdict.pdbs } : {}),
+          ...(verdict
+            ? {
+                counts: verdict.counts,
+                replacedNodes: verdict.replacedNodes.length,
+                pods: verdict.pods,
+                pdbs: verdict.pdbs,
+              }
+            : {}),
           failures: tally.failures,
           failureLimit: request.failureLimit,
         };
         if (counted.halt) return { reports, halt: report };
         // Reported: a checkpoint passed, and every failed or unreadable evaluation (a pass between is quiet).
-        if ((result === 'passed' && key !== undefined) || result === 'failed' || result === 'inconclusive') reports.push(report);
+        if ((result === 'passed' && key !== undefined) || result === 'failed' || result === 'inconclusive')
+          reports.push(report);
       }
 
       // The command: once per checkpoint, and on its interval while waves run and soak.

@@ -33,15 +33,24 @@ export interface HaltRollback {
   log: Logger;
 }
 
-export async function rollbackAfterHalt(ctx: CommandContext, halted: HaltedError, r: HaltRollback): Promise<HaltedError> {
+export async function rollbackAfterHalt(
+  ctx: CommandContext,
+  halted: HaltedError,
+  r: HaltRollback,
+): Promise<HaltedError> {
   const { cluster, discovery, json, log } = r;
   const halt = halted.message.replace(/; the staged rollout is paused: .*$/, '');
   const end = (outcome: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
-    if (json) ctx.io.out(`${JSON.stringify({ type: 'done', time: eventTime(new Date()), result: 'halted', cause: 'gate', gate: halted.gate, rollback: outcome, ...extra })}\n`);
+    if (json)
+      ctx.io.out(
+        `${JSON.stringify({ type: 'done', time: eventTime(new Date()), result: 'halted', cause: 'gate', gate: halted.gate, rollback: outcome, ...extra })}\n`,
+      );
   };
   let restores: Restore[];
   try {
-    const views = await Promise.all(r.nodeClasses.map((n) => readNodeClass(cluster, discovery.karpenterApi, n, AbortSignal.timeout(30_000))));
+    const views = await Promise.all(
+      r.nodeClasses.map((n) => readNodeClass(cluster, discovery.karpenterApi, n, AbortSignal.timeout(30_000))),
+    );
     restores = views.flatMap((v) => (v ? (recorded(v) ?? []) : []));
   } catch (e) {
     end({ result: 'failed', message: messageOf(e) }, { paused: halted.paused });
@@ -49,7 +58,10 @@ export async function rollbackAfterHalt(ctx: CommandContext, halted: HaltedError
   }
   if (restores.length === 0) {
     end({ result: 'failed', message: 'no class carries a recorded selection' }, { paused: halted.paused });
-    return rewrap(halted, `${halted.message}; nothing to roll back: no EC2NodeClass in scope carries the selection karp-drift records`);
+    return rewrap(
+      halted,
+      `${halted.message}; nothing to roll back: no EC2NodeClass in scope carries the selection karp-drift records`,
+    );
   }
   const names = restores.map((x) => `ec2nodeclass/${x.view.name}`).join(', ');
   if (!json) log.warn(`--on-failure rollback: restoring ${names} and following the replaced nodes back`);
@@ -62,14 +74,27 @@ export async function rollbackAfterHalt(ctx: CommandContext, halted: HaltedError
     const nodes = new Map<string, NodeView>(r.inventory.nodes.map((n) => [n.name, n]));
     await r.pacer.finish(nodes, new Date(), { quiet: true });
     const progress = await followRollout(ctx, cluster, discovery, r.inventory, {
-      scope: { nodePools: pools, targetImageIds: targets, targetMinor, startedAt: new Date(), nodeClassGenerations: generations },
+      scope: {
+        nodePools: pools,
+        targetImageIds: targets,
+        targetMinor,
+        startedAt: new Date(),
+        nodeClassGenerations: generations,
+      },
       timeoutMs: r.timeoutMs,
       stallTimeoutMs: r.stallTimeoutMs,
       resumeCommand: 'karp-drift status --watch',
       quietDone: true,
     });
     const done = doneEvent('succeeded', progress, cluster.identity, new Date());
-    end({ result: 'succeeded', nodeClasses: restores.map((x) => x.view.name), nodePools: done.type === 'done' ? done.nodePools : [] }, { paused: [] });
+    end(
+      {
+        result: 'succeeded',
+        nodeClasses: restores.map((x) => x.view.name),
+        nodePools: done.type === 'done' ? done.nodePools : [],
+      },
+      { paused: [] },
+    );
     return rewrap(
       halted,
       `${halt}; rolled back: ${names} restored, every node of ${pools.map((p) => `nodepool/${p.name}`).join(', ')} back on the previous AMIs (Kubernetes ${targetMinor})`,
@@ -78,17 +103,28 @@ export async function rollbackAfterHalt(ctx: CommandContext, halted: HaltedError
   } catch (e) {
     const code = e instanceof KarpDriftError ? e.exitCode : 1;
     end({ result: 'failed', exitCode: code, message: messageOf(e) });
-    return rewrap(halted, `${halt}; the rollback did not complete: ${messageOf(e)}`, e instanceof KarpDriftError ? e.hint : undefined);
+    return rewrap(
+      halted,
+      `${halt}; the rollback did not complete: ${messageOf(e)}`,
+      e instanceof KarpDriftError ? e.hint : undefined,
+    );
   }
 }
 
 /** Until no NodeClaim on a restored AMI is still marked Drifted (Karpenter re-judges them once status.amis moved). */
-async function driftCleared(cluster: Cluster, discovery: Discovery, targets: Record<string, string[]>, signal: AbortSignal): Promise<void> {
+async function driftCleared(
+  cluster: Cluster,
+  discovery: Discovery,
+  targets: Record<string, string[]>,
+  signal: AbortSignal,
+): Promise<void> {
   const deadline = Date.now() + DRIFT_CLEARED_WAIT_MS;
   const restored = new Set(Object.values(targets).flat());
   for (;;) {
     const { items } = await listAll(cluster, karpenterResources(discovery.karpenterApi).nodeClaims, { signal });
-    const still = items.filter((c) => c.imageId !== undefined && restored.has(c.imageId) && c.conditions.Drifted?.status === 'True');
+    const still = items.filter(
+      (c) => c.imageId !== undefined && restored.has(c.imageId) && c.conditions.Drifted?.status === 'True',
+    );
     if (still.length === 0 || Date.now() > deadline) return;
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
@@ -97,5 +133,9 @@ async function driftCleared(cluster: Cluster, discovery: Discovery, targets: Rec
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 function rewrap(halted: HaltedError, message: string, hint?: string): HaltedError {
-  return new HaltedError(message, { ...(hint ?? halted.hint ? { hint: hint ?? halted.hint } : {}), paused: halted.paused, gate: halted.gate });
+  return new HaltedError(message, {
+    ...((hint ?? halted.hint) ? { hint: hint ?? halted.hint } : {}),
+    paused: halted.paused,
+    gate: halted.gate,
+  });
 }

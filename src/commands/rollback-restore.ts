@@ -25,12 +25,17 @@ export function recorded(view: NodeClassView): Restore | undefined {
   try {
     terms = JSON.parse(text);
   } catch {
-    throw new UsageError(`ec2nodeclass/${view.name}: annotation ${ANNOTATIONS.previousTerms} is not JSON; nothing was changed`, {
-      hint: `restore amiSelectorTerms by hand (kubectl edit ec2nodeclass ${view.name})`,
-    });
+    throw new UsageError(
+      `ec2nodeclass/${view.name}: annotation ${ANNOTATIONS.previousTerms} is not JSON; nothing was changed`,
+      {
+        hint: `restore amiSelectorTerms by hand (kubectl edit ec2nodeclass ${view.name})`,
+      },
+    );
   }
   if (!Array.isArray(terms) || terms.length === 0) {
-    throw new UsageError(`ec2nodeclass/${view.name}: annotation ${ANNOTATIONS.previousTerms} holds no terms; nothing was changed`);
+    throw new UsageError(
+      `ec2nodeclass/${view.name}: annotation ${ANNOTATIONS.previousTerms} holds no terms; nothing was changed`,
+    );
   }
   const amiFamily = view.annotations[ANNOTATIONS.previousFamily];
   return { view, terms: terms as AmiSelectorTerm[], ...(amiFamily ? { amiFamily } : {}) };
@@ -53,25 +58,41 @@ export async function restoreEach(
     resume: 'restore the others with: karp-drift rollback (the restored ones no longer have a recorded selection)',
     undo: () => 'they drift back to the previous AMIs; to return to the upgrade, run karp-drift upgrade again',
   };
-  await applyEach(ctx, restores.map((r) => r.view.name), steps, async (name) => {
-    const r = restores.find((x) => x.view.name === name)!;
-    const result = await applyNodeClass(
-      customObjects(cluster),
-      {
-        name: r.view.name,
-        karpenterApi: discovery.karpenterApi,
-        resourceVersion: r.view.resourceVersion,
-        ...(r.amiFamily ? { amiFamily: r.amiFamily } : {}),
-        amiSelectorTerms: r.terms,
-        annotations: {},
-        force: true,
-      },
-      { dryRun: how.dryRun },
-    );
-    generations[r.view.name] = result.generation;
-    if (how.json) ctx.io.out(event('applied', { nodeClass: r.view.name, generation: result.generation, dryRun: how.dryRun, amiSelectorTerms: r.terms }));
-    else how.log.info(`${how.dryRun ? 'Validated (dry run, nothing changed)' : 'Restored'}: ec2nodeclass/${r.view.name}`);
-  });
+  await applyEach(
+    ctx,
+    restores.map((r) => r.view.name),
+    steps,
+    async (name) => {
+      const r = restores.find((x) => x.view.name === name)!;
+      const result = await applyNodeClass(
+        customObjects(cluster),
+        {
+          name: r.view.name,
+          karpenterApi: discovery.karpenterApi,
+          resourceVersion: r.view.resourceVersion,
+          ...(r.amiFamily ? { amiFamily: r.amiFamily } : {}),
+          amiSelectorTerms: r.terms,
+          annotations: {},
+          force: true,
+        },
+        { dryRun: how.dryRun },
+      );
+      generations[r.view.name] = result.generation;
+      if (how.json)
+        ctx.io.out(
+          event('applied', {
+            nodeClass: r.view.name,
+            generation: result.generation,
+            dryRun: how.dryRun,
+            amiSelectorTerms: r.terms,
+          }),
+        );
+      else
+        how.log.info(
+          `${how.dryRun ? 'Validated (dry run, nothing changed)' : 'Restored'}: ec2nodeclass/${r.view.name}`,
+        );
+    },
+  );
   return generations;
 }
 
@@ -103,12 +124,18 @@ export async function awaitRestored(
       if (!view) throw new RuntimeFailure(`ec2nodeclass/${r.view.name} was deleted while rolling back`);
       const ready = view.conditions.AMIsReady;
       if (ready && (ready.observedGeneration ?? 0) >= generations[r.view.name]!) {
-        if (ready.status !== 'True') throw new RuntimeFailure(`ec2nodeclass/${r.view.name}: Karpenter could not resolve the restored AMIs: AMIsReady=${ready.status}, reason ${ready.reason}: ${ready.message}`);
+        if (ready.status !== 'True')
+          throw new RuntimeFailure(
+            `ec2nodeclass/${r.view.name}: Karpenter could not resolve the restored AMIs: AMIsReady=${ready.status}, reason ${ready.reason}: ${ready.message}`,
+          );
         targets[r.view.name] = view.statusAmis.map((a) => a.id);
         names.push(...view.statusAmis.map((a) => a.name));
         break;
       }
-      if (Date.now() > deadline) throw new RuntimeFailure(`ec2nodeclass/${r.view.name}: Karpenter did not report AMIsReady for generation ${generations[r.view.name]} within ${READY_WAIT_MS / 1000} s`);
+      if (Date.now() > deadline)
+        throw new RuntimeFailure(
+          `ec2nodeclass/${r.view.name}: Karpenter did not report AMIsReady for generation ${generations[r.view.name]} within ${READY_WAIT_MS / 1000} s`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
   }

@@ -31,7 +31,10 @@ function rollbackPlanDocument(
     controlPlaneVersion: inventory.controlPlane.minor,
     nodeClasses: restores.map((r) => ({
       name: r.view.name,
-      before: { ...(r.view.amiFamily ? { amiFamily: r.view.amiFamily } : {}), amiSelectorTerms: r.view.amiSelectorTerms },
+      before: {
+        ...(r.view.amiFamily ? { amiFamily: r.view.amiFamily } : {}),
+        amiSelectorTerms: r.view.amiSelectorTerms,
+      },
       after: { ...(r.amiFamily ? { amiFamily: r.amiFamily } : {}), amiSelectorTerms: r.terms },
       changed: true,
     })),
@@ -50,12 +53,19 @@ export async function rollback(options: RollbackOptions, ctx: CommandContext): P
   const { cluster, log } = connect(ctx);
   try {
     const discovery = await discoverCluster(cluster, ctx.signal);
-    const inventory = await readInventory(cluster, { nodeClasses: options.nodeClasses.length > 0 ? options.nodeClasses : undefined, discovery, signal: ctx.signal });
+    const inventory = await readInventory(cluster, {
+      nodeClasses: options.nodeClasses.length > 0 ? options.nodeClasses : undefined,
+      discovery,
+      signal: ctx.signal,
+    });
     const restores = inventory.nodeClasses.flatMap((v) => recorded(v) ?? []);
     if (restores.length === 0) {
-      throw new UsageError(`nothing to roll back: no EC2NodeClass${options.nodeClasses.length > 0 ? ` among ${options.nodeClasses.join(', ')}` : ''} carries ${ANNOTATIONS.previousTerms}, which karp-drift upgrade records`, {
-        hint: 'roll back by hand (kubectl edit ec2nodeclass <name>), or upgrade to the release you want with --release',
-      });
+      throw new UsageError(
+        `nothing to roll back: no EC2NodeClass${options.nodeClasses.length > 0 ? ` among ${options.nodeClasses.join(', ')}` : ''} carries ${ANNOTATIONS.previousTerms}, which karp-drift upgrade records`,
+        {
+          hint: 'roll back by hand (kubectl edit ec2nodeclass <name>), or upgrade to the release you want with --release',
+        },
+      );
     }
     const pools = inventory.nodePools.filter((p) => restores.some((r) => r.view.name === p.nodeClass));
     const nodes = inventory.nodeClaims.filter((c) => pools.some((p) => p.name === c.nodePool)).length;
@@ -64,15 +74,30 @@ export async function rollback(options: RollbackOptions, ctx: CommandContext): P
       ctx.io.out(event('plan', { plan: rollbackPlanDocument(restores, pools, inventory, cluster.identity) }));
     } else {
       for (const r of restores) {
-        ctx.io.out(`~ ec2nodeclass/${r.view.name}\n  - amiSelectorTerms: ${r.view.amiSelectorTerms.map(amiSelectorTermText).join(', ')}${r.view.amiFamily ? ` (amiFamily ${r.view.amiFamily})` : ''}\n  + amiSelectorTerms: ${r.terms.map(amiSelectorTermText).join(', ')}${r.amiFamily ? ` (amiFamily ${r.amiFamily})` : ''}\n`);
+        ctx.io.out(
+          `~ ec2nodeclass/${r.view.name}\n  - amiSelectorTerms: ${r.view.amiSelectorTerms.map(amiSelectorTermText).join(', ')}${r.view.amiFamily ? ` (amiFamily ${r.view.amiFamily})` : ''}\n  + amiSelectorTerms: ${r.terms.map(amiSelectorTermText).join(', ')}${r.amiFamily ? ` (amiFamily ${r.amiFamily})` : ''}\n`,
+        );
       }
     }
-    log.warn(`rolling back drifts every node of ${pools.map((p) => `nodepool/${p.name}`).join(', ') || 'these classes'} (${nodes} nodes) back to the previous AMIs: nodes already replaced are replaced again`);
-    await confirmOrRefuse(ctx, options, `Restore ${restores.length} EC2NodeClass(es)? Karpenter will replace up to ${nodes} node(s) through drift.`, 'rollback');
+    log.warn(
+      `rolling back drifts every node of ${pools.map((p) => `nodepool/${p.name}`).join(', ') || 'these classes'} (${nodes} nodes) back to the previous AMIs: nodes already replaced are replaced again`,
+    );
+    await confirmOrRefuse(
+      ctx,
+      options,
+      `Restore ${restores.length} EC2NodeClass(es)? Karpenter will replace up to ${nodes} node(s) through drift.`,
+      'rollback',
+    );
 
     if (!options.dryRun) {
       await requireAccess(cluster, [
-        ...restores.map((r) => ({ verb: 'patch', group: 'karpenter.k8s.aws', resource: 'ec2nodeclasses', name: r.view.name, why: 'restore amiSelectorTerms' })),
+        ...restores.map((r) => ({
+          verb: 'patch',
+          group: 'karpenter.k8s.aws',
+          resource: 'ec2nodeclasses',
+          name: r.view.name,
+          why: 'restore amiSelectorTerms',
+        })),
         ...(options.wait ? followNeeds() : []),
         ...lockNeeds(options.lockNamespace ?? LEASE_NAMESPACE),
       ]);
@@ -81,21 +106,41 @@ export async function rollback(options: RollbackOptions, ctx: CommandContext): P
     // writes nothing and takes none.
     let generations: Record<string, number> = {};
     const restore = async (signal: AbortSignal) => {
-      generations = await restoreEach({ ...ctx, signal }, cluster, discovery, restores, { dryRun: options.dryRun, json, log });
+      generations = await restoreEach({ ...ctx, signal }, cluster, discovery, restores, {
+        dryRun: options.dryRun,
+        json,
+        log,
+      });
     };
     if (options.dryRun) await restore(ctx.signal);
-    else await withClusterLock(ctx, cluster, { lockNamespace: options.lockNamespace ?? LEASE_NAMESPACE }, lockHolder('rollback'), restore);
+    else
+      await withClusterLock(
+        ctx,
+        cluster,
+        { lockNamespace: options.lockNamespace ?? LEASE_NAMESPACE },
+        lockHolder('rollback'),
+        restore,
+      );
     if (options.dryRun || !options.wait) return;
 
     const { targets, targetMinor } = await awaitRestored(cluster, discovery, restores, generations, ctx.signal);
     const startedAt = new Date();
     await followRollout(ctx, cluster, discovery, inventory, {
-      scope: { nodePools: pools.map((p) => ({ name: p.name, nodeClass: p.nodeClass })), targetImageIds: targets, targetMinor, startedAt, nodeClassGenerations: generations },
+      scope: {
+        nodePools: pools.map((p) => ({ name: p.name, nodeClass: p.nodeClass })),
+        targetImageIds: targets,
+        targetMinor,
+        startedAt,
+        nodeClassGenerations: generations,
+      },
       timeoutMs: options.timeoutMs,
       stallTimeoutMs: options.stallTimeoutMs,
       resumeCommand: 'karp-drift status --watch',
     });
-    if (!json) ctx.io.out(`Rollback complete: ${pools.map((p) => `nodepool/${p.name}`).join(', ')} back on the previous AMIs (Kubernetes ${targetMinor}).\n`);
+    if (!json)
+      ctx.io.out(
+        `Rollback complete: ${pools.map((p) => `nodepool/${p.name}`).join(', ')} back on the previous AMIs (Kubernetes ${targetMinor}).\n`,
+      );
   } finally {
     cluster.close();
   }

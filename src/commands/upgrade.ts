@@ -131,7 +131,15 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
     // A staged rollout holds the lock until it ends: it writes holds for as long as it follows.
     await withClusterLock(ctx, cluster, { lockNamespace }, holder, async (signal) => {
       const locked = { ...ctx, signal };
-      const gates = gateKeeper(ctx, { cluster, discovery, inventory, plan, staged, runId: holder.runId, target: options.kubernetes.version });
+      const gates = gateKeeper(ctx, {
+        cluster,
+        discovery,
+        inventory,
+        plan,
+        staged,
+        runId: holder.runId,
+        target: options.kubernetes.version,
+      });
       const pacer = createPacer({
         cluster,
         api: discovery.karpenterApi,
@@ -154,7 +162,14 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
         throw await primeFailed(err, pacer, inventory, Object.keys(applied).length > 0, signal.aborted);
       }
       try {
-        await follow(locked, options, { ...edge, plan, generations, changed: changes.length, pacer, ...(gates ? { gates } : {}) });
+        await follow(locked, options, {
+          ...edge,
+          plan,
+          generations,
+          changed: changes.length,
+          pacer,
+          ...(gates ? { gates } : {}),
+        });
       } catch (err) {
         if (!(err instanceof HaltedError) || staged.gates?.onFailure !== 'rollback') throw err;
         throw await rollbackAfterHalt(locked, err, {
@@ -276,7 +291,13 @@ async function follow(
     changed,
     pacer,
     gates,
-  }: Stage2 & { plan: Planned['plan']; generations: Record<string, number>; changed: number; pacer?: Pacer; gates?: GateKeeper },
+  }: Stage2 & {
+    plan: Planned['plan'];
+    generations: Record<string, number>;
+    changed: number;
+    pacer?: Pacer;
+    gates?: GateKeeper;
+  },
 ): Promise<void> {
   if (changed === 0 && !json)
     log.info(
@@ -320,7 +341,15 @@ async function follow(
  */
 function gateKeeper(
   ctx: CommandContext,
-  p: { cluster: Planned['cluster']; discovery: Planned['discovery']; inventory: Planned['inventory']; plan: Planned['plan']; staged: StagedPlan; runId: string; target: string },
+  p: {
+    cluster: Planned['cluster'];
+    discovery: Planned['discovery'];
+    inventory: Planned['inventory'];
+    plan: Planned['plan'];
+    staged: StagedPlan;
+    runId: string;
+    target: string;
+  },
 ): GateKeeper | undefined {
   const request = p.staged.gates;
   if (request === undefined || (!request.builtIn && request.command === undefined)) return undefined;

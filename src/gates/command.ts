@@ -45,13 +45,16 @@ export function runGateCommand(
     let why: string | undefined;
     let killTimer: NodeJS.Timeout | undefined;
     const kill = (reason: string) => {
-      if (why !== undefined || child.exitCode !== null) return;
+      if (why !== undefined || child.exitCode != null) return;
       why = reason;
       killGroup(child.pid, 'SIGTERM');
       killTimer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS);
       killTimer.unref();
     };
-    const timer = setTimeout(() => kill(`still running after --gate-timeout ${Math.round(timeoutMs / 1000)}s`), timeoutMs);
+    const timer = setTimeout(
+      () => kill(`still running after --gate-timeout ${Math.round(timeoutMs / 1000)}s`),
+      timeoutMs,
+    );
     const onAbort = () => kill('interrupted');
     signal?.addEventListener('abort', onAbort, { once: true });
     const done = (r: Omit<GateCommandResult, 'durationMs' | 'output'>) => {
@@ -64,7 +67,7 @@ export function runGateCommand(
     child.on('close', (code, sig) => {
       if (why !== undefined) return done({ result: 'inconclusive', why, ...(sig ? { signal: sig } : {}) });
       if (code === 0) return done({ result: 'passed', exitCode: 0 });
-      done({ result: 'failed', ...(code !== null ? { exitCode: code } : {}), ...(sig ? { signal: sig } : {}) });
+      done({ result: 'failed', ...(code != null ? { exitCode: code } : {}), ...(sig ? { signal: sig } : {}) });
     });
   });
 }

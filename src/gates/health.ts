@@ -11,7 +11,15 @@
 import { selectorMatches } from '../cluster/convert.js';
 import type { NodeClaimView, NodePoolView, NodeView, PdbView, PodView } from '../cluster/views.js';
 import { humanDuration } from '../rollout/text.js';
-import { FAILING_REASONS, livePod, onTarget, pdbKey, workloadOf, type GateBaseline, type GateScope } from './baseline.js';
+import {
+  FAILING_REASONS,
+  livePod,
+  onTarget,
+  pdbKey,
+  workloadOf,
+  type GateBaseline,
+  type GateScope,
+} from './baseline.js';
 import type { GateRequest } from './request.js';
 
 export type GateName = 'replacements' | 'workloads' | 'command';
@@ -72,7 +80,11 @@ type Limits = Pick<GateRequest, 'initDeadlineMs' | 'podReadyDeadlineMs' | 'maxRe
  * was halted: a re-run must not wave a bad AMI through because its nodes were there first), and new ones not yet
  * launched. Not those on their way out.
  */
-export function gatedClaims(claims: Iterable<NodeClaimView>, scope: GateScope, baseline: GateBaseline): NodeClaimView[] {
+export function gatedClaims(
+  claims: Iterable<NodeClaimView>,
+  scope: GateScope,
+  baseline: GateBaseline,
+): NodeClaimView[] {
   const pools = new Set(scope.nodePools);
   const out: NodeClaimView[] = [];
   for (const c of claims) {
@@ -85,7 +97,9 @@ export function gatedClaims(claims: Iterable<NodeClaimView>, scope: GateScope, b
 
 const age = (since: string | undefined, now: Date): number => (since ? now.getTime() - Date.parse(since) : 0);
 const conditionText = (type: string, c: NodeClaimView['conditions'][string] | undefined): string =>
-  c === undefined ? `${type} not set` : `${type}=${c.status}${c.reason ? ` ${c.reason}` : ''}${c.message ? `: ${c.message}` : ''}`;
+  c === undefined
+    ? `${type} not set`
+    : `${type}=${c.status}${c.reason ? ` ${c.reason}` : ''}${c.message ? `: ${c.message}` : ''}`;
 
 export function evaluateHealth(
   input: HealthInput,
@@ -118,7 +132,9 @@ export function evaluateHealth(
       subject: `nodepool/${pool.name}`,
       nodePool: pool.name,
       message: `NodePool ${pool.name}: new nodes fail to join the cluster (NodeRegistrationHealthy=False)`,
-      evidence: [conditionText('NodeRegistrationHealthy', c) + (c.lastTransitionTime ? ` (since ${c.lastTransitionTime})` : '')],
+      evidence: [
+        conditionText('NodeRegistrationHealthy', c) + (c.lastTransitionTime ? ` (since ${c.lastTransitionTime})` : ''),
+      ],
     });
   }
 
@@ -146,24 +162,52 @@ export function evaluateHealth(
       message: `PodDisruptionBudget ${pdb.namespace}/${pdb.name} has ${pdb.currentHealthy} healthy pods of the ${pdb.desiredHealthy} it needs (it had enough before the rollout)`,
       evidence: [
         `status: currentHealthy ${pdb.currentHealthy}, desiredHealthy ${pdb.desiredHealthy}${pdb.expectedPods !== undefined ? `, expectedPods ${pdb.expectedPods}` : ''}`,
-        ...unready.slice(0, 5).map((p) => `unready on a replaced node: pod ${p.namespace}/${p.name} on ${p.nodeName}${p.waiting ? ` (${p.waiting.reason})` : ''}`),
+        ...unready
+          .slice(0, 5)
+          .map(
+            (p) =>
+              `unready on a replaced node: pod ${p.namespace}/${p.name} on ${p.nodeName}${p.waiting ? ` (${p.waiting.reason})` : ''}`,
+          ),
       ],
     });
   }
 
   const result = findings.length > 0 ? 'failed' : pending.length > 0 ? 'pending' : 'passed';
-  return { result, findings, counts, pending, replacedNodes: [...byNode.keys()].sort(), pods: podsChecked, pdbs: pdbsChecked };
+  return {
+    result,
+    findings,
+    counts,
+    pending,
+    replacedNodes: [...byNode.keys()].sort(),
+    pods: podsChecked,
+    pdbs: pdbsChecked,
+  };
 }
 
 type Add = (f: GateFinding) => void;
 
-function replacement(c: NodeClaimView, node: NodeView | undefined, limits: Limits, now: Date, add: Add, pending: string[]): void {
-  const where = { nodePool: c.nodePool!, ...(c.nodeName ? { node: c.nodeName } : {}), ...(c.imageId ? { ami: c.imageId } : {}) };
+function replacement(
+  c: NodeClaimView,
+  node: NodeView | undefined,
+  limits: Limits,
+  now: Date,
+  add: Add,
+  pending: string[],
+): void {
+  const where = {
+    nodePool: c.nodePool!,
+    ...(c.nodeName ? { node: c.nodeName } : {}),
+    ...(c.imageId ? { ami: c.imageId } : {}),
+  };
   if (c.conditions.Initialized?.status !== 'True') {
     const waited = age(c.createdAt, now);
-    const notYet = (['Launched', 'Registered', 'Initialized'] as const).filter((t) => c.conditions[t]?.status !== 'True');
+    const notYet = (['Launched', 'Registered', 'Initialized'] as const).filter(
+      (t) => c.conditions[t]?.status !== 'True',
+    );
     if (waited < limits.initDeadlineMs) {
-      pending.push(`nodeclaim/${c.name}: ${notYet.map((t) => conditionText(t, c.conditions[t])).join('; ')} (${humanDuration(waited)})`);
+      pending.push(
+        `nodeclaim/${c.name}: ${notYet.map((t) => conditionText(t, c.conditions[t])).join('; ')} (${humanDuration(waited)})`,
+      );
       return;
     }
     add({
@@ -185,7 +229,9 @@ function replacement(c: NodeClaimView, node: NodeView | undefined, limits: Limit
     ...where,
     message: `replaced node ${node.name} (NodePool ${c.nodePool}, AMI ${c.imageId ?? 'unknown'}) went NotReady after it initialized`,
     evidence: [
-      nr ? `Ready=${nr.status}${nr.reason ? ` ${nr.reason}` : ''}${nr.message ? `: ${nr.message}` : ''}${nr.since ? ` (since ${nr.since})` : ''}` : 'Ready is not True',
+      nr
+        ? `Ready=${nr.status}${nr.reason ? ` ${nr.reason}` : ''}${nr.message ? `: ${nr.message}` : ''}${nr.since ? ` (since ${nr.since})` : ''}`
+        : 'Ready is not True',
       ...(node.kubeletVersion ? [`kubelet ${node.kubeletVersion}${node.osImage ? `, ${node.osImage}` : ''}`] : []),
     ],
   });
@@ -197,13 +243,22 @@ function workload(p: PodView, c: NodeClaimView, limits: Limits, now: Date, add: 
   const subject = `pod/${p.namespace}/${p.name}`;
   const restarts = p.restarts ?? 0;
   const evidence = [
-    ...(p.waiting ? [`container ${p.waiting.container}: ${p.waiting.reason}${p.waiting.message ? `: ${p.waiting.message}` : ''}`] : []),
+    ...(p.waiting
+      ? [`container ${p.waiting.container}: ${p.waiting.reason}${p.waiting.message ? `: ${p.waiting.message}` : ''}`]
+      : []),
     ...(p.waiting?.lastExit ? [`last termination: ${p.waiting.lastExit}`] : []),
     ...(restarts > 0 ? [`${restarts} restart${restarts === 1 ? '' : 's'}`] : []),
     ...(p.owner ? [`owner ${p.owner}`] : []),
   ];
   if (p.waiting && FAILING_REASONS.has(p.waiting.reason)) {
-    add({ gate: 'workloads', code: 'POD-FAILING', subject, ...where, message: `pod ${p.namespace}/${p.name} ${on} is in ${p.waiting.reason}`, evidence });
+    add({
+      gate: 'workloads',
+      code: 'POD-FAILING',
+      subject,
+      ...where,
+      message: `pod ${p.namespace}/${p.name} ${on} is in ${p.waiting.reason}`,
+      evidence,
+    });
     return;
   }
   if (restarts > limits.maxRestarts) {

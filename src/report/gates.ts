@@ -32,7 +32,7 @@ const where = (r: GateReport, plan: StagePlan): string => {
   const c = r.checkpoint;
   if (c === undefined) return r.point === 'interval' ? 'on its interval' : 'while the rollout runs';
   const stage = plan.stages[c.stage];
-  return `at the end of ${c.point === 'soak-end' ? "the soak after " : ''}stage ${c.stage + 1}/${plan.stages.length}${stage ? ` (${stage.name})` : ''} wave ${c.wave + 1}`;
+  return `at the end of ${c.point === 'soak-end' ? 'the soak after ' : ''}stage ${c.stage + 1}/${plan.stages.length}${stage ? ` (${stage.name})` : ''} wave ${c.wave + 1}`;
 };
 
 export function gateEventJson(r: GateReport, plan: StagePlan, now: Date): Record<string, unknown> {
@@ -41,7 +41,9 @@ export function gateEventJson(r: GateReport, plan: StagePlan, now: Date): Record
     time: eventTime(now),
     gate: r.source,
     point: r.point,
-    ...(r.checkpoint ? { stage: r.checkpoint.stage + 1, stageName: plan.stages[r.checkpoint.stage]?.name, wave: r.checkpoint.wave + 1 } : {}),
+    ...(r.checkpoint
+      ? { stage: r.checkpoint.stage + 1, stageName: plan.stages[r.checkpoint.stage]?.name, wave: r.checkpoint.wave + 1 }
+      : {}),
     result: r.result,
     failures: r.failures,
     failureLimit: r.failureLimit,
@@ -67,13 +69,14 @@ export function gateLogLine(r: GateReport, plan: StagePlan): string {
   const at = where(r, plan);
   if (r.source === 'command') {
     const c = r.command!;
-    const how = c.exitCode !== undefined ? `exit ${c.exitCode}` : c.why ?? `killed by ${c.signal ?? 'a signal'}`;
+    const how = c.exitCode !== undefined ? `exit ${c.exitCode}` : (c.why ?? `killed by ${c.signal ?? 'a signal'}`);
     return `gate command ${r.result} ${at} (${how}, ${humanDuration(c.durationMs)})${r.result === 'failed' ? `: failed evaluation ${r.failures} of --failure-limit ${r.failureLimit}` : ''}`;
   }
   if (r.result === 'passed') {
     return `health gates passed ${at}: ${plural(r.replacedNodes ?? 0, 'replaced node')}, ${plural(r.pods ?? 0, 'pod')}, ${plural(r.pdbs ?? 0, 'PDB')}`;
   }
-  if (r.result === 'inconclusive') return `health gates could not be evaluated ${at}: ${r.findings[0]?.message ?? 'the reads failed'}`;
+  if (r.result === 'inconclusive')
+    return `health gates could not be evaluated ${at}: ${r.findings[0]?.message ?? 'the reads failed'}`;
   const first = r.findings[0];
   return `health gate failed ${at}: ${first ? `${first.code} ${first.message}` : 'see the findings'} (failed evaluation ${r.failures} of --failure-limit ${r.failureLimit})`;
 }
@@ -125,7 +128,9 @@ export function haltLines(r: GateReport, plan: StagePlan): string[] {
   }
   if (r.command) {
     const c = r.command;
-    lines.push(`  gate command: ${c.exitCode !== undefined ? `exit ${c.exitCode}` : c.why ?? 'killed'} after ${humanDuration(c.durationMs)}; its last lines:`);
+    lines.push(
+      `  gate command: ${c.exitCode !== undefined ? `exit ${c.exitCode}` : (c.why ?? 'killed')} after ${humanDuration(c.durationMs)}; its last lines:`,
+    );
     for (const l of c.output.length > 0 ? c.output : ['(no output)']) lines.push(`      ${l}`);
   }
   return lines.map((l) => `${l}\n`);
@@ -138,7 +143,11 @@ export function gatePlanLines(g: GateRequest): string[] {
     : 'built-in gates off (--no-gates)';
   return [
     `  Health gates: ${builtIn}`,
-    ...(g.command ? [`    and the gate command after each wave and soak${g.commandIntervalMs ? ` and every ${humanDuration(g.commandIntervalMs)}` : ''} (timeout ${humanDuration(g.commandTimeoutMs)})`] : []),
+    ...(g.command
+      ? [
+          `    and the gate command after each wave and soak${g.commandIntervalMs ? ` and every ${humanDuration(g.commandIntervalMs)}` : ''} (timeout ${humanDuration(g.commandTimeoutMs)})`,
+        ]
+      : []),
     `    ${plural(g.failureLimit, 'failed evaluation')} halt the rollout (exit 6), leaving it paused${g.onFailure === 'rollback' ? ', then roll the changed classes back' : ''}`,
   ];
 }

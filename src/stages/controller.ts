@@ -195,7 +195,11 @@ export function decideStages(
       targets,
     };
     // Soaking, or waiting for a wave's last replacements: the open stage may start nothing more.
-    const held = (position: StagePosition, phase: 'soak' | 'finishing' | 'gating', checkpoint?: Checkpoint): StageDecision => ({
+    const held = (
+      position: StagePosition,
+      phase: 'soak' | 'finishing' | 'gating',
+      checkpoint?: Checkpoint,
+    ): StageDecision => ({
       position,
       phase,
       ...(checkpoint ? { checkpoint } : {}),

@@ -30,7 +30,13 @@ export function stagedFlags(request: StagedRequest): string[] {
 
 /** A duration as a flag value that parses back to exactly it. */
 const durationFlag = (ms: number): string =>
-  ms % 3_600_000 === 0 ? `${ms / 3_600_000}h` : ms % 60_000 === 0 ? `${ms / 60_000}m` : ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+  ms % 3_600_000 === 0
+    ? `${ms / 3_600_000}h`
+    : ms % 60_000 === 0
+      ? `${ms / 60_000}m`
+      : ms % 1000 === 0
+        ? `${ms / 1000}s`
+        : `${ms}ms`;
 
 /** The gate flags that differ from the defaults. */
 function gateFlags(g: GateRequest): string[] {
@@ -39,11 +45,15 @@ function gateFlags(g: GateRequest): string[] {
   return [
     ...(g.builtIn ? [] : ['--no-gates']),
     ...(g.initDeadlineMs !== d.initDeadlineMs ? [`--init-deadline ${durationFlag(g.initDeadlineMs)}`] : []),
-    ...(g.podReadyDeadlineMs !== d.podReadyDeadlineMs ? [`--pod-ready-deadline ${durationFlag(g.podReadyDeadlineMs)}`] : []),
+    ...(g.podReadyDeadlineMs !== d.podReadyDeadlineMs
+      ? [`--pod-ready-deadline ${durationFlag(g.podReadyDeadlineMs)}`]
+      : []),
     ...(g.maxRestarts !== d.maxRestarts ? [`--max-restarts ${g.maxRestarts}`] : []),
     ...(g.failureLimit !== d.failureLimit ? [`--failure-limit ${g.failureLimit}`] : []),
     ...(g.command !== undefined ? [`--gate-cmd ${quote(g.command)}`] : []),
-    ...(g.command !== undefined && g.commandTimeoutMs !== d.commandTimeoutMs ? [`--gate-timeout ${durationFlag(g.commandTimeoutMs)}`] : []),
+    ...(g.command !== undefined && g.commandTimeoutMs !== d.commandTimeoutMs
+      ? [`--gate-timeout ${durationFlag(g.commandTimeoutMs)}`]
+      : []),
     ...(g.commandIntervalMs !== undefined ? [`--gate-interval ${durationFlag(g.commandIntervalMs)}`] : []),
     ...(g.onFailure !== d.onFailure ? [`--on-failure ${g.onFailure}`] : []),
   ];

@@ -391,3 +391,65 @@ describe('decideStages: the soak after a wave', () => {
     if (phase === 'done') expect(Object.values(d.allowances).every((a) => a === 'release')).toBe(true);
   });
 });
+
+describe('decideStages: health-gate checkpoints', () => {
+  // The canary's single node is replaced (started 1 of 1, nothing in flight): the wave is over.
+  const plan: StagePlan = { stages: canaryPlan.stages, waves: waves('100%'), soakMs: 15 * MIN };
+  const pools = [pool('canary', 0), pool('general', 10), pool('batch', 10)];
+  const opened: StagePosition = { stage: 0, wave: 0, sizes: [1], announced: { stage: 0, wave: 0 } };
+  const only = (cleared: string[]) => (c: { stage: number; wave: number; point: string }) =>
+    cleared.includes(`${c.stage}/${c.wave}/${c.point}`);
+
+  it.each<[string, StagePosition, Date, string[], string, Record<string, number | 'release'>, string | undefined]>([
+    [
+      'the wave is over, the gates not yet passed: gating, all held',
+      opened,
+      t0,
+      [],
+      'gating',
+      { canary: 0, general: 0, batch: 0 },
+      '0/0/wave-end',
+    ],
+    [
+      "passed at the wave's end: the soak begins",
+      opened,
+      t0,
+      ['0/0/wave-end'],
+      'soak',
+      { canary: 0, general: 0, batch: 0 },
+      undefined,
+    ],
+    [
+      'the soak is over, its gates not yet passed: gating',
+      { ...opened, soakUntil: at(15) },
+      at(16),
+      ['0/0/wave-end'],
+      'gating',
+      { canary: 0, general: 0, batch: 0 },
+      '0/0/soak-end',
+    ],
+    [
+      "passed at the soak's end: the next stage opens",
+      { ...opened, soakUntil: at(15) },
+      at(16),
+      ['0/0/wave-end', '0/0/soak-end'],
+      'wave',
+      { canary: 'release', general: 10, batch: 10 },
+      undefined,
+    ],
+  ])('%s', (_name, position, now, cleared, phase, allowances, checkpoint) => {
+    const d = decideStages(plan, pools, position, now, only(cleared));
+    expect(d.phase).toBe(phase);
+    expect(d.allowances).toEqual(allowances);
+    expect(d.checkpoint ? `${d.checkpoint.stage}/${d.checkpoint.wave}/${d.checkpoint.point}` : undefined).toBe(
+      checkpoint,
+    );
+  });
+
+  it('the last wave of all is judged too: not done until its gates pass', () => {
+    const last: StagePosition = { stage: 1, wave: 0, sizes: [1, 20], announced: { stage: 1, wave: 0 } };
+    const done = [pool('canary', 0), pool('general', 0), pool('batch', 0)];
+    expect(decideStages(plan, done, last, t0, only([])).phase).toBe('gating');
+    expect(decideStages(plan, done, last, t0, only(['1/0/wave-end'])).phase).toBe('done');
+  });
+});
