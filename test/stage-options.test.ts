@@ -49,7 +49,7 @@ describe('parseStagedOptions: accepted', () => {
     ],
     [
       'everything',
-      { canary: ['canary'], waves: ' 1, 25 ,50%', soak: '1h30m', holdWith: 'node', gates: DEFAULT_GATES },
+      { canary: ['canary'], waves: ' 1, 25 ,50%', soak: '1h30m', holdWith: 'node' },
       {
         canary: ['canary'],
         waves: [count(1), count(25), pct(50)],
@@ -60,7 +60,7 @@ describe('parseStagedOptions: accepted', () => {
     ],
     [
       'counts and percentages compare only within their kind',
-      { waves: '50%,10', holdWith: 'budget', gates: DEFAULT_GATES },
+      { waves: '50%,10', holdWith: 'budget' },
       { canary: [], waves: [pct(50), count(10)], soakMs: 0, holdWith: 'budget', gates: DEFAULT_GATES },
     ],
   ])('%s', (_name, flags, expected) => {
