@@ -254,16 +254,15 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
 
   // A staged rollout that ends early stays paused: nobody is left to pace it, so every NodePool not released is
   // held at 0 (a wave's last allowance must not let Karpenter go on after we left).
-  const paused = async (cause: RolloutResult, why: string, extra: Record<string, unknown> = {}): Promise<PausedNote | undefined> => {
+  const paused = async (cause: RolloutResult, why: string): Promise<PausedNote | undefined> => {
     if (!pacer) return undefined;
     const pools = await pacer.pause(snapshot.nodeClaims.values(), snapshot.nodes, why, new Date()).catch((e: unknown) => {
       err(`warning: could not leave the staged rollout paused: ${e instanceof Error ? e.message : String(e)}\n`);
       return [] as string[];
     });
     if (pools.length === 0) return undefined;
-    if (cause === 'halted') {
-      if (settings.rollbackOnHalt !== true) finish('halted', now, { cause: 'gate', paused: pools, ...extra });
-    } else finish('paused', now, { cause, paused: pools, ...extra });
+    // A halt reports its own `done` (with the gate), below.
+    if (cause !== 'halted') finish('paused', now, { cause, paused: pools });
     return {
       pools,
       text: `; the staged rollout is paused: karp-drift holds Drifted disruption on ${pools.map((p) => `nodepool/${p}`).join(', ')}`,
@@ -291,12 +290,14 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
     else for (const line of haltLines(h, pacer.plan.stagePlan)) err(line);
     const first = h.findings[0];
     const what = first ? `${first.code} ${first.message}` : h.result === 'inconclusive' ? 'it could not be evaluated' : 'it failed';
-    const note = await paused('halted', `a health gate stopped it: ${what}`, { gate: gateEventJson(h, pacer.plan.stagePlan, now) });
-    if (!note && settings.rollbackOnHalt !== true) finish('halted', now, { cause: 'gate', paused: [], gate: gateEventJson(h, pacer.plan.stagePlan, now) });
+    const gate = gateEventJson(h, pacer.plan.stagePlan, now);
+    const note = await paused('halted', `a health gate stopped it: ${what}`);
+    // With --on-failure rollback the caller reports the end, once the rollback has one.
+    if (settings.rollbackOnHalt !== true) finish('halted', now, { cause: 'gate', paused: note?.pools ?? [], gate });
     throw new HaltedError(`halted by a health gate: ${what}${note ? note.text : ''}`, {
       hint: `look at the evidence ${json ? "(the 'gate' event on stdout)" : 'above'}; roll the new AMIs back with karp-drift rollback, or, once you are sure they are fine, release the holds with karp-drift resume (re-running the upgrade evaluates the gates again from a fresh baseline)`,
-      paused: note ? note.pools : [],
-      gate: gateEventJson(h, pacer.plan.stagePlan, now),
+      paused: note?.pools ?? [],
+      gate,
     });
   }
   const final = progress!;

@@ -67,7 +67,6 @@ export async function rollbackAfterHalt(
   if (!json) log.warn(`--on-failure rollback: restoring ${names} and following the replaced nodes back`);
   const pools = r.nodePools.filter((p) => restores.some((x) => x.view.name === p.nodeClass));
   try {
-    // A fresh signal: the run's own may be aborted only by an interrupt, which should stop this too.
     const generations = await restoreEach(ctx, cluster, discovery, restores, { dryRun: false, json, log });
     const { targets, targetMinor } = await awaitRestored(cluster, discovery, restores, generations, ctx.signal);
     await driftCleared(cluster, discovery, targets, ctx.signal);

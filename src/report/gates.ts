@@ -148,7 +148,7 @@ export function gatePlanLines(g: GateRequest): string[] {
           `    and the gate command after each wave and soak${g.commandIntervalMs ? ` and every ${humanDuration(g.commandIntervalMs)}` : ''} (timeout ${humanDuration(g.commandTimeoutMs)})`,
         ]
       : []),
-    `    ${plural(g.failureLimit, 'failed evaluation')} halt the rollout (exit 6), leaving it paused${g.onFailure === 'rollback' ? ', then roll the changed classes back' : ''}`,
+    `    ${g.failureLimit === 1 ? 'one failed evaluation halts' : `${g.failureLimit} failed evaluations halt`} the rollout (exit 6), leaving it paused${g.onFailure === 'rollback' ? ', then roll the changed classes back' : ''}`,
   ];
 }
 

@@ -1,5 +1,6 @@
-// What `--canary`, `--waves`, `--soak` and `--hold-with` ask for (stage-options.ts parses them). Types only, so the
-// options and the pure planning of stages can share them without importing each other.
+// What `--canary`, `--waves`, `--soak`, `--hold-with` and the gate flags ask for (stage-options.ts parses them), and
+// the flags that ask for it again. Pure, so the options and the planning of stages share it without importing each
+// other.
 import { DEFAULT_GATES, type GateRequest } from '../gates/request.js';
 import type { WaveStep } from './waves.js';
 

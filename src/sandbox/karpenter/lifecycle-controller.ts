@@ -101,10 +101,7 @@ function launch(ctx: SimContext, claim: KubeObject, phase: Phase, now: number): 
   const ami = chosenAmi(status<{ amis?: StatusAmi[] }>(nodeClass).amis ?? [], claim.metadata.labels ?? {});
   // No AMI fits the instance type: the provider filters that type out and has nothing left to launch.
   if (!ami) return insufficientCapacity(ctx, claim, 'all requested instance types were unavailable during launch');
-  const zoneIndex = Math.max(
-    0,
-    ZONES.findIndex((z) => z.zone === zone),
-  );
+  const zoneIndex = zoneIndexOf(zone);
   const { instanceId, nodeName } = newInstance(ctx, zoneIndex);
   const launched = launchedStatus(
     { name, nodePool: { name: '', uid: '' }, nodeClass: '', instanceType, zoneIndex, nodeName, instanceId },
@@ -196,10 +193,7 @@ function register(ctx: SimContext, claim: KubeObject, phase: Phase, now: number)
     nodePool: { name: pool, uid: '' },
     nodeClass: claim.metadata.labels?.['karpenter.k8s.aws/ec2nodeclass'] ?? '',
     instanceType: instanceTypeOf(claim),
-    zoneIndex: Math.max(
-      0,
-      ZONES.findIndex((z) => z.zone === zone),
-    ),
+    zoneIndex: zoneIndexOf(zone),
     nodeName: p.nodeName,
     instanceId: (s.providerID ?? '').split('/').pop() ?? '',
     nodeClaimUid: claim.metadata.uid ?? '',
@@ -221,6 +215,13 @@ function register(ctx: SimContext, claim: KubeObject, phase: Phase, now: number)
   ctx.memory.lifecycle.set(name, { ...p, initializeAt: now + ctx.timing.initializeSeconds * 1000 });
   ctx.log(`registered nodeclaim ${name}: node ${p.nodeName}`);
 }
+
+/** The index of a NodeClaim's zone label among the sandbox's zones (the first for an unknown one). */
+const zoneIndexOf = (zone: string | undefined): number =>
+  Math.max(
+    0,
+    ZONES.findIndex((z) => z.zone === zone),
+  );
 
 function initialize(ctx: SimContext, claim: KubeObject): void {
   const nodeName = status<{ nodeName?: string }>(claim).nodeName ?? '';
