@@ -4,17 +4,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError, Help, Option } from 'commander';
 import { ExitCode, InterruptedError, KarpDriftError } from './errors.js';
-import type { GlobalOptions, Io } from './io.js';
+import type { CommandContext, Io } from './io.js';
 import { packagePath } from './package-root.js';
 
-/** What every command receives besides its own options. */
-export interface CommandContext {
-  globals: GlobalOptions;
-  io: Io;
-  env: NodeJS.ProcessEnv;
-  /** Aborted on SIGINT/SIGTERM. */
-  signal: AbortSignal;
-}
+export type { CommandContext } from './io.js';
 
 export interface RunEnvironment {
   io: Io;

@@ -39,6 +39,18 @@ export interface GlobalOptions {
   requestTimeoutMs?: number;
 }
 
+/**
+ * What every command receives besides its own options. Here, not in cli.ts, so that the commands cli.ts imports
+ * lazily do not import it back.
+ */
+export interface CommandContext {
+  globals: GlobalOptions;
+  io: Io;
+  env: NodeJS.ProcessEnv;
+  /** Aborted on SIGINT/SIGTERM. */
+  signal: AbortSignal;
+}
+
 export interface Logger {
   info(message: string): void;
   warn(message: string): void;

@@ -1,8 +1,7 @@
 // `karp-drift amis`: selection -> SSM + EC2 (ami/resolve.ts) -> table or JSON on stdout; notes and warnings on stderr.
-import type { CommandContext } from '../cli.js';
+import { logger, type CommandContext } from '../io.js';
 import type { AmisOptions } from '../options.js';
 import { resolveAmis } from '../ami/resolve.js';
-import { logger } from '../io.js';
 import { amisJson, amisTable } from '../report/amis.js';
 
 export async function amis(options: AmisOptions, ctx: CommandContext): Promise<void> {

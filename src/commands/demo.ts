@@ -1,7 +1,7 @@
 // `karp-drift demo`: the main job on the embedded sandbox. It starts a scenario in-process, points this process at
 // it exactly as a user's shell would be pointed at EKS (a kubeconfig and the AWS SDK's endpoint variables), and runs
 // `upgrade --to <control plane> --yes` through the normal path, with the normal output and exit code.
-import type { CommandContext } from '../cli.js';
+import type { CommandContext } from '../io.js';
 import { InterruptedError, StalledError, TimeoutError } from '../errors.js';
 import { parseUpgradeOptions, type DemoOptions } from '../options.js';
 import { startSandbox } from '../sandbox/sandbox.js';

@@ -2,7 +2,7 @@
 // where each NodePool stands, and this loop owns the rollout's timers: how often to redraw, when "no progress" becomes
 // a stall (--stall-timeout), and when to give up (--timeout). Following only reads, so an interrupt stops it at once.
 // `status --watch` shares the watches and the snapshot, without a rollout to judge (commands/status.ts).
-import type { CommandContext } from '../cli.js';
+import type { CommandContext } from '../io.js';
 import type { Cluster } from '../cluster/client.js';
 import type { Discovery } from '../cluster/discovery.js';
 import { followCluster } from '../cluster/follow.js';

@@ -3,7 +3,7 @@
 // The holds come off only once Karpenter resolved the restored AMIs and no NodeClaim on them is still marked
 // Drifted: released earlier, Karpenter could replace an old node (drifted against the bad AMI a moment ago) with a
 // node on the bad AMI. The run still exits 6; the rollback's outcome is part of its message and of `done`.
-import type { CommandContext } from '../cli.js';
+import type { CommandContext, Logger } from '../io.js';
 import type { Cluster } from '../cluster/client.js';
 import type { Discovery } from '../cluster/discovery.js';
 import { readNodeClass } from '../cluster/inventory.js';
@@ -11,7 +11,6 @@ import { listAll } from '../cluster/list.js';
 import { karpenterResources } from '../cluster/resources.js';
 import type { Inventory, NodeView } from '../cluster/views.js';
 import { HaltedError, KarpDriftError } from '../errors.js';
-import type { Logger } from '../io.js';
 import { doneEvent, eventTime } from '../report/progress.js';
 import { followRollout } from './follow-rollout.js';
 import { awaitRestored, recorded, restoreEach, type Restore } from './rollback-restore.js';

@@ -2,7 +2,7 @@
 // --nodepool list names.
 import { randomUUID } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
-import type { CommandContext } from '../cli.js';
+import type { CommandContext } from '../io.js';
 import type { Cluster } from '../cluster/client.js';
 import { discoverCluster } from '../cluster/discovery.js';
 import { listAll } from '../cluster/list.js';

@@ -1,6 +1,6 @@
 // `karp-drift pause`: hold Drifted disruption on NodePools now, reversibly (`resume` puts back exactly what was there).
 // Karpenter finishes the replacements it has started; it starts no new one while the hold is on (DOMAIN.md §2.6).
-import type { CommandContext } from '../cli.js';
+import type { CommandContext } from '../io.js';
 import { holdNeeds, requireAccess } from '../cluster/access.js';
 import { recordNodePoolEvent } from '../cluster/events.js';
 import { holdNode, holdWithBudget } from '../cluster/holds.js';

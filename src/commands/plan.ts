@@ -1,5 +1,5 @@
 // `karp-drift plan`: discover → inventory → resolve AMIs → plan → print. Changes nothing.
-import type { CommandContext } from '../cli.js';
+import type { CommandContext } from '../io.js';
 import type { PlanOptions } from '../options.js';
 import { planJson, planText } from '../report/plan.js';
 import { stagedPlanJson, stagedPlanLines } from '../report/stages.js';

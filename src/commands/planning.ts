@@ -1,13 +1,12 @@
 // The first half of `plan` and `upgrade`: discover the cluster, read the inventory, resolve and verify the AMIs the
 // classes in scope need, and plan. Everything after it (print, confirm, apply, follow) is the command's own.
-import type { CommandContext } from '../cli.js';
+import { logger, type CommandContext, type Logger } from '../io.js';
 import type { ResolvedAmis } from '../ami/resolve.js';
 import { loadCluster, type Cluster } from '../cluster/client.js';
 import { discoverCluster, type Discovery } from '../cluster/discovery.js';
 import { readInventory } from '../cluster/inventory.js';
 import type { Inventory } from '../cluster/views.js';
 import { RefusedError, UsageError } from '../errors.js';
-import { logger, type Logger } from '../io.js';
 import type { PlanOptions } from '../options.js';
 import { plan, type Plan } from '../plan/plan.js';
 import { neededAmiQueries } from '../plan/targets.js';

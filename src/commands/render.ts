@@ -1,9 +1,8 @@
 // `karp-drift render`: templates -> resolve the AMIs to pin -> render -> multi-document YAML (or a v1 List) on stdout.
 // Nothing is applied; the output is what `kubectl apply -f -` takes.
-import type { CommandContext } from '../cli.js';
+import { logger, type CommandContext } from '../io.js';
 import type { RenderOptions } from '../options.js';
 import { resolveAmis } from '../ami/resolve.js';
-import { logger } from '../io.js';
 import { checkPinnable, manifestsList, manifestsYaml, pinnedArches, renderManifests } from '../manifests/render.js';
 import { readTemplates } from '../manifests/templates.js';
 

@@ -1,6 +1,6 @@
 // `karp-drift resume`: release every hold karp-drift put on drift (by pause, or a staged upgrade that ended early),
 // restoring each NodePool's own budgets exactly and removing only the node annotations karp-drift added.
-import type { CommandContext } from '../cli.js';
+import type { CommandContext } from '../io.js';
 import { holdNeeds, requireAccess } from '../cluster/access.js';
 import { recordNodePoolEvent } from '../cluster/events.js';
 import { releaseBudgetHold, releaseNode } from '../cluster/holds.js';

@@ -1,14 +1,13 @@
 // What `rollback` and an upgrade halted with --on-failure rollback share: find the selection karp-drift recorded on
 // each EC2NodeClass, put it back (a server-side apply without the bookkeeping annotations), and wait until Karpenter
 // resolved it, which says what "back" means (the previous terms may be an alias or selectors).
-import type { CommandContext } from '../cli.js';
+import type { CommandContext, Logger } from '../io.js';
 import { ANNOTATIONS, applyNodeClass, customObjects } from '../cluster/apply.js';
 import type { Cluster } from '../cluster/client.js';
 import type { Discovery } from '../cluster/discovery.js';
 import { readNodeClass } from '../cluster/inventory.js';
 import type { AmiSelectorTerm, NodeClassView } from '../cluster/views.js';
 import { RuntimeFailure, UsageError } from '../errors.js';
-import type { Logger } from '../io.js';
 import { applyEach, event } from './upgrade-shared.js';
 
 export interface Restore {

@@ -2,7 +2,7 @@
 // EC2NodeClass, and follow Karpenter as it drifts the nodes back. The restore is a server-side apply by the same
 // field manager without the bookkeeping annotations, so they go (a second rollback finds nothing recorded) and an
 // amiFamily that the upgrade added and the previous selection lacked is removed with them.
-import type { CommandContext } from '../cli.js';
+import type { CommandContext } from '../io.js';
 import { followNeeds, lockNeeds, requireAccess } from '../cluster/access.js';
 import { LEASE_NAMESPACE } from '../stages/lock.js';
 import { lockHolder, withClusterLock } from './hold-shared.js';

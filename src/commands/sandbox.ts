@@ -1,8 +1,7 @@
 // `karp-drift sandbox`: start the simulated cluster, print how to reach it, serve until SIGINT/SIGTERM, shut down.
 import { writeFile } from 'node:fs/promises';
-import type { CommandContext } from '../cli.js';
+import { logger, type CommandContext } from '../io.js';
 import { RuntimeFailure, UsageError } from '../errors.js';
-import { logger } from '../io.js';
 import type { SandboxCommandOptions } from '../options.js';
 import { startSandbox } from '../sandbox/sandbox.js';
 

@@ -3,7 +3,7 @@
 // the watches the rollout follow uses (cluster/follow.ts), and re-lists only what watches do not cover (NodePools,
 // PDBs, pods) every REREAD_MS: polling the whole inventory would re-list every pod of the cluster every few seconds.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { CommandContext } from '../cli.js';
+import type { CommandContext } from '../io.js';
 import type { Cluster } from '../cluster/client.js';
 import { discoverCluster, type Discovery } from '../cluster/discovery.js';
 import { followCluster } from '../cluster/follow.js';

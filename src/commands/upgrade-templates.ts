@@ -3,7 +3,7 @@
 // follow the NodePool's drift like any upgrade. People's kubectl ownership is taken over; anyone else's is refused
 // unless --force-conflicts. Before anything is applied, the rendered objects are diffed against the live ones: a
 // change Karpenter hashes, or to the NodePool's requirements, is refused unless --accept-template-drift.
-import type { CommandContext } from '../cli.js';
+import type { CommandContext } from '../io.js';
 import { resolveAmis } from '../ami/resolve.js';
 import { followNeeds, requireAccess } from '../cluster/access.js';
 import { customObjects, applyObject, FIELD_MANAGER } from '../cluster/apply.js';

@@ -2,7 +2,7 @@
 // short recipes"). Only the EC2NodeClasses whose terms change are applied; re-running with the same target applies
 // nothing and follows the rollout where it stands.
 import { randomUUID } from 'node:crypto';
-import type { CommandContext } from '../cli.js';
+import type { CommandContext } from '../io.js';
 import { followNeeds, holdNeeds, lockNeeds, requireAccess } from '../cluster/access.js';
 import { customObjects, applyNodeClass, bookkeeping } from '../cluster/apply.js';
 import type { UpgradeOptions } from '../options.js';
