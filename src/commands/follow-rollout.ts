@@ -84,7 +84,10 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
   let stage: StageState | undefined;
   /** When the staged rollout last opened a wave or ended a soak: the stall clock starts again there. */
   let stageMovedAt = 0;
-  const logLine = (t: string) => (display ? display.log(t) : err(t));
+  // Once the display has ended (the follow is over), what the pacer still reports (a pause, a rollback's release)
+  // goes to stderr as it is: the display would draw its last frame again under each line.
+  let displayEnded = false;
+  const logLine = (t: string) => (display && !displayEnded ? display.log(t) : err(t));
   pacer?.listen((e: PacerEvent) => {
     const now = new Date();
     if (json) out(`${JSON.stringify(pacerEventJson(e, pacer.plan.stagePlan, now))}\n`);
@@ -251,6 +254,7 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
   ctx.signal.removeEventListener('abort', onAbort);
   const now = new Date();
   display?.end();
+  displayEnded = true;
 
   // A staged rollout that ends early stays paused: nobody is left to pace it, so every NodePool not released is
   // held at 0 (a wave's last allowance must not let Karpenter go on after we left).

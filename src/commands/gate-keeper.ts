@@ -14,6 +14,7 @@ import { tallyEvaluation, type GateTally } from '../gates/tally.js';
 import type { GatePoint, GateReport } from '../report/gates.js';
 import type { StageState } from '../report/stages.js';
 import type { StagePlan } from '../stages/controller.js';
+import { humanDuration } from '../rollout/text.js';
 
 /** While a rollout runs, the built-in gates are evaluated this often (and at once at each checkpoint). */
 const HEALTH_EVERY_MS = 10_000;
@@ -217,9 +218,10 @@ function commandFinding(r: GateCommandResult): GateFinding {
     code: timedOut ? 'GATE-CMD-TIMEOUT' : 'GATE-CMD-FAILED',
     subject: 'command/gate',
     message: timedOut
-      ? `the gate command could not give a verdict: ${r.why ?? 'killed'}`
-      : `the gate command exited ${r.exitCode ?? `on ${r.signal ?? 'a signal'}`}`,
-    evidence: r.output.slice(-5),
+      ? `the gate command could not give a verdict: ${r.why ?? 'killed'}; its last lines of output:`
+      : `the gate command exited ${r.exitCode ?? `on ${r.signal ?? 'a signal'}`} after ${humanDuration(r.durationMs)}; its last lines of output:`,
+    // Its output is the evidence, all of what was kept.
+    evidence: r.output.length > 0 ? r.output : ['(no output)'],
   };
 }
 

@@ -96,7 +96,7 @@ export async function rollbackAfterHalt(
     return rewrap(
       halted,
       `${halt}; rolled back: ${names} restored, every node of ${pools.map((p) => `nodepool/${p.name}`).join(', ')} back on the previous AMIs (Kubernetes ${targetMinor})`,
-      'find out why the new AMI failed (the evidence above) before upgrading again; the holds are released',
+      `find out why the new AMI failed (${json ? "the 'gate' event on stdout" : 'the evidence above'}) before upgrading again; the holds are released`,
     );
   } catch (e) {
     const code = e instanceof KarpDriftError ? e.exitCode : 1;

@@ -126,13 +126,6 @@ export function haltLines(r: GateReport, plan: StagePlan): string[] {
     const total = r.counts?.[code] ?? findings.length;
     if (total > PER_CODE_SHOWN) lines.push(`  … and ${total - PER_CODE_SHOWN} more ${code}`);
   }
-  if (r.command) {
-    const c = r.command;
-    lines.push(
-      `  gate command: ${c.exitCode !== undefined ? `exit ${c.exitCode}` : (c.why ?? 'killed')} after ${humanDuration(c.durationMs)}; its last lines:`,
-    );
-    for (const l of c.output.length > 0 ? c.output : ['(no output)']) lines.push(`      ${l}`);
-  }
   return lines.map((l) => `${l}\n`);
 }
 
