@@ -14,6 +14,7 @@ import { applyChange, emptySnapshot, karpenterNodesOf } from '../rollout/snapsho
 import { diagnose, type Blocker } from '../rollout/stalls.js';
 import { humanDuration } from '../rollout/text.js';
 import { liveDisplay } from './live-display.js';
+import { fitLine } from '../report/screen.js';
 import { track, type RolloutProgress, type RolloutScope } from '../rollout/track.js';
 import { nodeClassReadiness } from '../rollout/readiness.js';
 import { pacerEventJson, pacerLogLine, stagedEta, stageLine, type PacerEvent, type StageState } from '../report/stages.js';
@@ -179,8 +180,9 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
       const shown = progress;
       const line = stage && pacer ? stageLine(stage, eta(stage, progress, now, pacer.plan.soakMs)) : undefined;
       display.show((screen) => {
-        const frame = progressFrame(shown, blockers, now, { color: ctx.globals.color, screen });
-        return line ? [frame[0]!, line, ...frame.slice(1)] : frame;
+        // The stage line is one more row of the frame: cut to the width like every other, and counted in its height.
+        const frame = progressFrame(shown, blockers, now, { color: ctx.globals.color, screen: line ? { ...screen, rows: screen.rows - 1 } : screen });
+        return line ? [frame[0]!, fitLine(line, screen.columns), ...frame.slice(1)] : frame;
       });
     } else if (!ctx.globals.quiet) {
       err(progressLogLines(previous, progress, now));

@@ -99,9 +99,9 @@ export function createGateKeeper(settings: {
       return (!request.builtIn || healthPassed.has(key)) && (request.command === undefined || commandPassed.has(key));
     },
     waiting(now) {
-      if (running) return `gate command running (${Math.round((now.getTime() - lastCommandAt) / 1000)}s)`;
+      if (running) return `--gate-cmd for ${humanDuration(now.getTime() - lastCommandAt)}`;
       const pending = lastHealth?.result === 'pending' ? lastHealth.pending : [];
-      return pending.length > 0 ? `${pending.length} still coming up, e.g. ${pending[0]}` : undefined;
+      return pending.length > 0 ? `${pending.length} coming up, e.g. ${pending[0]}` : undefined;
     },
     onSettled(w) {
       wake = w;

@@ -7,16 +7,12 @@ import type { CommandContext, Logger } from '../io.js';
 import type { Cluster } from '../cluster/client.js';
 import type { Discovery } from '../cluster/discovery.js';
 import { readNodeClass } from '../cluster/inventory.js';
-import { listAll } from '../cluster/list.js';
-import { karpenterResources } from '../cluster/resources.js';
 import type { Inventory, NodeView } from '../cluster/views.js';
 import { HaltedError, KarpDriftError } from '../errors.js';
 import { doneEvent, eventTime } from '../report/progress.js';
 import { followRollout } from './follow-rollout.js';
-import { awaitRestored, recorded, restoreEach, type Restore } from './rollback-restore.js';
+import { awaitRestored, driftCleared, recorded, restoreEach, type Restore } from './rollback-restore.js';
 import type { Pacer } from './staged-pacer.js';
-
-const DRIFT_CLEARED_WAIT_MS = 120_000;
 
 export interface HaltRollback {
   cluster: Cluster;
@@ -106,25 +102,6 @@ export async function rollbackAfterHalt(
       `${halt}; the rollback did not complete: ${messageOf(e)}`,
       e instanceof KarpDriftError ? e.hint : undefined,
     );
-  }
-}
-
-/** Until no NodeClaim on a restored AMI is still marked Drifted (Karpenter re-judges them once status.amis moved). */
-async function driftCleared(
-  cluster: Cluster,
-  discovery: Discovery,
-  targets: Record<string, string[]>,
-  signal: AbortSignal,
-): Promise<void> {
-  const deadline = Date.now() + DRIFT_CLEARED_WAIT_MS;
-  const restored = new Set(Object.values(targets).flat());
-  for (;;) {
-    const { items } = await listAll(cluster, karpenterResources(discovery.karpenterApi).nodeClaims, { signal });
-    const still = items.filter(
-      (c) => c.imageId !== undefined && restored.has(c.imageId) && c.conditions.Drifted?.status === 'True',
-    );
-    if (still.length === 0 || Date.now() > deadline) return;
-    await new Promise((resolve) => setTimeout(resolve, 1000));
   }
 }
 

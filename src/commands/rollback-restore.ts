@@ -6,6 +6,8 @@ import { ANNOTATIONS, applyNodeClass, customObjects } from '../cluster/apply.js'
 import type { Cluster } from '../cluster/client.js';
 import type { Discovery } from '../cluster/discovery.js';
 import { readNodeClass } from '../cluster/inventory.js';
+import { listAll } from '../cluster/list.js';
+import { karpenterResources } from '../cluster/resources.js';
 import type { AmiSelectorTerm, NodeClassView } from '../cluster/views.js';
 import { RuntimeFailure, UsageError } from '../errors.js';
 import { applyEach, event } from './upgrade-shared.js';
@@ -139,4 +141,25 @@ export async function awaitRestored(
     }
   }
   return { targets, targetMinor: minorOf(names) ?? discovery.controlPlane.minor };
+}
+
+const DRIFT_CLEARED_WAIT_MS = 120_000;
+
+/** Until no NodeClaim on a restored AMI is still marked Drifted (Karpenter re-judges them once status.amis moved). */
+export async function driftCleared(
+  cluster: Cluster,
+  discovery: Discovery,
+  targets: Record<string, string[]>,
+  signal: AbortSignal,
+): Promise<void> {
+  const deadline = Date.now() + DRIFT_CLEARED_WAIT_MS;
+  const restored = new Set(Object.values(targets).flat());
+  for (;;) {
+    const { items } = await listAll(cluster, karpenterResources(discovery.karpenterApi).nodeClaims, { signal });
+    const still = items.filter(
+      (c) => c.imageId !== undefined && restored.has(c.imageId) && c.conditions.Drifted?.status === 'True',
+    );
+    if (still.length === 0 || Date.now() > deadline) return;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
 }

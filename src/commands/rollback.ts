@@ -3,7 +3,7 @@
 // field manager without the bookkeeping annotations, so they go (a second rollback finds nothing recorded) and an
 // amiFamily that the upgrade added and the previous selection lacked is removed with them.
 import type { CommandContext } from '../io.js';
-import { followNeeds, lockNeeds, requireAccess } from '../cluster/access.js';
+import { followNeeds, holdNeeds, lockNeeds, requireAccess } from '../cluster/access.js';
 import { LEASE_NAMESPACE } from '../stages/lock.js';
 import { lockHolder, withClusterLock } from './hold-shared.js';
 import { ANNOTATIONS } from '../cluster/apply.js';
@@ -17,7 +17,9 @@ import { amiSelectorTermText } from '../rollout/text.js';
 import { followRollout } from './follow-rollout.js';
 import { connect } from './planning.js';
 import { confirmOrRefuse, event } from './upgrade-shared.js';
-import { awaitRestored, recorded, restoreEach, type Restore } from './rollback-restore.js';
+import { awaitRestored, driftCleared, recorded, restoreEach, type Restore } from './rollback-restore.js';
+import { heldIn, holdMechanisms, releaseHolds } from './release-holds.js';
+import { holdOutcomeText } from '../report/holds.js';
 
 /** rollback's `plan` document: upgrade's keys (`plan -o json`) that a restore has, filled the same way. */
 function rollbackPlanDocument(
@@ -68,7 +70,7 @@ export async function rollback(options: RollbackOptions, ctx: CommandContext): P
       );
     }
     const pools = inventory.nodePools.filter((p) => restores.some((r) => r.view.name === p.nodeClass));
-    const nodes = inventory.nodeClaims.filter((c) => pools.some((p) => p.name === c.nodePool)).length;
+    const nodes = inventory.nodeClaims.filter((c) => !c.deleting && pools.some((p) => p.name === c.nodePool)).length;
     if (json) {
       // The same `plan` event as upgrade's: one document, the keys a rollback has (no AMI resolution, no checks).
       ctx.io.out(event('plan', { plan: rollbackPlanDocument(restores, pools, inventory, cluster.identity) }));
@@ -82,6 +84,14 @@ export async function rollback(options: RollbackOptions, ctx: CommandContext): P
     log.warn(
       `rolling back drifts every node of ${pools.map((p) => `nodepool/${p.name}`).join(', ') || 'these classes'} (${nodes} nodes) back to the previous AMIs: nodes already replaced are replaced again`,
     );
+    // A staged rollout that paused or halted left its holds: Karpenter would never drift these nodes back under
+    // them, so the rollback lifts them, but only once the previous AMIs are resolved and no node on them is still
+    // marked Drifted (lifted earlier, Karpenter could replace an old node with one more node on the new AMI).
+    const held = heldIn(pools, inventory.nodes);
+    if (held.pools.length > 0)
+      log.warn(
+        `karp-drift holds drift on ${held.pools.map((p) => `nodepool/${p.name}`).join(', ')} (a staged rollout paused or halted there): the rollback releases the holds once Karpenter has resolved the previous AMIs`,
+      );
     await confirmOrRefuse(
       ctx,
       options,
@@ -99,31 +109,45 @@ export async function rollback(options: RollbackOptions, ctx: CommandContext): P
           why: 'restore amiSelectorTerms',
         })),
         ...(options.wait ? followNeeds() : []),
-        ...lockNeeds(options.lockNamespace ?? LEASE_NAMESPACE),
+        ...(held.pools.length > 0
+          ? holdNeeds(options.lockNamespace ?? LEASE_NAMESPACE, holdMechanisms(held))
+          : lockNeeds(options.lockNamespace ?? LEASE_NAMESPACE)),
       ]);
     }
     // The cluster lock covers the writes (a staged upgrade pacing this cluster refuses us, and we it); a dry run
     // writes nothing and takes none.
     let generations: Record<string, number> = {};
+    let restored: Awaited<ReturnType<typeof awaitRestored>> | undefined;
+    const holder = lockHolder('rollback');
     const restore = async (signal: AbortSignal) => {
       generations = await restoreEach({ ...ctx, signal }, cluster, discovery, restores, {
         dryRun: options.dryRun,
         json,
         log,
       });
+      if (options.dryRun || held.pools.length === 0) return;
+      restored = await awaitRestored(cluster, discovery, restores, generations, signal);
+      await driftCleared(cluster, discovery, restored.targets, signal);
+      const released = await releaseHolds(cluster, discovery.karpenterApi, held, holder, signal);
+      for (const r of released) {
+        if (json)
+          ctx.io.out(
+            event('release', {
+              nodePool: r.nodePool,
+              mechanism: r.mechanism,
+              ...(r.mechanism === 'budget' ? { budgets: r.budgets ?? null } : { nodes: r.nodes ?? 0 }),
+            }),
+          );
+        else log.info(holdOutcomeText('resumed', r));
+      }
     };
     if (options.dryRun) await restore(ctx.signal);
     else
-      await withClusterLock(
-        ctx,
-        cluster,
-        { lockNamespace: options.lockNamespace ?? LEASE_NAMESPACE },
-        lockHolder('rollback'),
-        restore,
-      );
+      await withClusterLock(ctx, cluster, { lockNamespace: options.lockNamespace ?? LEASE_NAMESPACE }, holder, restore);
     if (options.dryRun || !options.wait) return;
 
-    const { targets, targetMinor } = await awaitRestored(cluster, discovery, restores, generations, ctx.signal);
+    const { targets, targetMinor } =
+      restored ?? (await awaitRestored(cluster, discovery, restores, generations, ctx.signal));
     const startedAt = new Date();
     await followRollout(ctx, cluster, discovery, inventory, {
       scope: {

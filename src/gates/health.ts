@@ -134,6 +134,14 @@ export function evaluateHealth(
       message: `NodePool ${pool.name}: new nodes fail to join the cluster (NodeRegistrationHealthy=False)`,
       evidence: [
         conditionText('NodeRegistrationHealthy', c) + (c.lastTransitionTime ? ` (since ${c.lastTransitionTime})` : ''),
+        // Which replacements have not joined, on which AMI: the nodes the user will look at.
+        ...claims
+          .filter((x) => x.nodePool === pool.name && x.conditions.Registered?.status !== 'True')
+          .slice(0, 5)
+          .map(
+            (x) =>
+              `not registered: nodeclaim/${x.name}${x.imageId ? ` (AMI ${x.imageId})` : ''}, created ${humanDuration(age(x.createdAt, now))} ago`,
+          ),
       ],
     });
   }

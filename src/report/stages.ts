@@ -111,7 +111,8 @@ export function stagedEta(state: StageState, replaced: number, elapsedMs: number
 
 /**
  * The live display's and progress event's stage line, within 80 columns for stages of up to 999 nodes (the display
- * cuts a longer line, ETA first): `Stage 1/2 canary, wave 2/3: 2 of 4 started (wave: up to 2); ETA ~25m`.
+ * cuts a longer line at its end): `Stage 1/2 canary, wave 2/3: 2 of 4 started (wave: up to 2); ETA ~25m`, or while
+ * the gates judge a checkpoint `Stage 1/2 canary, wave 1/1: gates at wave end: --gate-cmd for 3s; ETA ~21s`.
  */
 export function stageLine(state: StageState, etaMs: number | undefined): string {
   if (state.stage === undefined) return state.phase === 'done' ? 'Staged rollout: every stage done' : '';
@@ -123,8 +124,8 @@ export function stageLine(state: StageState, etaMs: number | undefined): string 
       : state.phase === 'finishing'
         ? `${s.started} of ${s.size} started, last ones finishing`
         : state.phase === 'gating'
-          ? `health gates at the ${state.checkpoint?.point === 'soak-end' ? 'soak' : 'wave'}'s end${state.gateWaiting ? `: ${state.gateWaiting}` : ''}`
-        : `${s.started} of ${s.size} started (wave: up to ${s.targets[state.wave] ?? s.size})`;
+          ? `gates at ${state.checkpoint?.point === 'soak-end' ? 'soak' : 'wave'} end${state.gateWaiting ? `: ${state.gateWaiting}` : ''}`
+          : `${s.started} of ${s.size} started (wave: up to ${s.targets[state.wave] ?? s.size})`;
   return `${head}: ${what}${etaMs !== undefined && Number.isFinite(etaMs) ? `; ETA ~${humanDuration(etaMs)}` : ''}`;
 }
 

@@ -118,6 +118,11 @@ describe('replacements come up', () => {
     const v = evaluate([old], [nodeFor(old)], { pools: [failing] });
     expect(v.findings.map((f) => f.code)).toEqual(['NODE-REGISTRATION-UNHEALTHY']);
     expect(v.findings[0]!.evidence[0]).toContain('RegistrationFailed: Failed to register node');
+    // The replacements that have not joined are named, with their AMI (still within --init-deadline themselves).
+    const joining = evaluate([old, fresh({ phase: 'launched' })], [nodeFor(old)], { pools: [failing], minutes: 4 });
+    expect(joining.findings[0]!.evidence.slice(1)).toEqual([
+      'not registered: nodeclaim/general-new1 (AMI ami-new), created 4m ago',
+    ]);
     const before = baselineOf({ pools: [failing] });
     expect(evaluate([old], [nodeFor(old)], { pools: [failing], baseline: before }).result).toBe('passed');
   });

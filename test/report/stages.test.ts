@@ -11,14 +11,8 @@ import {
   type StageState,
 } from '../../src/report/stages.js';
 import type { StageEvent, StagePlan } from '../../src/stages/controller.js';
-import {
-  planStages,
-  type StagedPlan,
-  type StagedRequest,
-  type StagePoolInput,
-} from '../../src/stages/stage-plan.js';
+import { planStages, type StagedPlan, type StagedRequest, type StagePoolInput } from '../../src/stages/stage-plan.js';
 import { waves, MIN, t0, at } from '../stages/helpers.js';
-
 
 const plan: StagePlan = {
   stages: [
@@ -204,7 +198,14 @@ describe('stagedEta', () => {
   it.each<[string, StageState, number, number, number, number | undefined]>([
     // No rate observed yet: no ETA (the plan's estimate said what it assumed).
     ['before any replacement', state({ oldLeft: 10 }), 0, 3 * MIN, 15 * MIN, undefined],
-    ['before any replacement, with soaks to come', state({ oldLeft: 10, soaksLeft: 2 }), 0, 3 * MIN, 15 * MIN, undefined],
+    [
+      'before any replacement, with soaks to come',
+      state({ oldLeft: 10, soaksLeft: 2 }),
+      0,
+      3 * MIN,
+      15 * MIN,
+      undefined,
+    ],
     // 60 minutes, 20 of them soaking: 40 minutes for 8 replacements, 5 minutes each.
     [
       'after: the observed rate, soaks excluded',
@@ -249,6 +250,22 @@ describe('stageLine', () => {
       40 * MIN,
       'Stage 1/2 canary, wave 2/3: soaking, 12m left; ETA ~40m',
     ],
+    [
+      'the gates judging the end of a wave, a command running',
+      state({
+        phase: 'gating',
+        checkpoint: { stage: 0, wave: 1, point: 'wave-end' },
+        gateWaiting: '--gate-cmd for 3s',
+      }),
+      21 * MIN,
+      'Stage 1/2 canary, wave 2/3: gates at wave end: --gate-cmd for 3s; ETA ~21m',
+    ],
+    [
+      'the gates judging the end of a soak',
+      state({ phase: 'gating', checkpoint: { stage: 0, wave: 1, point: 'soak-end' } }),
+      undefined,
+      'Stage 1/2 canary, wave 2/3: gates at soak end',
+    ],
     ['no ETA', state(), undefined, 'Stage 1/2 canary, wave 2/3: 1 of 4 started (wave: up to 2)'],
     ['an infinite ETA is left out', state(), Infinity, 'Stage 1/2 canary, wave 2/3: 1 of 4 started (wave: up to 2)'],
     [
@@ -263,16 +280,19 @@ describe('stageLine', () => {
     expect(stageLine(s, eta)).toBe(line);
   });
 
-  // The display cuts a line to the terminal's width, ETA first: a stage of up to 999 nodes keeps to 80 columns.
+  // The display cuts a line to the terminal's width at its end: a stage of up to 999 nodes keeps to 80 columns.
   it.each<[StageState['phase'], number, number, number]>([
     ['wave', 45, 120, 60],
     ['wave', 999, 999, 999],
     ['finishing', 45, 120, 60],
     ['finishing', 999, 999, 999],
     ['soak', 45, 120, 60],
+    ['gating', 999, 999, 999],
   ])('fits in 80 columns: %s, %i of %i', (phase, started, size, target) => {
     const s = state({
       phase,
+      checkpoint: { stage: 1, wave: 1, point: 'wave-end' },
+      gateWaiting: '--gate-cmd for 4m59s',
       stage: { index: 1, name: 'rollout', size, started, targets: [1, target, size] },
       soakUntil: at(60 + 179),
     });

@@ -1,0 +1,70 @@
+// Releasing karp-drift's holds on drift, shared by `resume` and `rollback` (a rollback after a halted or interrupted
+// staged rollout must lift the holds, or Karpenter would never drift the nodes back): put each NodePool's own budgets
+// back exactly, remove only the do-not-disrupt annotations karp-drift added, and record an Event on each NodePool.
+import type { Cluster } from '../cluster/client.js';
+import { recordNodePoolEvent } from '../cluster/events.js';
+import { releaseBudgetHold, releaseNode } from '../cluster/holds.js';
+import type { KarpenterApi, NodePoolView, NodeView } from '../cluster/views.js';
+import { holdOutcomeText, type PoolHoldOutcome } from '../report/holds.js';
+import { HOLD_ANNOTATION } from '../stages/budget-hold.js';
+import type { LockHolder } from '../stages/lock.js';
+
+export interface HeldDrift {
+  /** NodePools with a budget hold or with held nodes. */
+  pools: NodePoolView[];
+  /** Nodes of those NodePools that karp-drift holds with do-not-disrupt. */
+  nodes: NodeView[];
+}
+
+/** Which of these NodePools karp-drift holds, and how (pure). */
+export function heldIn(pools: readonly NodePoolView[], nodes: readonly NodeView[]): HeldDrift {
+  const heldNodes = nodes.filter((n) => n.heldBy !== undefined && pools.some((p) => p.name === n.nodePool));
+  return {
+    pools: pools.filter(
+      (p) => p.annotations?.[HOLD_ANNOTATION] !== undefined || heldNodes.some((n) => n.nodePool === p.name),
+    ),
+    nodes: heldNodes,
+  };
+}
+
+export function holdMechanisms(held: HeldDrift): Set<'budget' | 'node'> {
+  return new Set<'budget' | 'node'>([
+    ...(held.pools.some((p) => p.annotations?.[HOLD_ANNOTATION] !== undefined) ? (['budget'] as const) : []),
+    ...(held.nodes.length > 0 ? (['node'] as const) : []),
+  ]);
+}
+
+/** Releases every hold in `held`, NodePool by NodePool; the caller holds the cluster lock. */
+export async function releaseHolds(
+  cluster: Cluster,
+  api: KarpenterApi,
+  held: HeldDrift,
+  holder: LockHolder,
+  signal: AbortSignal,
+): Promise<PoolHoldOutcome[]> {
+  const done: PoolHoldOutcome[] = [];
+  for (const pool of held.pools) {
+    signal.throwIfAborted();
+    const outcomes: PoolHoldOutcome[] = [];
+    if (pool.annotations?.[HOLD_ANNOTATION] !== undefined) {
+      const r = await releaseBudgetHold(cluster, api, pool.name, signal);
+      outcomes.push({ nodePool: pool.name, mechanism: 'budget', budgets: r.budgets, unchanged: !r.changed });
+    }
+    const nodes = held.nodes.filter((n) => n.nodePool === pool.name);
+    if (nodes.length > 0) {
+      let released = 0;
+      for (const n of nodes) if (await releaseNode(cluster, n.name, signal)) released++;
+      outcomes.push({ nodePool: pool.name, mechanism: 'node', nodes: released, unchanged: released === 0 });
+    }
+    for (const outcome of outcomes) {
+      await recordNodePoolEvent(
+        cluster,
+        { api, nodePool: pool },
+        'StagedRolloutResumed',
+        `${holdOutcomeText('resumed', outcome)}, by karp-drift ${holder.command.split(' ')[0]} (${holder.user}@${holder.host})`,
+      );
+    }
+    done.push(...outcomes);
+  }
+  return done;
+}
