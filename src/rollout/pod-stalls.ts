@@ -176,6 +176,12 @@ function pdbBlocker(f: Facts, pool: Pool, key: string, pdb: PdbView, held: Held[
     const named = pdbsBlamedIn(m);
     return named !== undefined && !named.multiple && named.pdbs.includes(key);
   });
+  // Under IfHealthyBudget (the default), a running pod that is not Ready may be evicted only while the budget has
+  // room (Kubernetes' eviction API; DOMAIN.md §2.7): unready pods under a spent budget stay put.
+  const unhealthyHeld =
+    pdb.unhealthyPodEvictionPolicy === 'AlwaysAllow'
+      ? []
+      : held.flatMap((h) => (h.pod !== undefined && h.pod.notReady === true ? [h.pod] : []));
   return {
     code: 'STALL-PDB',
     nodePool: pool.name,
@@ -185,7 +191,10 @@ function pdbBlocker(f: Facts, pool: Pool, key: string, pdb: PdbView, held: Held[
       ...listed(held.map(heldText), 'pods'),
       ...quotes([...blamed, ...drainEvents(f, held)], f.now),
     ],
-    next: `Let PDB ${key} allow an eviction: scale out what it protects or relax minAvailable/maxUnavailable (kubectl get pdb ${pdb.name} -n ${pdb.namespace} -o yaml)`,
+    next:
+      unhealthyHeld.length > 0
+        ? `Its pods on drifted nodes are unhealthy (${unhealthyHeld.length} not Ready, e.g. ${unhealthyHeld[0]!.namespace}/${unhealthyHeld[0]!.name}) and PDB ${key} has unhealthyPodEvictionPolicy ${pdb.unhealthyPodEvictionPolicy ?? 'IfHealthyBudget (the default)'}: the eviction API refuses such pods while the budget is spent, so they never leave (a bad AMI's crash-looping pods block its own rollback this way). Fix the pods, or let unhealthy pods be evicted: kubectl patch pdb ${pdb.name} -n ${pdb.namespace} --type merge -p '{"spec":{"unhealthyPodEvictionPolicy":"AlwaysAllow"}}'`
+        : `Let PDB ${key} allow an eviction: scale out what it protects or relax minAvailable/maxUnavailable (kubectl get pdb ${pdb.name} -n ${pdb.namespace} -o yaml)`,
   };
 }
 

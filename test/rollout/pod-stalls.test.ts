@@ -274,3 +274,34 @@ describe('STALL-PDB quotes every wording of the PDB block', () => {
     ]);
   });
 });
+
+describe('STALL-PDB over unhealthy pods (a bad AMI blocking its own rollback)', () => {
+  const crashing = pod({ nodeName: 'ip-general-old01', notReady: true });
+  const spent = pdb({ disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 2 });
+  it.each<[string, PdbView, PodView, RegExp | undefined]>([
+    [
+      'IfHealthyBudget (the default), the pod unready: the policy is the way out',
+      spent,
+      crashing,
+      /unhealthyPodEvictionPolicy IfHealthyBudget \(the default\).*kubectl patch pdb ledger -n payments --type merge -p '\{"spec":\{"unhealthyPodEvictionPolicy":"AlwaysAllow"\}\}'$/,
+    ],
+    [
+      'IfHealthyBudget named, the pod unready',
+      { ...spent, unhealthyPodEvictionPolicy: 'IfHealthyBudget' },
+      crashing,
+      /1 not Ready, e\.g\. payments\/ledger-0\) and PDB payments\/ledger has unhealthyPodEvictionPolicy IfHealthyBudget:/,
+    ],
+    [
+      'the pod Ready: relax the budget',
+      spent,
+      pod({ nodeName: 'ip-general-old01' }),
+      /^Let PDB payments\/ledger allow/,
+    ],
+    // Evictable whatever the budget (Karpenter's isEvictable): nothing to diagnose.
+    ['AlwaysAllow, the pod unready', { ...spent, unhealthyPodEvictionPolicy: 'AlwaysAllow' }, crashing, undefined],
+  ])('%s', (_name, p, ledger, next) => {
+    const blockers = diagnosis({ claims: [old1], pdbs: [p], pods: [ledger] }).filter((b) => b.code === 'STALL-PDB');
+    if (next === undefined) expect(blockers).toEqual([]);
+    else expect(blockers[0]?.next).toMatch(next);
+  });
+});
