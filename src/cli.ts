@@ -248,6 +248,26 @@ export function buildProgram(run: RunEnvironment): Command {
     });
 
   program
+    .command('wait')
+    .description('Follow the rollout the cluster is in until it is done (read-only): after upgrade --no-wait, or a GitOps sync')
+    .option('--nodeclass <name>', 'only the NodePools of this EC2NodeClass (repeatable; default: every class)', repeated)
+    .option('--timeout <duration>', 'give up after this long (exit 5; run wait again to go on)', '60m')
+    .option('--stall-timeout <duration>', 'no progress for this long is a stall (exit 4, with the diagnosis)', '15m')
+    .option('--lock-namespace <ns>', 'namespace of the cluster lock (Lease karp-drift): a staged upgrade pacing the rollout holds it', 'kube-system')
+    .addHelpText(
+      'after',
+      examples(bin, [
+        ['One CI job applies, a later one waits (exit 0 done, 4 stalled, 5 timed out, 6 paused)', 'upgrade --to 1.30 --yes --no-wait && karp-drift wait --timeout 5h'],
+        ['In an Argo CD PostSync hook: follow the drift the sync caused, as NDJSON', 'wait --nodeclass default -o json'],
+      ]),
+    )
+    .action(async (flags: Record<string, unknown>, cmd: Command) => {
+      const ctx = await context(cmd);
+      const [{ parseWaitOptions }, { parseLockOptions }, { wait }] = await Promise.all([import('./options.js'), import('./stage-options.js'), import('./commands/wait.js')]);
+      await wait(parseWaitOptions(flags, parseLockOptions(flags).lockNamespace), ctx);
+    });
+
+  program
     .command('pause')
     .description('Hold Drifted disruption on NodePools now (recorded on them, reversible with resume)')
     .option('--nodepool <name>', 'a NodePool to hold (repeatable; default: every NodePool)', repeated)

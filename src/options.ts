@@ -31,17 +31,24 @@ export function parseKubernetesMinor(value: string, flag = '--to'): KubernetesMi
 }
 
 /** One value, a comma list, or `all`. */
-export function parseChoiceList<T extends string>(value: string, allowed: readonly T[], flag: string): { values: T[]; all: boolean } {
+export function parseChoiceList<T extends string>(
+  value: string,
+  allowed: readonly T[],
+  flag: string,
+): { values: T[]; all: boolean } {
   const items = value
     .split(',')
     .map((s) => s.trim().toLowerCase())
     .filter(Boolean);
   if (items.length === 1 && items[0] === 'all') return { values: [...allowed], all: true };
-  if (items.length === 0) throw new UsageError(`${flag} is empty; expected one of ${allowed.join(', ')}, a comma list, or all`);
+  if (items.length === 0)
+    throw new UsageError(`${flag} is empty; expected one of ${allowed.join(', ')}, a comma list, or all`);
   for (const item of items) {
     if (!(allowed as readonly string[]).includes(item)) {
       const hint = item === 'x86_64' ? ' (architectures use Kubernetes names: amd64, arm64)' : '';
-      throw new UsageError(`${flag} ${JSON.stringify(item)} is not valid${hint}; expected one of ${allowed.join(', ')}, a comma list, or all`);
+      throw new UsageError(
+        `${flag} ${JSON.stringify(item)} is not valid${hint}; expected one of ${allowed.join(', ')}, a comma list, or all`,
+      );
     }
   }
   return { values: [...new Set(items)] as T[], all: false };
@@ -54,7 +61,9 @@ export function parseDuration(value: string, flag: string): number {
   const text = value.trim();
   const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
   if (!text || parts.map((p) => p[0]).join('') !== text) {
-    throw new UsageError(`${flag} ${JSON.stringify(value)} is not a duration; use Go durations such as 90s, 15m or 1h30m (units ms, s, m, h)`);
+    throw new UsageError(
+      `${flag} ${JSON.stringify(value)} is not a duration; use Go durations such as 90s, 15m or 1h30m (units ms, s, m, h)`,
+    );
   }
   return parts.reduce((ms, p) => ms + Number(p[1]) * DURATION_UNITS[p[2]!]!, 0);
 }
@@ -86,19 +95,30 @@ export function parseWith<S extends z.ZodType>(schema: S, flags: unknown): z.out
   const result = schema.safeParse(flags);
   if (!result.success) {
     const issue = result.error.issues[0]!;
-    const where = issue.path.length > 0 && issue.code !== 'custom' ? `--${issue.path.join('.').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: ` : '';
+    const where =
+      issue.path.length > 0 && issue.code !== 'custom'
+        ? `--${issue.path.join('.').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: `
+        : '';
     throw new UsageError(`${where}${issue.message}`);
   }
   return result.data;
 }
 
-export function parseGlobalOptions(flags: Record<string, unknown>, env: NodeJS.ProcessEnv, stdoutIsTTY: boolean): GlobalOptions {
+export function parseGlobalOptions(
+  flags: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  stdoutIsTTY: boolean,
+): GlobalOptions {
   const schema = z.object({
     kubeconfig: z.string().min(1).optional(),
     context: z.string().min(1).optional(),
     region: z.string().min(1).optional(),
     profile: z.string().min(1).optional(),
-    output: z.enum(['human', 'json', 'wide'] satisfies Array<OutputFormat | 'wide'>, { message: '-o/--output must be human, wide or json' }).default('human'),
+    output: z
+      .enum(['human', 'json', 'wide'] satisfies Array<OutputFormat | 'wide'>, {
+        message: '-o/--output must be human, wide or json',
+      })
+      .default('human'),
     color: z.boolean().default(true),
     verbose: z.boolean().default(false),
     quiet: z.boolean().default(false),
@@ -106,11 +126,19 @@ export function parseGlobalOptions(flags: Record<string, unknown>, env: NodeJS.P
   });
   const { requestTimeout, output: format, ...rest } = parseWith(schema, flags);
   // kubectl's `-o wide`: human output with more columns (status); commands without wider columns print as for human.
-  const g = { ...rest, output: format === 'wide' ? ('human' as const) : format, ...(format === 'wide' ? { wide: true } : {}) };
+  const g = {
+    ...rest,
+    output: format === 'wide' ? ('human' as const) : format,
+    ...(format === 'wide' ? { wide: true } : {}),
+  };
   if (requestTimeout !== undefined) positiveDuration(requestTimeout, '--request-timeout', flags.requestTimeout);
   if (g.verbose && g.quiet) throw new UsageError('-v/--verbose and -q/--quiet cannot be used together');
   const noColorEnv = env.NO_COLOR !== undefined && env.NO_COLOR !== '';
-  return { ...g, color: g.color && !noColorEnv && stdoutIsTTY && g.output === 'human', requestTimeoutMs: requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS };
+  return {
+    ...g,
+    color: g.color && !noColorEnv && stdoutIsTTY && g.output === 'human',
+    requestTimeoutMs: requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS,
+  };
 }
 
 export interface AmiSelection {
@@ -181,7 +209,16 @@ export function parseRenderOptions(flags: Record<string, unknown>): RenderOption
       .default('default'),
   });
   const o = parseWith(schema, flags);
-  return { kubernetes: o.to, clusterName: o.clusterName, role: o.role, family: o.family, pin: o.pin, release: o.release, templates: o.templates, name: o.name };
+  return {
+    kubernetes: o.to,
+    clusterName: o.clusterName,
+    role: o.role,
+    family: o.family,
+    pin: o.pin,
+    release: o.release,
+    templates: o.templates,
+    name: o.name,
+  };
 }
 
 export interface SandboxCommandOptions {
@@ -197,7 +234,9 @@ function positiveNumber(value: unknown, flag: string, integer: boolean, max = In
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0 || n > max || (integer && !Number.isInteger(n))) {
     const what = integer ? `a whole number from 1 to ${max}` : 'a number greater than 0';
-    throw new UsageError(`${flag} ${JSON.stringify(typeof value === 'string' ? value : JSON.stringify(value))} is not valid; expected ${what}`);
+    throw new UsageError(
+      `${flag} ${JSON.stringify(typeof value === 'string' ? value : JSON.stringify(value))} is not valid; expected ${what}`,
+    );
   }
   return n;
 }
@@ -214,11 +253,16 @@ export interface DemoOptions {
 /** The demo's waits are shorter than upgrade's: its rollout plays `speed` times faster than real time. */
 export function parseDemoOptions(flags: Record<string, unknown>): DemoOptions {
   const { scenario, speed } = parseSandboxOptions(flags);
-  const { timeoutMs, stallTimeoutMs } = parseApplyOptions({ timeout: '10m', stallTimeout: '2m', ...definedOnly(flags) });
+  const { timeoutMs, stallTimeoutMs } = parseApplyOptions({
+    timeout: '10m',
+    stallTimeout: '2m',
+    ...definedOnly(flags),
+  });
   return { scenario, ...(speed !== undefined ? { speed } : {}), timeoutMs, stallTimeoutMs };
 }
 
-const definedOnly = (flags: Record<string, unknown>) => Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
+const definedOnly = (flags: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
 
 /** `karp-drift sandbox`: the scenario stays a string here; the sandbox resolves built-in names and files. */
 export function parseSandboxOptions(flags: Record<string, unknown>): SandboxCommandOptions {
@@ -285,7 +329,10 @@ const nodeClassNames = z
   .transform((names, ctx) => {
     const bad = names.find((n) => !DNS1123.test(n));
     if (bad !== undefined) {
-      ctx.addIssue({ code: 'custom', message: `--nodeclass ${JSON.stringify(bad)} is not an EC2NodeClass name (a lowercase DNS-1123 name)` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `--nodeclass ${JSON.stringify(bad)} is not an EC2NodeClass name (a lowercase DNS-1123 name)`,
+      });
       return z.NEVER;
     }
     return [...new Set(names)];
@@ -326,7 +373,10 @@ const applyFlags = {
 };
 
 function positiveDuration(ms: number, flag: string, given: unknown): void {
-  if (ms <= 0) throw new UsageError(`${flag} ${JSON.stringify(given)} is not longer than 0; give a duration such as 90s, 15m or 1h30m`);
+  if (ms <= 0)
+    throw new UsageError(
+      `${flag} ${JSON.stringify(given)} is not longer than 0; give a duration such as 90s, 15m or 1h30m`,
+    );
 }
 
 // The duration defaults apply to flags left out; commander reports those as undefined.
@@ -350,6 +400,21 @@ export function parseStatusOptions(flags: Record<string, unknown>): StatusOption
   return { nodeClasses: o.nodeclass, watch: o.watch };
 }
 
+export interface WaitOptions {
+  nodeClasses: string[];
+  timeoutMs: number;
+  stallTimeoutMs: number;
+  /** --lock-namespace: where to look for the run that paces a staged rollout. */
+  lockNamespace: string;
+}
+
+/** `wait`: the follow's clocks as upgrade parses them; the lock's namespace comes from stage-options.ts. */
+export function parseWaitOptions(flags: Record<string, unknown>, lockNamespace: string): WaitOptions {
+  const { nodeclass } = parseWith(z.object({ nodeclass: nodeClassNames }), { nodeclass: flags.nodeclass });
+  const { timeoutMs, stallTimeoutMs } = parseApplyOptions({ timeout: flags.timeout, stallTimeout: flags.stallTimeout });
+  return { nodeClasses: nodeclass, timeoutMs, stallTimeoutMs, lockNamespace };
+}
+
 // --templates (or --cluster-name/--role, which only make sense with templates) selects the render-and-apply flow; it
 // then needs what `render` needs. --templates without a directory value is not possible: commander requires one.
 function parseUpgradeTemplates(flags: Record<string, unknown>): UpgradeTemplates | undefined {
@@ -361,13 +426,35 @@ function parseUpgradeTemplates(flags: Record<string, unknown>): UpgradeTemplates
   }
   if (!wanted) return undefined;
   if (typeof flags.clusterName !== 'string' || typeof flags.role !== 'string') {
-    throw new UsageError('upgrade --templates needs --cluster-name and --role (the discovery tag value and the node IAM role)', {
-      hint: 'e.g. karp-drift upgrade --to 1.30 --templates ./karpenter --cluster-name prod --role KarpenterNodeRole-prod',
-    });
+    throw new UsageError(
+      'upgrade --templates needs --cluster-name and --role (the discovery tag value and the node IAM role)',
+      {
+        hint: 'e.g. karp-drift upgrade --to 1.30 --templates ./karpenter --cluster-name prod --role KarpenterNodeRole-prod',
+      },
+    );
   }
-  if ((flags.nodeclass as string[] | undefined)?.length) throw new UsageError('--nodeclass and --templates cannot be used together: the templates name the objects (--name)');
-  const r = parseRenderOptions({ to: flags.to, clusterName: flags.clusterName, role: flags.role, family: flags.family, pin: flags.pin, release: flags.release, templates: flags.templates, name: flags.name });
-  return { ...(r.templates ? { dir: r.templates } : {}), clusterName: r.clusterName, role: r.role, family: r.family, name: r.name, acceptTemplateDrift: flags.acceptTemplateDrift === true };
+  if ((flags.nodeclass as string[] | undefined)?.length)
+    throw new UsageError(
+      '--nodeclass and --templates cannot be used together: the templates name the objects (--name)',
+    );
+  const r = parseRenderOptions({
+    to: flags.to,
+    clusterName: flags.clusterName,
+    role: flags.role,
+    family: flags.family,
+    pin: flags.pin,
+    release: flags.release,
+    templates: flags.templates,
+    name: flags.name,
+  });
+  return {
+    ...(r.templates ? { dir: r.templates } : {}),
+    clusterName: r.clusterName,
+    role: r.role,
+    family: r.family,
+    name: r.name,
+    acceptTemplateDrift: flags.acceptTemplateDrift === true,
+  };
 }
 
 export interface RollbackOptions extends ApplyOptions {

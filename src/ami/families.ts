@@ -27,13 +27,31 @@ export interface FamilyInfo {
 
 export const FAMILIES: Record<AmiFamily, FamilyInfo> = {
   // AL2's single GPU AMI serves both nvidia and neuron instances; Karpenter lists it twice in status.amis.
-  al2: { amiFamily: 'AL2', variants: { amd64: ['standard', 'nvidia', 'neuron'], arm64: ['standard'] }, pinnable: true, maxMinor: 32 },
-  al2023: { amiFamily: 'AL2023', variants: { amd64: ['standard', 'nvidia', 'neuron'], arm64: ['standard', 'nvidia'] }, pinnable: true },
+  al2: {
+    amiFamily: 'AL2',
+    variants: { amd64: ['standard', 'nvidia', 'neuron'], arm64: ['standard'] },
+    pinnable: true,
+    maxMinor: 32,
+  },
+  al2023: {
+    amiFamily: 'AL2023',
+    variants: { amd64: ['standard', 'nvidia', 'neuron'], arm64: ['standard', 'nvidia'] },
+    pinnable: true,
+  },
   // Bottlerocket's standard x86_64 AMI also serves neuron instances (Karpenter v1.3+).
-  bottlerocket: { amiFamily: 'Bottlerocket', variants: { amd64: ['standard', 'nvidia', 'neuron'], arm64: ['standard', 'nvidia'] }, pinnable: true },
+  bottlerocket: {
+    amiFamily: 'Bottlerocket',
+    variants: { amd64: ['standard', 'nvidia', 'neuron'], arm64: ['standard', 'nvidia'] },
+    pinnable: true,
+  },
   windows2019: { amiFamily: 'Windows2019', variants: { amd64: ['standard'], arm64: [] }, pinnable: false },
   windows2022: { amiFamily: 'Windows2022', variants: { amd64: ['standard'], arm64: [] }, pinnable: false },
-  windows2025: { amiFamily: 'Windows2025', variants: { amd64: ['standard'], arm64: [] }, pinnable: false, minMinor: 35 },
+  windows2025: {
+    amiFamily: 'Windows2025',
+    variants: { amd64: ['standard'], arm64: [] },
+    pinnable: false,
+    minMinor: 35,
+  },
 };
 
 export function familyFromAmiFamilyField(field: string): AmiFamily | undefined {
@@ -51,6 +69,18 @@ export function ssmArch(arch: Arch): 'x86_64' | 'arm64' {
 /** Parses "1.30" into 30; the major is always 1 for the versions Karpenter supports. */
 export function minorNumber(kubernetesVersion: string): number {
   return Number(kubernetesVersion.split('.')[1]);
+}
+
+/**
+ * The Kubernetes minor an EKS-optimized AMI name encodes (`amazon-eks-node-al2023-x86_64-standard-1.29-v2026…`,
+ * `bottlerocket-aws-k8s-1.29-x86_64-v1.26.1-…`): the first of `names` that carries one.
+ */
+export function minorInAmiNames(names: ReadonlyArray<string | undefined>): string | undefined {
+  for (const n of names) {
+    const m = /-(1\.\d+)-/.exec(n ?? '');
+    if (m) return m[1];
+  }
+  return undefined;
 }
 
 /** Why a family has no AMIs for a Kubernetes minor, or undefined when it has. */

@@ -37,7 +37,8 @@ function view(o: LeaseObject): LeaseView {
   };
 }
 
-async function readLease(cluster: Cluster, namespace: string, signal?: AbortSignal): Promise<LeaseView | undefined> {
+/** The Lease of the cluster lock, or undefined when there is none. */
+export async function readLease(cluster: Cluster, namespace: string, signal?: AbortSignal): Promise<LeaseView | undefined> {
   try {
     return view(await getJson<LeaseObject>(cluster, leasePath(namespace, LEASE_NAME), {}, signal));
   } catch (err) {

@@ -36,6 +36,11 @@ export interface FollowSettings {
   rollbackOnHalt?: boolean;
   /** Follow without a `done` event of its own (the rollback of a halted run: the run's `done` comes after it). */
   quietDone?: boolean;
+  /**
+   * `wait`: aborted when the rollout is found paused (karp-drift's holds with no run left to release them). The follow
+   * ends with `done` `paused` (cause `held`) and throws the abort's reason.
+   */
+  endWhen?: AbortSignal;
 }
 
 /** How often the loop re-evaluates without a change: elapsed time, stall and timeout clocks. */
@@ -70,6 +75,7 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   ctx.signal.addEventListener('abort', onAbort, { once: true });
+  settings.endWhen?.addEventListener('abort', onAbort, { once: true });
 
   let progress: RolloutProgress | undefined;
   /** The last full diagnosis (cleared when the rollout moves) and the last look at the watched blockers. */
@@ -254,6 +260,7 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
   stop.abort();
   await following;
   ctx.signal.removeEventListener('abort', onAbort);
+  settings.endWhen?.removeEventListener('abort', onAbort);
   const now = new Date();
   display?.end();
   displayEnded = true;
@@ -281,6 +288,10 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
     if (!note) finish('failed', now);
     else if (failure instanceof KarpDriftError) failure.message += note.text;
     throw failure;
+  }
+  if (result === undefined && !ctx.signal.aborted && settings.endWhen?.aborted && settings.endWhen.reason instanceof HaltedError) {
+    finish('paused', now, { cause: 'held', paused: settings.endWhen.reason.paused });
+    throw settings.endWhen.reason;
   }
   if (result === undefined) {
     const note = await paused('interrupted', 'the run was interrupted');

@@ -5,6 +5,7 @@ import type { CommandContext, Logger } from '../io.js';
 import { ANNOTATIONS, applyNodeClass, customObjects } from '../cluster/apply.js';
 import type { Cluster } from '../cluster/client.js';
 import type { Discovery } from '../cluster/discovery.js';
+import { minorInAmiNames } from '../ami/families.js';
 import { readNodeClass } from '../cluster/inventory.js';
 import { listAll } from '../cluster/list.js';
 import { karpenterResources } from '../cluster/resources.js';
@@ -99,15 +100,6 @@ export async function restoreEach(
 
 const READY_WAIT_MS = 120_000;
 
-/** The Kubernetes minor an AMI name encodes (`…-1.29-v2026…`, `bottlerocket-aws-k8s-1.29-…`). */
-function minorOf(names: Array<string | undefined>): string | undefined {
-  for (const n of names) {
-    const m = /-(1\.\d+)-/.exec(n ?? '');
-    if (m) return m[1];
-  }
-  return undefined;
-}
-
 /** Waits until Karpenter reports AMIsReady for each restored generation: the AMI IDs they resolve to, and their minor. */
 export async function awaitRestored(
   cluster: Cluster,
@@ -140,7 +132,7 @@ export async function awaitRestored(
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
   }
-  return { targets, targetMinor: minorOf(names) ?? discovery.controlPlane.minor };
+  return { targets, targetMinor: minorInAmiNames(names) ?? discovery.controlPlane.minor };
 }
 
 const DRIFT_CLEARED_WAIT_MS = 120_000;

@@ -306,7 +306,7 @@ async function follow(
   if (!options.wait) {
     if (!json)
       ctx.io.out(
-        `Applied ${changed} EC2NodeClass change(s); not waiting (--no-wait). Follow with: ${resumeCommand(options, ctx)}\n`,
+        `Applied ${changed} EC2NodeClass change(s); not waiting (--no-wait). Follow with: karp-drift wait${options.nodeClasses.map((n) => ` --nodeclass ${n}`).join('')} (or ${resumeCommand(options, ctx)})\n`,
       );
     return;
   }
