@@ -10,6 +10,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
+import { isIPv6 } from 'node:net';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { Cluster as KubeconfigCluster, Context, User } from '@kubernetes/client-node';
@@ -31,6 +32,8 @@ export interface LoadClusterOptions {
   env?: NodeJS.ProcessEnv;
   /** -v: one line per API request (method, URL without credentials, status, duration). */
   log?: (line: string) => void;
+  /** Tests: where the pod's service account is mounted (default SERVICE_ACCOUNT_DIR). */
+  serviceAccountDir?: string;
 }
 
 export interface Cluster {
@@ -56,9 +59,10 @@ const UPDATE_KUBECONFIG = 'run aws eks update-kubeconfig --name <cluster> (or pa
 
 export function loadCluster(options: LoadClusterOptions = {}): Cluster {
   const env = options.env ?? process.env;
-  const files = kubeconfigFiles(options.kubeconfig, env);
-  const source = files.join(delimiter);
-  const kc = readKubeconfig(files);
+  const inPod = inClusterConfig(options, env);
+  const files = inPod ? [] : kubeconfigFiles(options.kubeconfig, env);
+  const source = inPod ? `the pod's service account (${inPod.dir})` : files.join(delimiter);
+  const kc = inPod ? inPod.kc : readKubeconfig(files);
   const contexts = kc.getContexts().map((c) => c.name);
   const context = options.context ?? kc.getCurrentContext();
   if (!context) {
@@ -107,6 +111,34 @@ export function loadCluster(options: LoadClusterOptions = {}): Cluster {
   };
 }
 
+/** Where Kubernetes mounts a pod's service account token, CA and namespace. */
+export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/**
+ * In a pod with no kubeconfig (no --kubeconfig, no KUBECONFIG, no ~/.kube/config), the pod's service account, as
+ * kubectl and every client-go program do (rest.InClusterConfig): the API server from KUBERNETES_SERVICE_HOST/PORT,
+ * the mounted CA, and the mounted token, which the kubelet rotates (a bound token lives an hour): client-node's
+ * `tokenFile` auth provider reads it again every minute. Built here rather than with client-node's loadFromCluster,
+ * which reads process.env and not the environment this command was given.
+ */
+function inClusterConfig(options: LoadClusterOptions, env: NodeJS.ProcessEnv): { kc: KubeConfig; dir: string } | undefined {
+  if (options.kubeconfig || (env.KUBECONFIG ?? '') !== '') return undefined;
+  if (existsSync(join(env.HOME ?? homedir(), '.kube', 'config'))) return undefined;
+  const host = env.KUBERNETES_SERVICE_HOST;
+  const port = env.KUBERNETES_SERVICE_PORT;
+  const dir = options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR;
+  if (!host || !port || !existsSync(join(dir, 'token'))) return undefined;
+  const kc = new KubeConfig();
+  const server = `https://${isIPv6(host) ? `[${host}]` : host}:${port}`;
+  kc.loadFromOptions({
+    clusters: [{ name: 'in-cluster', server, caFile: join(dir, 'ca.crt'), skipTLSVerify: false }],
+    users: [{ name: 'service-account', authProvider: { name: 'tokenFile', config: { tokenFile: join(dir, 'token') } } }],
+    contexts: [{ name: 'in-cluster', cluster: 'in-cluster', user: 'service-account' }],
+    currentContext: 'in-cluster',
+  });
+  return { kc, dir };
+}
+
 function kubeconfigFiles(flag: string | undefined, env: NodeJS.ProcessEnv): string[] {
   if (flag) {
     if (!existsSync(flag)) throw new UsageError(`--kubeconfig ${flag}: no such file`, { hint: UPDATE_KUBECONFIG });
@@ -121,7 +153,10 @@ function kubeconfigFiles(flag: string | undefined, env: NodeJS.ProcessEnv): stri
   }
   const home = join(env.HOME ?? homedir(), '.kube', 'config');
   if (!existsSync(home)) {
-    throw new UsageError(`no kubeconfig: --kubeconfig not given, KUBECONFIG not set, and ${home} does not exist`, { hint: UPDATE_KUBECONFIG });
+    throw new UsageError(
+      `no kubeconfig: --kubeconfig not given, KUBECONFIG not set, ${home} does not exist, and not in a pod (no KUBERNETES_SERVICE_HOST and service account token)`,
+      { hint: UPDATE_KUBECONFIG },
+    );
   }
   return [home];
 }

@@ -1,6 +1,8 @@
 // What a person sees when the kubeconfig points at the wrong place, the wrong CA or stale credentials: a
 // RuntimeFailure that names the server and context and says what to do, and never the token.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCluster } from '../../src/cluster/client.js';
 import { discoverCluster } from '../../src/cluster/discovery.js';
@@ -41,5 +43,56 @@ describe('API failures from the kubeconfig', () => {
     expect(next).toMatch(expectedHint);
     expect(token.length).toBeGreaterThan(8);
     expect(`${message} ${next ?? ''}`).not.toContain(token);
+  });
+});
+
+describe('in a pod, with no kubeconfig: the pod service account', () => {
+  /** A service-account mount as the kubelet writes it (token, ca.crt, namespace), for the sandbox's API server. */
+  function mount(sandbox: Awaited<ReturnType<typeof sandboxCluster>>['sandbox'], token: string): string {
+    const dir = mkdtempSync(join(tmpdir(), 'karp-drift-sa-'));
+    writeFileSync(join(dir, 'token'), token);
+    writeFileSync(join(dir, 'ca.crt'), sandbox.kube.caData);
+    writeFileSync(join(dir, 'namespace'), 'kube-system');
+    return dir;
+  }
+  const inPod = (port: string, home: string) => ({
+    HOME: home,
+    KUBERNETES_SERVICE_HOST: '127.0.0.1',
+    KUBERNETES_SERVICE_PORT: port,
+  });
+
+  it('reaches the API server from KUBERNETES_SERVICE_HOST/PORT with the mounted CA and token', async () => {
+    const { sandbox } = await sandboxCluster('default');
+    const dir = mount(sandbox, sandbox.kube.token);
+    const port = new URL(sandbox.kube.url).port;
+    const cluster = loadCluster({ env: inPod(port, dir), serviceAccountDir: dir });
+    try {
+      expect(cluster.context).toBe('in-cluster');
+      expect(cluster.server).toBe(`https://127.0.0.1:${port}`);
+      expect(cluster.source).toContain("the pod's service account");
+      expect(cluster.credentials.source.kind).toBe('auth-provider');
+      const discovery = await discoverCluster(cluster);
+      expect(discovery.karpenterApi).toBe('v1');
+      const seen = sandbox.kube.requests.length;
+      expect(seen).toBeGreaterThan(0);
+    } finally {
+      cluster.close();
+    }
+  });
+
+  it('a kubeconfig, when there is one, wins over the pod (as kubectl does); without either, the error names both', async () => {
+    const { sandbox } = await sandboxCluster('default');
+    const dir = mount(sandbox, 'k8s-aws-v1.not-used');
+    const port = new URL(sandbox.kube.url).port;
+    const withFile = loadCluster({
+      env: { ...inPod(port, dir), KUBECONFIG: sandbox.kubeconfigPath },
+      serviceAccountDir: dir,
+    });
+    expect(withFile.context).toBe('karp-drift-sandbox-default');
+    withFile.close();
+    const nowhere = mkdtempSync(join(tmpdir(), 'karp-drift-home-'));
+    expect(() => loadCluster({ env: { HOME: nowhere }, serviceAccountDir: join(nowhere, 'none') })).toThrow(
+      /no kubeconfig: --kubeconfig not given, KUBECONFIG not set, .* does not exist, and not in a pod/,
+    );
   });
 });

@@ -78,7 +78,7 @@ describe('loadCluster', () => {
   it.each([
     ['an unknown --context lists the contexts', { kubeconfig: prod, context: 'pord' }, `no context "pord" in ${prod}; its contexts: prod, staging`],
     ['a missing --kubeconfig', { kubeconfig: join(dir, 'missing') }, `--kubeconfig ${join(dir, 'missing')}: no such file`],
-    ['no kubeconfig anywhere', { env: { HOME: join(dir, 'empty-home') } }, `no kubeconfig: --kubeconfig not given, KUBECONFIG not set, and ${join(dir, 'empty-home', '.kube', 'config')} does not exist`],
+    ['no kubeconfig anywhere', { env: { HOME: join(dir, 'empty-home') } }, `no kubeconfig: --kubeconfig not given, KUBECONFIG not set, ${join(dir, 'empty-home', '.kube', 'config')} does not exist, and not in a pod (no KUBERNETES_SERVICE_HOST and service account token)`],
     ['no current-context', { kubeconfig: kubeconfig('nocurrent', [{ name: 'a', server: 'https://a.example' }]) }, `${join(dir, 'nocurrent')} sets no current-context; its contexts: a`],
   ])('%s', (_, options, message) => {
     let err: unknown;
