@@ -21,9 +21,10 @@ export async function scenario(name: string, speed = 300): Promise<Sandbox> {
 }
 
 /** `env` adds to or overrides the sandbox's variables, e.g. an endpoint variable pointing elsewhere. */
-export function karpDrift(sandbox: Sandbox, args: string[], timeoutMs = 90_000, env: Record<string, string> = {}): Promise<CliRun> {
+/** `main`: another copy of the CLI (the container image's files). */
+export function karpDrift(sandbox: Sandbox, args: string[], timeoutMs = 90_000, env: Record<string, string> = {}, main = MAIN): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], {
+    const child = spawn(process.execPath, [main, ...args], {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...sandbox.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
