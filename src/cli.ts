@@ -64,6 +64,7 @@ export function buildProgram(run: RunEnvironment): Command {
     .option('-v, --verbose', 'log API calls and decisions to stderr')
     .option('-q, --quiet', 'print results only, no progress')
     .option('--request-timeout <duration>', 'how long one Kubernetes or AWS request may take before it fails (default 30s)')
+    .option('--expect-cluster <name|arn>', 'commands that reach a cluster first confirm with EKS (DescribeCluster) that the context is this cluster')
     .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()

@@ -1,4 +1,6 @@
 // The three outputs a command has: results on stdout, progress and logs on stderr, and whether a person is watching.
+import type { ExpectedCluster } from './cluster/expected-cluster.js';
+
 export interface Io {
   out(text: string): void;
   err(text: string): void;
@@ -37,6 +39,8 @@ export interface GlobalOptions {
   quiet: boolean;
   /** --request-timeout: how long one API request may wait for an answer (Kubernetes and AWS alike). */
   requestTimeoutMs?: number;
+  /** --expect-cluster: the EKS cluster the kubeconfig context must be (checked in commands/planning.ts `connect`). */
+  expectCluster?: ExpectedCluster;
 }
 
 /**

@@ -3,6 +3,7 @@
 import * as z from 'zod'; // a namespace import: a bundle keeps only the parts of zod that are used (scripts/build.mjs)
 import { UsageError } from './errors.js';
 import { AMI_FAMILIES, ARCHES, VARIANTS, type AmiFamily, type Arch, type Variant } from './ami/families.js';
+import { parseExpectedCluster } from './cluster/expected-cluster.js';
 import type { GlobalOptions, OutputFormat } from './io.js';
 import type { StagedRequest } from './stages/request.js';
 
@@ -123,6 +124,7 @@ export function parseGlobalOptions(
     verbose: z.boolean().default(false),
     quiet: z.boolean().default(false),
     requestTimeout: flag((v) => parseDuration(v, '--request-timeout')).optional(),
+    expectCluster: flag(parseExpectedCluster).optional(),
   });
   const { requestTimeout, output: format, ...rest } = parseWith(schema, flags);
   // kubectl's `-o wide`: human output with more columns (status); commands without wider columns print as for human.

@@ -135,6 +135,14 @@ describe('parseGlobalOptions', () => {
         context: 'c',
       },
     ],
+    [
+      '--expect-cluster by ARN',
+      { expectCluster: 'arn:aws:eks:eu-west-1:111122223333:cluster/prod' },
+      {},
+      false,
+      { ...defaults, color: false, expectCluster: { text: 'arn:aws:eks:eu-west-1:111122223333:cluster/prod', name: 'prod', region: 'eu-west-1', account: '111122223333' } },
+    ],
+    ['--expect-cluster by name', { expectCluster: 'prod' }, {}, false, { ...defaults, color: false, expectCluster: { text: 'prod', name: 'prod' } }],
   ])('%s', (_name, flags, env, tty, expected) => {
     expect(parseGlobalOptions(flags, env, tty)).toEqual(expected);
   });
@@ -142,6 +150,7 @@ describe('parseGlobalOptions', () => {
   it.each<[Record<string, unknown>, string]>([
     [{ verbose: true, quiet: true }, '-v/--verbose and -q/--quiet cannot be used together'],
     [{ output: 'yaml' }, '-o/--output must be human, wide or json'],
+    [{ expectCluster: 'arn:aws:eks:us-west-2:1:cluster/prod' }, '--expect-cluster "arn:aws:eks:us-west-2:1:cluster/prod" is not an EKS cluster ARN'],
   ])('refuses %j', (flags, message) => {
     // toContain: zod-checked flags may carry a `--flag: ` prefix in front of their own message.
     expect(usageMessage(() => parseGlobalOptions(flags, {}, false))).toContain(message);

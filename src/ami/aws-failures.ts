@@ -50,6 +50,16 @@ export function ec2Failure(err: unknown, region: string, env: NodeJS.ProcessEnv 
   return apiFailure(err, { service: 'EC2', action: 'ec2:DescribeImages', resource: '*' }, region, env);
 }
 
+/** DescribeCluster for --expect-cluster; an unknown cluster is the caller's (a refusal, not an API failure). */
+export function eksFailure(err: unknown, name: string, region: string, env: NodeJS.ProcessEnv = {}): KarpDriftError {
+  return apiFailure(
+    err,
+    { service: 'EKS', action: 'eks:DescribeCluster', resource: `arn:aws:eks:${region}:*:cluster/${name}` },
+    region,
+    env,
+  );
+}
+
 /**
  * The endpoint the SDK calls and the variable that set it: AWS_ENDPOINT_URL_<SERVICE> before AWS_ENDPOINT_URL, both
  * off with AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=true (AWS SDKs and Tools reference guide, "Service-specific endpoints").
@@ -91,7 +101,7 @@ const BAD_CREDENTIALS = new Set([
 ]);
 
 export interface AwsCall {
-  service: 'SSM' | 'EC2';
+  service: 'SSM' | 'EC2' | 'EKS';
   action: string;
   resource: string;
 }

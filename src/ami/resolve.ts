@@ -5,20 +5,15 @@ import { GetParametersCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { amiQueries } from './select.js';
 import { ssmMetadataPaths, ssmParameterPath, type AmiQuery } from './parameters.js';
 import { resolvedAmi, verifyImage, type ImageView, type ReleaseMetadata, type ResolvedAmi } from './verify.js';
-import { RuntimeFailure, UsageError } from '../errors.js';
+import { RuntimeFailure } from '../errors.js';
 import { ec2Failure, missingParametersError, ssmFailure } from './aws-failures.js';
 import { requireProfile } from './profiles.js';
+import { awsClientConfig, clientRegion, type AwsOptions } from './aws-config.js';
 import type { Logger } from '../io.js';
 import type { AmiSelection } from '../options.js';
 
 export type { ResolvedAmi } from './verify.js';
-
-export interface AwsOptions {
-  region?: string;
-  profile?: string;
-  /** --request-timeout for each SSM/EC2 request (the SDK's own retries still apply within it). */
-  requestTimeoutMs?: number;
-}
+export type { AwsOptions } from './aws-config.js';
 
 export interface ResolvedAmis {
   region: string;
@@ -45,13 +40,7 @@ export async function resolveAmiQueries(
   options: { keepUnusable?: boolean } = {},
 ): Promise<ResolvedAmis> {
   requireProfile(aws.profile, process.env);
-  // Only what the user gave: everything else (credentials, region, AWS_ENDPOINT_URL[_SSM|_EC2], retries) comes from
-  // the SDK's default chain. Passing `endpoint` here would override the endpoint variables the sandbox relies on.
-  const config = {
-    ...(aws.region !== undefined && { region: aws.region }),
-    ...(aws.profile !== undefined && { profile: aws.profile }),
-    ...(aws.requestTimeoutMs !== undefined && { requestHandler: { requestTimeout: aws.requestTimeoutMs, connectionTimeout: Math.min(aws.requestTimeoutMs, 10_000) } }),
-  };
+  const config = awsClientConfig(aws);
   const ssm = new SSMClient(config);
   const ec2 = new EC2Client(config);
   try {
@@ -93,16 +82,6 @@ export async function resolveAmiQueries(
     // Keep-alive sockets would otherwise hold the process open after the command is done.
     ssm.destroy();
     ec2.destroy();
-  }
-}
-
-async function clientRegion(ssm: SSMClient): Promise<string> {
-  try {
-    return await ssm.config.region();
-  } catch (err) {
-    throw new UsageError('no AWS region: pass --region or set AWS_REGION (or a region in the AWS profile)', {
-      cause: err,
-    });
   }
 }
 

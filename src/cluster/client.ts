@@ -219,3 +219,17 @@ function sharedAgent(cluster: KubeconfigCluster, user: User): HttpAgent {
     ...(cluster.tlsServerName ? { servername: cluster.tlsServerName } : {}),
   });
 }
+
+/** The PEM of the context's certificate-authority(-data), for --expect-cluster; undefined when it has none. */
+export function clusterCaPem(cluster: Cluster): string | undefined {
+  const entry = cluster.kc.getCurrentCluster();
+  try {
+    return bufferFromFileOrString(entry?.caFile, entry?.caData)?.toString('utf8');
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new UsageError(
+      `context "${cluster.context}" in ${cluster.source}: cannot read certificate-authority ${entry?.caFile ?? ''}: ${why}`,
+      { cause: err, hint: UPDATE_KUBECONFIG },
+    );
+  }
+}

@@ -16,7 +16,7 @@ import { lockHolder, nodePoolsInScope, withClusterLock } from './hold-shared.js'
 import { connect } from './planning.js';
 
 export async function pause(options: PauseOptions, ctx: CommandContext): Promise<void> {
-  const { cluster } = connect(ctx);
+  const { cluster } = await connect(ctx);
   try {
     const { api, pools } = await nodePoolsInScope(ctx, cluster, options.nodePools);
     const choices = pools.map((p) => chooseHold(p, options.holdWith, options.forceConflicts));

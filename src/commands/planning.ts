@@ -2,7 +2,8 @@
 // classes in scope need, and plan. Everything after it (print, confirm, apply, follow) is the command's own.
 import { logger, type CommandContext, type Logger } from '../io.js';
 import type { ResolvedAmis } from '../ami/resolve.js';
-import { loadCluster, type Cluster } from '../cluster/client.js';
+import { clusterCaPem, loadCluster, type Cluster } from '../cluster/client.js';
+import { expectedClusterRefusal } from '../cluster/expected-cluster.js';
 import { discoverCluster, type Discovery } from '../cluster/discovery.js';
 import { readInventory } from '../cluster/inventory.js';
 import type { Inventory } from '../cluster/views.js';
@@ -23,7 +24,11 @@ export interface Planned {
   log: Logger;
 }
 
-export function connect(ctx: CommandContext): { cluster: Cluster; log: Logger } {
+/**
+ * Every command that reaches a cluster starts here: the kubeconfig context, then, with --expect-cluster, EKS's word
+ * that the context's server is that cluster, before any request to the cluster or any other AWS call.
+ */
+export async function connect(ctx: CommandContext): Promise<{ cluster: Cluster; log: Logger }> {
   const log = logger(ctx.io, ctx.globals);
   const cluster = loadCluster({
     kubeconfig: ctx.globals.kubeconfig,
@@ -32,11 +37,27 @@ export function connect(ctx: CommandContext): { cluster: Cluster; log: Logger } 
     ...(ctx.globals.requestTimeoutMs !== undefined ? { requestTimeoutMs: ctx.globals.requestTimeoutMs } : {}),
     ...(ctx.globals.verbose ? { log: (line: string) => log.debug(line) } : {}),
   });
+  const expected = ctx.globals.expectCluster;
+  if (expected) {
+    try {
+      // Loaded only when asked for: the EKS client is not part of a plain `status`.
+      const { describeEksCluster } = await import('../ami/eks-cluster.js');
+      const { region, profile, requestTimeoutMs } = ctx.globals;
+      const eks = await describeEksCluster(expected, { region, profile, requestTimeoutMs }, log);
+      const kube = { context: cluster.context, server: cluster.server, caPem: clusterCaPem(cluster) };
+      const refusal = expectedClusterRefusal(kube, eks, expected);
+      if (refusal) throw refusal;
+      log.debug(`--expect-cluster: context ${cluster.context} is EKS cluster ${eks.arn} (${eks.endpoint ?? ''})`);
+    } catch (err) {
+      cluster.close();
+      throw err;
+    }
+  }
   return { cluster, log };
 }
 
 export async function preparePlan(options: PlanOptions & { forceConflicts?: boolean }, ctx: CommandContext): Promise<Planned> {
-  const { cluster, log } = connect(ctx);
+  const { cluster, log } = await connect(ctx);
   // The AWS SDK takes a few hundred milliseconds to load: load it while the cluster's lists are on the wire.
   const awsEdge = import('../ami/resolve.js');
   awsEdge.catch(() => undefined); // awaited below; a failure before then must not surface as an unhandled rejection

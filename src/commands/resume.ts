@@ -15,7 +15,7 @@ import { connect } from './planning.js';
 import { heldIn, holdMechanisms, releaseHolds } from './release-holds.js';
 
 export async function resume(options: ResumeOptions, ctx: CommandContext): Promise<void> {
-  const { cluster } = connect(ctx);
+  const { cluster } = await connect(ctx);
   try {
     const { api, pools } = await nodePoolsInScope(ctx, cluster, options.nodePools);
     const nodes = await listAll(cluster, NODES, {

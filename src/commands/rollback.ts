@@ -52,7 +52,7 @@ function rollbackPlanDocument(
 
 export async function rollback(options: RollbackOptions, ctx: CommandContext): Promise<void> {
   const json = ctx.globals.output === 'json';
-  const { cluster, log } = connect(ctx);
+  const { cluster, log } = await connect(ctx);
   try {
     const discovery = await discoverCluster(cluster, ctx.signal);
     const inventory = await readInventory(cluster, {

@@ -22,7 +22,7 @@ const REDRAW_MS = 1000;
 const REREAD_MS = 30_000;
 
 export async function status(options: StatusOptions, ctx: CommandContext): Promise<void> {
-  const { cluster } = connect(ctx);
+  const { cluster } = await connect(ctx);
   try {
     const discovery = await discoverCluster(cluster, ctx.signal);
     const inventory = await readInventory(cluster, {

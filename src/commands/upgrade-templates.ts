@@ -25,7 +25,7 @@ import { confirmOrRefuse, event } from './upgrade-shared.js';
 
 export async function upgradeFromTemplates(options: UpgradeOptions, t: UpgradeTemplates, ctx: CommandContext): Promise<void> {
   const json = ctx.globals.output === 'json';
-  const { cluster, log } = connect(ctx);
+  const { cluster, log } = await connect(ctx);
   try {
     const discovery = await discoverCluster(cluster, ctx.signal);
     if (discovery.karpenterApi !== 'v1') {

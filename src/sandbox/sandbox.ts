@@ -1,5 +1,5 @@
 // startSandbox: the simulated EKS cluster in one call — the Kubernetes API server (HTTPS, a generated CA, a token),
-// the SSM/EC2 endpoints, a scenario's objects, and the simulated Karpenter — plus the kubeconfig and the environment
+// the SSM/EC2/EKS endpoints, a scenario's objects, and the simulated Karpenter — plus the kubeconfig and the environment
 // that point karp-drift, kubectl and the AWS SDK at it. `karp-drift sandbox`, `demo` and the tests all start here.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,6 +18,9 @@ import { loadScenario } from './scenarios/load.js';
 import { karpenterApiOf } from './scenarios/versions.js';
 import { seededRandom } from './scenarios/random.js';
 import type { Scenario } from './scenarios/schema.js';
+
+/** How long ago the sandbox's EKS cluster was created, for DescribeCluster's createdAt. */
+const CLUSTER_AGE_MS = 90 * 24 * 3_600_000;
 
 export interface SandboxOptions {
   /** A built-in name, a YAML path, or a parsed scenario (default: `default`). */
@@ -41,7 +44,7 @@ export interface Sandbox {
   cluster: BuiltCluster;
   clock: SimClock;
   kubeconfigPath: string;
-  /** KUBECONFIG, AWS_ENDPOINT_URL_SSM/EC2, AWS_REGION and dummy credentials: what a shell or a child process needs. */
+  /** KUBECONFIG, AWS_ENDPOINT_URL_SSM/EC2/EKS, AWS_REGION and dummy credentials: what a shell or a child process needs. */
   env: Record<string, string>;
   /** One line: what is running. */
   summary: string;
@@ -102,17 +105,28 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       token: kube.token,
       clusterName: `karp-drift-sandbox-${scenario.name}`,
     });
+    // EKS knows this cluster by the scenario's clusterName (the karpenter.sh/discovery tag of its classes, as on EKS):
+    // what `--expect-cluster` names, at the API server's URL with the CA of the kubeconfig.
+    aws.clusters.push({
+      name: scenario.clusterName,
+      region: REGION,
+      endpoint: kube.url,
+      caPem: kube.caData,
+      version: scenario.controlPlaneVersion,
+      createdAt: new Date(clock.wall().getTime() - CLUSTER_AGE_MS),
+    });
     const env = {
       KUBECONFIG: kubeconfigPath,
       AWS_ENDPOINT_URL_SSM: aws.url,
       AWS_ENDPOINT_URL_EC2: aws.url,
+      AWS_ENDPOINT_URL_EKS: aws.url,
       AWS_REGION: REGION,
       AWS_ACCESS_KEY_ID: 'AKIASANDBOXEXAMPLE',
       AWS_SECRET_ACCESS_KEY: 'sandbox-secret-not-a-real-credential',
     };
     const nodes = kube.store.list('nodes').length;
     const summary =
-      `sandbox "${scenario.name}": EKS ${scenario.controlPlaneVersion} at ${kube.url}, Karpenter ${scenario.karpenterVersion} (${api}) simulated at ${speed}x, ` +
+      `sandbox "${scenario.name}": EKS cluster ${scenario.clusterName} (${scenario.controlPlaneVersion}, ${REGION}) at ${kube.url}, Karpenter ${scenario.karpenterVersion} (${api}) simulated at ${speed}x, ` +
       `${scenario.nodeClasses.length} EC2NodeClass(es), ${scenario.nodePools.length} NodePool(s), ${nodes} nodes`;
     const server = kube;
     return {

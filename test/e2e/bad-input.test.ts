@@ -84,6 +84,15 @@ describe('bad input: the documented exit code, a message that says what and wher
     ['--stall-timeout 0s', () => up('--stall-timeout', '0s'), 2, /error: --stall-timeout "0s" is not longer than 0/],
     ['an AWS profile that does not exist', () => up('--profile', 'nope'), 2, /error: --profile nope: profile "nope" does not exist in .*config.*, .*credentials/],
     ['sandbox --port already in use', () => ['sandbox', '--port', new URL(sandbox.kube.url).port], 2, /error: --port \d+: 127\.0\.0\.1:\d+ is already in use[^]*next: pick another port, or leave --port out/],
+    // --expect-cluster: EKS (the sandbox's DescribeCluster) must vouch for the context before anything else is sent.
+    ['an --expect-cluster EKS does not know', () => up('--expect-cluster', 'prod'), 3, /error: --expect-cluster prod: no EKS cluster named prod in region us-west-2; nothing was changed\n {2}next: check the name and the region/],
+    [
+      'an --expect-cluster ARN of another account (a mismatch)',
+      () => up('--expect-cluster', 'arn:aws:eks:us-west-2:444455556666:cluster/sandbox'),
+      3,
+      /kubeconfig context "karp-drift-sandbox-default" \(server https:\/\/127\.0\.0\.1:\d+\) is not EKS cluster sandbox \(arn:aws:eks:us-west-2:111122223333:cluster\/sandbox, endpoint https:\/\/127\.0\.0\.1:\d+\): the cluster is in account 111122223333, not 444455556666/,
+    ],
+    ['a malformed --expect-cluster', () => up('--expect-cluster', 'arn:aws:eks:prod'), 2, /--expect-cluster "arn:aws:eks:prod" is not an EKS cluster ARN; expected arn:aws:eks:<region>:<12-digit account>:cluster\/<name>/],
     ['a cluster without Karpenter CRDs', () => up('--kubeconfig', join(dir, 'bare')), 2, /no Karpenter CRDs in context .*is Karpenter installed\?/],
     ['a failing exec credential plugin (its stderr shown)', () => up('--kubeconfig', join(dir, 'exec')), 1, /Token for sso-session prod has expired/],
     [

@@ -30,12 +30,12 @@ describe('karp-drift sandbox', () => {
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     for (let i = 0; i < 200 && !stderr.includes('Serving until interrupted'); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(stderr).toMatch(/sandbox "default": EKS 1\.30 at https:\/\/127\.0\.0\.1:\d+, Karpenter 1\.14\.1 \(v1\).* 12 nodes/);
+    expect(stderr).toMatch(/sandbox "default": EKS cluster sandbox \(1\.30, us-west-2\) at https:\/\/127\.0\.0\.1:\d+, Karpenter 1\.14\.1 \(v1\).* 12 nodes/);
     // What the scenario is, from its description:
     expect(stderr).toContain('Control plane 1.30, 12 nodes on 1.29 AMIs (AL2023 and Bottlerocket, pinned by id); PDBs allow progress\n');
 
     const env = parseExports(stdout);
-    expect(Object.keys(env).sort()).toEqual(['AWS_ACCESS_KEY_ID', 'AWS_ENDPOINT_URL_EC2', 'AWS_ENDPOINT_URL_SSM', 'AWS_REGION', 'AWS_SECRET_ACCESS_KEY', 'KUBECONFIG']);
+    expect(Object.keys(env).sort()).toEqual(['AWS_ACCESS_KEY_ID', 'AWS_ENDPOINT_URL_EC2', 'AWS_ENDPOINT_URL_EKS', 'AWS_ENDPOINT_URL_SSM', 'AWS_REGION', 'AWS_SECRET_ACCESS_KEY', 'KUBECONFIG']);
     expect(await readFile(envOut, 'utf8')).toBe(stdout);
 
     const kc = new KubeConfig();
@@ -53,6 +53,13 @@ describe('karp-drift sandbox', () => {
       expect.stringMatching(/^amazon-eks-node-al2023-x86_64-standard-1\.30-v\d{8}$/),
       expect.stringMatching(/^amazon-eks-node-al2023-arm64-standard-1\.30-v\d{8}$/),
     ]);
+
+    // The exports are enough for --expect-cluster: EKS DescribeCluster through AWS_ENDPOINT_URL_EKS names the
+    // summary's cluster, at the kubeconfig's server with its CA.
+    const status = await promisify(execFile)(process.execPath, [MAIN, 'status', '--expect-cluster', 'sandbox'], {
+      env: { PATH: process.env.PATH ?? '', HOME: dir, ...env },
+    });
+    expect(status.stdout).toContain('NODEPOOL');
 
     child.kill('SIGINT');
     expect(await exited).toBe(0);

@@ -2,7 +2,7 @@
 // scenario replays the same throttling pattern.
 import { seededRandom } from '../scenarios/random.js';
 
-export type AwsService = 'ssm' | 'ec2';
+export type AwsService = 'ssm' | 'ec2' | 'eks';
 
 /** Which calls a fault applies to; an omitted field matches every service or operation. */
 export interface FaultTarget {

@@ -1,6 +1,7 @@
-// One plain-HTTP server on 127.0.0.1 that answers as both SSM and EC2, so the sandbox exports the same URL in
-// AWS_ENDPOINT_URL_SSM and AWS_ENDPOINT_URL_EC2 and the real SDK clients reach it unchanged. Requests are told
-// apart by protocol: SSM's JSON 1.1 carries `X-Amz-Target: AmazonSSM.<Op>`, EC2's query protocol a form `Action`.
+// One plain-HTTP server on 127.0.0.1 that answers as SSM, EC2 and EKS, so the sandbox exports the same URL in
+// AWS_ENDPOINT_URL_SSM, AWS_ENDPOINT_URL_EC2 and AWS_ENDPOINT_URL_EKS and the real SDK clients reach it unchanged.
+// Requests are told apart by protocol: SSM's JSON 1.1 carries `X-Amz-Target: AmazonSSM.<Op>`, EC2's query protocol a
+// form `Action`, EKS's REST-JSON DescribeCluster is `GET /clusters/{name}`.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,6 +9,7 @@ import { text } from 'node:stream/consumers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { amiCatalog, type AmiCatalogOptions } from './catalog.js';
 import { ec2Fault, ec2Reply } from './ec2.js';
+import { describeClusterName, eksDescribeCluster, eksFault, type EksCluster } from './eks.js';
 import { AwsFaults, type AwsService } from './faults.js';
 import { ssmError, ssmFault, ssmReply } from './ssm.js';
 import type { AmiCatalog, AwsCallContext, AwsReply } from './types.js';
@@ -22,13 +24,15 @@ export interface AwsEndpointsOptions extends AmiCatalogOptions {
   /** The clock deprecation is judged by (default: the catalog's `asOf`, so answers never change with the date). */
   now?: () => Date;
   faultSeed?: number;
+  /** The EKS clusters DescribeCluster knows (more can be pushed onto `clusters` later). */
+  clusters?: EksCluster[];
 }
 
 export interface AwsRequestRecord {
   service: AwsService | 'unknown';
   operation: string;
   region: string;
-  /** The decoded input: SSM's JSON body, or EC2's form fields without Action and Version. */
+  /** The decoded input: SSM's JSON body, EC2's form fields without Action and Version, or EKS's `{ name }` from the path. */
   params: Record<string, unknown>;
   status: number;
   errorCode?: string;
@@ -38,6 +42,8 @@ export interface AwsEndpoints {
   url: string;
   catalog: AmiCatalog;
   faults: AwsFaults;
+  /** Live: DescribeCluster answers from what this holds when the request arrives. */
+  clusters: EksCluster[];
   requests: AwsRequestRecord[];
   stop(): Promise<void>;
 }
@@ -53,7 +59,23 @@ interface Call {
   fault(failure: 'throttle' | 'access-denied'): AwsReply;
 }
 
-function classify(catalog: AmiCatalog, req: IncomingMessage, body: string, ctx: AwsCallContext): Call {
+function classify(
+  catalog: AmiCatalog,
+  clusters: readonly EksCluster[],
+  req: IncomingMessage,
+  body: string,
+  ctx: AwsCallContext,
+): Call {
+  const cluster = describeClusterName(req.method, req.url);
+  if (cluster !== undefined) {
+    return {
+      service: 'eks',
+      operation: 'DescribeCluster',
+      params: { name: cluster },
+      answer: () => eksDescribeCluster(clusters, cluster, ctx),
+      fault: (f) => eksFault(f, cluster, ctx),
+    };
+  }
   const target = req.headers['x-amz-target'];
   if (typeof target === 'string' && target.startsWith('AmazonSSM.')) {
     const operation = target.slice('AmazonSSM.'.length);
@@ -99,6 +121,7 @@ export async function startAwsEndpoints(options: AwsEndpointsOptions = {}): Prom
   const catalog = options.catalog ?? amiCatalog(options);
   const faults = new AwsFaults(options.faultSeed);
   const requests: AwsRequestRecord[] = [];
+  const clusters = options.clusters ?? [];
   const now = options.now ?? (() => catalog.asOf);
   const stopping = new AbortController();
 
@@ -106,7 +129,7 @@ export async function startAwsEndpoints(options: AwsEndpointsOptions = {}): Prom
     const body = await text(req);
     const region = CREDENTIAL_SCOPE.exec(req.headers.authorization ?? '')?.[1] ?? options.region ?? 'us-east-1';
     const ctx: AwsCallContext = { region, requestId: randomUUID(), now: now(), accountId: catalog.accountId };
-    const call = classify(catalog, req, body, ctx);
+    const call = classify(catalog, clusters, req, body, ctx);
     const decision = call.service === 'unknown' ? { delayMs: 0 } : faults.decide(call.service, call.operation);
     if (decision.delayMs > 0) await sleep(decision.delayMs, undefined, { signal: stopping.signal });
     const reply = decision.failure ? call.fault(decision.failure) : call.answer();
@@ -138,6 +161,7 @@ export async function startAwsEndpoints(options: AwsEndpointsOptions = {}): Prom
     url: `http://127.0.0.1:${port}`,
     catalog,
     faults,
+    clusters,
     requests,
     // Idempotent; closes keep-alive and in-flight (slowed) connections instead of waiting for them.
     stop: () =>
