@@ -26,7 +26,7 @@ const HOLD_CHECK_MS = 15_000;
 
 export async function wait(options: WaitOptions, ctx: CommandContext): Promise<void> {
   const json = ctx.globals.output === 'json';
-  const { cluster, log } = connect(ctx);
+  const { cluster, log } = await connect(ctx);
   try {
     const discovery = await discoverCluster(cluster, ctx.signal);
     const inventory = await readInventory(cluster, {
