@@ -6,6 +6,7 @@ import { Command, CommanderError, Help, Option } from 'commander';
 import { ExitCode, InterruptedError, KarpDriftError } from './errors.js';
 import type { CommandContext, Io } from './io.js';
 import { packagePath } from './package-root.js';
+import type { SummaryRecord } from './report/summary.js';
 
 export type { CommandContext } from './io.js';
 
@@ -46,7 +47,12 @@ function builtInScenarios(command: Command): string {
   return `\nBuilt-in scenarios (--scenario):\n${rows.map(([n, d]) => help.formatItem(n, width, d, help)).join('\n')}`;
 }
 
-export function buildProgram(run: RunEnvironment): Command {
+/** What a run shares between the command and runCli's end: the summary it records for --summary-file. */
+interface Session {
+  summary?: { file: string; record: SummaryRecord };
+}
+
+export function buildProgram(run: RunEnvironment, session: Session = {}): Command {
   const program = new Command();
   // As a kubectl plugin (kubectl finds kubectl-karp_drift on PATH) it is run as `kubectl karp-drift`.
   const bin = run.invokedAs === 'kubectl-karp_drift' ? 'kubectl karp-drift' : 'karp-drift';
@@ -64,6 +70,7 @@ export function buildProgram(run: RunEnvironment): Command {
     .option('-v, --verbose', 'log API calls and decisions to stderr')
     .option('-q, --quiet', 'print results only, no progress')
     .option('--request-timeout <duration>', 'how long one Kubernetes or AWS request may take before it fails (default 30s)')
+    .option('--summary-file <path>', 'append a Markdown summary of the run to this file when it ends (e.g. $GITHUB_STEP_SUMMARY)')
     .option('--expect-cluster <name|arn>', 'commands that reach a cluster first confirm with EKS (DescribeCluster) that the context is this cluster')
     .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError('(run with --help for usage)')
@@ -80,7 +87,12 @@ export function buildProgram(run: RunEnvironment): Command {
 
   const context = async (cmd: Command): Promise<CommandContext> => {
     const { parseGlobalOptions } = await import('./options.js');
-    return { globals: parseGlobalOptions(cmd.optsWithGlobals(), run.env, run.stdoutIsTTY), io: run.io, env: run.env, signal: run.signal };
+    const globals = parseGlobalOptions(cmd.optsWithGlobals(), run.env, run.stdoutIsTTY);
+    if (globals.summaryFile !== undefined) {
+      const { newSummaryRecord } = await import('./report/summary.js');
+      session.summary = { file: globals.summaryFile, record: newSummaryRecord(cmd.name()) };
+    }
+    return { globals, io: run.io, env: run.env, signal: run.signal, ...(session.summary ? { summary: session.summary.record } : {}) };
   };
 
   program
@@ -360,8 +372,28 @@ function printError(io: Io, err: KarpDriftError, verbose: boolean): void {
 
 /** Runs the CLI and returns the exit code; never exits the process itself. */
 export async function runCli(argv: string[], run: RunEnvironment): Promise<ExitCode> {
-  const program = buildProgram(run);
+  const session: Session = {};
+  const code = await runProgram(argv, run, session);
+  if (session.summary) await writeSummary(run, session.summary, code);
+  return code;
+}
+
+/** Appends the run's summary (GitHub's step summary is appended to); a failure to write is a warning, not the verdict. */
+async function writeSummary(run: RunEnvironment, s: NonNullable<Session['summary']>, code: ExitCode): Promise<void> {
+  const [{ summaryMarkdown }, { appendFile }] = await Promise.all([import('./report/summary.js'), import('node:fs/promises')]);
+  try {
+    await appendFile(s.file, summaryMarkdown(s.record, code));
+  } catch (err) {
+    run.io.err(`warning: could not write the summary to ${s.file}: ${err instanceof Error ? err.message : String(err)}\n`);
+  }
+}
+
+async function runProgram(argv: string[], run: RunEnvironment, session: Session): Promise<ExitCode> {
+  const program = buildProgram(run, session);
   const verbose = argv.includes('-v') || argv.includes('--verbose');
+  const failed = (err: KarpDriftError) => {
+    if (session.summary) session.summary.record.error = { exitCode: err.exitCode, message: err.message, ...(err.hint ? { hint: err.hint } : {}) };
+  };
   try {
     await program.parseAsync(argv, { from: 'user' });
     return ExitCode.Success;
@@ -372,6 +404,7 @@ export async function runCli(argv: string[], run: RunEnvironment): Promise<ExitC
     }
     if (err instanceof KarpDriftError) {
       printError(run.io, err, verbose);
+      failed(err);
       return err.exitCode;
     }
     const e = err instanceof Error ? err : new Error(String(err));

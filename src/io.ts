@@ -1,5 +1,6 @@
 // The three outputs a command has: results on stdout, progress and logs on stderr, and whether a person is watching.
 import type { ExpectedCluster } from './cluster/expected-cluster.js';
+import type { SummaryRecord } from './report/summary.js';
 
 export interface Io {
   out(text: string): void;
@@ -41,6 +42,8 @@ export interface GlobalOptions {
   requestTimeoutMs?: number;
   /** --expect-cluster: the EKS cluster the kubeconfig context must be (checked in commands/planning.ts `connect`). */
   expectCluster?: ExpectedCluster;
+  /** --summary-file: where the run's Markdown summary is appended when the command ends (report/summary.ts). */
+  summaryFile?: string;
 }
 
 /**
@@ -53,6 +56,8 @@ export interface CommandContext {
   env: NodeJS.ProcessEnv;
   /** Aborted on SIGINT/SIGTERM. */
   signal: AbortSignal;
+  /** With --summary-file: what the command records for its summary. */
+  summary?: SummaryRecord;
 }
 
 export interface Logger {

@@ -1,6 +1,8 @@
 // Strings in, typed options out: the pure parsing behind every command's flags (STYLE.md "Commands").
 // Imported lazily from cli.ts so that `--help` loads neither zod nor anything heavier.
 import * as z from 'zod'; // a namespace import: a bundle keeps only the parts of zod that are used (scripts/build.mjs)
+import { existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { UsageError } from './errors.js';
 import { AMI_FAMILIES, ARCHES, VARIANTS, type AmiFamily, type Arch, type Variant } from './ami/families.js';
 import { parseExpectedCluster } from './cluster/expected-cluster.js';
@@ -105,6 +107,19 @@ export function parseWith<S extends z.ZodType>(schema: S, flags: unknown): z.out
   return result.data;
 }
 
+/** --summary-file must be writable where it is: checked before the command does anything (exit 2, nothing changed). */
+function summaryFileProblem(path: string): void {
+  const folder = dirname(resolve(path));
+  if (!existsSync(folder)) {
+    throw new UsageError(`--summary-file ${path}: the folder ${folder} does not exist`, {
+      hint: 'create it first, or give a file in an existing folder (in GitHub Actions: --summary-file "$GITHUB_STEP_SUMMARY")',
+    });
+  }
+  if (existsSync(path) && statSync(path).isDirectory()) {
+    throw new UsageError(`--summary-file ${path} is a folder`, { hint: 'give a file path; the summary is appended to it' });
+  }
+}
+
 export function parseGlobalOptions(
   flags: Record<string, unknown>,
   env: NodeJS.ProcessEnv,
@@ -125,6 +140,7 @@ export function parseGlobalOptions(
     quiet: z.boolean().default(false),
     requestTimeout: flag((v) => parseDuration(v, '--request-timeout')).optional(),
     expectCluster: flag(parseExpectedCluster).optional(),
+    summaryFile: z.string().min(1).optional(),
   });
   const { requestTimeout, output: format, ...rest } = parseWith(schema, flags);
   // kubectl's `-o wide`: human output with more columns (status); commands without wider columns print as for human.
@@ -135,6 +151,7 @@ export function parseGlobalOptions(
   };
   if (requestTimeout !== undefined) positiveDuration(requestTimeout, '--request-timeout', flags.requestTimeout);
   if (g.verbose && g.quiet) throw new UsageError('-v/--verbose and -q/--quiet cannot be used together');
+  if (g.summaryFile !== undefined) summaryFileProblem(g.summaryFile);
   const noColorEnv = env.NO_COLOR !== undefined && env.NO_COLOR !== '';
   return {
     ...g,

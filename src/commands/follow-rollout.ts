@@ -15,6 +15,7 @@ import { diagnose, type Blocker } from '../rollout/stalls.js';
 import { humanDuration } from '../rollout/text.js';
 import { liveDisplay } from './live-display.js';
 import { fitLine } from '../report/screen.js';
+import { recordSummary } from '../report/summary.js';
 import { track, type RolloutProgress, type RolloutScope } from '../rollout/track.js';
 import { nodeClassReadiness } from '../rollout/readiness.js';
 import { pacerEventJson, pacerLogLine, stagedEta, stageLine, type PacerEvent, type StageState } from '../report/stages.js';
@@ -106,16 +107,23 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
 
   const { gates } = settings;
   let halt: GateReport | undefined;
+  // --summary-file: the same documents as -o json, recorded whatever the output (report/summary.ts).
+  const record = (e: object) => {
+    if (ctx.summary) recordSummary(ctx.summary, e);
+  };
   const reportGate = (r: GateReport, now: Date) => {
     if (!pacer) return;
+    record(gateEventJson(r, pacer.plan.stagePlan, now));
     if (json) out(`${JSON.stringify(gateEventJson(r, pacer.plan.stagePlan, now))}\n`);
     else if (!ctx.globals.quiet) logLine(`[${humanDuration(now.getTime() - scope.startedAt.getTime())}] ${gateLogLine(r, pacer.plan.stagePlan)}\n`);
   };
   gates?.onSettled(() => schedule(SETTLE_MS));
 
   const finish = (result: RolloutResult, now: Date, extra: Record<string, unknown> = {}) => {
-    if (settings.quietDone === true) return;
-    if (json && progress) out(`${JSON.stringify({ ...doneEvent(result, progress, cluster.identity, now), ...extra })}\n`);
+    if (settings.quietDone === true || !progress) return;
+    const done = { ...doneEvent(result, progress, cluster.identity, now), ...extra };
+    record(done);
+    if (json) out(`${JSON.stringify(done)}\n`);
   };
   /** Elapsed time that counts against --timeout: soaks are waiting by design, not slowness. */
   const activeMs = (now: Date) => now.getTime() - scope.startedAt.getTime() - (stage?.soakedMs ?? 0);
@@ -177,6 +185,7 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
     );
     // Each blocker is reported once as it is found, and again only when its evidence changes (report/progress.ts).
     const fresh = unreportedBlockers(blockers, reported);
+    for (const b of fresh) record(blockedEvent(b, 'early', now));
     if (json) {
       for (const b of fresh) out(ndjsonLine(blockedEvent(b, 'early', now)));
       if (!previous || progress.lastProgressAt !== previous.lastProgressAt || progress.message !== previous.message) {
@@ -308,6 +317,7 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
     const first = h.findings[0];
     const what = first ? `${first.code} ${first.message}` : h.result === 'inconclusive' ? 'it could not be evaluated' : 'it failed';
     const gate = gateEventJson(h, pacer.plan.stagePlan, now);
+    record(gate);
     const note = await paused('halted', `a health gate stopped it: ${what}`);
     // With --on-failure rollback the caller reports the end, once the rollback has one.
     if (settings.rollbackOnHalt !== true) finish('halted', now, { cause: 'gate', paused: note?.pools ?? [], gate });
@@ -330,6 +340,7 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
     const fresh = await readDiagnosisReads(cluster, discovery, karpenterNodesOf(snapshot)).catch(() => undefined);
     if (fresh) context = fresh;
     const blockers = heldOnPurpose(diagnose(snapshot, { scope, ...context, karpenterApi: discovery.karpenterApi }, now), stage);
+    for (const b of blockers) record(blockedEvent(b, 'stall', now));
     if (json) for (const b of blockers) out(ndjsonLine(blockedEvent(b, 'stall', now)));
     else err(stallSummary(final, blockers, now));
     const note = await paused('stalled', `no progress for ${humanDuration(settings.stallTimeoutMs)}`);

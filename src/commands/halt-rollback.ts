@@ -10,6 +10,7 @@ import { readNodeClass } from '../cluster/inventory.js';
 import type { Inventory, NodeView } from '../cluster/views.js';
 import { HaltedError, KarpDriftError } from '../errors.js';
 import { doneEvent, eventTime } from '../report/progress.js';
+import { recordSummary } from '../report/summary.js';
 import { followRollout } from './follow-rollout.js';
 import { awaitRestored, driftCleared, recorded, restoreEach, type Restore } from './rollback-restore.js';
 import type { Pacer } from './staged-pacer.js';
@@ -36,10 +37,17 @@ export async function rollbackAfterHalt(
   const { cluster, discovery, json, log } = r;
   const halt = halted.message.replace(/; the staged rollout is paused: .*$/, '');
   const end = (outcome: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
-    if (json)
-      ctx.io.out(
-        `${JSON.stringify({ type: 'done', time: eventTime(new Date()), result: 'halted', cause: 'gate', gate: halted.gate, rollback: outcome, ...extra })}\n`,
-      );
+    const done = {
+      type: 'done',
+      time: eventTime(new Date()),
+      result: 'halted',
+      cause: 'gate',
+      gate: halted.gate,
+      rollback: outcome,
+      ...extra,
+    };
+    if (ctx.summary) recordSummary(ctx.summary, { ...done, message: `rollback ${String(outcome.result)}` });
+    if (json) ctx.io.out(`${JSON.stringify(done)}\n`);
   };
   let restores: Restore[];
   try {

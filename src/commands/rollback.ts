@@ -20,6 +20,7 @@ import { confirmOrRefuse, event } from './upgrade-shared.js';
 import { awaitRestored, driftCleared, recorded, restoreEach, type Restore } from './rollback-restore.js';
 import { heldIn, holdMechanisms, releaseHolds } from './release-holds.js';
 import { holdOutcomeText } from '../report/holds.js';
+import { recordSummary } from '../report/summary.js';
 
 /** rollback's `plan` document: upgrade's keys (`plan -o json`) that a restore has, filled the same way. */
 function rollbackPlanDocument(
@@ -71,6 +72,11 @@ export async function rollback(options: RollbackOptions, ctx: CommandContext): P
     }
     const pools = inventory.nodePools.filter((p) => restores.some((r) => r.view.name === p.nodeClass));
     const nodes = inventory.nodeClaims.filter((c) => !c.deleting && pools.some((p) => p.name === c.nodePool)).length;
+    if (ctx.summary)
+      recordSummary(ctx.summary, {
+        type: 'plan',
+        plan: rollbackPlanDocument(restores, pools, inventory, cluster.identity),
+      });
     if (json) {
       // The same `plan` event as upgrade's: one document, the keys a rollback has (no AMI resolution, no checks).
       ctx.io.out(event('plan', { plan: rollbackPlanDocument(restores, pools, inventory, cluster.identity) }));

@@ -12,6 +12,7 @@ import type { DiagnosisReads, Inventory } from '../cluster/views.js';
 import type { StatusOptions } from '../options.js';
 import { fitLines } from '../report/screen.js';
 import { snapshotStatus, statusJson, statusTable, type StatusContext } from '../report/status.js';
+import { recordSummary } from '../report/summary.js';
 import { applyChange, inventorySnapshot, karpenterNodesOf } from '../rollout/snapshot.js';
 import { liveDisplay } from './live-display.js';
 import { connect } from './planning.js';
@@ -31,7 +32,9 @@ export async function status(options: StatusOptions, ctx: CommandContext): Promi
       signal: ctx.signal,
     });
     if (!options.watch) {
-      ctx.io.out(render(ctx, cluster, snapshotStatus(inventorySnapshot(inventory), scoped(inventory, options), new Date())));
+      const s = snapshotStatus(inventorySnapshot(inventory), scoped(inventory, options), new Date());
+      if (ctx.summary) recordSummary(ctx.summary, { type: 'status', ...(JSON.parse(statusJson(s, cluster.identity)) as object) });
+      ctx.io.out(render(ctx, cluster, s));
       return;
     }
     await watch(cluster, discovery, inventory, options, ctx);

@@ -8,6 +8,7 @@ import { customObjects, applyNodeClass, bookkeeping } from '../cluster/apply.js'
 import type { UpgradeOptions } from '../options.js';
 import type { NodeClassPlan } from '../plan/plan.js';
 import { planJson, planSummary, planText } from '../report/plan.js';
+import { recordSummary } from '../report/summary.js';
 import { humanDuration } from '../rollout/text.js';
 import { followRollout } from './follow-rollout.js';
 import { preparePlan, refuseIfBlocked, type Planned } from './planning.js';
@@ -58,6 +59,11 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
   }
   const { cluster, discovery, inventory, resolved, plan, staged, log } = await preparePlan(options, ctx);
   try {
+    if (ctx.summary)
+      recordSummary(ctx.summary, {
+        type: 'plan',
+        plan: JSON.parse(planJson(plan, cluster.identity, staged ? stagedPlanJson(staged) : undefined)) as unknown,
+      });
     if (json) {
       ctx.io.out(
         event('resolved', {

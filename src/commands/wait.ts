@@ -20,6 +20,7 @@ import { LEASE_NAME } from '../stages/lock.js';
 import { followRollout } from './follow-rollout.js';
 import { connect } from './planning.js';
 import { event } from './upgrade-shared.js';
+import { recordSummary } from '../report/summary.js';
 
 /** While following, look this often whether the run pacing the rollout is still alive. */
 const HOLD_CHECK_MS = 15_000;
@@ -65,10 +66,12 @@ export async function wait(options: WaitOptions, ctx: CommandContext): Promise<v
     );
     if (hold?.state === 'paused') {
       const error = pausedError(hold, await whyPaused(cluster, hold, ctx.signal));
-      if (json)
-        ctx.io.out(event('done', { result: 'paused', cause: 'held', cluster: cluster.identity, paused: hold.pools }));
+      const done = { result: 'paused', cause: 'held', cluster: cluster.identity, paused: hold.pools };
+      if (ctx.summary) recordSummary(ctx.summary, { type: 'done', ...done, message: error.message });
+      if (json) ctx.io.out(event('done', done));
       throw error;
     }
+    if (ctx.summary) recordSummary(ctx.summary, { type: 'wait', cluster: cluster.identity, targetMinor });
     if (json) {
       ctx.io.out(
         event('wait', {

@@ -1,0 +1,141 @@
+// The Markdown of --summary-file, from recorded documents (the shapes -o json prints).
+import { describe, expect, it } from 'vitest';
+import { MAX_SUMMARY_BYTES, newSummaryRecord, recordSummary, summaryMarkdown } from '../../src/report/summary.js';
+
+const cluster = { context: 'prod', server: 'https://ABC.gr7.us-west-2.eks.amazonaws.com', name: 'prod' };
+const plan = {
+  cluster,
+  kubernetesVersion: '1.30',
+  controlPlaneVersion: '1.30',
+  release: 'v20260717',
+  pin: 'id',
+  nodeClasses: [
+    {
+      name: 'default',
+      before: { amiSelectorTerms: [{ id: 'ami-old' }] },
+      after: { amiSelectorTerms: [{ id: 'ami-new1' }, { id: 'ami-new2' }] },
+      changed: true,
+    },
+  ],
+  nodePools: [{ name: 'general', nodeClass: 'default', nodes: 14, toDrift: 14, onTarget: 0 }],
+  checks: [
+    { code: 'FIELD-OWNER-KUBECTL', level: 'info', message: 'by hand' },
+    { code: 'AMI-DEPRECATED-SOON', level: 'warning', message: 'deprecated in 20 days', next: 'plan a newer release' },
+  ],
+};
+const done = (result: string, extra: Record<string, unknown> = {}) => ({
+  type: 'done',
+  result,
+  cluster,
+  durationSeconds: 312,
+  message: 'Rollout complete: 1 NodePool, 14 nodes on the target AMIs with kubelet 1.30',
+  nodePools: [{ name: 'general', total: 14, replaced: 14, onTarget: 14, remaining: 0, done: true }],
+  ...extra,
+});
+
+describe('summaryMarkdown', () => {
+  it('an upgrade that succeeded: the plan and the outcome per NodePool, info checks left out', () => {
+    const r = newSummaryRecord('upgrade');
+    recordSummary(r, { type: 'plan', plan });
+    recordSummary(r, { type: 'progress', message: 'ignored' });
+    recordSummary(r, done('succeeded'));
+    expect(summaryMarkdown(r, 0)).toBe(
+      [
+        '### karp-drift upgrade: ✅ succeeded (exit 0)',
+        '',
+        'Cluster `prod` (`https://ABC.gr7.us-west-2.eks.amazonaws.com`)',
+        '',
+        '#### Plan',
+        '',
+        'Kubernetes 1.30 (control plane 1.30), release v20260717, pinned by id',
+        '',
+        '| EC2NodeClass | before | after | changes |',
+        '|---|---|---|---|',
+        '| `default` | id=ami-old | id=ami-new1 id=ami-new2 | yes |',
+        '',
+        '| NodePool | nodes | to drift | on target |',
+        '|---|---|---|---|',
+        '| `general` | 14 | 14 | 0 |',
+        '',
+        '**Checks**',
+        '',
+        '- ⚠️ **AMI-DEPRECATED-SOON** deprecated in 20 days — next: plan a newer release',
+        '',
+        '#### Rollout',
+        '',
+        '✅ **succeeded** after 312 s: Rollout complete: 1 NodePool, 14 nodes on the target AMIs with kubelet 1.30',
+        '',
+        '| NodePool | nodes | replaced | on target | remaining |  |',
+        '|---|---|---|---|---|---|',
+        '| `general` | 14 | 14 | 14 | 0 | ✅ |',
+        '',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('a halt: the failed gate with its evidence and the command output, the error and its next step', () => {
+    const r = newSummaryRecord('upgrade');
+    recordSummary(r, { type: 'gate', result: 'passed', gate: 'health', point: 'wave-end', findings: [] });
+    const gate = {
+      type: 'gate',
+      gate: 'command',
+      point: 'wave-end',
+      stage: 1,
+      result: 'failed',
+      findings: [
+        {
+          code: 'GATE-CMD-FAILED',
+          message: 'the gate command exited 3 after 2s; its last lines of output:',
+          evidence: ['p99 | 2.31s', 'a', 'b', 'c', 'd', 'e', 'f'],
+        },
+      ],
+      command: { exitCode: 3, output: ['p99 | 2.31s'] },
+    };
+    recordSummary(r, gate);
+    recordSummary(r, done('halted', { message: 'halted', nodePools: [] }));
+    r.error = { exitCode: 6, message: 'halted by a health gate: GATE-CMD-FAILED', hint: 'roll back | or resume' };
+    const md = summaryMarkdown(r, 6);
+    expect(md).toContain('### karp-drift upgrade: 🛑 halted (exit 6)');
+    expect(md).toContain('#### Health gate failed (command at wave-end, stage 1)');
+    // A table cell's pipe is escaped; evidence is cut to 5 lines.
+    expect(md).toContain('  - p99 \\| 2.31s\n  - a\n  - b\n  - c\n  - d\n');
+    expect(md).not.toContain('  - e\n');
+    expect(md).toContain('```\np99 | 2.31s\n```');
+    expect(md).toContain(
+      '> **error:** halted by a health gate: GATE-CMD-FAILED\n>\n> **next:** roll back \\| or resume',
+    );
+  });
+
+  it('blockers are kept once per code and NodePool, the latest evidence', () => {
+    const r = newSummaryRecord('wait');
+    const blocked = (n: number) => ({
+      type: 'blocked',
+      code: 'STALL-PDB',
+      nodePool: 'general',
+      message: `PDB blocks ${n}`,
+      evidence: [],
+      next: 'relax it',
+    });
+    recordSummary(r, blocked(1));
+    recordSummary(r, blocked(2));
+    const md = summaryMarkdown(r, 4);
+    expect(md).toContain('### karp-drift wait: ❌ failed (exit 4)');
+    expect(md.match(/STALL-PDB/g)).toHaveLength(1);
+    expect(md).toContain('- **STALL-PDB** PDB blocks 2\n  - next: relax it');
+  });
+
+  it('stays far under GitHub’s 1 MiB, however much there is', () => {
+    const r = newSummaryRecord('status');
+    const nodePools = Array.from({ length: 5000 }, (_, i) => ({
+      name: `pool-${i}`,
+      nodeClass: 'default',
+      nodes: 1,
+      blockers: [{ code: 'STALL-PDB', message: 'x'.repeat(3000), evidence: ['y'.repeat(3000)] }],
+    }));
+    recordSummary(r, { type: 'status', cluster, nodePools });
+    const md = summaryMarkdown(r, 0);
+    expect(Buffer.byteLength(md)).toBeLessThanOrEqual(MAX_SUMMARY_BYTES);
+    expect(md).toContain('… and 4970 more');
+  });
+});
