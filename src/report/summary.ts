@@ -38,7 +38,7 @@ export function recordSummary(r: SummaryRecord, event: object): void {
       r.done = e;
       break;
     case 'blocked':
-      r.blocked.set(`${String(e.code)} ${String(e.nodePool ?? e.nodeClass ?? '')}`, e);
+      r.blocked.set(`${str(e.code)} ${str(e.nodePool ?? e.nodeClass ?? '')}`, e);
       break;
     case 'gate':
       if (e.result !== 'passed') r.gate = e;
@@ -65,11 +65,18 @@ const ICON: Record<string, string> = {
   failed: '❌',
 };
 
+/** A value of a document as text: JSON for anything that is not a scalar (a document is read, never trusted). */
+const str = (v: unknown): string =>
+  typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'
+    ? `${v}`
+    : v == null
+      ? ''
+      : JSON.stringify(v);
 const cell = (v: unknown): string =>
-  String(v ?? '')
+  str(v ?? '')
     .replace(/\|/g, '\\|')
     .replace(/\n/g, ' ');
-const code = (v: unknown): string => `\`${String(v ?? '').replace(/`/g, "'")}\``;
+const code = (v: unknown): string => `\`${str(v ?? '').replace(/`/g, "'")}\``;
 
 function table(head: string[], rows: string[][]): string[] {
   const shown = rows.slice(0, MAX_ROWS);
@@ -99,7 +106,7 @@ function planSection(plan: Doc): string[] {
   const out = ['#### Plan', ''];
   if (plan.kubernetesVersion !== undefined)
     out.push(
-      `Kubernetes ${String(plan.kubernetesVersion)} (control plane ${String(plan.controlPlaneVersion)})${plan.release ? `, release ${String(plan.release)}` : ''}${plan.pin ? `, pinned by ${String(plan.pin)}` : ''}`,
+      `Kubernetes ${str(plan.kubernetesVersion)} (control plane ${str(plan.controlPlaneVersion)})${plan.release ? `, release ${str(plan.release)}` : ''}${plan.pin ? `, pinned by ${str(plan.pin)}` : ''}`,
       '',
     );
   out.push(
@@ -113,14 +120,14 @@ function planSection(plan: Doc): string[] {
       '',
       ...table(
         ['NodePool', 'nodes', 'to drift', 'on target'],
-        pools.map((p) => [code(p.name), String(p.nodes ?? ''), String(p.toDrift ?? ''), String(p.onTarget ?? '')]),
+        pools.map((p) => [code(p.name), str(p.nodes ?? ''), str(p.toDrift ?? ''), str(p.onTarget ?? '')]),
       ),
     );
   if (checks.length > 0) {
     out.push('', '**Checks**', '');
     for (const c of checks.slice(0, MAX_ROWS))
       out.push(
-        `- ${c.level === 'error' ? '❌' : '⚠️'} **${String(c.code)}** ${cell(c.message)}${c.next ? ` — next: ${cell(c.next)}` : ''}`,
+        `- ${c.level === 'error' ? '❌' : '⚠️'} **${str(c.code)}** ${cell(c.message)}${c.next ? ` — next: ${cell(c.next)}` : ''}`,
       );
   }
   return out;
@@ -130,7 +137,7 @@ function rolloutSection(done: Doc, error: SummaryRecord['error']): string[] {
   const pools = (done.nodePools as Doc[] | undefined) ?? [];
   // The error line below says it when the rollout's own message is the error's.
   const message = done.message !== undefined && done.message !== error?.message ? `: ${cell(done.message)}` : '';
-  const head = `${ICON[String(done.result)] ?? ''} **${String(done.result)}**${done.durationSeconds !== undefined ? ` after ${String(done.durationSeconds)} s` : ''}${message}`;
+  const head = `${ICON[str(done.result)] ?? ''} **${str(done.result)}**${done.durationSeconds !== undefined ? ` after ${str(done.durationSeconds)} s` : ''}${message}`;
   if (pools.length === 0) return ['#### Rollout', '', head];
   return [
     '#### Rollout',
@@ -141,10 +148,10 @@ function rolloutSection(done: Doc, error: SummaryRecord['error']): string[] {
       ['NodePool', 'nodes', 'replaced', 'on target', 'remaining', ''],
       pools.map((p) => [
         code(p.name),
-        String(p.total ?? ''),
-        String(p.replaced ?? ''),
-        String(p.onTarget ?? ''),
-        String(p.remaining ?? ''),
+        str(p.total ?? ''),
+        str(p.replaced ?? ''),
+        str(p.onTarget ?? ''),
+        str(p.remaining ?? ''),
         p.done ? '✅' : '',
       ]),
     ),
@@ -155,7 +162,7 @@ function findingLines(title: string, items: Doc[]): string[] {
   const out = [`#### ${title}`, ''];
   for (const b of items.slice(0, MAX_ROWS)) {
     const evidence = ((b.evidence as string[] | undefined) ?? []).slice(0, MAX_EVIDENCE);
-    out.push(`- **${String(b.code)}** ${cell(b.message)}`);
+    out.push(`- **${str(b.code)}** ${cell(b.message)}`);
     for (const e of evidence) out.push(`  - ${cell(e)}`);
     if (b.next) out.push(`  - next: ${cell(b.next)}`);
   }
@@ -173,10 +180,10 @@ function statusSection(status: Doc): string[] {
       pools.map((p) => [
         code(p.name),
         code(p.nodeClass),
-        String(p.nodes ?? ''),
-        String(p.onTarget ?? ''),
-        String(p.drifted ?? ''),
-        String(p.disrupting ?? ''),
+        str(p.nodes ?? ''),
+        str(p.onTarget ?? ''),
+        str(p.drifted ?? ''),
+        str(p.disrupting ?? ''),
       ]),
     ),
   ];
@@ -199,7 +206,7 @@ export function summaryMarkdown(r: SummaryRecord, exitCode: number): string {
     const command = g.command as { output?: string[] } | undefined;
     out.push(
       ...findingLines(
-        `Health gate ${String(g.result)} (${String(g.gate)} at ${String(g.point)}${g.stage !== undefined ? `, stage ${String(g.stage)}` : ''})`,
+        `Health gate ${str(g.result)} (${str(g.gate)} at ${str(g.point)}${g.stage !== undefined ? `, stage ${str(g.stage)}` : ''})`,
         (g.findings as Doc[] | undefined) ?? [],
       ),
     );
@@ -230,7 +237,7 @@ export function summaryMarkdown(r: SummaryRecord, exitCode: number): string {
   if (Buffer.byteLength(text) > MAX_SUMMARY_BYTES) {
     text = `${Buffer.from(text)
       .subarray(0, MAX_SUMMARY_BYTES - 100)
-      .toString('utf8')
+      .tostr('utf8')
       .replace(/\uFFFD+$/, '')}\n\n… (cut at ${MAX_SUMMARY_BYTES / 1024} KiB)\n`;
   }
   return text;
