@@ -237,7 +237,7 @@ export function summaryMarkdown(r: SummaryRecord, exitCode: number): string {
   if (Buffer.byteLength(text) > MAX_SUMMARY_BYTES) {
     text = `${Buffer.from(text)
       .subarray(0, MAX_SUMMARY_BYTES - 100)
-      .tostr('utf8')
+      .toString('utf8')
       .replace(/\uFFFD+$/, '')}\n\n… (cut at ${MAX_SUMMARY_BYTES / 1024} KiB)\n`;
   }
   return text;
