@@ -18,7 +18,7 @@ describe('--summary-file', () => {
       run.stdout
         .trim()
         .split('\n')
-        .every((l) => JSON.parse(l) !== null),
+        .every((l) => typeof JSON.parse(l) === 'object'),
     ).toBe(true);
     const md = readFileSync(file, 'utf8');
     expect(md).toMatch(/^### karp-drift upgrade: ✅ succeeded \(exit 0\)\n/);
