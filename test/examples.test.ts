@@ -91,7 +91,7 @@ describe('karp-drift command lines in the examples', () => {
     for (const s of steps) expect(byName.has(s.template), s.template).toBe(true);
     expect(steps.map((s) => s.name)).toEqual(['staging', 'approve', 'production']);
     expect(byName.get('approve')!.suspend).toEqual({});
-    const upgrade = byName.get('upgrade')! as {
+    const upgrade = byName.get('upgrade')! as unknown as {
       synchronization: { mutexes: Array<{ name: string }> };
       retryStrategy: { expression: string };
     };
