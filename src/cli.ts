@@ -152,6 +152,7 @@ export function buildProgram(run: RunEnvironment, session: Session = {}): Comman
       .option('--allow-downgrade', 'let --to take nodes to an older Kubernetes minor than they run')
       .option('--allow-deprecated', 'pin an AMI release that EC2 already marks deprecated')
       .option('--replace-custom-amis', 'replace a class\'s custom (not EKS-optimized) AMIs with EKS-optimized ones')
+      .option('--amis-file <path>', 'pin exactly the AMIs a lower environment tested: the file amis -o json or plan -o json wrote there, verified again here')
       .option('--canary <nodepool>', 'a staged rollout: this NodePool goes first, the others wait until it is done and soaked (repeatable)', repeated)
       .option('--waves <list>', 'a staged rollout: each stage in cumulative waves of counts or percentages of its old nodes, e.g. 1,10%,100%')
       .option('--soak <duration>', 'with --waves/--canary: wait this long after each wave and stage before the next (default 0s)')
@@ -177,6 +178,7 @@ export function buildProgram(run: RunEnvironment, session: Session = {}): Comman
         ['What upgrading every EC2NodeClass to Kubernetes 1.30 AMIs would change and replace', 'plan --to 1.30'],
         ['One class, as JSON', 'plan --to 1.30 --nodeclass default -o json'],
         ['The plan with amiSelectorTerms taken from Argo CD, Flux or Terraform (FIELD-OWNER-GITOPS)', 'plan --to 1.30 --force-conflicts'],
+        ['Exactly the AMIs staging tested (its `amis --to 1.30 -o json`), verified again here', 'plan --to 1.30 --amis-file amis-staging.json'],
       ]),
     )
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
@@ -210,6 +212,7 @@ export function buildProgram(run: RunEnvironment, session: Session = {}): Comman
         ['Upgrade every EC2NodeClass to Kubernetes 1.30 AMIs: the plan, a confirmation, then the rollout followed to the end', 'upgrade --to 1.30'],
         ['Without a terminal (CI): NDJSON events on stdout', 'upgrade --to 1.30 --nodeclass default --yes -o json > events.ndjson'],
         ['Have the API server validate the change; nothing changes', 'upgrade --to 1.30 --dry-run'],
+        ['Promote the AMIs staging tested (the file its plan -o json wrote)', 'upgrade --to 1.30 --amis-file plan-staging.json'],
         ['Render your templates with the pinned AMIs and apply them whole', 'upgrade --to 1.30 --templates ./karpenter --cluster-name prod --role KarpenterNodeRole-prod'],
         ['In stages: NodePool canary first, then the rest; one node, then 10 %, then all, soaking 15m between', 'upgrade --to 1.30 --canary canary --waves 1,10%,100% --soak 15m'],
         ['The same, with your smoke test as a gate, rolling back if a gate fails', "upgrade --to 1.30 --canary canary --soak 15m --gate-cmd './smoke.sh' --on-failure rollback"],

@@ -308,6 +308,8 @@ export interface PlanOptions {
   forceConflicts?: boolean;
   /** --canary/--waves/--soak/--hold-with (stage-options.ts): a staged rollout. */
   staged?: StagedRequest;
+  /** --amis-file: pin exactly the AMIs this `amis -o json` or `plan -o json` document records, instead of SSM's. */
+  amisFile?: string;
 }
 
 /** `upgrade --templates`: render the EC2NodeClass and NodePool templates with the pinned AMIs and apply them whole. */
@@ -366,10 +368,18 @@ const planFlags = {
   allowDeprecated: z.boolean().default(false),
   replaceCustomAmis: z.boolean().default(false),
   forceConflicts: z.boolean().default(false),
+  amisFile: z.string().optional(),
 };
 
 export function parsePlanOptions(flags: Record<string, unknown>): PlanOptions {
   const o = parseWith(z.object(planFlags), flags);
+  if (o.amisFile !== undefined && o.amisFile.trim() === '') throw new UsageError('--amis-file is empty; give the path of the file `amis -o json` or `plan -o json` wrote');
+  // The file names the release: a second source of truth for it could only disagree.
+  if (o.amisFile !== undefined && o.release !== 'latest') {
+    throw new UsageError(`--release ${o.release} cannot go with --amis-file: the file records the releases to pin`, {
+      hint: `drop --release to pin what ${o.amisFile} records, or drop --amis-file to resolve --release from SSM`,
+    });
+  }
   return {
     kubernetes: o.to,
     nodeClasses: o.nodeclass,
@@ -379,6 +389,7 @@ export function parsePlanOptions(flags: Record<string, unknown>): PlanOptions {
     ...(o.allowDeprecated ? { allowDeprecated: true } : {}),
     ...(o.replaceCustomAmis ? { replaceCustomAmis: true } : {}),
     ...(o.forceConflicts ? { forceConflicts: true } : {}),
+    ...(o.amisFile !== undefined ? { amisFile: o.amisFile } : {}),
   };
 }
 
@@ -451,6 +462,11 @@ function parseUpgradeTemplates(flags: Record<string, unknown>): UpgradeTemplates
         hint: 'e.g. karp-drift upgrade --to 1.30 --templates ./karpenter --cluster-name prod --role KarpenterNodeRole-prod',
       },
     );
+  }
+  if (flags.amisFile !== undefined) {
+    throw new UsageError('--amis-file cannot go with --templates: the render-and-apply flow resolves its AMIs from SSM', {
+      hint: 'pin the promoted AMIs on the live EC2NodeClasses: karp-drift upgrade --to <minor> --amis-file <path>',
+    });
   }
   if ((flags.nodeclass as string[] | undefined)?.length)
     throw new UsageError(

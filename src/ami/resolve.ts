@@ -10,6 +10,8 @@ import { ec2Failure, missingParametersError, ssmFailure } from './aws-failures.j
 import { requireProfile } from './profiles.js';
 import { awsClientConfig, clientRegion, type AwsOptions } from './aws-config.js';
 import type { Logger } from '../io.js';
+import type { AmisFile, PromotedAmi } from './amis-file.js';
+import { verifyPromoted } from './verify-promoted.js';
 import type { AmiSelection } from '../options.js';
 
 export type { ResolvedAmi } from './verify.js';
@@ -39,10 +41,7 @@ export async function resolveAmiQueries(
   log: Logger,
   options: { keepUnusable?: boolean } = {},
 ): Promise<ResolvedAmis> {
-  requireProfile(aws.profile, process.env);
-  const config = awsClientConfig(aws);
-  const ssm = new SSMClient(config);
-  const ec2 = new EC2Client(config);
+  const { ssm, ec2 } = awsClients(aws);
   try {
     const region = await clientRegion(ssm);
     if (queries.length === 0) return { region, amis: [] };
@@ -56,7 +55,9 @@ export async function resolveAmiQueries(
     const published = queries.filter((q) => parameters.has(ssmParameterPath(q)));
 
     const ids = [...new Set(published.map((q) => parameters.get(ssmParameterPath(q))!))];
-    const images = await describeImages(ec2, ids, region, log);
+    const images = new Map(
+      (await describeImages(ec2, { Filters: [{ Name: 'image-id', Values: ids }] }, region, log)).map((i) => [i.id, i]),
+    );
     const now = new Date();
     const checked = published.map((q) => {
       const id = parameters.get(ssmParameterPath(q))!;
@@ -80,6 +81,51 @@ export async function resolveAmiQueries(
     return { region, amis: checked.map((c) => c.ami) };
   } finally {
     // Keep-alive sockets would otherwise hold the process open after the command is done.
+    ssm.destroy();
+    ec2.destroy();
+  }
+}
+
+function awsClients(aws: AwsOptions): { ssm: SSMClient; ec2: EC2Client } {
+  requireProfile(aws.profile, process.env);
+  const config = awsClientConfig(aws);
+  return { ssm: new SSMClient(config), ec2: new EC2Client(config) };
+}
+
+/**
+ * `--amis-file`: the tested AMIs verified again here, with no SSM read. In the file's region the IDs are checked as
+ * they are; in another region an AMI has another ID, so the same release is found by its exact image name among
+ * Amazon's images (the alias `amazon` covers the EKS, Bottlerocket and Windows accounts of every region, and Karpenter's
+ * default owners include it). Whatever fails is kept `usable: false` for the plan to refuse (AMI-MISSING, exit 3).
+ */
+export async function resolvePromotedAmis(
+  amis: readonly PromotedAmi[],
+  file: AmisFile,
+  to: string,
+  aws: AwsOptions,
+  log: Logger,
+): Promise<ResolvedAmis & { lookup: 'id' | 'name' }> {
+  const { ssm, ec2 } = awsClients(aws);
+  try {
+    const region = await clientRegion(ssm);
+    const lookup = file.region === region ? 'id' : 'name';
+    if (amis.length === 0) return { region, amis: [], lookup };
+    const base = file.path.split(/[\\/]/).pop() || file.path;
+    const from = file.region === undefined ? 'a plan that does not record its region' : file.region;
+    log.info(
+      `Verifying ${amis.length} promoted AMI(s) from ${file.path} (Kubernetes ${file.kubernetesVersion}, ${from}) in ${region}${lookup === 'name' ? ', by image name' : ''}`,
+    );
+    const images =
+      lookup === 'id'
+        ? await describeImages(ec2, { Filters: [{ Name: 'image-id', Values: [...new Set(amis.map((a) => a.id))] }] }, region, log)
+        : await describeImages(ec2, { Owners: ['amazon'], Filters: [{ Name: 'name', Values: [...new Set(amis.map((a) => a.name))] }] }, region, log);
+    const now = new Date();
+    const where = { file: base, region, lookup } as const;
+    const resolved = amis.map((a) =>
+      verifyPromoted(a, to, images.filter((i) => (lookup === 'id' ? i.id === a.id : i.name === a.name)), where, now),
+    );
+    return { region, amis: resolved, lookup };
+  } finally {
     ssm.destroy();
     ec2.destroy();
   }
@@ -130,30 +176,24 @@ async function readParameters(
 
 async function describeImages(
   ec2: EC2Client,
-  ids: string[],
+  select: { Filters: Array<{ Name: string; Values: string[] }>; Owners?: string[] },
   region: string,
   log: Logger,
-): Promise<Map<string, ImageView>> {
-  const images = new Map<string, ImageView>();
+): Promise<ImageView[]> {
+  const images: ImageView[] = [];
   let nextToken: string | undefined;
   do {
-    log.debug(`EC2 DescribeImages in ${region}: ${ids.join(', ')}`);
+    log.debug(`EC2 DescribeImages in ${region}: ${select.Owners ? `owners ${select.Owners.join(', ')}, ` : ''}${select.Filters.map((f) => `${f.Name} ${f.Values.join(', ')}`).join('; ')}`);
     // The image-id filter, not ImageIds: naming a deregistered ID in ImageIds can fail the whole call with
     // InvalidAMIID.NotFound (EC2 API reference, DescribeImages), while the filter simply leaves it out, so one missing
     // image is reported as such. IncludeDeprecated: pinned parameters keep pointing at deprecated images.
     let page: DescribeImagesCommandOutput;
     try {
-      page = await ec2.send(
-        new DescribeImagesCommand({
-          Filters: [{ Name: 'image-id', Values: ids }],
-          IncludeDeprecated: true,
-          NextToken: nextToken,
-        }),
-      );
+      page = await ec2.send(new DescribeImagesCommand({ ...select, IncludeDeprecated: true, NextToken: nextToken }));
     } catch (err) {
       throw ec2Failure(err, region, process.env);
     }
-    for (const image of page.Images ?? []) if (image.ImageId !== undefined) images.set(image.ImageId, imageView(image));
+    for (const image of page.Images ?? []) if (image.ImageId !== undefined) images.push(imageView(image));
     nextToken = page.NextToken;
   } while (nextToken);
   return images;

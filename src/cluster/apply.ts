@@ -27,6 +27,8 @@ export const ANNOTATIONS = {
   previousFamily: 'karp-drift.io/previous-ami-family',
   target: 'karp-drift.io/target',
   runId: 'karp-drift.io/run-id',
+  /** Set only when the AMIs were promoted from an --amis-file; an apply without it (SSA) removes it. */
+  promotedFrom: 'karp-drift.io/promoted-from',
 } as const;
 
 export interface NodeClassApply {
@@ -57,8 +59,9 @@ export function applyConfiguration(a: NodeClassApply): Record<string, unknown> {
 }
 
 /** The annotations a run records, so `rollback` can restore exactly what was there. */
-export function bookkeeping(before: { amiFamily?: string; amiSelectorTerms: AmiSelectorTerm[] }, target: string, runId: string): Record<string, string> {
+export function bookkeeping(before: { amiFamily?: string; amiSelectorTerms: AmiSelectorTerm[] }, target: string, runId: string, promotedFrom?: string): Record<string, string> {
   return {
+    ...(promotedFrom !== undefined ? { [ANNOTATIONS.promotedFrom]: promotedFrom } : {}),
     [ANNOTATIONS.previousTerms]: JSON.stringify(before.amiSelectorTerms),
     ...(before.amiFamily ? { [ANNOTATIONS.previousFamily]: before.amiFamily } : {}),
     [ANNOTATIONS.target]: target,

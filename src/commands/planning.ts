@@ -1,6 +1,8 @@
 // The first half of `plan` and `upgrade`: discover the cluster, read the inventory, resolve and verify the AMIs the
 // classes in scope need, and plan. Everything after it (print, confirm, apply, follow) is the command's own.
+import { readFile } from 'node:fs/promises';
 import { logger, type CommandContext, type Logger } from '../io.js';
+import { parseAmisFile, type AmisFile } from '../ami/amis-file.js';
 import type { ResolvedAmis } from '../ami/resolve.js';
 import { clusterCaPem, loadCluster, type Cluster } from '../cluster/client.js';
 import { expectedClusterRefusal } from '../cluster/expected-cluster.js';
@@ -11,6 +13,7 @@ import { RefusedError, UsageError } from '../errors.js';
 import type { PlanOptions } from '../options.js';
 import { plan, type Plan } from '../plan/plan.js';
 import { neededAmiQueries } from '../plan/targets.js';
+import { promotedAmis, requireFileMinor, type PlanSource } from '../plan/promotion.js';
 import { planStages, type StagedPlan, type StagedRequest } from '../stages/stage-plan.js';
 
 export interface Planned {
@@ -57,6 +60,9 @@ export async function connect(ctx: CommandContext): Promise<{ cluster: Cluster; 
 }
 
 export async function preparePlan(options: PlanOptions & { forceConflicts?: boolean }, ctx: CommandContext): Promise<Planned> {
+  // A bad file is refused before the cluster is read.
+  const amisFile = options.amisFile !== undefined ? await readAmisFile(options.amisFile) : undefined;
+  if (amisFile !== undefined) requireFileMinor(amisFile, options.kubernetes.version);
   const { cluster, log } = await connect(ctx);
   // The AWS SDK takes a few hundred milliseconds to load: load it while the cluster's lists are on the wire.
   const awsEdge = import('../ami/resolve.js');
@@ -73,13 +79,32 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
       });
     }
     const to = options.kubernetes.version;
-    const queries = neededAmiQueries(inventory, { to, release: options.release, nodeClasses });
-    const { resolveAmiQueries } = await awsEdge;
-    const resolved = await resolveAmiQueries(queries, { region: ctx.globals.region, profile: ctx.globals.profile, requestTimeoutMs: ctx.globals.requestTimeoutMs }, log, { keepUnusable: true });
+    const aws = { region: ctx.globals.region, profile: ctx.globals.profile, requestTimeoutMs: ctx.globals.requestTimeoutMs };
+    const { resolveAmiQueries, resolvePromotedAmis } = await awsEdge;
+    let resolved: ResolvedAmis;
+    let source: PlanSource;
+    if (amisFile !== undefined) {
+      const wanted = promotedAmis(inventory, amisFile, { to, nodeClasses });
+      const promoted = await resolvePromotedAmis(wanted, amisFile, to, aws, log);
+      resolved = promoted;
+      source = {
+        kind: 'file',
+        path: amisFile.path,
+        shape: amisFile.shape,
+        region: promoted.region,
+        fileRegion: amisFile.region ?? null,
+        kubernetesVersion: amisFile.kubernetesVersion,
+        lookup: promoted.lookup,
+      };
+    } else {
+      const queries = neededAmiQueries(inventory, { to, release: options.release, nodeClasses });
+      resolved = await resolveAmiQueries(queries, aws, log, { keepUnusable: true });
+      source = { kind: 'ssm', region: resolved.region };
+    }
     const thePlan = plan(
       inventory,
       resolved.amis,
-      { to, nodeClasses, pin: options.pin, release: options.release, fieldManager: 'karp-drift', forceConflicts: options.forceConflicts, allowDowngrade: options.allowDowngrade, allowDeprecated: options.allowDeprecated, replaceCustomAmis: options.replaceCustomAmis },
+      { to, nodeClasses, pin: options.pin, release: options.release, fieldManager: 'karp-drift', forceConflicts: options.forceConflicts, allowDowngrade: options.allowDowngrade, allowDeprecated: options.allowDeprecated, replaceCustomAmis: options.replaceCustomAmis, source },
       new Date(),
     );
     const staged = options.staged ? stagedPlan(thePlan, inventory, options.staged, options.forceConflicts ?? false) : undefined;
@@ -88,6 +113,21 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
     cluster.close();
     throw err;
   }
+}
+
+/** The --amis-file, read and parsed: unreadable, not JSON, or not one of the two documents is exit 2. */
+async function readAmisFile(path: string): Promise<AmisFile> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new UsageError(`cannot read --amis-file ${path}: ${code}`, {
+      cause: err,
+      hint: 'pass the path of the file `karp-drift amis -o json` or `karp-drift plan -o json` wrote where the AMIs were tested (a pipeline passes it between jobs as an artifact)',
+    });
+  }
+  return parseAmisFile(text, path);
 }
 
 /** A plan with an error-level check changes nothing: exit 3, naming the checks (printed above with their evidence). */

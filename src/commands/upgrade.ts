@@ -6,7 +6,8 @@ import type { CommandContext } from '../io.js';
 import { followNeeds, holdNeeds, lockNeeds, requireAccess } from '../cluster/access.js';
 import { customObjects, applyNodeClass, bookkeeping } from '../cluster/apply.js';
 import type { UpgradeOptions } from '../options.js';
-import type { NodeClassPlan } from '../plan/plan.js';
+import type { NodeClassPlan, PlanSource } from '../plan/plan.js';
+import { promotedFrom } from '../plan/promotion.js';
 import { planJson, planSummary, planText } from '../report/plan.js';
 import { recordSummary } from '../report/summary.js';
 import { humanDuration } from '../rollout/text.js';
@@ -28,6 +29,7 @@ function resumeCommand(options: UpgradeOptions, ctx: CommandContext): string {
   const parts = ['karp-drift upgrade', `--to ${options.kubernetes.version}`];
   for (const n of options.nodeClasses) parts.push(`--nodeclass ${n}`);
   if (options.release !== 'latest') parts.push(`--release ${options.release}`);
+  if (options.amisFile !== undefined) parts.push(`--amis-file ${options.amisFile}`);
   if (options.pin !== 'id') parts.push(`--pin ${options.pin}`);
   if (options.staged) parts.push(...stagedFlags(options.staged));
   if (options.lockNamespace !== undefined && options.lockNamespace !== LEASE_NAMESPACE)
@@ -68,6 +70,7 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
       ctx.io.out(
         event('resolved', {
           region: resolved.region,
+          source: plan.source ?? null,
           amis: resolved.amis.map((a) => ({
             family: a.family,
             arch: a.arch,
@@ -118,7 +121,7 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
     }
     const edge: Stage2 = { cluster, discovery, inventory, json, log };
     if (options.dryRun) {
-      await applyAll(ctx, options, { ...edge, changes, runId: randomUUID() });
+      await applyAll(ctx, options, { ...edge, changes, runId: randomUUID(), source: plan.source });
       if (!json) ctx.io.out(`Dry run: the API server accepted ${changes.length} change(s); nothing was changed.\n`);
       return;
     }
@@ -126,7 +129,7 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
       return await follow(ctx, options, { ...edge, plan, generations: {}, changed: 0 });
     }
     const holder = lockHolder(resumeCommand(options, ctx).replace(/^karp-drift /, ''));
-    const writes = { ...edge, changes, runId: holder.runId };
+    const writes = { ...edge, changes, runId: holder.runId, source: plan.source };
     if (!staged) {
       // The lock covers the writes; following only reads, so a teammate may `pause` the rollout meanwhile.
       const generations = await withClusterLock(ctx, cluster, { lockNamespace }, holder, (signal) =>
@@ -240,7 +243,7 @@ async function primeFailed(
 async function applyAll(
   ctx: CommandContext,
   options: UpgradeOptions,
-  { cluster, discovery, inventory, changes, runId, json, log }: Stage2 & { changes: NodeClassPlan[]; runId: string },
+  { cluster, discovery, inventory, changes, runId, json, log, source }: Stage2 & { changes: NodeClassPlan[]; runId: string; source?: PlanSource },
   generations: Record<string, number> = {},
 ): Promise<Record<string, number>> {
   const how = {
@@ -263,6 +266,7 @@ async function applyAll(
         options,
         runId,
         inventory.nodeClasses.find((n) => n.name === change.name)!.resourceVersion,
+        source,
       );
       if (json)
         ctx.io.out(
@@ -400,6 +404,7 @@ async function applyChange(
   options: UpgradeOptions,
   runId: string,
   resourceVersion: string,
+  source: PlanSource | undefined,
 ): Promise<number> {
   // Always forced: people with kubectl are taken over (the plan says so), and GitOps or IaC owners got this far only
   // with --force-conflicts (the plan refuses them otherwise).
@@ -411,7 +416,12 @@ async function applyChange(
       resourceVersion,
       ...(change.after.amiFamily ? { amiFamily: change.after.amiFamily } : {}),
       amiSelectorTerms: change.after.amiSelectorTerms,
-      annotations: bookkeeping(change.before, options.kubernetes.version, runId),
+      annotations: bookkeeping(
+        change.before,
+        options.kubernetes.version,
+        runId,
+        source && promotedFrom(source, change.targets.map((t) => t.release)),
+      ),
       force: true,
     },
     { dryRun: options.dryRun },

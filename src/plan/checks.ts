@@ -118,6 +118,8 @@ export function missingAmiCheck(
   to: string,
   release: string,
   found?: ResolvedAmi,
+  /** The --amis-file the AMI was promoted from. */
+  promoted?: string,
 ): Check {
   const what = `${family} ${need.arch} ${need.variant}`;
   const exists = FAMILIES[family].variants[need.arch].includes(need.variant);
@@ -126,7 +128,9 @@ export function missingAmiCheck(
     : found !== undefined
       ? `the ${what} AMI for Kubernetes ${to} (${found.id}) is not usable: ${found.problems.join('; ') || `state ${found.state}`}`
       : `no ${what} AMI is published for Kubernetes ${to} (release ${release}) in SSM, and ec2nodeclass/${name} needs one`;
-  const next = exists
+  const next = promoted !== undefined && exists
+    ? `the tested AMI cannot be pinned here: test a release that is still published where it was tested, and promote its file; or plan without --amis-file ${promoted} to resolve from SSM`
+    : exists
     ? `check it with: karp-drift amis --to ${to} --family ${family} --arch ${need.arch} --variant ${need.variant} --release ${release}`
     : `move those instances to a class of a family that publishes ${need.arch} ${need.variant} AMIs, or narrow the NodePool's requirements`;
   return check(
@@ -140,7 +144,7 @@ export function missingAmiCheck(
 
 // An AMI already deprecated is refused unless --allow-deprecated: EC2 hides it from new searches and AWS stops
 // patching it. One that will be deprecated within 30 days is only a warning.
-export function deprecatedAmiCheck(name: string, ami: ResolvedAmi, allowDeprecated: boolean, now: Date): Check {
+export function deprecatedAmiCheck(name: string, ami: ResolvedAmi, allowDeprecated: boolean, now: Date, promoted?: string): Check {
   const already = ami.deprecationTime !== undefined && Date.parse(ami.deprecationTime) <= now.getTime();
   const refused = already && !allowDeprecated;
   return check(
@@ -148,7 +152,13 @@ export function deprecatedAmiCheck(name: string, ami: ResolvedAmi, allowDeprecat
     refused ? 'error' : 'warning',
     `ec2nodeclass/${name}: the target ${ami.family} ${ami.arch} ${ami.variant} AMI ${ami.id} (${ami.name}): ${ami.problems.join('; ') || 'deprecated'}`,
     [],
-    refused ? 'pin a newer --release, or pass --allow-deprecated to pin it anyway' : 'Karpenter can still launch it; pin a newer --release soon',
+    promoted !== undefined
+      ? refused
+        ? `test and promote a newer release than ${promoted} records, or pass --allow-deprecated to pin it anyway`
+        : 'Karpenter can still launch it; test and promote a newer release soon'
+      : refused
+        ? 'pin a newer --release, or pass --allow-deprecated to pin it anyway'
+        : 'Karpenter can still launch it; pin a newer --release soon',
   );
 }
 

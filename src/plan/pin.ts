@@ -83,16 +83,17 @@ export function nodeClassPlan(
 
   const checks: Check[] = [];
   const targets: TargetAmi[] = [];
+  const promoted = options.source?.kind === 'file' ? options.source.path : undefined;
   for (const need of needs.pairs) {
     const found = amis.find(
       (a) =>
         a.family === family && a.arch === need.arch && a.variant === need.variant && a.kubernetesVersion === options.to,
     );
     if (found === undefined || !found.usable) {
-      checks.push(missingAmiCheck(view.name, family, need, options.to, options.release, found));
+      checks.push(missingAmiCheck(view.name, family, need, options.to, options.release, found, promoted));
       continue;
     }
-    if (found.deprecated) checks.push(deprecatedAmiCheck(view.name, found, options.allowDeprecated === true, options.now ?? new Date(0)));
+    if (found.deprecated) checks.push(deprecatedAmiCheck(view.name, found, options.allowDeprecated === true, options.now ?? new Date(0), promoted));
     targets.push({ arch: need.arch, variant: need.variant, id: found.id, name: found.name, release: found.release });
   }
 

@@ -8,12 +8,14 @@ import { budgetChecks, heldChecks, podBlockerChecks } from './blockers.js';
 import { LEVELS, check, latestAliasChecks, type Check } from './checks.js';
 import { nodeClassPlan, type NodeClassPlan } from './pin.js';
 import { nodePoolPlan, type NodePoolPlan } from './pools.js';
+import type { PlanSource } from './promotion.js';
 import { nodeClassesInScope, amiNeeds } from './targets.js';
 import { versionChecks } from './versions.js';
 
 export type { Check, CheckCode, CheckLevel } from './checks.js';
 export type { AmiSpec, NodeClassPlan, TargetAmi } from './pin.js';
 export type { NodePoolPlan } from './pools.js';
+export type { PlanSource } from './promotion.js';
 
 export interface PlanOptions {
   /** Kubernetes minor of the target AMIs, e.g. "1.31". */
@@ -31,6 +33,8 @@ export interface PlanOptions {
   allowDeprecated?: boolean;
   /** Replace a class's custom (not EKS-optimized) AMIs (otherwise CUSTOM-AMI is an error). */
   replaceCustomAmis?: boolean;
+  /** Where the AMIs came from: SSM (the default), or a promoted `--amis-file`. */
+  source?: PlanSource;
   /** Set by plan() from its `now`, for the checks that judge time. */
   now?: Date;
 }
@@ -42,6 +46,8 @@ export interface Plan {
   release: string;
   fieldManager: 'karp-drift';
   forceConflicts: boolean;
+  /** Where the target AMIs came from (absent only in plans made without a command, i.e. tests). */
+  source?: PlanSource;
   nodeClasses: NodeClassPlan[];
   nodePools: NodePoolPlan[];
   /** Errors first, then warnings, then info; in the order found within a level. */
@@ -97,6 +103,7 @@ export function plan(inventory: Inventory, amis: readonly ResolvedAmi[], options
     release: options.release,
     fieldManager: options.fieldManager,
     forceConflicts: options.forceConflicts ?? false,
+    ...(options.source !== undefined ? { source: options.source } : {}),
     nodeClasses,
     nodePools,
     checks: sorted,

@@ -112,12 +112,23 @@ function finalLine(plan: Plan): string {
   return line;
 }
 
+// "latest release" (SSM), or where promoted AMIs came from and how they were found here.
+function sourceText(plan: Plan): string {
+  const s = plan.source;
+  if (s?.kind !== 'file') return plan.release === 'latest' ? 'latest release' : `release ${plan.release}`;
+  const releases = [...new Set(plan.nodeClasses.flatMap((c) => c.targets.map((t) => t.release)))].join(', ');
+  const found =
+    s.lookup === 'id'
+      ? `verified by ID in ${s.region}`
+      : `found by image name in ${s.region}${s.fileRegion != null ? ` (the file's IDs are ${s.fileRegion}'s)` : ''}`;
+  return `AMIs promoted from ${s.path}${releases ? ` (release ${releases})` : ''}, ${found}`;
+}
+
 /** `staged`: the stages section of a staged rollout (report/stages.ts), printed before the checks. */
 export function planText(plan: Plan, options: { color: boolean; staged?: readonly string[] }): string {
   const paint: Paint = options.color ? (style, text) => `\x1b[${ANSI[style]}m${text}\x1b[0m` : (_style, text) => text;
-  const release = plan.release === 'latest' ? 'latest release' : `release ${plan.release}`;
   const lines = [
-    `Kubernetes ${plan.kubernetesVersion} (control plane ${plan.controlPlaneVersion}), ${release}, pinned by ${plan.pin}`,
+    `Kubernetes ${plan.kubernetesVersion} (control plane ${plan.controlPlaneVersion}), ${sourceText(plan)}, pinned by ${plan.pin}`,
   ];
   for (const c of plan.nodeClasses) lines.push('', ...nodeClassLines(c, plan.nodePools, paint));
   if (options.staged !== undefined) lines.push('', ...options.staged);
@@ -172,6 +183,7 @@ export function planJson(plan: Plan, cluster: ClusterIdentity, staged?: Record<s
     release: plan.release,
     fieldManager: plan.fieldManager,
     forceConflicts: plan.forceConflicts,
+    source: plan.source ?? null,
     summary: planSummary(plan),
     ...(staged !== undefined ? { staged } : {}),
   };

@@ -50,6 +50,25 @@ beforeAll(async () => {
   // One that never finishes: `aws eks get-token` on a network that drops packets to STS.
   await writeFile(join(dir, 'hangs'), '#!/bin/sh\necho "Waiting for the STS endpoint" >&2\nexec sleep 600\n', { mode: 0o755 });
   await kubeconfig('exec-hangs', sandbox.kube.url, exec('hangs'));
+  // --amis-file: what `amis -o json` writes, for the default class's two architectures, edited as a pipeline might.
+  const promoted = (minor: string, arches: string[], ids: Record<string, string> = {}) =>
+    JSON.stringify({
+      kubernetesVersion: minor,
+      region: 'us-west-2',
+      amis: arches.map((arch) => ({
+        family: 'al2023',
+        arch,
+        variant: 'standard',
+        release: 'v20260717',
+        id: ids[arch] ?? `ami-0${arch === 'amd64' ? 'a' : 'b'}${'0'.repeat(15)}`,
+        name: `amazon-eks-node-al2023-${arch === 'amd64' ? 'x86_64' : 'arm64'}-standard-${minor}-v20260717`,
+      })),
+    });
+  await writeFile(join(dir, 'amis-1.29.json'), promoted('1.29', ['amd64', 'arm64']));
+  await writeFile(join(dir, 'amis-amd64.json'), promoted('1.30', ['amd64']));
+  // IDs that name no image in this region: deregistered since they were tested.
+  await writeFile(join(dir, 'amis-deregistered.json'), promoted('1.30', ['amd64', 'arm64']));
+  await writeFile(join(dir, 'status.json'), JSON.stringify({ nodePools: [] }));
 });
 afterAll(async () => {
   await bare.stop();
@@ -75,6 +94,14 @@ describe('bad input: the documented exit code, a message that says what and wher
     ['an unreadable kubeconfig (a directory)', () => up('--kubeconfig', dir), 2, /cannot read kubeconfig .*: EISDIR/],
     ['an unknown --context', () => up('--context', 'nope'), 2, /no context "nope"/],
     ['an unknown --nodeclass', () => up('--nodeclass', 'nope'), 2, /nope/],
+    ['an --amis-file that does not exist', () => up('--amis-file', join(dir, 'missing.json')), 2, /error: cannot read --amis-file .*missing\.json: ENOENT\n {2}next: pass the path of the file `karp-drift amis -o json` or `karp-drift plan -o json` wrote/],
+    ['an unreadable --amis-file (a directory)', () => up('--amis-file', dir), 2, /error: cannot read --amis-file .*: EISDIR/],
+    ['an --amis-file that is not JSON', () => up('--amis-file', join(dir, 'garbage')), 2, /error: --amis-file .*garbage is not JSON \(/],
+    ['an --amis-file that is another document', () => up('--amis-file', join(dir, 'status.json')), 2, /--amis-file .*status\.json is JSON but not the document `karp-drift amis -o json` or `karp-drift plan -o json` writes/],
+    ['an --amis-file for another minor', () => up('--amis-file', join(dir, 'amis-1.29.json')), 2, /error: --amis-file .*amis-1\.29\.json records AMIs for Kubernetes 1\.29, but --to is 1\.30; nothing was changed\n {2}next: pass --to 1\.29/],
+    ['an --amis-file lacking an architecture a class needs', () => up('--amis-file', join(dir, 'amis-amd64.json'), '--nodeclass', 'default'), 2, /lacks AMIs the classes in scope need; nothing was changed:\n {2}ec2nodeclass\/default needs al2023 arm64 standard \(needed by status\.amis, nodepool\/arm/],
+    ['an --amis-file whose AMIs were deregistered since', () => up('--amis-file', join(dir, 'amis-deregistered.json'), '--nodeclass', 'default'), 3, /AMI-MISSING: the al2023 amd64 standard AMI for Kubernetes 1\.30 \(ami-0a0{15}\) is not usable: EC2 DescribeImages in us-west-2 does not return ami-0a0{15}/],
+    ['--amis-file with --release', () => up('--amis-file', join(dir, 'amis-amd64.json'), '--release', 'v20260717'), 2, /--release v20260717 cannot go with --amis-file/],
     ['a duration Go rejects (2d)', () => up('--timeout', '2d'), 2, /--timeout "2d" is not a duration/],
     ['an unknown flag', () => up('--bogus'), 2, /unknown option '--bogus'/],
     ['AL2 at 1.33', () => ['amis', '--to', '1.33', '--family', 'al2'], 2, /al2 has no EKS-optimized AMIs for Kubernetes 1\.33/],

@@ -3,7 +3,7 @@
 // move to the v20241109 AMIs by id; `batch` is left out and floats on @latest; a PDB allows no disruption.
 import { describe, expect, it } from 'vitest';
 import { clusterIdentity } from '../../src/cluster/identity.js';
-import { plan, type Plan } from '../../src/plan/plan.js';
+import { plan, type Plan, type PlanSource } from '../../src/plan/plan.js';
 import { planJson, planText } from '../../src/report/plan.js';
 import {
   NEW,
@@ -20,7 +20,7 @@ import {
   targetAmis,
 } from '../plan/factories.js';
 
-function scenario(): Plan {
+function scenario(source: PlanSource = { kind: 'ssm', region: 'us-west-2' }): Plan {
   const inv = inventory({
     nodeClasses: [
       nodeClass({
@@ -78,7 +78,7 @@ function scenario(): Plan {
   return plan(
     inv,
     targetAmis(),
-    { to: '1.31', nodeClasses: ['default', 'gpu'], pin: 'id', release: 'latest', fieldManager: 'karp-drift' },
+    { to: '1.31', nodeClasses: ['default', 'gpu'], pin: 'id', release: 'latest', fieldManager: 'karp-drift', source },
     NOW,
   );
 }
@@ -398,6 +398,10 @@ describe('plan report', () => {
         "release": "latest",
         "fieldManager": "karp-drift",
         "forceConflicts": false,
+        "source": {
+          "kind": "ssm",
+          "region": "us-west-2"
+        },
         "summary": {
           "nodeClassesToChange": 2,
           "nodesToReplace": 9
@@ -405,6 +409,28 @@ describe('plan report', () => {
       }
       "
     `);
+  });
+
+  it.each<[string, PlanSource, string]>([
+    [
+      'promoted from a file of this region',
+      { kind: 'file', path: 'artifacts/amis.json', shape: 'amis', region: 'us-west-2', fileRegion: 'us-west-2', kubernetesVersion: '1.31', lookup: 'id' },
+      'Kubernetes 1.31 (control plane 1.31), AMIs promoted from artifacts/amis.json (release v20241109), verified by ID in us-west-2, pinned by id',
+    ],
+    [
+      'promoted from a file of another region',
+      { kind: 'file', path: 'plan.json', shape: 'plan', region: 'us-west-2', fileRegion: 'eu-west-1', kubernetesVersion: '1.31', lookup: 'name' },
+      "Kubernetes 1.31 (control plane 1.31), AMIs promoted from plan.json (release v20241109), found by image name in us-west-2 (the file's IDs are eu-west-1's), pinned by id",
+    ],
+    [
+      'promoted from a plan that did not record its region',
+      { kind: 'file', path: 'plan.json', shape: 'plan', region: 'us-west-2', fileRegion: null, kubernetesVersion: '1.31', lookup: 'name' },
+      'Kubernetes 1.31 (control plane 1.31), AMIs promoted from plan.json (release v20241109), found by image name in us-west-2, pinned by id',
+    ],
+  ])('says where the AMIs came from: %s', (_name, source, first) => {
+    const p = scenario(source);
+    expect(planText(p, { color: false }).split('\n')[0]).toBe(first);
+    expect((JSON.parse(planJson(p, clusterIdentity('prod', 'prod', 'https://x'))) as { source: unknown }).source).toEqual(source);
   });
 
   it('colours the diff and the check levels when asked', () => {

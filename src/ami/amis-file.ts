@@ -1,0 +1,155 @@
+// Pure: the AMIs a pipeline promotes between environments, read from the document `amis -o json` or `plan -o json`
+// wrote where they were tested (README "Promoting tested AMIs"). Karpenter's guidance is to test an AMI in a lower
+// environment and pin exactly that in production; this is the artifact that carries "exactly that".
+import { z } from 'zod';
+import { AMI_FAMILIES, ARCHES, VARIANTS, type AmiFamily, type Arch, type Variant } from './families.js';
+import { imageNameFields } from './verify.js';
+import { UsageError } from '../errors.js';
+
+/** One tested AMI: what it is for, and the image that was tested (its ID there, and its name, which names the release). */
+export interface PromotedAmi {
+  family: AmiFamily;
+  arch: Arch;
+  variant: Variant;
+  release: string;
+  id: string;
+  name: string;
+}
+
+export interface AmisFile {
+  /** As given on the command line. */
+  path: string;
+  /** Which document it is. */
+  shape: 'amis' | 'plan';
+  kubernetesVersion: string;
+  /** The region the IDs belong to; absent in a plan written before plans recorded it (the IDs are then looked up by name). */
+  region?: string;
+  /** One per (family, arch, variant). */
+  amis: PromotedAmi[];
+}
+
+const ami = {
+  arch: z.enum(ARCHES),
+  variant: z.enum(VARIANTS),
+  release: z.string().min(1),
+  id: z.string().regex(/^ami-[0-9a-z]+$/, 'not an AMI ID (ami-...)'),
+  name: z.string().min(1),
+};
+const minor = z.string().regex(/^1\.\d+$/, 'not a Kubernetes minor such as 1.31');
+
+// `amis -o json` (report/amis.ts amisJson); extra keys (parameter, state, problems, ...) are allowed and ignored.
+const amisDocument = z.object({
+  kubernetesVersion: minor,
+  region: z.string().min(1),
+  amis: z.array(z.object({ family: z.enum(AMI_FAMILIES), ...ami })).min(1, 'lists no AMIs'),
+});
+
+// `plan -o json` (report/plan.ts planJson): each class's targets; `source.region` since plans record where they resolved.
+const planDocument = z.object({
+  kubernetesVersion: minor,
+  nodeClasses: z.array(z.object({ name: z.string(), family: z.enum(AMI_FAMILIES), targets: z.array(z.object(ami)) })),
+  source: z.object({ region: z.string().min(1).optional() }).optional(),
+});
+
+const SHAPES = 'the document `karp-drift amis -o json` or `karp-drift plan -o json` writes';
+
+function issueText(error: z.ZodError): string {
+  const issue = error.issues[0]!;
+  const where =
+    issue.path.length > 0
+      ? issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')
+      : 'the document';
+  return `${where.replace(/^\./, '')}: ${issue.message}`;
+}
+
+/** Parses the file's text; anything that is not one of the two documents is a usage error naming the file and the field. */
+export function parseAmisFile(text: string, path: string): AmisFile {
+  const next =
+    'pass the file `karp-drift amis -o json` or `karp-drift plan -o json` wrote where the AMIs were tested (e.g. karp-drift amis --to 1.31 -o json > amis.json)';
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`--amis-file ${path} is not JSON (${(err as Error).message})`, { hint: next });
+  }
+  const keys = typeof doc === 'object' && doc != null && !Array.isArray(doc) ? Object.keys(doc) : [];
+  const shape = keys.includes('amis') ? 'amis' : keys.includes('nodeClasses') ? 'plan' : undefined;
+  if (shape === undefined) {
+    throw new UsageError(`--amis-file ${path} is JSON but not ${SHAPES}: it has neither "amis" nor "nodeClasses"`, {
+      hint: next,
+    });
+  }
+  const parsed = shape === 'amis' ? amisDocument.safeParse(doc) : planDocument.safeParse(doc);
+  if (!parsed.success) {
+    throw new UsageError(
+      `--amis-file ${path} is not a valid \`${shape} -o json\` document: ${issueText(parsed.error)}`,
+      { hint: next },
+    );
+  }
+  const amis: PromotedAmi[] =
+    shape === 'amis'
+      ? (parsed.data as z.infer<typeof amisDocument>).amis.map(({ family, arch, variant, release, id, name }) => ({
+          family,
+          arch,
+          variant,
+          release,
+          id,
+          name,
+        }))
+      : (parsed.data as z.infer<typeof planDocument>).nodeClasses.flatMap((c) =>
+          c.targets.map(({ arch, variant, release, id, name }) => ({
+            family: c.family,
+            arch,
+            variant,
+            release,
+            id,
+            name,
+          })),
+        );
+  const region =
+    shape === 'amis'
+      ? (parsed.data as z.infer<typeof amisDocument>).region
+      : (parsed.data as z.infer<typeof planDocument>).source?.region;
+  const kubernetesVersion = parsed.data.kubernetesVersion;
+  if (amis.length === 0)
+    throw new UsageError(`--amis-file ${path} is a plan with no target AMIs: it pins nothing to promote`, {
+      hint: next,
+    });
+  return {
+    path,
+    shape,
+    kubernetesVersion,
+    ...(region !== undefined ? { region } : {}),
+    amis: distinctAmis(amis, path, kubernetesVersion),
+  };
+}
+
+// A plan lists the same target under every class that needs it; two different images for one (family, arch, variant)
+// would leave "exactly what was tested" undefined. A name must be the EKS-optimized image it claims to be: it is what
+// another region looks the release up by, and it must carry no wildcard.
+function distinctAmis(amis: readonly PromotedAmi[], path: string, kubernetesVersion: string): PromotedAmi[] {
+  const byKey = new Map<string, PromotedAmi>();
+  for (const a of amis) {
+    const key = `${a.family} ${a.arch} ${a.variant}`;
+    const fields = imageNameFields(a.family, a.name);
+    if (fields === undefined || fields.kubernetesVersion !== kubernetesVersion) {
+      throw new UsageError(
+        `--amis-file ${path}: ${key} names ${JSON.stringify(a.name)}, which is not an EKS-optimized ${a.family} AMI for Kubernetes ${kubernetesVersion}`,
+        {
+          hint: 'promote the file karp-drift wrote unchanged',
+        },
+      );
+    }
+    const seen = byKey.get(key);
+    if (seen !== undefined && (seen.id !== a.id || seen.name !== a.name)) {
+      throw new UsageError(
+        `--amis-file ${path} records two different ${key} AMIs: ${seen.id} (${seen.name}) and ${a.id} (${a.name})`,
+        {
+          hint: 'promote a file with one tested AMI per family, architecture and variant',
+        },
+      );
+    }
+    byKey.set(key, a);
+  }
+  return [...byKey.values()];
+}

@@ -1,0 +1,83 @@
+// Pure: where a plan's AMIs come from. By default SSM resolves them; with `--amis-file` they are exactly the AMIs a
+// lower environment tested, matched here to the (family, arch, variant) each EC2NodeClass in scope needs.
+import { familyVersionProblem, variantExists } from '../ami/families.js';
+import type { AmisFile, PromotedAmi } from '../ami/amis-file.js';
+import type { Inventory } from '../cluster/views.js';
+import { UsageError } from '../errors.js';
+import { amiNeeds, nodeClassesInScope } from './targets.js';
+
+export type PlanSource =
+  | { kind: 'ssm'; region: string }
+  | {
+      kind: 'file';
+      path: string;
+      shape: 'amis' | 'plan';
+      /** This region: where the target IDs belong (so this plan can itself be promoted). */
+      region: string;
+      /** The region the file's IDs belong to; null when the file does not say (a plan from before plans recorded it). */
+      fileRegion: string | null;
+      kubernetesVersion: string;
+      /** id: the file's IDs verified as they are (same region); name: the same releases found here by exact image name. */
+      lookup: 'id' | 'name';
+    };
+
+/**
+ * The file's AMIs the classes in scope need, one per (family, arch, variant). The file's minor must be `--to`, and
+ * it must hold every AMI a class needs: a partial promotion would leave that class on SSM's choice, which was never
+ * tested. Classes the plan refuses anyway (unknown family, none published for `--to`) are left to their checks.
+ */
+export function promotedAmis(
+  inventory: Inventory,
+  file: AmisFile,
+  options: { to: string; nodeClasses?: readonly string[] },
+): PromotedAmi[] {
+  requireFileMinor(file, options.to);
+  const wanted = new Map<string, PromotedAmi>();
+  const missing: string[] = [];
+  for (const view of nodeClassesInScope(inventory, options.nodeClasses).nodeClasses) {
+    const needs = amiNeeds(inventory, view.name);
+    const family = needs.family;
+    if (family === undefined || familyVersionProblem(family, options.to) !== undefined) continue;
+    const lacking: string[] = [];
+    for (const need of needs.pairs) {
+      if (!variantExists(family, need.arch, need.variant)) continue;
+      const found = file.amis.find((a) => a.family === family && a.arch === need.arch && a.variant === need.variant);
+      if (found === undefined) lacking.push(`${need.arch} ${need.variant} (needed by ${need.from.join(', ')})`);
+      else wanted.set(`${family}/${need.arch}/${need.variant}`, found);
+    }
+    if (lacking.length > 0) missing.push(`ec2nodeclass/${view.name} needs ${family} ${lacking.join(', ')}`);
+  }
+  if (missing.length > 0) {
+    const has = file.amis.map((a) => `${a.family} ${a.arch} ${a.variant}`).join(', ');
+    throw new UsageError(
+      `--amis-file ${file.path} lacks AMIs the classes in scope need; nothing was changed:\n  ${missing.join('\n  ')}\n  the file has: ${has}`,
+      {
+        hint: `record them where the AMIs were tested (e.g. karp-drift amis --to ${options.to} --family <family> --arch all --variant <variants> -o json), or plan only the classes the file covers with --nodeclass`,
+      },
+    );
+  }
+  return [...wanted.values()];
+}
+
+/** The file's AMIs are for one Kubernetes minor, and `--to` must name it: the same release for another minor is another image. */
+export function requireFileMinor(file: AmisFile, to: string): void {
+  if (file.kubernetesVersion === to) return;
+  throw new UsageError(
+    `--amis-file ${file.path} records AMIs for Kubernetes ${file.kubernetesVersion}, but --to is ${to}; nothing was changed`,
+    {
+      hint: `pass --to ${file.kubernetesVersion} to promote them, or promote a file written for ${to} (karp-drift amis --to ${to} -o json where it was tested)`,
+    },
+  );
+}
+
+/**
+ * The `karp-drift.io/promoted-from` annotation of a class pinned from a file: the file's name (not its path, which
+ * means nothing on another machine) and the releases pinned, e.g. `file:amis.json; release v20261023; from us-east-1`.
+ */
+export function promotedFrom(source: PlanSource, releases: readonly string[]): string | undefined {
+  if (source.kind !== 'file') return undefined;
+  const base = source.path.split(/[\\/]/).pop() || source.path;
+  const parts = [`file:${base}`, `release ${[...new Set(releases)].join(', ')}`];
+  if (source.fileRegion != null && source.fileRegion !== source.region) parts.push(`from ${source.fileRegion}`);
+  return parts.join('; ');
+}

@@ -1,0 +1,118 @@
+// Matching a promoted file to the classes in scope, and the annotation a promoted class records.
+import { describe, expect, it } from 'vitest';
+import type { AmisFile, PromotedAmi } from '../../src/ami/amis-file.js';
+import { UsageError } from '../../src/errors.js';
+import { promotedAmis, promotedFrom, type PlanSource } from '../../src/plan/promotion.js';
+import { al2023Name, inventory, nodeClass, nodePool, NEW } from './factories.js';
+
+const ami = (arch: 'amd64' | 'arm64', variant: 'standard' | 'nvidia' = 'standard'): PromotedAmi => ({
+  family: 'al2023',
+  arch,
+  variant,
+  release: 'v20241109',
+  id: NEW[`${arch}/${variant}`],
+  name: al2023Name(`${arch}/${variant}`, '1.31', 'v20241109'),
+});
+const file = (overrides: Partial<AmisFile> = {}): AmisFile => ({
+  path: 'artifacts/amis.json',
+  shape: 'amis',
+  kubernetesVersion: '1.31',
+  region: 'us-east-1',
+  amis: [ami('amd64'), ami('arm64')],
+  ...overrides,
+});
+
+function usageError(fn: () => unknown): UsageError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof UsageError) return err;
+    throw err;
+  }
+  throw new Error('expected a UsageError');
+}
+
+describe('promotedAmis', () => {
+  it('takes from the file exactly the (family, arch, variant) the classes in scope need', () => {
+    // The default class's `general` NodePool launches amd64 standard only.
+    expect(promotedAmis(inventory(), file(), { to: '1.31' })).toEqual([ami('amd64')]);
+  });
+
+  it('another minor than --to: exit 2 naming both, and how to go on', () => {
+    const err = usageError(() => promotedAmis(inventory(), file({ kubernetesVersion: '1.30' }), { to: '1.31' }));
+    expect(err.message).toBe(
+      '--amis-file artifacts/amis.json records AMIs for Kubernetes 1.30, but --to is 1.31; nothing was changed',
+    );
+    expect(err.hint).toBe(
+      'pass --to 1.30 to promote them, or promote a file written for 1.31 (karp-drift amis --to 1.31 -o json where it was tested)',
+    );
+  });
+
+  it('a class needing what the file lacks: exit 2 naming the class, what is missing and why, and what the file has', () => {
+    const inv = inventory({
+      nodeClasses: [nodeClass(), nodeClass({ name: 'gpu' })],
+      nodePools: [
+        nodePool(),
+        nodePool({
+          name: 'gpu',
+          nodeClass: 'gpu',
+          requirements: [
+            { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+            { key: 'karpenter.k8s.aws/instance-gpu-count', operator: 'Exists' },
+          ],
+        }),
+      ],
+    });
+    const err = usageError(() => promotedAmis(inv, file(), { to: '1.31' }));
+    expect(err.message).toBe(
+      [
+        '--amis-file artifacts/amis.json lacks AMIs the classes in scope need; nothing was changed:',
+        '  ec2nodeclass/gpu needs al2023 amd64 nvidia (needed by nodepool/gpu)',
+        '  the file has: al2023 amd64 standard, al2023 arm64 standard',
+      ].join('\n'),
+    );
+    expect(err.hint).toMatch(/or plan only the classes the file covers with --nodeclass$/);
+    // Narrowed to the class it covers, it promotes.
+    expect(promotedAmis(inv, file(), { to: '1.31', nodeClasses: ['default'] })).toEqual([ami('amd64')]);
+  });
+
+  it('a class the plan refuses anyway (its family unknown) is left to its check', () => {
+    const inv = inventory({
+      nodeClasses: [
+        nodeClass(),
+        nodeClass({ name: 'custom', amiSelectorTerms: [{ id: 'ami-0custom' }], amiFamily: 'Custom', statusAmis: [] }),
+      ],
+    });
+    expect(promotedAmis(inv, file(), { to: '1.31' })).toEqual([ami('amd64')]);
+  });
+});
+
+describe('promotedFrom', () => {
+  const source = (fileRegion: string | null): PlanSource => ({
+    kind: 'file',
+    path: '/builds/42/artifacts/amis.json',
+    shape: 'amis',
+    region: 'us-west-2',
+    fileRegion,
+    kubernetesVersion: '1.31',
+    lookup: fileRegion === 'us-west-2' ? 'id' : 'name',
+  });
+  it.each<[string, PlanSource, string[], string | undefined]>([
+    ['SSM: no annotation', { kind: 'ssm', region: 'us-west-2' }, ['v20241109'], undefined],
+    [
+      'the same region: the file and the release',
+      source('us-west-2'),
+      ['v20241109', 'v20241109'],
+      'file:amis.json; release v20241109',
+    ],
+    [
+      'another region: where the file was written',
+      source('us-east-1'),
+      ['v20241109'],
+      'file:amis.json; release v20241109; from us-east-1',
+    ],
+    ['a plan without its region', source(null), ['1.26.1', '1.26.2'], 'file:amis.json; release 1.26.1, 1.26.2'],
+  ])('%s', (_name, s, releases, expected) => {
+    expect(promotedFrom(s, releases)).toBe(expected);
+  });
+});
