@@ -148,7 +148,7 @@ export function buildProgram(run: RunEnvironment, session: Session = {}): Comman
       .requiredOption('--to <minor>', 'Kubernetes minor of the target AMIs, e.g. 1.30 (not newer than the control plane)')
       .option('--nodeclass <name>', 'an EC2NodeClass to upgrade (repeatable; default: all)', repeated)
       .option('--release <release>', 'AMI release: latest (the newest concrete release), vYYYYMMDD, or X.Y.Z for Bottlerocket', 'latest')
-      .addOption(new Option('--pin <form>', 'id: one id term per architecture and variant, plus amiFamily; alias: family@release').choices(['id', 'alias']).default('id'))
+      .addOption(new Option('--pin <form>', 'id: one id term per architecture and variant, plus amiFamily; alias: family@release; name: one exact name term per image, with its owner account').choices(['id', 'alias', 'name']).default('id'))
       .option('--allow-downgrade', 'let --to take nodes to an older Kubernetes minor than they run')
       .option('--allow-deprecated', 'pin an AMI release that EC2 already marks deprecated')
       .option('--replace-custom-amis', 'replace a class\'s custom (not EKS-optimized) AMIs with EKS-optimized ones')

@@ -191,14 +191,17 @@ export function parseAmisOptions(flags: Record<string, unknown>): AmisOptions {
   };
 }
 
-export type PinMode = 'id' | 'alias';
+/** How the AMIs are pinned: `id` terms, a versioned `alias`, or exact `name` terms with their owner (plan, upgrade). */
+export type PinMode = 'id' | 'alias' | 'name';
+/** `render` pins by id or alias only. */
+export type RenderPinMode = Exclude<PinMode, 'name'>;
 
 export interface RenderOptions {
   kubernetes: KubernetesMinor;
   clusterName: string;
   role: string;
   family: AmiFamily;
-  pin: PinMode;
+  pin: RenderPinMode;
   release: string;
   /** Directory with the user's own ec2nodeclass.yaml and nodepool.yaml; undefined = the bundled templates/. */
   templates?: string;
@@ -363,7 +366,7 @@ const planFlags = {
   to: flag((v) => parseKubernetesMinor(v)),
   nodeclass: nodeClassNames,
   release: flag(parseRelease).default('latest'),
-  pin: z.enum(['id', 'alias'], { message: '--pin must be id or alias' }).default('id'),
+  pin: z.enum(['id', 'alias', 'name'], { message: '--pin must be id, alias or name' }).default('id'),
   allowDowngrade: z.boolean().default(false),
   allowDeprecated: z.boolean().default(false),
   replaceCustomAmis: z.boolean().default(false),

@@ -233,6 +233,7 @@ describe('parsePlanOptions / parseUpgradeOptions / parseStatusOptions / parseSan
     [{ to: '1.30' }, { kubernetes: { version: '1.30' }, nodeClasses: [], release: 'latest', pin: 'id' }],
     [{ to: 'v1.31', nodeclass: ['default', 'gpu', 'default'], pin: 'alias', release: '20261023' }, { kubernetes: { version: '1.31' }, nodeClasses: ['default', 'gpu'], release: 'v20261023', pin: 'alias' }],
     [{ to: '1.30', forceConflicts: true }, { kubernetes: { version: '1.30' }, nodeClasses: [], release: 'latest', pin: 'id', forceConflicts: true }],
+    [{ to: '1.30', pin: 'name' }, { kubernetes: { version: '1.30' }, nodeClasses: [], release: 'latest', pin: 'name' }],
     [{ to: '1.30', amisFile: 'amis.json' }, { kubernetes: { version: '1.30' }, nodeClasses: [], release: 'latest', pin: 'id', amisFile: 'amis.json' }],
   ])('plan %j', (flags, expected) => {
     expect(parsePlanOptions(flags)).toEqual(expected);
@@ -261,7 +262,7 @@ describe('parsePlanOptions / parseUpgradeOptions / parseStatusOptions / parseSan
     [{ to: '1.30', stallTimeout: '0s' }, '--stall-timeout "0s" is not longer than 0; give a duration such as 90s, 15m or 1h30m'],
     [{ to: '1.30', timeout: '0m' }, '--timeout "0m" is not longer than 0; give a duration such as 90s, 15m or 1h30m'],
     [{ to: '1.30', nodeclass: ['Default'] }, '--nodeclass "Default" is not an EC2NodeClass name (a lowercase DNS-1123 name)'],
-    [{ to: '1.30', pin: 'ssm' }, '--pin: --pin must be id or alias'],
+    [{ to: '1.30', pin: 'ssm' }, '--pin: --pin must be id, alias or name'],
     [{ to: '1.30', acceptTemplateDrift: true }, '--accept-template-drift applies only to upgrade --templates (the render-and-apply flow)'],
     [{ to: '1.30', amisFile: 'amis.json', release: 'v20261023' }, '--release v20261023 cannot go with --amis-file: the file records the releases to pin'],
     [{ to: '1.30', amisFile: ' ' }, '--amis-file is empty; give the path of the file `amis -o json` or `plan -o json` wrote'],

@@ -131,6 +131,35 @@ export async function resolvePromotedAmis(
   }
 }
 
+/**
+ * `--pin name`: how many images each AMI's exact name selects under its owner, as Karpenter will look them up for a
+ * `{name, owner}` term (DescribeImages with the owner, IncludeDeprecated, only `available` images kept; KP
+ * pkg/providers/amifamily/ami.go). More than one would leave Karpenter to pick the newest, which is not a pin.
+ */
+export async function countNameMatches(amis: readonly ResolvedAmi[], aws: AwsOptions, log: Logger): Promise<ResolvedAmi[]> {
+  const pinnable = amis.filter((a) => a.usable && a.owner !== undefined);
+  if (pinnable.length === 0) return [...amis];
+  const { ssm, ec2 } = awsClients(aws);
+  try {
+    const region = await clientRegion(ssm);
+    const owners = [...new Set(pinnable.map((a) => a.owner!))];
+    const found = await describeImages(
+      ec2,
+      { Owners: owners, Filters: [{ Name: 'name', Values: [...new Set(pinnable.map((a) => a.name))] }, { Name: 'state', Values: ['available'] }] },
+      region,
+      log,
+    );
+    return amis.map((a) =>
+      a.usable && a.owner !== undefined
+        ? { ...a, nameMatches: found.filter((i) => i.name === a.name && i.ownerId === a.owner).length }
+        : a,
+    );
+  } finally {
+    ssm.destroy();
+    ec2.destroy();
+  }
+}
+
 /** image_id first, then the metadata of each query, without duplicates (AL2 nvidia and neuron share a parameter). */
 function parameterNames(queries: readonly AmiQuery[]): string[] {
   const names = queries.flatMap((q) => [ssmParameterPath(q), ...Object.values(ssmMetadataPaths(q))]);
@@ -207,5 +236,6 @@ function imageView(image: Image): ImageView {
     architecture: image.Architecture,
     deprecationTime: image.DeprecationTime,
     creationDate: image.CreationDate,
+    ...(image.OwnerId !== undefined ? { ownerId: image.OwnerId } : {}),
   };
 }

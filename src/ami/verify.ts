@@ -12,6 +12,8 @@ export interface ImageView {
   architecture?: string;
   deprecationTime?: string;
   creationDate?: string;
+  /** The account that owns it (EKS: 602401143452 in most regions; Bottlerocket and Windows have their own). */
+  ownerId?: string;
 }
 
 /** The metadata sub-parameters read next to image_id (DOMAIN.md §3.2). */
@@ -48,6 +50,10 @@ export interface ResolvedAmi {
   problems: string[];
   /** No hard failure: the image may be pinned (deprecation is judged by the plan). */
   usable: boolean;
+  /** The owner account EC2 reports, which a `--pin name` term names. */
+  owner?: string;
+  /** `--pin name`: how many available images (deprecated ones included) carry this name under `owner`. */
+  nameMatches?: number;
 }
 
 export interface Verdict {
@@ -213,5 +219,6 @@ export function resolvedAmi(
     creationDate: image?.creationDate,
     problems: [...verdict.failures, ...verdict.warnings],
     usable: verdict.failures.length === 0,
+    ...(image?.ownerId !== undefined ? { owner: image.ownerId } : {}),
   };
 }

@@ -80,7 +80,7 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
     }
     const to = options.kubernetes.version;
     const aws = { region: ctx.globals.region, profile: ctx.globals.profile, requestTimeoutMs: ctx.globals.requestTimeoutMs };
-    const { resolveAmiQueries, resolvePromotedAmis } = await awsEdge;
+    const { countNameMatches, resolveAmiQueries, resolvePromotedAmis } = await awsEdge;
     let resolved: ResolvedAmis;
     let source: PlanSource;
     if (amisFile !== undefined) {
@@ -101,6 +101,7 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
       resolved = await resolveAmiQueries(queries, aws, log, { keepUnusable: true });
       source = { kind: 'ssm', region: resolved.region };
     }
+    if (options.pin === 'name') resolved = { ...resolved, amis: await countNameMatches(resolved.amis, aws, log) };
     const thePlan = plan(
       inventory,
       resolved.amis,

@@ -39,6 +39,7 @@ export async function upgradeFromTemplates(options: UpgradeOptions, t: UpgradeTe
         hint: 'upgrade the control plane first, one minor at a time (aws eks update-cluster-version)',
       });
     }
+    if (options.pin === 'name') throw new UsageError('--pin name cannot go with --templates: pin the rendered objects by id or alias');
     checkPinnable(t.family, options.pin);
     const templates = await readTemplates(t.dir);
     const arches = pinnedArches(templates, t.family);

@@ -9,7 +9,7 @@
 import { dump } from 'js-yaml';
 import { ARCHES, FAMILIES, type AmiFamily, type Arch } from '../ami/families.js';
 import { UsageError } from '../errors.js';
-import type { PinMode } from '../options.js';
+import type { RenderPinMode as PinMode } from '../options.js';
 import {
   renderedEC2NodeClassSchema,
   nodePoolSchema,

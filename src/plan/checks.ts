@@ -5,6 +5,7 @@ import { FAMILIES, type AmiFamily, type Arch } from '../ami/families.js';
 import type { ResolvedAmi } from '../ami/verify.js';
 import type { Inventory, NodeClassView } from '../cluster/views.js';
 import type { AmiNeed } from './targets.js';
+import type { PinMode } from '../options.js';
 
 export const CHECK_CODES = [
   'NODECLASS-NOT-FOUND',
@@ -23,6 +24,7 @@ export const CHECK_CODES = [
   'AMI-MISSING',
   'AMI-DEPRECATED',
   'MIXED-GPU-ID-PIN',
+  'NAME-AMBIGUOUS',
   'CUSTOM-AMI',
   'FIELD-OWNER-GITOPS',
   'FIELD-OWNER-KUBECTL',
@@ -80,7 +82,7 @@ export function familyChecks(
   family: AmiFamily,
   versionProblem: string | undefined,
   releaseProblem: { message: string; hint?: string } | undefined,
-  pin: 'id' | 'alias',
+  pin: PinMode,
 ): Check[] {
   if (versionProblem !== undefined) {
     const code = family === 'al2' ? 'AL2-UNSUPPORTED' : 'WINDOWS2025-UNSUPPORTED';
@@ -166,6 +168,7 @@ export function deprecatedAmiCheck(name: string, ami: ResolvedAmi, allowDeprecat
 export function mixedIdPinCheck(
   name: string,
   targets: ReadonlyArray<{ arch: Arch; variant: string; id: string; name: string }>,
+  pin: 'id' | 'name' = 'id',
 ): Check[] {
   const checks: Check[] = [];
   for (const arch of new Set(targets.map((t) => t.arch))) {
@@ -176,7 +179,7 @@ export function mixedIdPinCheck(
       check(
         'MIXED-GPU-ID-PIN',
         'error',
-        `ec2nodeclass/${name} needs ${variants} AMIs for ${arch}, which --pin id cannot express: Karpenter knows only the architecture of an id term and keeps one AMI per architecture (the newest), so every ${arch} node would launch from the same one`,
+        `ec2nodeclass/${name} needs ${variants} AMIs for ${arch}, which --pin ${pin} cannot express: Karpenter knows only the architecture of ${pin === 'id' ? 'an id' : 'a name'} term and keeps one AMI per architecture (the newest), so every ${arch} node would launch from the same one`,
         here.map((t) => `${t.arch} ${t.variant}: ${t.id} (${t.name})`),
         `use --pin alias (an alias keeps the variant), or split the class: one EC2NodeClass per variant, with NodePools that select GPU instances by karpenter.k8s.aws/instance-gpu-count`,
       ),

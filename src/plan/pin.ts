@@ -31,6 +31,8 @@ export interface TargetAmi {
   id: string;
   name: string;
   release: string;
+  /** The owner account EC2 reports: what a `--pin name` term names beside the image name. */
+  owner?: string;
 }
 
 export interface NodeClassPlan {
@@ -94,7 +96,15 @@ export function nodeClassPlan(
       continue;
     }
     if (found.deprecated) checks.push(deprecatedAmiCheck(view.name, found, options.allowDeprecated === true, options.now ?? new Date(0), promoted));
-    targets.push({ arch: need.arch, variant: need.variant, id: found.id, name: found.name, release: found.release });
+    if (options.pin === 'name' && found.nameMatches !== undefined && found.nameMatches > 1) checks.push(ambiguousNameCheck(view.name, found));
+    targets.push({
+      arch: need.arch,
+      variant: need.variant,
+      id: found.id,
+      name: found.name,
+      release: found.release,
+      ...(found.owner !== undefined ? { owner: found.owner } : {}),
+    });
   }
 
   const before: AmiSpec = {
@@ -104,6 +114,13 @@ export function nodeClassPlan(
   let after: AmiSpec;
   if (targets.length === 0) {
     after = before; // nothing resolved: the AMI-MISSING errors say why, and there is nothing to pin
+  } else if (options.pin === 'name') {
+    // Like id terms, name terms tell Karpenter only the arch, and need amiFamily. The owner is the account that
+    // published the image: a name term without one searches `self,amazon` (KP pkg/providers/amifamily/ami.go), where
+    // an image of the same name in this account would compete with the EKS image.
+    checks.push(...mixedIdPinCheck(view.name, targets, 'name'));
+    const byName = new Map(targets.map((t) => [t.name, { name: t.name, owner: t.owner ?? 'amazon' }]));
+    after = { amiFamily: view.amiFamily ?? FAMILIES[family].amiFamily, amiSelectorTerms: [...byName.values()] };
   } else if (options.pin === 'id') {
     checks.push(...mixedIdPinCheck(view.name, targets));
     // The v1 CRD requires amiFamily without an alias. The same family keeps the hashed, resolved family unchanged,
@@ -150,6 +167,17 @@ export function nodeClassPlan(
   checks.push(...notReadyCheck(view));
   const current = view.statusAmis.map((a) => ({ id: a.id, ...(a.name !== undefined ? { name: a.name } : {}) }));
   return { plan: { name: view.name, family, needs, before, after, changed, current, targets, owners }, checks };
+}
+
+/** A name Karpenter would resolve to several images picks the newest of them: not a pin, so the plan refuses it. */
+function ambiguousNameCheck(name: string, ami: ResolvedAmi): Check {
+  return check(
+    'NAME-AMBIGUOUS',
+    'error',
+    `ec2nodeclass/${name}: --pin name would select ${ami.nameMatches} images named ${ami.name} owned by ${ami.owner}, and Karpenter keeps only the newest of them`,
+    [`${ami.family} ${ami.arch} ${ami.variant}: ${ami.id} is the one resolved`],
+    'pin it with --pin id (the image ID is unique)',
+  );
 }
 
 /** Alias versions carry a leading `v` (`al2023@v20241109`, `bottlerocket@v1.26.1`); Bottlerocket's releases do not. */

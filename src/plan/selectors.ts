@@ -15,6 +15,9 @@ export function floatingTerm(term: AmiSelectorTerm): string | undefined {
     return term.alias.endsWith('@latest') ? "follows the newest release for the control plane's version" : undefined;
   if (term.id !== undefined) return undefined;
   if (term.ssmParameter !== undefined) return 'follows whatever the SSM parameter points at';
+  // An exact name under one owner (what --pin name writes) names one image: an account cannot register two of a name.
+  if (term.name !== undefined && !/[*?]/.test(term.name) && term.owner !== undefined && term.owner !== 'self' && term.tags === undefined)
+    return undefined;
   if (term.tags !== undefined || term.name !== undefined || term.owner !== undefined)
     return 'selects the newest image that matches, so a newly registered image is picked up';
   return undefined;

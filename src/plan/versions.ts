@@ -1,6 +1,7 @@
 // Version gates (DOMAIN.md §4): a kubelet must never be newer than the API server and may be at most 3 minors
 // older; an alias follows the control plane, so it cannot pin an older minor; aliases need Karpenter v1.
 import type { Inventory } from '../cluster/views.js';
+import type { PinMode } from '../options.js';
 import { check, type Check } from './checks.js';
 import { plural } from '../rollout/text.js';
 
@@ -21,7 +22,7 @@ export function withEvidence(c: Check, lines: string[], noun: string): Check {
 export function versionChecks(
   inventory: Inventory,
   to: string,
-  pin: 'id' | 'alias',
+  pin: PinMode,
   replaced: ReadonlySet<string>,
   allowDowngrade = false,
 ): Check[] {

@@ -705,6 +705,21 @@ const EXACT: Array<[string, Case, Check]> = [
     },
   ],
   [
+    'NAME-AMBIGUOUS',
+    {
+      options: { pin: 'name' },
+      amis: targetAmis().map((a) => ({ ...a, owner: '602401143452', nameMatches: 3 })),
+    },
+    {
+      code: 'NAME-AMBIGUOUS',
+      level: 'error',
+      message:
+        'ec2nodeclass/default: --pin name would select 3 images named amazon-eks-node-al2023-x86_64-standard-1.31-v20241109 owned by 602401143452, and Karpenter keeps only the newest of them',
+      evidence: ['al2023 amd64 standard: ami-0new0amd64std is the one resolved'],
+      next: 'pin it with --pin id (the image ID is unique)',
+    },
+  ],
+  [
     'DO-NOT-DISRUPT',
     {
       inventory: {
@@ -898,6 +913,7 @@ describe('near misses make no check', () => {
     ],
     ['every AMI resolved', 'AMI-MISSING', { inventory: { nodePools: [bothArches] } }],
     ['an AMI that is not deprecated', 'AMI-DEPRECATED', {}],
+    ['a name one image carries', 'NAME-AMBIGUOUS', { options: { pin: 'name' }, amis: targetAmis().map((a) => ({ ...a, owner: '602401143452', nameMatches: 1 })) }],
     [
       'a GPU class by alias',
       'MIXED-GPU-ID-PIN',

@@ -186,6 +186,32 @@ describe('plan: the pin', () => {
     ]);
   });
 
+  it('--pin name: one exact name term per image with the owner EC2 reports, amiFamily as for id; a name that selects several images is refused', () => {
+    const EKS = '602401143452';
+    const amis = targetAmis().map((a) => ({ ...a, owner: EKS, nameMatches: 1 }));
+    const p = run(inventory(), { pin: 'name' }, amis);
+    expect([p.blocked, p.nodeClasses[0]!.after]).toEqual([
+      false,
+      { amiFamily: 'AL2023', amiSelectorTerms: [{ name: 'amazon-eks-node-al2023-x86_64-standard-1.31-v20241109', owner: EKS }] },
+    ]);
+    expect(p.nodeClasses[0]!.targets[0]).toMatchObject({ id: NEW['amd64/standard'], owner: EKS });
+    // The exact name under its owner names fixed images: the pin does not float, so SELECTOR-REPLACED says nothing of it.
+    const again = run(inventory({ nodeClasses: [nodeClass({ amiFamily: 'AL2023', amiSelectorTerms: p.nodeClasses[0]!.after.amiSelectorTerms })] }), { pin: 'id' }, amis);
+    expect(again.checks.filter((c) => c.code === 'SELECTOR-REPLACED')).toEqual([]);
+
+    const ambiguous = run(inventory(), { pin: 'name' }, amis.map((a) => ({ ...a, nameMatches: 2 })));
+    expect(ambiguous.blocked).toBe(true);
+    expect(ambiguous.checks.filter((c) => c.code === 'NAME-AMBIGUOUS')).toEqual([
+      {
+        code: 'NAME-AMBIGUOUS',
+        level: 'error',
+        message: `ec2nodeclass/default: --pin name would select 2 images named amazon-eks-node-al2023-x86_64-standard-1.31-v20241109 owned by ${EKS}, and Karpenter keeps only the newest of them`,
+        evidence: [`al2023 amd64 standard: ${NEW['amd64/standard']} is the one resolved`],
+        next: 'pin it with --pin id (the image ID is unique)',
+      },
+    ]);
+  });
+
   it('plans only the classes asked for, and their pools', () => {
     const inv = inventory({
       nodeClasses: [nodeClass(), nodeClass({ name: 'batch', amiSelectorTerms: [{ alias: 'al2023@v20241109' }] })],
