@@ -40,7 +40,7 @@ export async function resolveAmiQueries(
   options: { keepUnusable?: boolean } = {},
 ): Promise<ResolvedAmis> {
   requireProfile(aws.profile, process.env);
-  const config = awsClientConfig(aws);
+  const config = awsClientConfig(aws, process.env, log);
   const ssm = new SSMClient(config);
   const ec2 = new EC2Client(config);
   try {
