@@ -124,6 +124,21 @@ describe('proxies', () => {
     expect(kubeTunnels).toBeLessThan(sandbox.kube.requests.length);
   });
 
+  it("upgrade: server-side apply and the access review (client-node's generated clients) go through it too", async () => {
+    const sandbox = await scenario('default');
+    const proxy = await startProxy();
+    const kube = await proxiedKubeconfig(sandbox);
+    // kube.proxy.test resolves nowhere but in the proxy: a request that went around it would fail.
+    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '-o', 'json'], 90_000, {
+      ...proxyEnv(proxy.port),
+      KUBECONFIG: kube.path,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(sandbox.kube.requests.map((r) => r.verb)).toEqual(expect.arrayContaining(['patch', 'create']));
+    expect(new Set([...proxy.tunnels, ...proxy.forwarded])).toContain(kube.host);
+    expect(run.stderr + run.stdout).not.toContain(PASSWORD);
+  });
+
   it('goes direct for what NO_PROXY names (the sandbox on 127.0.0.1): nothing reaches the proxy', async () => {
     const sandbox = await scenario('default');
     const proxy = await startProxy();
