@@ -2,6 +2,7 @@
 // SDK errors are recognised by name, so this file needs no @aws-sdk import (STYLE.md: only resolve.ts has one).
 import { ssmParameterPath, type AmiQuery } from './parameters.js';
 import { RuntimeFailure, UsageError, type KarpDriftError } from '../errors.js';
+import { ProxyError, proxyHint } from '../proxy/proxy-error.js';
 
 const RELEASE_NOTES = {
   eks: 'https://github.com/awslabs/amazon-eks-ami/releases',
@@ -110,6 +111,10 @@ export interface AwsCall {
 function apiFailure(err: unknown, call: AwsCall, region: string, env: NodeJS.ProcessEnv): KarpDriftError {
   const e: Error & { $retryable?: { throttling?: boolean }; code?: unknown } = err instanceof Error ? err : new Error(String(err));
   const what = `${call.service} ${call.action.split(':')[1]} in ${region}`;
+  if (e instanceof ProxyError) {
+    const { url } = endpointInEffect(call.service, env, region);
+    return new RuntimeFailure(`${what} failed: ${e.message}`, { cause: err, hint: proxyHint(e, new URL(url).hostname) });
+  }
   const code = unreachable(e);
   if (code !== undefined) {
     const { url, variable } = endpointInEffect(call.service, env, region);

@@ -14,7 +14,7 @@ export async function describeEksCluster(
 ): Promise<EksClusterView> {
   requireProfile(aws.profile, process.env);
   // An ARN says where the cluster is; its region wins over --region and the SDK chain.
-  const eks = new EKSClient(awsClientConfig(expected.region !== undefined ? { ...aws, region: expected.region } : aws));
+  const eks = new EKSClient(awsClientConfig(expected.region !== undefined ? { ...aws, region: expected.region } : aws, process.env, log));
   try {
     const region = await clientRegion(eks);
     log.debug(`EKS DescribeCluster in ${region}: ${expected.name}`);

@@ -41,7 +41,7 @@ export async function resolveAmiQueries(
   log: Logger,
   options: { keepUnusable?: boolean } = {},
 ): Promise<ResolvedAmis> {
-  const { ssm, ec2 } = awsClients(aws);
+  const { ssm, ec2 } = awsClients(aws, log);
   try {
     const region = await clientRegion(ssm);
     if (queries.length === 0) return { region, amis: [] };
@@ -86,9 +86,9 @@ export async function resolveAmiQueries(
   }
 }
 
-function awsClients(aws: AwsOptions): { ssm: SSMClient; ec2: EC2Client } {
+function awsClients(aws: AwsOptions, log: Logger): { ssm: SSMClient; ec2: EC2Client } {
   requireProfile(aws.profile, process.env);
-  const config = awsClientConfig(aws);
+  const config = awsClientConfig(aws, process.env, log);
   return { ssm: new SSMClient(config), ec2: new EC2Client(config) };
 }
 
@@ -105,7 +105,7 @@ export async function resolvePromotedAmis(
   aws: AwsOptions,
   log: Logger,
 ): Promise<ResolvedAmis & { lookup: 'id' | 'name' }> {
-  const { ssm, ec2 } = awsClients(aws);
+  const { ssm, ec2 } = awsClients(aws, log);
   try {
     const region = await clientRegion(ssm);
     const lookup = file.region === region ? 'id' : 'name';
@@ -139,7 +139,7 @@ export async function resolvePromotedAmis(
 export async function countNameMatches(amis: readonly ResolvedAmi[], aws: AwsOptions, log: Logger): Promise<ResolvedAmi[]> {
   const pinnable = amis.filter((a) => a.usable && a.owner !== undefined);
   if (pinnable.length === 0) return [...amis];
-  const { ssm, ec2 } = awsClients(aws);
+  const { ssm, ec2 } = awsClients(aws, log);
   try {
     const region = await clientRegion(ssm);
     const owners = [...new Set(pinnable.map((a) => a.owner!))];

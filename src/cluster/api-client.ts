@@ -19,13 +19,16 @@ import type { Cluster } from './client.js';
 import { clusterFailure, type ApiCall } from './failures.js';
 import { ApiError, CredentialsError, type StatusBody } from './request.js';
 
-type Connection = Pick<Cluster, 'kc' | 'context' | 'server' | 'credentials' | 'log'>;
+type Connection = Pick<Cluster, 'kc' | 'context' | 'server' | 'credentials' | 'log' | 'agent' | 'proxy'>;
 
 export function apiClient<T extends ApiType>(connection: Connection, type: ApiConstructor<T>): T {
   const http = new IsomorphicFetchHttpLibrary();
   const authenticate = async (request: RequestContext) => {
     try {
       await connection.kc.applySecurityAuthentication(request);
+      // client-node's per-call agent knows the kubeconfig's proxy-url but not HTTPS_PROXY/NO_PROXY: behind a proxy,
+      // the cluster's shared agent, which tunnels through the one loadCluster chose.
+      if (connection.proxy && connection.agent) request.setAgent(connection.agent);
     } catch (err) {
       throw clusterFailure(new CredentialsError(err instanceof Error ? err.message : String(err), { cause: err }), call(request), connection);
     }

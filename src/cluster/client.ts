@@ -7,6 +7,8 @@
 // Why an agent of our own: client-node 1.4's KubeConfig builds a new https.Agent for every call
 // (`applySecurityAuthentication` → `createAgent`), so each call pays a TCP and TLS handshake; paging 50,000 pods is 100
 // calls and a follow re-opens watches for hours. The shared agent keeps connections alive between calls.
+// Behind a proxy (the cluster's proxy-url, else HTTPS_PROXY/HTTP_PROXY less NO_PROXY, as kubectl) the same agent
+// tunnels its connections through it (proxy/agents.ts), where client-node would build a proxy agent per call too.
 import { existsSync, readFileSync } from 'node:fs';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
@@ -18,6 +20,8 @@ import type { Cluster as KubeconfigCluster, Context, User } from '@kubernetes/cl
 // files its imports reach in the chunk `status` and `plan` load (scripts/build.mjs).
 import { bufferFromFileOrString, KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { UsageError } from '../errors.js';
+import { httpsTunnelAgent, httpTunnelAgent } from '../proxy/agents.js';
+import { proxyChoice, proxyFor, type ProxyChoice } from '../proxy/select.js';
 import { Credentials } from './credentials.js';
 import { clusterIdentity, type ClusterIdentity } from './identity.js';
 
@@ -47,8 +51,10 @@ export interface Cluster {
   source: string;
   /** What the context's user authenticates with (for messages), and the new token a 401 may get (request.ts). */
   credentials: Credentials;
-  /** For request.ts: the shared keep-alive agent, or undefined behind a proxy (client-node's proxy agent per call). */
+  /** For request.ts: the shared keep-alive agent, or undefined behind a SOCKS proxy-url (client-node's agent per call). */
   agent: HttpAgent | undefined;
+  /** The proxy the agent tunnels through (the cluster's proxy-url, else HTTPS_PROXY/HTTP_PROXY less NO_PROXY). */
+  proxy?: ProxyChoice;
   log?: (line: string) => void;
   requestTimeoutMs: number;
   /** Closes the agent's connections. Call it last: watches close through their AbortSignal, followCluster first. */
@@ -95,8 +101,11 @@ export function loadCluster(options: LoadClusterOptions = {}): Cluster {
     kc.loadFromOptions({ clusters: kc.getClusters(), contexts: kc.getContexts(), currentContext: context, users: kc.getUsers().map((u) => (u === user ? { ...u, exec: undefined } : u)) });
     kc.addAuthenticator(credentials);
   }
-  const agent = cluster.proxyUrl ? undefined : sharedAgent(cluster, user);
   const server = cluster.server.replace(/\/+$/, '');
+  const socks = cluster.proxyUrl?.startsWith('socks') === true;
+  const proxy = socks ? undefined : clusterProxy(cluster, context, env);
+  if (proxy) options.log?.(`${server} through the proxy ${proxy.shown} (${proxy.source})`);
+  const agent = socks ? undefined : sharedAgent(cluster, user, proxy);
   return {
     kc,
     context,
@@ -105,6 +114,7 @@ export function loadCluster(options: LoadClusterOptions = {}): Cluster {
     source,
     credentials,
     agent,
+    ...(proxy ? { proxy } : {}),
     requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
     ...(options.log ? { log: options.log } : {}),
     close: () => agent?.destroy(),
@@ -204,20 +214,35 @@ function readKubeconfig(files: string[]): KubeConfig {
 // The TLS material client-node would put on its per-call agent (`applyHTTPSOptions`: CA, client certificate,
 // skip-verify, server name), on one agent that keeps connections alive. Credentials that can change (exec plugin
 // tokens such as `aws eks get-token`) are read per request instead (request.ts).
-function sharedAgent(cluster: KubeconfigCluster, user: User): HttpAgent {
+// With a proxy, the same agent tunnels each of its connections through it (proxy/agents.ts), so they stay alive too.
+function sharedAgent(cluster: KubeconfigCluster, user: User, proxy: ProxyChoice | undefined): HttpAgent {
   const keepAlive = { keepAlive: true, keepAliveMsecs: 30_000 };
-  if (cluster.server.startsWith('http:')) return new HttpAgent(keepAlive);
+  if (cluster.server.startsWith('http:')) return proxy ? httpTunnelAgent(proxy, keepAlive) : new HttpAgent(keepAlive);
   const ca = bufferFromFileOrString(cluster.caFile, cluster.caData);
   const cert = bufferFromFileOrString(user.certFile, user.certData);
   const key = bufferFromFileOrString(user.keyFile, user.keyData);
-  return new HttpsAgent({
+  const options = {
     ...keepAlive,
     ...(ca ? { ca } : {}),
     ...(cert ? { cert } : {}),
     ...(key ? { key } : {}),
     ...(cluster.skipTLSVerify ? { rejectUnauthorized: false } : {}),
     ...(cluster.tlsServerName ? { servername: cluster.tlsServerName } : {}),
-  });
+  };
+  return proxy ? httpsTunnelAgent(proxy, options) : new HttpsAgent(options);
+}
+
+// client-go's order: the cluster's proxy-url wins; else the environment as http.ProxyFromEnvironment reads it, which
+// never proxies localhost or a loopback address (a kind cluster stays reachable behind a corporate HTTPS_PROXY).
+function clusterProxy(cluster: KubeconfigCluster, context: string, env: NodeJS.ProcessEnv): ProxyChoice | undefined {
+  const name = `proxy-url of cluster "${cluster.name}"`;
+  if (cluster.proxyUrl) return proxyChoice(cluster.proxyUrl, name);
+  try {
+    return proxyFor(new URL(cluster.server), env, 'direct');
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`context "${context}": server ${cluster.server} is not a URL`, { cause: err, hint: UPDATE_KUBECONFIG });
+  }
 }
 
 /** The PEM of the context's certificate-authority(-data), for --expect-cluster; undefined when it has none. */

@@ -4,6 +4,7 @@
 import { RuntimeFailure, type KarpDriftError } from '../errors.js';
 import type { CredentialSource } from './credential-source.js';
 import { ApiError, CredentialsError } from './request.js';
+import { ProxyError, proxyHint } from '../proxy/proxy-error.js';
 import { GaveUp } from './retry.js';
 
 /** The call that failed, in kube's words: `list` `nodeclaims.karpenter.sh`. */
@@ -60,6 +61,12 @@ export function clusterFailure(err: unknown, call: ApiCall, where: Where): KarpD
   }
   if (cause instanceof ApiError && cause.code === 401 && where.credentials) return rejected(where.credentials.source, call, at, err);
   if (cause instanceof ApiError) return apiFailure(cause, call, at, retried, err);
+  if (cause instanceof ProxyError) {
+    return new RuntimeFailure(`${call.doing}: cannot reach ${at}: ${cause.message}${retried}`, {
+      cause: err,
+      hint: proxyHint(cause, new URL(where.server).hostname),
+    });
+  }
   const code = (cause as { code?: unknown } | undefined)?.code;
   const message = cause instanceof Error ? cause.message : String(cause);
   if (typeof code === 'string' && TLS.has(code)) {
