@@ -35,7 +35,7 @@ function flagsOf(command: string): Set<string> {
 function scripts(doc: unknown): string[] {
   if (typeof doc === 'string') return [doc];
   if (Array.isArray(doc)) return doc.flatMap(scripts);
-  if (doc !== null && typeof doc === 'object') return Object.values(doc).flatMap(scripts);
+  if (typeof doc === 'object' && doc != null) return Object.values(doc).flatMap(scripts);
   return [];
 }
 
