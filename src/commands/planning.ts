@@ -59,6 +59,21 @@ export async function connect(ctx: CommandContext): Promise<{ cluster: Cluster; 
   return { cluster, log };
 }
 
+/** Discovery and the inventory of the classes named (all when none): what status, wait and rollback read first. */
+export async function readScope(
+  ctx: CommandContext,
+  cluster: Cluster,
+  nodeClasses: readonly string[],
+): Promise<{ discovery: Discovery; inventory: Inventory }> {
+  const discovery = await discoverCluster(cluster, ctx.signal);
+  const inventory = await readInventory(cluster, {
+    nodeClasses: nodeClasses.length > 0 ? [...nodeClasses] : undefined,
+    discovery,
+    signal: ctx.signal,
+  });
+  return { discovery, inventory };
+}
+
 export async function preparePlan(options: PlanOptions & { forceConflicts?: boolean }, ctx: CommandContext): Promise<Planned> {
   // A bad file is refused before the cluster is read.
   const amisFile = options.amisFile !== undefined ? await readAmisFile(options.amisFile) : undefined;

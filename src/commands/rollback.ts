@@ -7,15 +7,13 @@ import { followNeeds, holdNeeds, lockNeeds, requireAccess } from '../cluster/acc
 import { LEASE_NAMESPACE } from '../stages/lock.js';
 import { lockHolder, withClusterLock } from './hold-shared.js';
 import { ANNOTATIONS } from '../cluster/apply.js';
-import { discoverCluster } from '../cluster/discovery.js';
-import { readInventory } from '../cluster/inventory.js';
 import type { ClusterIdentity } from '../cluster/identity.js';
 import type { Inventory } from '../cluster/views.js';
 import { UsageError } from '../errors.js';
 import type { RollbackOptions } from '../options.js';
 import { amiSelectorTermText } from '../rollout/text.js';
 import { followRollout } from './follow-rollout.js';
-import { connect } from './planning.js';
+import { connect, readScope } from './planning.js';
 import { confirmOrRefuse, event } from './upgrade-shared.js';
 import { awaitRestored, driftCleared, recorded, restoreEach, type Restore } from './rollback-restore.js';
 import { heldIn, holdMechanisms, releaseHolds } from './release-holds.js';
@@ -55,12 +53,7 @@ export async function rollback(options: RollbackOptions, ctx: CommandContext): P
   const json = ctx.globals.output === 'json';
   const { cluster, log } = await connect(ctx);
   try {
-    const discovery = await discoverCluster(cluster, ctx.signal);
-    const inventory = await readInventory(cluster, {
-      nodeClasses: options.nodeClasses.length > 0 ? options.nodeClasses : undefined,
-      discovery,
-      signal: ctx.signal,
-    });
+    const { discovery, inventory } = await readScope(ctx, cluster, options.nodeClasses);
     const restores = inventory.nodeClasses.flatMap((v) => recorded(v) ?? []);
     if (restores.length === 0) {
       throw new UsageError(

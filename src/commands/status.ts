@@ -5,9 +5,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CommandContext } from '../io.js';
 import type { Cluster } from '../cluster/client.js';
-import { discoverCluster, type Discovery } from '../cluster/discovery.js';
+import type { Discovery } from '../cluster/discovery.js';
 import { followCluster } from '../cluster/follow.js';
-import { readDiagnosisReads, readInventory } from '../cluster/inventory.js';
+import { readDiagnosisReads } from '../cluster/inventory.js';
 import type { DiagnosisReads, Inventory } from '../cluster/views.js';
 import type { StatusOptions } from '../options.js';
 import { fitLines } from '../report/screen.js';
@@ -15,7 +15,7 @@ import { snapshotStatus, statusJson, statusTable, type StatusContext } from '../
 import { recordSummary } from '../report/summary.js';
 import { applyChange, inventorySnapshot, karpenterNodesOf } from '../rollout/snapshot.js';
 import { liveDisplay } from './live-display.js';
-import { connect } from './planning.js';
+import { connect, readScope } from './planning.js';
 
 /** How often --watch looks for a change to show: a burst of changes is one redraw. */
 const REDRAW_MS = 1000;
@@ -25,12 +25,7 @@ const REREAD_MS = 30_000;
 export async function status(options: StatusOptions, ctx: CommandContext): Promise<void> {
   const { cluster } = await connect(ctx);
   try {
-    const discovery = await discoverCluster(cluster, ctx.signal);
-    const inventory = await readInventory(cluster, {
-      nodeClasses: options.nodeClasses.length > 0 ? options.nodeClasses : undefined,
-      discovery,
-      signal: ctx.signal,
-    });
+    const { discovery, inventory } = await readScope(ctx, cluster, options.nodeClasses);
     if (!options.watch) {
       const s = snapshotStatus(inventorySnapshot(inventory), scoped(inventory, options), new Date());
       if (ctx.summary) recordSummary(ctx.summary, { type: 'status', ...(JSON.parse(statusJson(s, cluster.identity)) as object) });

@@ -7,8 +7,7 @@
 import type { CommandContext } from '../io.js';
 import { minorInAmiNames } from '../ami/families.js';
 import type { Cluster } from '../cluster/client.js';
-import { discoverCluster } from '../cluster/discovery.js';
-import { newestLast, readInventory } from '../cluster/inventory.js';
+import { newestLast } from '../cluster/inventory.js';
 import { listAll } from '../cluster/list.js';
 import { readLease } from '../cluster/lock.js';
 import { EVENTS, NODES, karpenterResources } from '../cluster/resources.js';
@@ -18,7 +17,7 @@ import type { WaitOptions } from '../options.js';
 import { lockAlive, rolloutHold, type RolloutHold } from '../stages/paused.js';
 import { LEASE_NAME } from '../stages/lock.js';
 import { followRollout } from './follow-rollout.js';
-import { connect } from './planning.js';
+import { connect, readScope } from './planning.js';
 import { event } from './upgrade-shared.js';
 import { recordSummary } from '../report/summary.js';
 
@@ -29,12 +28,7 @@ export async function wait(options: WaitOptions, ctx: CommandContext): Promise<v
   const json = ctx.globals.output === 'json';
   const { cluster, log } = await connect(ctx);
   try {
-    const discovery = await discoverCluster(cluster, ctx.signal);
-    const inventory = await readInventory(cluster, {
-      nodeClasses: options.nodeClasses.length > 0 ? options.nodeClasses : undefined,
-      discovery,
-      signal: ctx.signal,
-    });
+    const { discovery, inventory } = await readScope(ctx, cluster, options.nodeClasses);
     const pools = inventory.nodePools.filter((p) => inventory.nodeClasses.some((c) => c.name === p.nodeClass));
     if (pools.length === 0) {
       throw new UsageError(
