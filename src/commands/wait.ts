@@ -97,7 +97,7 @@ export async function wait(options: WaitOptions, ctx: CommandContext): Promise<v
         .catch(() => undefined); // a failed look is tried again; the follow reports a cluster that stays unreachable
     }, HOLD_CHECK_MS);
     try {
-      await followRollout(ctx, cluster, discovery, inventory, {
+      const final = await followRollout(ctx, cluster, discovery, inventory, {
         scope: {
           nodePools: pools.map((p) => ({ name: p.name, nodeClass: p.nodeClass })),
           targetImageIds: Object.fromEntries(classes.map((c) => [c.name, c.statusAmis.map((a) => a.id)])),
@@ -110,6 +110,11 @@ export async function wait(options: WaitOptions, ctx: CommandContext): Promise<v
         resumeCommand: `karp-drift wait${options.nodeClasses.map((n) => ` --nodeclass ${n}`).join('')}`,
         endWhen: ended.signal,
       });
+      // As upgrade ends: the result on stdout (the progress went to stderr).
+      if (!json) {
+        const done = final.nodePools.map((p) => `${p.name}: ${p.onTarget} on target`).join('; ');
+        ctx.io.out(`Rollout complete: every node runs the Kubernetes ${targetMinor} AMIs Karpenter resolved (${done}).\n`);
+      }
     } finally {
       clearInterval(look);
     }

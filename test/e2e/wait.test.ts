@@ -49,6 +49,12 @@ describe('karp-drift wait', () => {
     expect(run.events[0]).toMatchObject({ type: 'wait', targetMinor: '1.30', nodePools: ['arm', 'general', 'system'] });
     expect(run.events.at(-1)).toMatchObject({ type: 'done', result: 'succeeded' });
     expect(allOnTarget(sandbox)).toBe(true);
+    // Once done, waiting again is done at once; the result on stdout as upgrade prints it.
+    const again = await karpDrift(sandbox, ['wait']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(
+      /^Rollout complete: every node runs the Kubernetes 1\.30 AMIs Karpenter resolved \(arm: \d+ on target; general: \d+ on target; system: \d+ on target\)\.\n$/,
+    );
     expect(writesSince(sandbox, from)).toBe(0);
   });
 
