@@ -113,7 +113,9 @@ export async function wait(options: WaitOptions, ctx: CommandContext): Promise<v
       // As upgrade ends: the result on stdout (the progress went to stderr).
       if (!json) {
         const done = final.nodePools.map((p) => `${p.name}: ${p.onTarget} on target`).join('; ');
-        ctx.io.out(`Rollout complete: every node runs the Kubernetes ${targetMinor} AMIs Karpenter resolved (${done}).\n`);
+        ctx.io.out(
+          `Rollout complete: every node runs the Kubernetes ${targetMinor} AMIs Karpenter resolved (${done}).\n`,
+        );
       }
     } finally {
       clearInterval(look);
