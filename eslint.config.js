@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', 'node_modules/', 'vendor/'] },
+  { ignores: ['dist/', 'action/dist/', 'coverage/', 'node_modules/', 'vendor/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -47,9 +47,9 @@ function builtInScenarios(command: Command): string {
   return `\nBuilt-in scenarios (--scenario):\n${rows.map(([n, d]) => help.formatItem(n, width, d, help)).join('\n')}`;
 }
 
-/** What a run shares between the command and runCli's end: the summary it records for --summary-file. */
+/** What a run shares between the command and runCli's end: the record it keeps for --summary-file and --result-file. */
 interface Session {
-  summary?: { file: string; record: SummaryRecord };
+  summary?: { file?: string; resultFile?: string; record: SummaryRecord };
 }
 
 export function buildProgram(run: RunEnvironment, session: Session = {}): Command {
@@ -71,6 +71,7 @@ export function buildProgram(run: RunEnvironment, session: Session = {}): Comman
     .option('-q, --quiet', 'print results only, no progress')
     .option('--request-timeout <duration>', 'how long one Kubernetes or AWS request may take before it fails (default 30s)')
     .option('--summary-file <path>', 'append a Markdown summary of the run to this file when it ends (e.g. $GITHUB_STEP_SUMMARY)')
+    .option('--result-file <path>', 'write the run\'s outcome (result, exit code, nodes replaced, blockers, error) as a JSON document to this file when it ends')
     .option('--expect-cluster <name|arn>', 'commands that reach a cluster first confirm with EKS (DescribeCluster) that the context is this cluster')
     .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError('(run with --help for usage)')
@@ -88,9 +89,13 @@ export function buildProgram(run: RunEnvironment, session: Session = {}): Comman
   const context = async (cmd: Command): Promise<CommandContext> => {
     const { parseGlobalOptions } = await import('./options.js');
     const globals = parseGlobalOptions(cmd.optsWithGlobals(), run.env, run.stdoutIsTTY);
-    if (globals.summaryFile !== undefined) {
+    if (globals.summaryFile !== undefined || globals.resultFile !== undefined) {
       const { newSummaryRecord } = await import('./report/summary.js');
-      session.summary = { file: globals.summaryFile, record: newSummaryRecord(cmd.name()) };
+      session.summary = {
+        ...(globals.summaryFile !== undefined ? { file: globals.summaryFile } : {}),
+        ...(globals.resultFile !== undefined ? { resultFile: globals.resultFile } : {}),
+        record: newSummaryRecord(cmd.name()),
+      };
     }
     return { globals, io: run.io, env: run.env, signal: run.signal, ...(session.summary ? { summary: session.summary.record } : {}) };
   };
@@ -287,6 +292,7 @@ export function buildProgram(run: RunEnvironment, session: Session = {}): Comman
     .command('pause')
     .description('Hold Drifted disruption on NodePools now (recorded on them, reversible with resume)')
     .option('--nodepool <name>', 'a NodePool to hold (repeatable; default: every NodePool)', repeated)
+    .option('--held', 'only the NodePools karp-drift already holds (a staged rollout that was cut short): hold them at zero; nothing held is not an error')
     .option('--hold-with <how>', 'auto (a budget, or node holds where GitOps/IaC owns the budgets), budget or node', 'auto')
     .option('--force-conflicts', 'with --hold-with budget: write the budget even where a GitOps/IaC tool owns the budgets')
     .option('--lock-namespace <ns>', 'namespace of the cluster lock (Lease karp-drift)', 'kube-system')
@@ -377,18 +383,30 @@ function printError(io: Io, err: KarpDriftError, verbose: boolean): void {
 export async function runCli(argv: string[], run: RunEnvironment): Promise<ExitCode> {
   const session: Session = {};
   const code = await runProgram(argv, run, session);
-  if (session.summary) await writeSummary(run, session.summary, code);
+  if (session.summary) await writeRecord(run, session.summary, code);
   return code;
 }
 
-/** Appends the run's summary (GitHub's step summary is appended to); a failure to write is a warning, not the verdict. */
-async function writeSummary(run: RunEnvironment, s: NonNullable<Session['summary']>, code: ExitCode): Promise<void> {
-  const [{ summaryMarkdown }, { appendFile }] = await Promise.all([import('./report/summary.js'), import('node:fs/promises')]);
-  try {
-    await appendFile(s.file, summaryMarkdown(s.record, code));
-  } catch (err) {
-    run.io.err(`warning: could not write the summary to ${s.file}: ${err instanceof Error ? err.message : String(err)}\n`);
-  }
+/**
+ * Appends the run's summary (GitHub's step summary is appended to) and writes its result document. A failure to write
+ * is a warning, not the verdict: the command's own outcome stands.
+ */
+async function writeRecord(run: RunEnvironment, s: NonNullable<Session['summary']>, code: ExitCode): Promise<void> {
+  const [{ summaryMarkdown }, { resultDocument }, { appendFile, writeFile }] = await Promise.all([
+    import('./report/summary.js'),
+    import('./report/result-file.js'),
+    import('node:fs/promises'),
+  ]);
+  const write = async (what: string, file: string, task: () => Promise<void>) => {
+    try {
+      await task();
+    } catch (err) {
+      run.io.err(`warning: could not write the ${what} to ${file}: ${err instanceof Error ? err.message : String(err)}\n`);
+    }
+  };
+  if (s.file !== undefined) await write('summary', s.file, () => appendFile(s.file!, summaryMarkdown(s.record, code)));
+  if (s.resultFile !== undefined)
+    await write('result', s.resultFile, () => writeFile(s.resultFile!, `${JSON.stringify(resultDocument(s.record, code), null, 2)}\n`));
 }
 
 async function runProgram(argv: string[], run: RunEnvironment, session: Session): Promise<ExitCode> {

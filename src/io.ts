@@ -44,6 +44,8 @@ export interface GlobalOptions {
   expectCluster?: ExpectedCluster;
   /** --summary-file: where the run's Markdown summary is appended when the command ends (report/summary.ts). */
   summaryFile?: string;
+  /** --result-file: where the run's outcome is written as JSON when the command ends (report/result-file.ts). */
+  resultFile?: string;
 }
 
 /**
@@ -56,7 +58,7 @@ export interface CommandContext {
   env: NodeJS.ProcessEnv;
   /** Aborted on SIGINT/SIGTERM. */
   signal: AbortSignal;
-  /** With --summary-file: what the command records for its summary. */
+  /** With --summary-file or --result-file: what the command records for them. */
   summary?: SummaryRecord;
 }
 

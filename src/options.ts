@@ -107,16 +107,16 @@ export function parseWith<S extends z.ZodType>(schema: S, flags: unknown): z.out
   return result.data;
 }
 
-/** --summary-file must be writable where it is: checked before the command does anything (exit 2, nothing changed). */
-function summaryFileProblem(path: string): void {
+/** --summary-file and --result-file must be writable where they are: checked before the command does anything (exit 2, nothing changed). */
+function outputFileProblem(flag: string, path: string, example: string): void {
   const folder = dirname(resolve(path));
   if (!existsSync(folder)) {
-    throw new UsageError(`--summary-file ${path}: the folder ${folder} does not exist`, {
-      hint: 'create it first, or give a file in an existing folder (in GitHub Actions: --summary-file "$GITHUB_STEP_SUMMARY")',
+    throw new UsageError(`${flag} ${path}: the folder ${folder} does not exist`, {
+      hint: `create it first, or give a file in an existing folder (${example})`,
     });
   }
   if (existsSync(path) && statSync(path).isDirectory()) {
-    throw new UsageError(`--summary-file ${path} is a folder`, { hint: 'give a file path; the summary is appended to it' });
+    throw new UsageError(`${flag} ${path} is a folder`, { hint: `give a file path; ${flag === '--summary-file' ? 'the summary is appended to it' : 'the result is written to it'}` });
   }
 }
 
@@ -141,6 +141,7 @@ export function parseGlobalOptions(
     requestTimeout: flag((v) => parseDuration(v, '--request-timeout')).optional(),
     expectCluster: flag(parseExpectedCluster).optional(),
     summaryFile: z.string().min(1).optional(),
+    resultFile: z.string().min(1).optional(),
   });
   const { requestTimeout, output: format, ...rest } = parseWith(schema, flags);
   // kubectl's `-o wide`: human output with more columns (status); commands without wider columns print as for human.
@@ -151,7 +152,8 @@ export function parseGlobalOptions(
   };
   if (requestTimeout !== undefined) positiveDuration(requestTimeout, '--request-timeout', flags.requestTimeout);
   if (g.verbose && g.quiet) throw new UsageError('-v/--verbose and -q/--quiet cannot be used together');
-  if (g.summaryFile !== undefined) summaryFileProblem(g.summaryFile);
+  if (g.summaryFile !== undefined) outputFileProblem('--summary-file', g.summaryFile, 'in GitHub Actions: --summary-file "$GITHUB_STEP_SUMMARY"');
+  if (g.resultFile !== undefined) outputFileProblem('--result-file', g.resultFile, 'e.g. --result-file "$RUNNER_TEMP/karp-drift.json"');
   const noColorEnv = env.NO_COLOR !== undefined && env.NO_COLOR !== '';
   return {
     ...g,

@@ -18,6 +18,8 @@ export interface PauseOptions extends LockOptions {
   nodePools: string[];
   holdWith: HoldWith;
   forceConflicts: boolean;
+  /** --held: only the NodePools karp-drift already holds (a staged rollout's, at whatever its wave allowed). */
+  held: boolean;
 }
 
 export type ResumeOptions = LockOptions & { nodePools: string[] };
@@ -54,6 +56,7 @@ export function parsePauseOptions(flags: Record<string, unknown>): PauseOptions 
       nodepool: nodePoolNames,
       holdWith,
       forceConflicts: z.boolean().default(false),
+      held: z.boolean().default(false),
       lockNamespace,
     }),
     flags,
@@ -62,6 +65,7 @@ export function parsePauseOptions(flags: Record<string, unknown>): PauseOptions 
     nodePools: o.nodepool,
     holdWith: o.holdWith,
     forceConflicts: o.forceConflicts,
+    held: o.held,
     lockNamespace: o.lockNamespace,
   };
 }

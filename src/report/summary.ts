@@ -63,6 +63,8 @@ const ICON: Record<string, string> = {
   paused: '⏸️',
   interrupted: '⏹️',
   failed: '❌',
+  invalid: '❌',
+  refused: '🚫',
 };
 
 /** A value of a document as text: JSON for anything that is not a scalar (a document is read, never trusted). */
@@ -189,9 +191,30 @@ function statusSection(status: Doc): string[] {
   ];
 }
 
+/** What an exit code means when no rollout reported its own result (README "Exit codes"). */
+const RESULT_OF_EXIT: Record<number, string> = {
+  0: 'succeeded',
+  2: 'invalid',
+  3: 'refused',
+  4: 'stalled',
+  5: 'timeout',
+  6: 'halted',
+  130: 'interrupted',
+};
+
+/** What an exit code means in one word: `succeeded`, `refused`, `stalled`, ... (`failed` for 1, 70 and the rest). */
+export function resultOfExit(exitCode: number): string {
+  return RESULT_OF_EXIT[exitCode] ?? 'failed';
+}
+
+/** The run's verdict in one word: the rollout's own `done.result`, else what the exit code means. */
+export function runResult(r: SummaryRecord, exitCode: number): string {
+  return (r.done?.result as string | undefined) ?? resultOfExit(exitCode);
+}
+
 /** The Markdown for a run; `exitCode` is what the CLI exits with. */
 export function summaryMarkdown(r: SummaryRecord, exitCode: number): string {
-  const result = (r.done?.result as string | undefined) ?? (exitCode === 0 ? 'succeeded' : 'failed');
+  const result = runResult(r, exitCode);
   const cluster = (r.done?.cluster ?? r.plan?.cluster ?? r.wait?.cluster ?? r.status?.cluster) as Doc | undefined;
   const out = [
     `### karp-drift ${r.command}: ${ICON[result] ?? ''} ${result} (exit ${exitCode})`.replace(/ {2}/g, ' '),

@@ -68,6 +68,31 @@ describe('parseAmisFile', () => {
     ]);
   });
 
+  it('reads the result document of a run that succeeded (--result-file, the GitHub Action json output): its plan', () => {
+    const result = {
+      apiVersion: 'karp-drift.io/v1',
+      kind: 'Result',
+      command: 'upgrade',
+      result: 'succeeded',
+      plan: planDoc(),
+    };
+    expect(parseAmisFile(JSON.stringify(result), 'result.json')).toEqual(
+      parseAmisFile(JSON.stringify(planDoc()), 'result.json'),
+    );
+  });
+
+  it.each([
+    [
+      { result: 'stalled', plan: planDoc() },
+      'is the result of a karp-drift upgrade that ended stalled: its AMIs were not rolled out to the end there',
+    ],
+    [{ result: 'failed' }, 'ended failed with no plan'],
+  ])('refuses the result of a run that did not succeed (%#)', (fields, message) => {
+    const text = JSON.stringify({ kind: 'Result', command: 'upgrade', ...fields });
+    expect(() => parseAmisFile(text, 'r.json')).toThrow(UsageError);
+    expect(() => parseAmisFile(text, 'r.json')).toThrow(message);
+  });
+
   it('a plan written before plans recorded their region has none (the IDs are then looked up by name)', () => {
     const { source: _source, ...old } = planDoc();
     expect(parseAmisFile(JSON.stringify(old), 'old-plan.json').region).toBeUndefined();

@@ -55,6 +55,30 @@ describe('pause and resume', () => {
     }
   });
 
+  it('--held: only what karp-drift holds, at zero; nothing held is exit 0 and no write', async () => {
+    const sandbox = await scenario('default');
+    const pools = () => sandbox.kube.store.list('nodepools.karpenter.sh') as unknown as Obj[];
+    const nothing = await karpDrift(sandbox, ['pause', '--held']);
+    expect(nothing.code, nothing.stderr).toBe(0);
+    expect(nothing.stdout).toBe('nothing to pause: karp-drift holds no drift on these NodePools\n');
+    expect(httpWrites(sandbox)).toBe(0);
+
+    // One NodePool held (as a staged rollout's wave would leave it, here by pause itself): --held holds it alone.
+    expect((await karpDrift(sandbox, ['pause', '--nodepool', 'arm'])).code).toBe(0);
+    const held = await karpDrift(sandbox, ['pause', '--held', '-o', 'json']);
+    expect(held.code, held.stderr).toBe(0);
+    expect(
+      (JSON.parse(held.stdout) as { nodePools: Array<{ nodePool: string }> }).nodePools.map((p) => p.nodePool),
+    ).toEqual(['arm']);
+    const budgets = Object.fromEntries(pools().map((p) => [p.metadata.name, p.spec.disruption?.budgets?.at(-1)]));
+    expect(budgets).toEqual({
+      arm: { nodes: '0', reasons: ['Drifted'] },
+      general: { nodes: '20%' },
+      system: budgets.system,
+    });
+    expect(budgets.system).not.toEqual({ nodes: '0', reasons: ['Drifted'] });
+  });
+
   it('node holds go on every node of the NodePool and come off only where karp-drift put them', async () => {
     const sandbox = await scenario('default');
     const nodes = () =>

@@ -71,4 +71,33 @@ describe('--summary-file', () => {
     );
     expect(sandbox.kube.requests).toEqual([]);
   });
+
+  it('--result-file: the outcome as JSON whatever the output mode; a folder that does not exist is exit 2', async () => {
+    const sandbox = await scenario('default');
+    const file = join(mkdtempSync(join(tmpdir(), 'karp-drift-result-')), 'result.json');
+    const run = await karpDrift(sandbox, ['status', '--result-file', file]);
+    expect(run.code, run.stderr).toBe(0);
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    expect(doc).toMatchObject({
+      kind: 'Result',
+      command: 'status',
+      exitCode: 0,
+      result: 'succeeded',
+      nodesReplaced: null,
+    });
+    expect((doc.status as { nodePools: unknown[] }).nodePools.length).toBeGreaterThan(0);
+    expect(run.stdout).toContain('NODEPOOL');
+
+    const refused = await karpDrift(sandbox, ['plan', '--to', '1.29', '--release', 'v1', '--result-file', file]);
+    expect(refused.code).toBe(2);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ command: 'plan', exitCode: 2, result: 'invalid' });
+
+    const requests = sandbox.kube.requests.length;
+    const missing = await karpDrift(sandbox, ['status', '--result-file', '/nonexistent-dir/r.json']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(
+      'error: --result-file /nonexistent-dir/r.json: the folder /nonexistent-dir does not exist',
+    );
+    expect(sandbox.kube.requests.length).toBe(requests);
+  });
 });

@@ -120,7 +120,7 @@ describe('summaryMarkdown', () => {
     recordSummary(r, blocked(1));
     recordSummary(r, blocked(2));
     const md = summaryMarkdown(r, 4);
-    expect(md).toContain('### karp-drift wait: ❌ failed (exit 4)');
+    expect(md).toContain('### karp-drift wait: ⛔ stalled (exit 4)');
     expect(md.match(/STALL-PDB/g)).toHaveLength(1);
     expect(md).toContain('- **STALL-PDB** PDB blocks 2\n  - next: relax it');
   });

@@ -1,0 +1,3 @@
+import { createRequire as __karpDriftRequire } from 'node:module';
+const require = __karpDriftRequire(import.meta.url);
+import{existsSync}from"node:fs";import{dirname,join}from"node:path";import{fileURLToPath}from"node:url";var root;function packageRoot(){if(root!==void 0)return root;const start=dirname(fileURLToPath(import.meta.url));for(let dir=start;;dir=dirname(dir)){if(existsSync(join(dir,"package.json")))return root=dir;if(dirname(dir)===dir)throw new Error(`karp-drift's package.json is in no folder above ${start}`)}}function packagePath(...parts){return join(packageRoot(),...parts)}export{packagePath};

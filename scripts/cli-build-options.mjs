@@ -1,0 +1,67 @@
+// What the CLI's builds share: scripts/build.mjs (dist/, for npm) and scripts/build-action.mjs (action/dist/, the
+// GitHub Action's committed bundle).
+import { dirname, resolve } from 'node:path';
+
+// @kubernetes/client-node declares no "sideEffects", so a bundler keeps every module its index reaches: all ~70
+// generated API classes and ~2,500 models (each model's static type map is a property assignment, a side effect),
+// ws, tar-fs... Its modules are side-effect free in the package.json sense (none is imported for its side effects
+// alone), so they are marked so: a module none of whose exports is used is left out, the rest are tree-shaken as
+// usual. node-fetch v2 imports whatwg-url (and tr46's 300 kB table) only as a fallback for a Node without a global
+// URL (`Url.URL || whatwgUrl.URL`): on Node 20+ that fallback is never read.
+export const trimDependencies = {
+  name: 'trim-dependencies',
+  setup(b) {
+    b.onResolve({ filter: /^@kubernetes\/client-node$/ }, async (args) => {
+      if (args.pluginData === 'resolving') return undefined;
+      const resolved = await b.resolve(args.path, {
+        kind: args.kind,
+        resolveDir: args.resolveDir,
+        importer: args.importer,
+        pluginData: 'resolving',
+      });
+      return { ...resolved, sideEffects: false };
+    });
+    // KubeConfig (config.js) takes two names from the generated code's index, which re-exports every model: the
+    // files an import reaches share a chunk, so `status` would load them all. Those two names, from their own files.
+    b.onResolve({ filter: /^\.\/gen\/index\.js$/ }, (args) =>
+      /[/\\]client-node[/\\]dist[/\\]config\.js$/.test(args.importer)
+        ? { path: resolve(dirname(args.importer), 'gen'), namespace: 'kube-config-gen' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'kube-config-gen' }, (args) => ({
+      contents: `export { createConfiguration } from ${JSON.stringify(`${args.path}/configuration.js`)};\nexport { ServerConfiguration } from ${JSON.stringify(`${args.path}/servers.js`)};`,
+      resolveDir: args.path,
+      loader: 'js',
+    }));
+    b.onResolve({ filter: /^\./ }, (args) =>
+      /[/\\]@kubernetes[/\\]client-node[/\\]dist[/\\]/.test(args.importer)
+        ? { path: resolve(dirname(args.importer), args.path), sideEffects: false }
+        : undefined,
+    );
+    b.onResolve({ filter: /^whatwg-url$/ }, (args) =>
+      /[/\\]node-fetch[/\\]/.test(args.importer) ? { path: 'whatwg-url', namespace: 'node-global-url' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'node-global-url' }, () => ({
+      contents: 'export default { URL: globalThis.URL };',
+      loader: 'js',
+    }));
+  },
+};
+
+/** esbuild options for the CLI, wherever it is written. */
+export const cliBuildOptions = {
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  // The packages' ES module builds (the AWS SDK's dist-es/): their exports tree-shake, their CommonJS builds do not.
+  mainFields: ['module', 'main'],
+  // ws's optional native add-ons, which it requires inside a try.
+  external: ['bufferutil', 'utf-8-validate'],
+  // CommonJS dependencies inside ES module chunks still call require() for Node's built-ins.
+  banner: {
+    js: "import { createRequire as __karpDriftRequire } from 'node:module';\nconst require = __karpDriftRequire(import.meta.url);",
+  },
+  plugins: [trimDependencies],
+};
