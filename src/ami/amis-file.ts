@@ -17,6 +17,7 @@ export interface PromotedAmi {
 }
 
 export interface AmisFile {
+  kind: 'file';
   /** As given on the command line. */
   path: string;
   /** Which document it is. */
@@ -26,6 +27,32 @@ export interface AmisFile {
   region?: string;
   /** One per (family, arch, variant). */
   amis: PromotedAmi[];
+}
+
+/**
+ * The same, read straight from the cluster where the AMIs were tested (`--from-context`, plan/source-cluster.ts): the
+ * images its EC2NodeClasses pin and its nodes run, with no file in between.
+ */
+export interface ClusterAmis {
+  kind: 'cluster';
+  /** The source's kubeconfig context, its API server (no credentials) and the kubeconfig file(s) it came from. */
+  context: string;
+  server: string;
+  kubeconfig: string;
+  kubernetesVersion: string;
+  /** The source's region, when its kubeconfig tells (EKS endpoint, exec plugin's --region); else looked up by name. */
+  region?: string;
+  /** One per (family, arch, variant). */
+  amis: PromotedAmi[];
+}
+
+/** Where promoted AMIs were tested: a file a pipeline carried, or the cluster itself. */
+export type TestedAmis = AmisFile | ClusterAmis;
+
+/** How a message names where the AMIs were tested: the file's base name, or `context staging`. */
+export function testedName(tested: TestedAmis): string {
+  if (tested.kind === 'cluster') return `context ${tested.context}`;
+  return tested.path.split(/[\\/]/).pop() || tested.path;
 }
 
 const ami = {
@@ -117,6 +144,7 @@ export function parseAmisFile(text: string, path: string): AmisFile {
       hint: next,
     });
   return {
+    kind: 'file',
     path,
     shape,
     kubernetesVersion,

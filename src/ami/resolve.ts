@@ -10,7 +10,7 @@ import { ec2Failure, missingParametersError, ssmFailure } from './aws-failures.j
 import { requireProfile } from './profiles.js';
 import { awsClientConfig, clientRegion, type AwsOptions } from './aws-config.js';
 import type { Logger } from '../io.js';
-import type { AmisFile, PromotedAmi } from './amis-file.js';
+import { testedName, type PromotedAmi, type TestedAmis } from './amis-file.js';
 import { verifyPromoted } from './verify-promoted.js';
 import type { AmiSelection } from '../options.js';
 
@@ -93,14 +93,14 @@ function awsClients(aws: AwsOptions, log: Logger): { ssm: SSMClient; ec2: EC2Cli
 }
 
 /**
- * `--amis-file`: the tested AMIs verified again here, with no SSM read. In the file's region the IDs are checked as
- * they are; in another region an AMI has another ID, so the same release is found by its exact image name among
+ * `--amis-file`, `--from-context`: the tested AMIs verified again here, with no SSM read. In the region they were
+ * tested in the IDs are checked as they are; in another region an AMI has another ID, so the same release is found by its exact image name among
  * Amazon's images (the alias `amazon` covers the EKS, Bottlerocket and Windows accounts of every region, and Karpenter's
  * default owners include it). Whatever fails is kept `usable: false` for the plan to refuse (AMI-MISSING, exit 3).
  */
 export async function resolvePromotedAmis(
   amis: readonly PromotedAmi[],
-  file: AmisFile,
+  file: TestedAmis,
   to: string,
   aws: AwsOptions,
   log: Logger,
@@ -110,10 +110,11 @@ export async function resolvePromotedAmis(
     const region = await clientRegion(ssm);
     const lookup = file.region === region ? 'id' : 'name';
     if (amis.length === 0) return { region, amis: [], lookup };
-    const base = file.path.split(/[\\/]/).pop() || file.path;
-    const from = file.region === undefined ? 'a plan that does not record its region' : file.region;
+    const base = testedName(file);
+    const unknown = file.kind === 'file' ? 'a plan that does not record its region' : 'a kubeconfig that does not tell its region';
+    const from = file.region === undefined ? unknown : file.region;
     log.info(
-      `Verifying ${amis.length} promoted AMI(s) from ${file.path} (Kubernetes ${file.kubernetesVersion}, ${from}) in ${region}${lookup === 'name' ? ', by image name' : ''}`,
+      `Verifying ${amis.length} promoted AMI(s) from ${file.kind === 'file' ? file.path : base} (Kubernetes ${file.kubernetesVersion}, ${from}) in ${region}${lookup === 'name' ? ', by image name' : ''}`,
     );
     const images =
       lookup === 'id'

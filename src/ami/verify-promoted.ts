@@ -6,7 +6,7 @@ import { ssmParameterPath, type AmiQuery } from './parameters.js';
 import { resolvedAmi, verifyImage, type ImageView, type ResolvedAmi } from './verify.js';
 
 export interface PromotedLookup {
-  /** The file's base name, for messages. */
+  /** The file's base name, or `context <name>` for a source cluster (amis-file.ts testedName), for messages. */
   file: string;
   /** This region. */
   region: string;

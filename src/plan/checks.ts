@@ -113,6 +113,13 @@ export function familyChecks(
   return [];
 }
 
+/** Where promoted AMIs came from, for a check's next step. */
+export interface Promoted {
+  flag: '--amis-file' | '--from-context';
+  /** The file's path, or the source's context. */
+  value: string;
+}
+
 export function missingAmiCheck(
   name: string,
   family: AmiFamily,
@@ -120,8 +127,8 @@ export function missingAmiCheck(
   to: string,
   release: string,
   found?: ResolvedAmi,
-  /** The --amis-file the AMI was promoted from. */
-  promoted?: string,
+  /** Where the AMI was promoted from: --amis-file and its path, or --from-context and the source's context. */
+  promoted?: Promoted,
 ): Check {
   const what = `${family} ${need.arch} ${need.variant}`;
   const exists = FAMILIES[family].variants[need.arch].includes(need.variant);
@@ -131,7 +138,7 @@ export function missingAmiCheck(
       ? `the ${what} AMI for Kubernetes ${to} (${found.id}) is not usable: ${found.problems.join('; ') || `state ${found.state}`}`
       : `no ${what} AMI is published for Kubernetes ${to} (release ${release}) in SSM, and ec2nodeclass/${name} needs one`;
   const next = promoted !== undefined && exists
-    ? `the tested AMI cannot be pinned here: test a release that is still published where it was tested, and promote its file; or plan without --amis-file ${promoted} to resolve from SSM`
+    ? `the tested AMI cannot be pinned here: test a release that is still published where it was tested, and promote ${promoted.flag === '--amis-file' ? 'its file' : 'it'}; or plan without ${promoted.flag} ${promoted.value} to resolve from SSM`
     : exists
     ? `check it with: karp-drift amis --to ${to} --family ${family} --arch ${need.arch} --variant ${need.variant} --release ${release}`
     : `move those instances to a class of a family that publishes ${need.arch} ${need.variant} AMIs, or narrow the NodePool's requirements`;
@@ -146,7 +153,7 @@ export function missingAmiCheck(
 
 // An AMI already deprecated is refused unless --allow-deprecated: EC2 hides it from new searches and AWS stops
 // patching it. One that will be deprecated within 30 days is only a warning.
-export function deprecatedAmiCheck(name: string, ami: ResolvedAmi, allowDeprecated: boolean, now: Date, promoted?: string): Check {
+export function deprecatedAmiCheck(name: string, ami: ResolvedAmi, allowDeprecated: boolean, now: Date, promoted?: Promoted): Check {
   const already = ami.deprecationTime !== undefined && Date.parse(ami.deprecationTime) <= now.getTime();
   const refused = already && !allowDeprecated;
   return check(
@@ -156,7 +163,7 @@ export function deprecatedAmiCheck(name: string, ami: ResolvedAmi, allowDeprecat
     [],
     promoted !== undefined
       ? refused
-        ? `test and promote a newer release than ${promoted} records, or pass --allow-deprecated to pin it anyway`
+        ? `test and promote a newer release than ${promoted.value} ${promoted.flag === '--amis-file' ? 'records' : 'runs'}, or pass --allow-deprecated to pin it anyway`
         : 'Karpenter can still launch it; test and promote a newer release soon'
       : refused
         ? 'pin a newer --release, or pass --allow-deprecated to pin it anyway'

@@ -13,6 +13,7 @@ import {
   mixedIdPinCheck,
   notReadyCheck,
   type Check,
+  type Promoted,
 } from './checks.js';
 import { classifyOwners, ownerChecks, type OwnerClassification } from './owners.js';
 import { selectorChecks } from './selectors.js';
@@ -85,7 +86,13 @@ export function nodeClassPlan(
 
   const checks: Check[] = [];
   const targets: TargetAmi[] = [];
-  const promoted = options.source?.kind === 'file' ? options.source.path : undefined;
+  const source = options.source;
+  const promoted: Promoted | undefined =
+    source?.kind === 'file'
+      ? { flag: '--amis-file', value: source.path }
+      : source?.kind === 'cluster'
+        ? { flag: '--from-context', value: source.context }
+        : undefined;
   for (const need of needs.pairs) {
     const found = amis.find(
       (a) =>

@@ -1,7 +1,8 @@
-// Pure: where a plan's AMIs come from. By default SSM resolves them; with `--amis-file` they are exactly the AMIs a
-// lower environment tested, matched here to the (family, arch, variant) each EC2NodeClass in scope needs.
+// Pure: where a plan's AMIs come from. By default SSM resolves them; with `--amis-file` or `--from-context` they are
+// exactly the AMIs a lower environment tested, matched here to the (family, arch, variant) each EC2NodeClass in scope
+// needs.
 import { familyVersionProblem, variantExists } from '../ami/families.js';
-import type { AmisFile, PromotedAmi } from '../ami/amis-file.js';
+import type { AmisFile, PromotedAmi, TestedAmis } from '../ami/amis-file.js';
 import type { Inventory } from '../cluster/views.js';
 import { UsageError } from '../errors.js';
 import { amiNeeds, nodeClassesInScope } from './targets.js';
@@ -19,19 +20,33 @@ export type PlanSource =
       kubernetesVersion: string;
       /** id: the file's IDs verified as they are (same region); name: the same releases found here by exact image name. */
       lookup: 'id' | 'name';
+    }
+  | {
+      kind: 'cluster';
+      /** The source cluster's kubeconfig context and API server (never a credential). */
+      context: string;
+      server: string;
+      /** This region: where the target IDs belong. */
+      region: string;
+      /** The source's region as its kubeconfig tells it; null when it does not (the AMIs are then found by name). */
+      sourceRegion: string | null;
+      kubernetesVersion: string;
+      /** id: the source's IDs verified as they are (same region); name: the same releases found here by image name. */
+      lookup: 'id' | 'name';
     };
 
 /**
- * The file's AMIs the classes in scope need, one per (family, arch, variant). The file's minor must be `--to`, and
- * it must hold every AMI a class needs: a partial promotion would leave that class on SSM's choice, which was never
- * tested. Classes the plan refuses anyway (unknown family, none published for `--to`) are left to their checks.
+ * The tested AMIs the classes in scope need, one per (family, arch, variant). The file's minor must be `--to` (the
+ * source cluster's was checked as it was read), and it must hold every AMI a class needs: a partial promotion would
+ * leave that class on SSM's choice, which was never tested. Classes the plan refuses anyway (unknown family, none
+ * published for `--to`) are left to their checks.
  */
 export function promotedAmis(
   inventory: Inventory,
-  file: AmisFile,
+  file: TestedAmis,
   options: { to: string; nodeClasses?: readonly string[] },
 ): PromotedAmi[] {
-  requireFileMinor(file, options.to);
+  if (file.kind === 'file') requireFileMinor(file, options.to);
   const wanted = new Map<string, PromotedAmi>();
   const missing: string[] = [];
   for (const view of nodeClassesInScope(inventory, options.nodeClasses).nodeClasses) {
@@ -49,6 +64,15 @@ export function promotedAmis(
   }
   if (missing.length > 0) {
     const has = file.amis.map((a) => `${a.family} ${a.arch} ${a.variant}`).join(', ');
+    if (file.kind === 'cluster') {
+      // Pinned there but run by no node is not tested, so it is not on offer (plan/source-cluster.ts).
+      throw new UsageError(
+        `--from-context ${file.context} (${file.server}) runs no node on AMIs the classes in scope need; nothing was changed:\n  ${missing.join('\n  ')}\n  its nodes run: ${has || '(none)'}`,
+        {
+          hint: `test them in ${file.context} first (a NodePool there that launches such nodes on the pinned AMIs), or plan only the classes ${file.context} covers with --nodeclass`,
+        },
+      );
+    }
     throw new UsageError(
       `--amis-file ${file.path} lacks AMIs the classes in scope need; nothing was changed:\n  ${missing.join('\n  ')}\n  the file has: ${has}`,
       {
@@ -71,13 +95,15 @@ export function requireFileMinor(file: AmisFile, to: string): void {
 }
 
 /**
- * The `karp-drift.io/promoted-from` annotation of a class pinned from a file: the file's name (not its path, which
- * means nothing on another machine) and the releases pinned, e.g. `file:amis.json; release v20261023; from us-east-1`.
+ * The `karp-drift.io/promoted-from` annotation of a promoted class: the file's name (not its path, which means
+ * nothing on another machine) or the source's context, and the releases pinned, e.g.
+ * `file:amis.json; release v20261023; from us-east-1` or `context:staging; release v20261023`.
  */
 export function promotedFrom(source: PlanSource, releases: readonly string[]): string | undefined {
-  if (source.kind !== 'file') return undefined;
-  const base = source.path.split(/[\\/]/).pop() || source.path;
-  const parts = [`file:${base}`, `release ${[...new Set(releases)].join(', ')}`];
-  if (source.fileRegion != null && source.fileRegion !== source.region) parts.push(`from ${source.fileRegion}`);
+  if (source.kind === 'ssm') return undefined;
+  const origin = source.kind === 'file' ? `file:${source.path.split(/[\\/]/).pop() || source.path}` : `context:${source.context}`;
+  const from = source.kind === 'file' ? source.fileRegion : source.sourceRegion;
+  const parts = [origin, `release ${[...new Set(releases)].join(', ')}`];
+  if (from != null && from !== source.region) parts.push(`from ${from}`);
   return parts.join('; ');
 }

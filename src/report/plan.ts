@@ -115,13 +115,16 @@ function finalLine(plan: Plan): string {
 // "latest release" (SSM), or where promoted AMIs came from and how they were found here.
 function sourceText(plan: Plan): string {
   const s = plan.source;
-  if (s?.kind !== 'file') return plan.release === 'latest' ? 'latest release' : `release ${plan.release}`;
+  if (s === undefined || s.kind === 'ssm') return plan.release === 'latest' ? 'latest release' : `release ${plan.release}`;
   const releases = [...new Set(plan.nodeClasses.flatMap((c) => c.targets.map((t) => t.release)))].join(', ');
+  const theirs = s.kind === 'file' ? s.fileRegion : s.sourceRegion;
+  const whose = s.kind === 'file' ? "the file's IDs are" : `context ${s.context}'s IDs are`;
   const found =
     s.lookup === 'id'
       ? `verified by ID in ${s.region}`
-      : `found by image name in ${s.region}${s.fileRegion != null ? ` (the file's IDs are ${s.fileRegion}'s)` : ''}`;
-  return `AMIs promoted from ${s.path}${releases ? ` (release ${releases})` : ''}, ${found}`;
+      : `found by image name in ${s.region}${theirs != null ? ` (${whose} ${theirs}'s)` : ''}`;
+  const from = s.kind === 'file' ? s.path : `context ${s.context} at ${s.server}`;
+  return `AMIs promoted from ${from}${releases ? ` (release ${releases})` : ''}, ${found}`;
 }
 
 /** `staged`: the stages section of a staged rollout (report/stages.ts), printed before the checks. */

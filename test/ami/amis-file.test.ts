@@ -48,6 +48,7 @@ const planDoc = (overrides: Record<string, unknown> = {}) => ({
 describe('parseAmisFile', () => {
   it('reads `amis -o json`: its minor, region and AMIs', () => {
     expect(parseAmisFile(JSON.stringify(amisDoc()), 'amis.json')).toEqual({
+      kind: 'file',
       path: 'amis.json',
       shape: 'amis',
       kubernetesVersion: '1.31',

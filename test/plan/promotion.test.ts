@@ -14,6 +14,7 @@ const ami = (arch: 'amd64' | 'arm64', variant: 'standard' | 'nvidia' = 'standard
   name: al2023Name(`${arch}/${variant}`, '1.31', 'v20241109'),
 });
 const file = (overrides: Partial<AmisFile> = {}): AmisFile => ({
+  kind: 'file',
   path: 'artifacts/amis.json',
   shape: 'amis',
   kubernetesVersion: '1.31',

@@ -1,0 +1,223 @@
+// Pure: what a source cluster (`--from-context`, typically staging) has tested, as the same AMIs an `--amis-file`
+// records, so promotion.ts and ami/resolve.ts treat both alike. "Tested" means pinned and run: an image counts when an
+// EC2NodeClass's status.amis lists it and a NodeClaim of that class runs it (status.imageID). A source mid-rollout,
+// running mixed releases, or on another minor has no one tested state to promote, so it is refused (exit 3) before
+// anything is written anywhere. DOMAIN.md §1.2 (status.amis), §1.4 (status.imageID, Drifted), §2.3 (AMIDrift).
+import type { ClusterAmis, PromotedAmi } from '../ami/amis-file.js';
+import type { AmiFamily, Arch, Variant } from '../ami/families.js';
+import { imageNameFields } from '../ami/verify.js';
+import type { Inventory, NodeClaimView, NodeClassView } from '../cluster/views.js';
+import { RefusedError } from '../errors.js';
+import { ARCH_LABEL } from './requirements.js';
+import { nodeClassFamily } from './targets.js';
+
+export interface SourceClusterRead {
+  context: string;
+  server: string;
+  /** The kubeconfig file(s) the context came from. */
+  kubeconfig: string;
+  /** sourceRegion() of its kubeconfig entry. */
+  region?: string;
+  inventory: Pick<Inventory, 'nodeClasses' | 'nodeClaims' | 'controlPlane'>;
+}
+
+/** Evidence lines shown before "… and N more". */
+const EVIDENCE = 10;
+
+interface Run {
+  ami: PromotedAmi;
+  minor: string;
+  nodeClass: string;
+  nodeClaim: string;
+}
+
+/** The source's tested AMIs for `--to`, one per (family, arch, variant); a source with no one tested state is refused. */
+export function sourceClusterAmis(source: SourceClusterRead, to: string): ClusterAmis {
+  const where = `--from-context ${source.context} (${source.server})`;
+  const classes = [...source.inventory.nodeClasses].sort((a, b) => a.name.localeCompare(b.name));
+  const claimsOf = (view: NodeClassView) =>
+    source.inventory.nodeClaims
+      .filter((c) => c.nodeClass === view.name && c.imageId !== undefined)
+      .sort((a, b) => a.name.localeCompare(b.name));
+
+  const unsettled = classes.flatMap((view) => unsettledEvidence(view, claimsOf(view)));
+  if (unsettled.length > 0) {
+    throw new RefusedError(
+      `${where} is mid-rollout: its nodes do not all run what its EC2NodeClasses pin, so it has no one tested state to promote; nothing was changed\n${evidence(unsettled)}`,
+      {
+        hint: `let the rollout there finish (karp-drift wait --context ${source.context}), then promote`,
+      },
+    );
+  }
+
+  const runs = classes.flatMap((view) => runsOf(view, claimsOf(view)));
+  const otherMinor = runs.filter((r) => r.minor !== to);
+  if (otherMinor.length > 0) {
+    const minors = [...new Set(otherMinor.map((r) => r.minor))].sort();
+    const onTo = runs.length > otherMinor.length;
+    throw new RefusedError(
+      `${where} runs Kubernetes ${minors.join(' and ')} AMIs${onTo ? ` on some nodes` : ''}, not ${to} (--to); nothing was changed\n${evidence(perImage(otherMinor))}`,
+      {
+        hint:
+          minors.length === 1 && !onTo
+            ? `pass --to ${minors[0]} to promote what ${source.context} runs, or upgrade ${source.context} to ${to} first (karp-drift upgrade --to ${to} --context ${source.context})`
+            : `upgrade every EC2NodeClass of ${source.context} to ${to} first (karp-drift upgrade --to ${to} --context ${source.context}), then promote`,
+      },
+    );
+  }
+
+  const byKey = new Map<string, Run[]>();
+  for (const r of runs) {
+    const key = `${r.ami.family} ${r.ami.arch} ${r.ami.variant}`;
+    byKey.set(key, [...(byKey.get(key) ?? []), r]);
+  }
+  const mixed = [...byKey].filter(([, rs]) => new Set(rs.map((r) => r.ami.id)).size > 1);
+  if (mixed.length > 0) {
+    const lines = mixed.map(([key, rs]) => `${key}: ${perImage(rs).join('; ')}`);
+    throw new RefusedError(
+      `${where} runs more than one release of ${mixed.map(([key]) => key).join(', ')}: which one was tested is ambiguous; nothing was changed\n${evidence(lines)}`,
+      {
+        hint: `pin one release for each in ${source.context} and let its nodes run it (karp-drift upgrade --to ${to} --context ${source.context}), then promote`,
+      },
+    );
+  }
+  if (runs.length === 0) {
+    throw new RefusedError(
+      `${where} has no node that runs an EKS-optimized AMI its EC2NodeClass pins: nothing was tested there to promote; nothing was changed`,
+      { hint: `check --from-context, or run nodes on the AMIs in ${source.context} first` },
+    );
+  }
+  return {
+    kind: 'cluster',
+    context: source.context,
+    server: source.server,
+    kubeconfig: source.kubeconfig,
+    kubernetesVersion: to,
+    ...(source.region !== undefined ? { region: source.region } : {}),
+    amis: [...byKey.values()].map((rs) => rs[0]!.ami),
+  };
+}
+
+// Karpenter writes status.amis only once AMIsReady has observed the spec it resolved (kubectl wait's
+// observedGeneration rule); a NodeClaim whose image status.amis no longer lists, or that is Drifted for any reason,
+// is about to be replaced.
+function unsettledEvidence(view: NodeClassView, claims: readonly NodeClaimView[]): string[] {
+  const lines: string[] = [];
+  const ready = view.conditions.AMIsReady;
+  const cls = `ec2nodeclass/${view.name}`;
+  if (ready === undefined) lines.push(`${cls} has no AMIsReady condition: Karpenter has not resolved its AMIs`);
+  else if (ready.status !== 'True')
+    lines.push(`${cls} is AMIsReady=${ready.status} (${ready.reason}${ready.message ? `: ${ready.message}` : ''})`);
+  else if (ready.observedGeneration !== undefined && ready.observedGeneration < view.generation)
+    lines.push(
+      `${cls}: AMIsReady has observed generation ${ready.observedGeneration}, not ${view.generation}: Karpenter has not resolved its new amiSelectorTerms yet`,
+    );
+  else if (view.statusAmis.length === 0) lines.push(`${cls} has no status.amis`);
+  const pinned = new Set(view.statusAmis.map((a) => a.id));
+  for (const c of claims) {
+    const drifted = c.conditions.Drifted;
+    if (drifted?.status === 'True')
+      lines.push(`nodeclaim/${c.name} (${cls}, ${c.imageId}) is Drifted (${drifted.reason || 'no reason'})`);
+    else if (pinned.size > 0 && !pinned.has(c.imageId!))
+      lines.push(`nodeclaim/${c.name} runs ${c.imageId}, which status.amis of ${cls} does not list (AMIDrift)`);
+  }
+  return lines;
+}
+
+// What each running NodeClaim of the class tested. A class of no EKS-optimized family (Custom), or an image whose name
+// is not an EKS-optimized one, is nothing karp-drift could pin elsewhere: left out, so a class that needs it is
+// reported as lacking it (promotion.ts).
+function runsOf(view: NodeClassView, claims: readonly NodeClaimView[]): Run[] {
+  const { family } = nodeClassFamily(view);
+  if (family === undefined) return [];
+  const runs: Run[] = [];
+  for (const c of claims) {
+    if (c.deleting) continue;
+    const pinned = view.statusAmis.find((a) => a.id === c.imageId);
+    const fields = pinned?.name !== undefined ? imageNameFields(family, pinned.name) : undefined;
+    if (pinned?.name === undefined || fields === undefined) continue;
+    const required = pinned.requirements.find((r) => r.key === ARCH_LABEL)?.values;
+    const arch: Arch =
+      fields.architecture !== undefined
+        ? fields.architecture === 'x86_64'
+          ? 'amd64'
+          : 'arm64'
+        : required?.length === 1 && required[0] === 'arm64'
+          ? 'arm64'
+          : 'amd64';
+    runs.push({
+      ami: {
+        family,
+        arch,
+        variant: imageVariant(family, arch, fields.flavor, c),
+        release: fields.release,
+        id: pinned.id,
+        name: pinned.name,
+      },
+      minor: fields.kubernetesVersion,
+      nodeClass: view.name,
+      nodeClaim: c.name,
+    });
+  }
+  return runs;
+}
+
+// The variant an image name says (DOMAIN.md §3.4). Two images serve two variants: AL2's one GPU image (nvidia and
+// neuron) and Bottlerocket's standard x86_64 image (standard and neuron); the instance it runs on tells which.
+function imageVariant(family: AmiFamily, arch: Arch, flavor: string, claim: NodeClaimView): Variant {
+  if (family === 'al2' && flavor === 'gpu') return claim.accelerator ? 'neuron' : 'nvidia';
+  if (family === 'bottlerocket' && flavor === 'standard' && arch === 'amd64' && claim.accelerator) return 'neuron';
+  return flavor === 'nvidia' || flavor === 'gpu' ? 'nvidia' : flavor === 'neuron' ? 'neuron' : 'standard';
+}
+
+/** One line per image: `ami-… (name) on nodeclaim/a, nodeclaim/b (ec2nodeclass/default)`. */
+function perImage(runs: readonly Run[]): string[] {
+  const byImage = new Map<string, Run[]>();
+  for (const r of runs) byImage.set(`${r.ami.id} ${r.nodeClass}`, [...(byImage.get(`${r.ami.id} ${r.nodeClass}`) ?? []), r]);
+  return [...byImage.values()].map((rs) => {
+    const claims = rs.map((r) => `nodeclaim/${r.nodeClaim}`);
+    const shown = claims.length > 3 ? [...claims.slice(0, 3), `${claims.length - 3} more`] : claims;
+    return `${rs[0]!.ami.id} (${rs[0]!.ami.name}) on ${shown.join(', ')} (ec2nodeclass/${rs[0]!.nodeClass})`;
+  });
+}
+
+function evidence(lines: readonly string[]): string {
+  const shown = lines.slice(0, EVIDENCE).map((l) => `  ${l}`);
+  if (lines.length > EVIDENCE) shown.push(`  … and ${lines.length - EVIDENCE} more`);
+  return shown.join('\n');
+}
+
+/**
+ * The region a kubeconfig entry's cluster is in, when it tells: the EKS endpoint's host
+ * (`<id>.<gr7>.<region>.eks.amazonaws.com`), the cluster entry's ARN (`aws eks update-kubeconfig` names it so), or the
+ * exec plugin's `--region` or AWS_REGION/AWS_DEFAULT_REGION (`aws eks get-token`). Undefined otherwise: the promoted
+ * AMIs are then found here by exact image name, which is right in any region.
+ */
+export function sourceRegion(entry: {
+  server: string;
+  kubeconfigCluster: string;
+  exec?: { args: readonly string[]; env: ReadonlyArray<{ name: string; value: string }> };
+}): string | undefined {
+  const REGION = /^[a-z]{2}(?:-[a-z]+)+-\d+$/;
+  let host = '';
+  try {
+    host = new URL(entry.server).hostname.toLowerCase();
+  } catch {
+    // Not a URL: nothing to read from it.
+  }
+  const fromHost = /\.([a-z0-9-]+)\.eks\.amazonaws\.com(?:\.cn)?$/.exec(host)?.[1];
+  if (fromHost !== undefined && REGION.test(fromHost)) return fromHost;
+  const fromArn = /^arn:aws[\w-]*:eks:([a-z0-9-]+):\d{12}:cluster\//.exec(entry.kubeconfigCluster)?.[1];
+  if (fromArn !== undefined && REGION.test(fromArn)) return fromArn;
+  const args = entry.exec?.args ?? [];
+  for (const [i, arg] of args.entries()) {
+    const value = arg === '--region' ? args[i + 1] : arg.startsWith('--region=') ? arg.slice('--region='.length) : undefined;
+    if (value !== undefined && REGION.test(value)) return value;
+  }
+  const env = entry.exec?.env ?? [];
+  for (const name of ['AWS_REGION', 'AWS_DEFAULT_REGION']) {
+    const value = env.find((e) => e.name === name)?.value;
+    if (value !== undefined && REGION.test(value)) return value;
+  }
+  return undefined;
+}
