@@ -158,6 +158,8 @@ export function buildProgram(run: RunEnvironment, session: Session = {}): Comman
       .option('--allow-deprecated', 'pin an AMI release that EC2 already marks deprecated')
       .option('--replace-custom-amis', 'replace a class\'s custom (not EKS-optimized) AMIs with EKS-optimized ones')
       .option('--amis-file <path>', 'pin exactly the AMIs a lower environment tested: the file amis -o json or plan -o json wrote there, verified again here')
+      .option('--from-context <context>', 'pin exactly the AMIs the cluster of this kubeconfig context (e.g. staging) pins and runs on its nodes, verified again here; read only')
+      .option('--from-kubeconfig <path>', 'with --from-context: the kubeconfig that has it (default: this cluster\'s); alone: that file\'s current-context')
       .option('--canary <nodepool>', 'a staged rollout: this NodePool goes first, the others wait until it is done and soaked (repeatable)', repeated)
       .option('--waves <list>', 'a staged rollout: each stage in cumulative waves of counts or percentages of its old nodes, e.g. 1,10%,100%')
       .option('--soak <duration>', 'with --waves/--canary: wait this long after each wave and stage before the next (default 0s)')
@@ -184,6 +186,7 @@ export function buildProgram(run: RunEnvironment, session: Session = {}): Comman
         ['One class, as JSON', 'plan --to 1.30 --nodeclass default -o json'],
         ['The plan with amiSelectorTerms taken from Argo CD, Flux or Terraform (FIELD-OWNER-GITOPS)', 'plan --to 1.30 --force-conflicts'],
         ['Exactly the AMIs staging tested (its `amis --to 1.30 -o json`), verified again here', 'plan --to 1.30 --amis-file amis-staging.json'],
+        ['Exactly the AMIs the staging cluster runs now (read from its context), verified again here', 'plan --to 1.30 --from-context staging'],
       ]),
     )
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
@@ -218,6 +221,7 @@ export function buildProgram(run: RunEnvironment, session: Session = {}): Comman
         ['Without a terminal (CI): NDJSON events on stdout', 'upgrade --to 1.30 --nodeclass default --yes -o json > events.ndjson'],
         ['Have the API server validate the change; nothing changes', 'upgrade --to 1.30 --dry-run'],
         ['Promote the AMIs staging tested (the file its plan -o json wrote)', 'upgrade --to 1.30 --amis-file plan-staging.json'],
+        ['Promote the AMIs the staging cluster runs, read from another kubeconfig', 'upgrade --to 1.30 --from-context staging --from-kubeconfig ~/.kube/staging'],
         ['Render your templates with the pinned AMIs and apply them whole', 'upgrade --to 1.30 --templates ./karpenter --cluster-name prod --role KarpenterNodeRole-prod'],
         ['In stages: NodePool canary first, then the rest; one node, then 10 %, then all, soaking 15m between', 'upgrade --to 1.30 --canary canary --waves 1,10%,100% --soak 15m'],
         ['The same, with your smoke test as a gate, rolling back if a gate fails', "upgrade --to 1.30 --canary canary --soak 15m --gate-cmd './smoke.sh' --on-failure rollback"],

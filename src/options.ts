@@ -315,6 +315,11 @@ export interface PlanOptions {
   staged?: StagedRequest;
   /** --amis-file: pin exactly the AMIs this `amis -o json` or `plan -o json` document records, instead of SSM's. */
   amisFile?: string;
+  /**
+   * --from-context/--from-kubeconfig: pin exactly the AMIs that cluster's EC2NodeClasses pin and its nodes run. The
+   * kubeconfig defaults to this cluster's; the context to that kubeconfig's current-context.
+   */
+  fromCluster?: { context?: string; kubeconfig?: string };
 }
 
 /** `upgrade --templates`: render the EC2NodeClass and NodePool templates with the pinned AMIs and apply them whole. */
@@ -374,6 +379,8 @@ const planFlags = {
   replaceCustomAmis: z.boolean().default(false),
   forceConflicts: z.boolean().default(false),
   amisFile: z.string().optional(),
+  fromContext: z.string().optional(),
+  fromKubeconfig: z.string().optional(),
 };
 
 export function parsePlanOptions(flags: Record<string, unknown>): PlanOptions {
@@ -385,6 +392,7 @@ export function parsePlanOptions(flags: Record<string, unknown>): PlanOptions {
       hint: `drop --release to pin what ${o.amisFile} records, or drop --amis-file to resolve --release from SSM`,
     });
   }
+  const fromCluster = parseFromCluster(o);
   return {
     kubernetes: o.to,
     nodeClasses: o.nodeclass,
@@ -395,7 +403,33 @@ export function parsePlanOptions(flags: Record<string, unknown>): PlanOptions {
     ...(o.replaceCustomAmis ? { replaceCustomAmis: true } : {}),
     ...(o.forceConflicts ? { forceConflicts: true } : {}),
     ...(o.amisFile !== undefined ? { amisFile: o.amisFile } : {}),
+    ...(fromCluster ? { fromCluster } : {}),
   };
+}
+
+// --from-context is the direct-read sibling of --amis-file: the same one source of truth for the releases.
+function parseFromCluster(o: {
+  fromContext?: string;
+  fromKubeconfig?: string;
+  amisFile?: string;
+  release: string;
+}): PlanOptions['fromCluster'] {
+  const { fromContext: context, fromKubeconfig: kubeconfig } = o;
+  if (context === undefined && kubeconfig === undefined) return undefined;
+  if (context?.trim() === '') throw new UsageError('--from-context is empty; give the kubeconfig context of the cluster the AMIs were tested in (e.g. staging)');
+  if (kubeconfig?.trim() === '') throw new UsageError('--from-kubeconfig is empty; give the path of the kubeconfig that reaches the cluster the AMIs were tested in');
+  const flag = context !== undefined ? `--from-context ${context}` : `--from-kubeconfig ${kubeconfig}`;
+  if (o.amisFile !== undefined) {
+    throw new UsageError(`${flag} cannot go with --amis-file: both name the AMIs to promote`, {
+      hint: 'promote from one place: the cluster where the AMIs were tested (--from-context), or the file written there (--amis-file)',
+    });
+  }
+  if (o.release !== 'latest') {
+    throw new UsageError(`--release ${o.release} cannot go with ${flag}: the releases to pin are the ones its nodes run`, {
+      hint: `drop --release to pin what the source runs, or drop ${flag.split(' ')[0]} to resolve --release from SSM`,
+    });
+  }
+  return { ...(context !== undefined ? { context } : {}), ...(kubeconfig !== undefined ? { kubeconfig } : {}) };
 }
 
 const applyFlags = {
@@ -471,6 +505,12 @@ function parseUpgradeTemplates(flags: Record<string, unknown>): UpgradeTemplates
   if (flags.amisFile !== undefined) {
     throw new UsageError('--amis-file cannot go with --templates: the render-and-apply flow resolves its AMIs from SSM', {
       hint: 'pin the promoted AMIs on the live EC2NodeClasses: karp-drift upgrade --to <minor> --amis-file <path>',
+    });
+  }
+  if (flags.fromContext !== undefined || flags.fromKubeconfig !== undefined) {
+    const flag = flags.fromContext !== undefined ? '--from-context' : '--from-kubeconfig';
+    throw new UsageError(`${flag} cannot go with --templates: the render-and-apply flow resolves its AMIs from SSM`, {
+      hint: 'pin the promoted AMIs on the live EC2NodeClasses: karp-drift upgrade --to <minor> --from-context <context>',
     });
   }
   if ((flags.nodeclass as string[] | undefined)?.length)

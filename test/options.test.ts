@@ -235,6 +235,12 @@ describe('parsePlanOptions / parseUpgradeOptions / parseStatusOptions / parseSan
     [{ to: '1.30', forceConflicts: true }, { kubernetes: { version: '1.30' }, nodeClasses: [], release: 'latest', pin: 'id', forceConflicts: true }],
     [{ to: '1.30', pin: 'name' }, { kubernetes: { version: '1.30' }, nodeClasses: [], release: 'latest', pin: 'name' }],
     [{ to: '1.30', amisFile: 'amis.json' }, { kubernetes: { version: '1.30' }, nodeClasses: [], release: 'latest', pin: 'id', amisFile: 'amis.json' }],
+    [{ to: '1.30', fromContext: 'staging' }, { kubernetes: { version: '1.30' }, nodeClasses: [], release: 'latest', pin: 'id', fromCluster: { context: 'staging' } }],
+    [{ to: '1.30', fromKubeconfig: 'staging.yaml' }, { kubernetes: { version: '1.30' }, nodeClasses: [], release: 'latest', pin: 'id', fromCluster: { kubeconfig: 'staging.yaml' } }],
+    [
+      { to: '1.30', fromContext: 'staging', fromKubeconfig: 'all.yaml', release: 'latest' },
+      { kubernetes: { version: '1.30' }, nodeClasses: [], release: 'latest', pin: 'id', fromCluster: { context: 'staging', kubeconfig: 'all.yaml' } },
+    ],
   ])('plan %j', (flags, expected) => {
     expect(parsePlanOptions(flags)).toEqual(expected);
   });
@@ -267,6 +273,12 @@ describe('parsePlanOptions / parseUpgradeOptions / parseStatusOptions / parseSan
     [{ to: '1.30', amisFile: 'amis.json', release: 'v20261023' }, '--release v20261023 cannot go with --amis-file: the file records the releases to pin'],
     [{ to: '1.30', amisFile: ' ' }, '--amis-file is empty; give the path of the file `amis -o json` or `plan -o json` wrote'],
     [{ to: '1.30', amisFile: 'amis.json', clusterName: 'prod', role: 'r' }, '--amis-file cannot go with --templates: the render-and-apply flow resolves its AMIs from SSM'],
+    [{ to: '1.30', fromContext: 'staging', amisFile: 'amis.json' }, '--from-context staging cannot go with --amis-file: both name the AMIs to promote'],
+    [{ to: '1.30', fromKubeconfig: 'staging.yaml', amisFile: 'amis.json' }, '--from-kubeconfig staging.yaml cannot go with --amis-file: both name the AMIs to promote'],
+    [{ to: '1.30', fromContext: 'staging', release: 'v20261023' }, '--release v20261023 cannot go with --from-context staging: the releases to pin are the ones its nodes run'],
+    [{ to: '1.30', fromContext: '' }, '--from-context is empty; give the kubeconfig context of the cluster the AMIs were tested in (e.g. staging)'],
+    [{ to: '1.30', fromKubeconfig: ' ' }, '--from-kubeconfig is empty; give the path of the kubeconfig that reaches the cluster the AMIs were tested in'],
+    [{ to: '1.30', fromContext: 'staging', clusterName: 'prod', role: 'r' }, '--from-context cannot go with --templates: the render-and-apply flow resolves its AMIs from SSM'],
   ])('upgrade refuses %j', (flags, message) => {
     expect(usageMessage(() => parseUpgradeOptions(flags))).toBe(message);
   });

@@ -2,7 +2,7 @@
 // classes in scope need, and plan. Everything after it (print, confirm, apply, follow) is the command's own.
 import { readFile } from 'node:fs/promises';
 import { logger, type CommandContext, type Logger } from '../io.js';
-import { parseAmisFile, type AmisFile } from '../ami/amis-file.js';
+import { parseAmisFile, type AmisFile, type TestedAmis } from '../ami/amis-file.js';
 import type { ResolvedAmis } from '../ami/resolve.js';
 import { clusterCaPem, loadCluster, type Cluster } from '../cluster/client.js';
 import { expectedClusterRefusal } from '../cluster/expected-cluster.js';
@@ -15,6 +15,7 @@ import { plan, type Plan } from '../plan/plan.js';
 import { neededAmiQueries } from '../plan/targets.js';
 import { promotedAmis, requireFileMinor, type PlanSource } from '../plan/promotion.js';
 import { planStages, type StagedPlan, type StagedRequest } from '../stages/stage-plan.js';
+import { loadSourceCluster, readSourceCluster } from './source-cluster.js';
 
 export interface Planned {
   cluster: Cluster;
@@ -84,6 +85,16 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
   awsEdge.catch(() => undefined); // awaited below; a failure before then must not surface as an unhandled rejection
   try {
     if (options.kubernetes.note) log.info(options.kubernetes.note);
+    // --from-context: the source is read, and refused if it has no one tested state, before this cluster is.
+    let tested: TestedAmis | undefined = amisFile;
+    if (options.fromCluster !== undefined) {
+      const source = loadSourceCluster(options.fromCluster, ctx, log);
+      try {
+        tested = await readSourceCluster(options.fromCluster, source, cluster, options.kubernetes.version, ctx, log);
+      } finally {
+        source.close();
+      }
+    }
     const discovery = await discoverCluster(cluster, ctx.signal);
     log.info(`Cluster ${cluster.context} (${cluster.server}): Kubernetes ${discovery.controlPlane.gitVersion}, Karpenter API ${discovery.karpenterApi}`);
     const nodeClasses = options.nodeClasses.length > 0 ? options.nodeClasses : undefined; // none named: all of them
@@ -98,19 +109,16 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
     const { countNameMatches, resolveAmiQueries, resolvePromotedAmis } = await awsEdge;
     let resolved: ResolvedAmis;
     let source: PlanSource;
-    if (amisFile !== undefined) {
-      const wanted = promotedAmis(inventory, amisFile, { to, nodeClasses });
-      const promoted = await resolvePromotedAmis(wanted, amisFile, to, aws, log);
+    if (tested !== undefined) {
+      const wanted = promotedAmis(inventory, tested, { to, nodeClasses });
+      const promoted = await resolvePromotedAmis(wanted, tested, to, aws, log);
       resolved = promoted;
-      source = {
-        kind: 'file',
-        path: amisFile.path,
-        shape: amisFile.shape,
-        region: promoted.region,
-        fileRegion: amisFile.region ?? null,
-        kubernetesVersion: amisFile.kubernetesVersion,
-        lookup: promoted.lookup,
-      };
+      const { region, lookup } = promoted;
+      const { kubernetesVersion } = tested;
+      source =
+        tested.kind === 'file'
+          ? { kind: 'file', path: tested.path, shape: tested.shape, region, fileRegion: tested.region ?? null, kubernetesVersion, lookup }
+          : { kind: 'cluster', context: tested.context, server: tested.server, region, sourceRegion: tested.region ?? null, kubernetesVersion, lookup };
     } else {
       const queries = neededAmiQueries(inventory, { to, release: options.release, nodeClasses });
       resolved = await resolveAmiQueries(queries, aws, log, { keepUnusable: true });

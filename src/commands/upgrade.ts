@@ -30,6 +30,8 @@ function resumeCommand(options: UpgradeOptions, ctx: CommandContext): string {
   for (const n of options.nodeClasses) parts.push(`--nodeclass ${n}`);
   if (options.release !== 'latest') parts.push(`--release ${options.release}`);
   if (options.amisFile !== undefined) parts.push(`--amis-file ${options.amisFile}`);
+  if (options.fromCluster?.context !== undefined) parts.push(`--from-context ${options.fromCluster.context}`);
+  if (options.fromCluster?.kubeconfig !== undefined) parts.push(`--from-kubeconfig ${options.fromCluster.kubeconfig}`);
   if (options.pin !== 'id') parts.push(`--pin ${options.pin}`);
   if (options.staged) parts.push(...stagedFlags(options.staged));
   if (options.lockNamespace !== undefined && options.lockNamespace !== LEASE_NAMESPACE)

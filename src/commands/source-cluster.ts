@@ -1,0 +1,98 @@
+// `--from-context`/`--from-kubeconfig`: the cluster the AMIs were tested in (typically staging), connected to with its
+// own kubeconfig context and only read (discovery and lists: the read-only ClusterRole is enough), then turned into the
+// AMIs it has tested by the pure plan/source-cluster.ts. Nothing is ever written to it.
+import { existsSync } from 'node:fs';
+import type { ClusterAmis } from '../ami/amis-file.js';
+import { loadCluster, type Cluster } from '../cluster/client.js';
+import { discoverCluster, type Discovery } from '../cluster/discovery.js';
+import { readInventory } from '../cluster/inventory.js';
+import { RefusedError, UsageError } from '../errors.js';
+import type { CommandContext, Logger } from '../io.js';
+import type { PlanOptions } from '../options.js';
+import { sourceClusterAmis, sourceRegion } from '../plan/source-cluster.js';
+
+type From = NonNullable<PlanOptions['fromCluster']>;
+
+const flagOf = (from: From) =>
+  from.context !== undefined ? `--from-context ${from.context}` : `--from-kubeconfig ${from.kubeconfig ?? ''}`;
+
+/**
+ * The source's kubeconfig context: read before anything else, so that a context it does not have is exit 2 before any
+ * request to either cluster. The kubeconfig is this cluster's (--kubeconfig, $KUBECONFIG) unless --from-kubeconfig.
+ */
+export function loadSourceCluster(from: From, ctx: CommandContext, log: Logger): Cluster {
+  const flag = flagOf(from);
+  if (from.kubeconfig !== undefined && !existsSync(from.kubeconfig)) {
+    throw new UsageError(`--from-kubeconfig ${from.kubeconfig}: no such file; nothing was changed`, {
+      hint: 'pass the kubeconfig that reaches the cluster the AMIs were tested in (aws eks update-kubeconfig --name <staging> --kubeconfig <file>)',
+    });
+  }
+  try {
+    return loadCluster({
+      kubeconfig: from.kubeconfig ?? ctx.globals.kubeconfig,
+      ...(from.context !== undefined ? { context: from.context } : {}),
+      env: ctx.env,
+      ...(ctx.globals.requestTimeoutMs !== undefined ? { requestTimeoutMs: ctx.globals.requestTimeoutMs } : {}),
+      ...(ctx.globals.verbose ? { log: (line: string) => log.debug(`source: ${line}`) } : {}),
+    });
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    throw new UsageError(`${flag}: ${err.message}; nothing was changed`, {
+      cause: err,
+      hint:
+        from.context !== undefined
+          ? `pass one of those contexts with --from-context, or the kubeconfig that has ${from.context} with --from-kubeconfig`
+          : 'pass a kubeconfig with a current-context, or name its context with --from-context',
+    });
+  }
+}
+
+/** Reads the source (all its EC2NodeClasses and NodeClaims) and returns what it has tested for `--to`, or refuses. */
+export async function readSourceCluster(
+  from: From,
+  source: Cluster,
+  here: Cluster,
+  to: string,
+  ctx: CommandContext,
+  log: Logger,
+): Promise<ClusterAmis> {
+  const flag = flagOf(from);
+  if (source.server === here.server) {
+    throw new UsageError(
+      `${flag} is this cluster (context ${source.context}, ${source.server}): there is nothing to promote from it to itself; nothing was changed`,
+      { hint: 'name the context of the cluster the AMIs were tested in, e.g. --from-context staging' },
+    );
+  }
+  const discovery = await discoverSource(source, flag, ctx.signal);
+  const inventory = await readInventory(source, { discovery, signal: ctx.signal });
+  const region = sourceRegion({
+    server: source.server,
+    kubeconfigCluster: source.identity.kubeconfigCluster,
+    ...(source.credentials.exec ? { exec: source.credentials.exec } : {}),
+  });
+  const tested = sourceClusterAmis(
+    { context: source.context, server: source.server, kubeconfig: source.source, ...(region !== undefined ? { region } : {}), inventory },
+    to,
+  );
+  log.info(
+    `Source cluster ${source.context} (${source.server}${region !== undefined ? `, ${region}` : ''}): Kubernetes ${discovery.controlPlane.gitVersion}; its nodes run ${tested.amis
+      .map((a) => `${a.family} ${a.arch} ${a.variant} ${a.release}`)
+      .join(', ')}`,
+  );
+  return tested;
+}
+
+// "No Karpenter there" keeps the exit code it has for this cluster (2; 3 for EKS Auto Mode), phrased for the source.
+async function discoverSource(source: Cluster, flag: string, signal: AbortSignal): Promise<Discovery> {
+  try {
+    return await discoverCluster(source, signal);
+  } catch (err) {
+    if (!(err instanceof UsageError || err instanceof RefusedError)) throw err;
+    const options = {
+      cause: err,
+      hint: `check ${flag.split(' ')[0]}: AMIs are promoted from a cluster whose Karpenter nodes run them`,
+    };
+    const message = `${flag} (the source cluster): ${err.message}; nothing was changed`;
+    throw err instanceof RefusedError ? new RefusedError(message, options) : new UsageError(message, options);
+  }
+}
