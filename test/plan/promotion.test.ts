@@ -1,6 +1,6 @@
 // Matching a promoted file to the classes in scope, and the annotation a promoted class records.
 import { describe, expect, it } from 'vitest';
-import type { AmisFile, PromotedAmi } from '../../src/ami/amis-file.js';
+import type { AmisFile, ClusterAmis, PromotedAmi } from '../../src/ami/amis-file.js';
 import { UsageError } from '../../src/errors.js';
 import { promotedAmis, promotedFrom, type PlanSource } from '../../src/plan/promotion.js';
 import { al2023Name, inventory, nodeClass, nodePool, NEW } from './factories.js';
@@ -77,6 +77,40 @@ describe('promotedAmis', () => {
     expect(promotedAmis(inv, file(), { to: '1.31', nodeClasses: ['default'] })).toEqual([ami('amd64')]);
   });
 
+  it('a source cluster whose nodes run no AMI a class needs: exit 2 naming the context, the class, and what its nodes run', () => {
+    const staging: ClusterAmis = {
+      kind: 'cluster',
+      context: 'staging',
+      server: 'https://staging.example',
+      kubeconfig: '/home/ci/.kube/config',
+      kubernetesVersion: '1.31',
+      amis: [ami('amd64')],
+    };
+    const inv = inventory({
+      nodePools: [
+        nodePool({
+          requirements: [
+            { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64', 'arm64'] },
+            { key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['c', 'm', 'r'] },
+          ],
+        }),
+      ],
+    });
+    const err = usageError(() => promotedAmis(inv, staging, { to: '1.31' }));
+    expect(err.message).toBe(
+      [
+        '--from-context staging (https://staging.example) runs no node on AMIs the classes in scope need; nothing was changed:',
+        '  ec2nodeclass/default needs al2023 arm64 standard (needed by nodepool/general)',
+        '  its nodes run: al2023 amd64 standard',
+      ].join('\n'),
+    );
+    expect(err.hint).toBe(
+      'test them in staging first (a NodePool there that launches such nodes on the pinned AMIs), or plan only the classes staging covers with --nodeclass',
+    );
+    // Its minor was checked as it was read; another --to is not this function's to refuse again.
+    expect(promotedAmis(inventory(), staging, { to: '1.31' })).toEqual([ami('amd64')]);
+  });
+
   it('a class the plan refuses anyway (its family unknown) is left to its check', () => {
     const inv = inventory({
       nodeClasses: [
@@ -113,6 +147,18 @@ describe('promotedFrom', () => {
       'file:amis.json; release v20241109; from us-east-1',
     ],
     ['a plan without its region', source(null), ['1.26.1', '1.26.2'], 'file:amis.json; release 1.26.1, 1.26.2'],
+    [
+      'a source cluster whose region its kubeconfig does not tell',
+      { kind: 'cluster', context: 'staging', server: 'https://x', region: 'us-west-2', sourceRegion: null, kubernetesVersion: '1.31', lookup: 'name' },
+      ['v20241109'],
+      'context:staging; release v20241109',
+    ],
+    [
+      'a source cluster in another region',
+      { kind: 'cluster', context: 'staging', server: 'https://x', region: 'us-west-2', sourceRegion: 'us-east-1', kubernetesVersion: '1.31', lookup: 'name' },
+      ['v20261023'],
+      'context:staging; release v20261023; from us-east-1',
+    ],
   ])('%s', (_name, s, releases, expected) => {
     expect(promotedFrom(s, releases)).toBe(expected);
   });

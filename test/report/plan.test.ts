@@ -427,6 +427,16 @@ describe('plan report', () => {
       { kind: 'file', path: 'plan.json', shape: 'plan', region: 'us-west-2', fileRegion: null, kubernetesVersion: '1.31', lookup: 'name' },
       'Kubernetes 1.31 (control plane 1.31), AMIs promoted from plan.json (release v20241109), found by image name in us-west-2, pinned by id',
     ],
+    [
+      'promoted from a source cluster whose region its kubeconfig does not tell',
+      { kind: 'cluster', context: 'staging', server: 'https://127.0.0.1:6443', region: 'us-west-2', sourceRegion: null, kubernetesVersion: '1.31', lookup: 'name' },
+      'Kubernetes 1.31 (control plane 1.31), AMIs promoted from context staging at https://127.0.0.1:6443 (release v20241109), found by image name in us-west-2, pinned by id',
+    ],
+    [
+      'promoted from a source cluster of another region',
+      { kind: 'cluster', context: 'staging', server: 'https://ABC.gr7.eu-west-1.eks.amazonaws.com', region: 'us-west-2', sourceRegion: 'eu-west-1', kubernetesVersion: '1.31', lookup: 'name' },
+      "Kubernetes 1.31 (control plane 1.31), AMIs promoted from context staging at https://ABC.gr7.eu-west-1.eks.amazonaws.com (release v20241109), found by image name in us-west-2 (context staging's IDs are eu-west-1's), pinned by id",
+    ],
   ])('says where the AMIs came from: %s', (_name, source, first) => {
     const p = scenario(source);
     expect(planText(p, { color: false }).split('\n')[0]).toBe(first);
