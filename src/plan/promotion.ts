@@ -67,7 +67,7 @@ export function promotedAmis(
     if (file.kind === 'cluster') {
       // Pinned there but run by no node is not tested, so it is not on offer (plan/source-cluster.ts).
       throw new UsageError(
-        `--from-context ${file.context} (${file.server}) runs no node on AMIs the classes in scope need; nothing was changed:\n  ${missing.join('\n  ')}\n  its nodes run: ${has || '(none)'}`,
+        `source context ${file.context} (${file.server}) runs no node on AMIs the classes in scope need; nothing was changed:\n  ${missing.join('\n  ')}\n  its nodes run: ${has || '(none)'}`,
         {
           hint: `test them in ${file.context} first (a NodePool there that launches such nodes on the pinned AMIs), or plan only the classes ${file.context} covers with --nodeclass`,
         },

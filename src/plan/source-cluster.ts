@@ -33,7 +33,7 @@ interface Run {
 
 /** The source's tested AMIs for `--to`, one per (family, arch, variant); a source with no one tested state is refused. */
 export function sourceClusterAmis(source: SourceClusterRead, to: string): ClusterAmis {
-  const where = `--from-context ${source.context} (${source.server})`;
+  const where = `source context ${source.context} (${source.server})`;
   const classes = [...source.inventory.nodeClasses].sort((a, b) => a.name.localeCompare(b.name));
   const claimsOf = (view: NodeClassView) =>
     source.inventory.nodeClaims

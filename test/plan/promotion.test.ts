@@ -99,7 +99,7 @@ describe('promotedAmis', () => {
     const err = usageError(() => promotedAmis(inv, staging, { to: '1.31' }));
     expect(err.message).toBe(
       [
-        '--from-context staging (https://staging.example) runs no node on AMIs the classes in scope need; nothing was changed:',
+        'source context staging (https://staging.example) runs no node on AMIs the classes in scope need; nothing was changed:',
         '  ec2nodeclass/default needs al2023 arm64 standard (needed by nodepool/general)',
         '  its nodes run: al2023 amd64 standard',
       ].join('\n'),

@@ -123,7 +123,7 @@ describe('sourceClusterAmis: what the source pins and runs', () => {
 });
 
 describe('sourceClusterAmis: no one tested state is refused (exit 3) with its evidence', () => {
-  const where = '--from-context staging (https://staging.example:443)';
+  const where = 'source context staging (https://staging.example:443)';
   const midRollout = `${where} is mid-rollout: its nodes do not all run what its EC2NodeClasses pin, so it has no one tested state to promote; nothing was changed`;
   it.each<[string, Inventory, string, string]>([
     [
