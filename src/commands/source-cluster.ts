@@ -71,7 +71,13 @@ export async function readSourceCluster(
     ...(source.credentials.exec ? { exec: source.credentials.exec } : {}),
   });
   const tested = sourceClusterAmis(
-    { context: source.context, server: source.server, kubeconfig: source.source, ...(region !== undefined ? { region } : {}), inventory },
+    {
+      context: source.context,
+      server: source.server,
+      kubeconfig: source.source,
+      ...(region !== undefined ? { region } : {}),
+      inventory,
+    },
     to,
   );
   log.info(

@@ -101,7 +101,8 @@ export function requireFileMinor(file: AmisFile, to: string): void {
  */
 export function promotedFrom(source: PlanSource, releases: readonly string[]): string | undefined {
   if (source.kind === 'ssm') return undefined;
-  const origin = source.kind === 'file' ? `file:${source.path.split(/[\\/]/).pop() || source.path}` : `context:${source.context}`;
+  const origin =
+    source.kind === 'file' ? `file:${source.path.split(/[\\/]/).pop() || source.path}` : `context:${source.context}`;
   const from = source.kind === 'file' ? source.fileRegion : source.sourceRegion;
   const parts = [origin, `release ${[...new Set(releases)].join(', ')}`];
   if (from != null && from !== source.region) parts.push(`from ${from}`);

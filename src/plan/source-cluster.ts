@@ -173,7 +173,8 @@ function imageVariant(family: AmiFamily, arch: Arch, flavor: string, claim: Node
 /** One line per image: `ami-… (name) on nodeclaim/a, nodeclaim/b (ec2nodeclass/default)`. */
 function perImage(runs: readonly Run[]): string[] {
   const byImage = new Map<string, Run[]>();
-  for (const r of runs) byImage.set(`${r.ami.id} ${r.nodeClass}`, [...(byImage.get(`${r.ami.id} ${r.nodeClass}`) ?? []), r]);
+  for (const r of runs)
+    byImage.set(`${r.ami.id} ${r.nodeClass}`, [...(byImage.get(`${r.ami.id} ${r.nodeClass}`) ?? []), r]);
   return [...byImage.values()].map((rs) => {
     const claims = rs.map((r) => `nodeclaim/${r.nodeClaim}`);
     const shown = claims.length > 3 ? [...claims.slice(0, 3), `${claims.length - 3} more`] : claims;
@@ -211,7 +212,8 @@ export function sourceRegion(entry: {
   if (fromArn !== undefined && REGION.test(fromArn)) return fromArn;
   const args = entry.exec?.args ?? [];
   for (const [i, arg] of args.entries()) {
-    const value = arg === '--region' ? args[i + 1] : arg.startsWith('--region=') ? arg.slice('--region='.length) : undefined;
+    const value =
+      arg === '--region' ? args[i + 1] : arg.startsWith('--region=') ? arg.slice('--region='.length) : undefined;
     if (value !== undefined && REGION.test(value)) return value;
   }
   const env = entry.exec?.env ?? [];

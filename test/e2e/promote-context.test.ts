@@ -23,7 +23,12 @@ interface PlanDoc {
 async function mergedKubeconfig(prod: Sandbox, staging: Sandbox): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'karp-drift-promote-context-'));
   const entry = (s: Sandbox, name: string) =>
-    writeKubeconfig(join(dir, name), { server: s.kube.url, caData: s.kube.caData, token: s.kube.token, clusterName: name });
+    writeKubeconfig(join(dir, name), {
+      server: s.kube.url,
+      caData: s.kube.caData,
+      token: s.kube.token,
+      clusterName: name,
+    });
   await Promise.all([entry(prod, 'prod'), entry(staging, 'staging')]);
   // kubectl's merge: the first file's current-context (prod) is the one in use.
   return `${join(dir, 'prod')}:${join(dir, 'staging')}`;
@@ -54,9 +59,13 @@ describe('--from-context: promote exactly what the source cluster runs', () => {
     // Staging runs an al2023 release older than SSM's newest, so SSM's choice in prod would differ from it.
     const catalog = staging.aws.catalog;
     const al2023 = (arch: string) =>
-      catalog.releases.filter((r) => r.family === 'al2023' && r.kubernetesVersion === '1.30' && r.variant === 'standard' && r.arch === arch);
+      catalog.releases.filter(
+        (r) => r.family === 'al2023' && r.kubernetesVersion === '1.30' && r.variant === 'standard' && r.arch === arch,
+      );
     const usable = (arch: string, release: string) =>
-      al2023(arch).some((r) => r.release === release && (catalog.images.get(r.imageId)?.deprecationTime ?? '') > '2026-12');
+      al2023(arch).some(
+        (r) => r.release === release && (catalog.images.get(r.imageId)?.deprecationTime ?? '') > '2026-12',
+      );
     const releases = [...new Set(al2023('amd64').map((r) => r.release))].sort();
     const older = releases.filter((r) => r !== releases.at(-1) && usable('amd64', r) && usable('arm64', r)).at(-1)!;
     expect(older).toBeDefined();
@@ -72,7 +81,9 @@ describe('--from-context: promote exactly what the source cluster runs', () => {
     const ssmCalls = () => prod.aws.requests.filter((r) => r.service === 'ssm').length;
     const ssmBefore = ssmCalls();
 
-    const plan = await karpDrift(prod, ['plan', '--to', '1.30', '--from-context', 'staging', '-o', 'json'], 90_000, { KUBECONFIG });
+    const plan = await karpDrift(prod, ['plan', '--to', '1.30', '--from-context', 'staging', '-o', 'json'], 90_000, {
+      KUBECONFIG,
+    });
     expect(plan.code, plan.stderr).toBe(0);
     const doc = JSON.parse(plan.stdout) as PlanDoc;
     // The sandbox's kubeconfig does not tell its region (a 127.0.0.1 server, a token user): found here by image name.
@@ -94,17 +105,24 @@ describe('--from-context: promote exactly what the source cluster runs', () => {
 
     const text = await karpDrift(prod, ['plan', '--to', '1.30', '--from-context', 'staging'], 90_000, { KUBECONFIG });
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toContain(`Kubernetes 1.30 (control plane 1.30), AMIs promoted from context staging at ${staging.kube.url} (release `);
+    expect(text.stdout).toContain(
+      `Kubernetes 1.30 (control plane 1.30), AMIs promoted from context staging at ${staging.kube.url} (release `,
+    );
     expect(text.stdout).toContain('found by image name in us-west-2, pinned by id');
     expect(`${text.stdout}${text.stderr}`).not.toContain(staging.kube.token);
 
-    const run = await karpDrift(prod, ['upgrade', '--to', '1.30', '--from-context', 'staging', '--yes', '-o', 'json'], 120_000, { KUBECONFIG });
+    const run = await karpDrift(
+      prod,
+      ['upgrade', '--to', '1.30', '--from-context', 'staging', '--yes', '-o', 'json'],
+      120_000,
+      { KUBECONFIG },
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(run.events[0]).toMatchObject({ type: 'resolved', source: { kind: 'cluster', context: 'staging' } });
     expect(run.events.at(-1)).toMatchObject({ type: 'done', result: 'succeeded' });
     expect(ssmCalls()).toBe(ssmBefore);
     for (const nc of prod.kube.store.list(EC2NODECLASSES)) {
-      const name = nc.metadata.name;
+      const name = nc.metadata.name!;
       const ids = (nc.spec as { amiSelectorTerms: Array<{ id: string }> }).amiSelectorTerms.map((t) => t.id);
       expect(new Set(ids)).toEqual(ran.get(name));
       const release = doc.nodeClasses.find((c) => c.name === name)!.targets[0]!.release;
@@ -125,7 +143,9 @@ describe('--from-context: promote exactly what the source cluster runs', () => {
     };
 
     const before = requests(staging);
-    const missing = await karpDrift(prod, ['upgrade', '--to', '1.30', '--from-context', 'stagin', '--yes'], 60_000, { KUBECONFIG });
+    const missing = await karpDrift(prod, ['upgrade', '--to', '1.30', '--from-context', 'stagin', '--yes'], 60_000, {
+      KUBECONFIG,
+    });
     expect(missing.code, missing.stderr).toBe(2);
     expect(missing.stderr).toContain(
       `error: --from-context stagin: no context "stagin" in ${KUBECONFIG}; its contexts: prod, staging; nothing was changed\n  next: pass one of those contexts with --from-context, or the kubeconfig that has stagin with --from-kubeconfig`,
@@ -134,14 +154,25 @@ describe('--from-context: promote exactly what the source cluster runs', () => {
     untouched();
 
     // Staging still runs the 1.29 AMIs; read through its own kubeconfig file (its current-context).
-    const minor = await karpDrift(prod, ['upgrade', '--to', '1.30', '--from-kubeconfig', staging.kubeconfigPath, '--yes']);
+    const minor = await karpDrift(prod, [
+      'upgrade',
+      '--to',
+      '1.30',
+      '--from-kubeconfig',
+      staging.kubeconfigPath,
+      '--yes',
+    ]);
     expect(minor.code, minor.stderr).toBe(3);
     expect(minor.stderr).toContain(
       `error: source context karp-drift-sandbox-default (${staging.kube.url}) runs Kubernetes 1.29 AMIs, not 1.30 (--to); nothing was changed`,
     );
     // The evidence: each image, the NodeClaims that run it (three, then how many more) and their class.
-    expect(minor.stderr).toMatch(/\n {2}ami-\w+ \(amazon-eks-node-al2023-arm64-standard-1\.29-v\d{8}\) on nodeclaim\/arm-\w+, nodeclaim\/[\w-]+, nodeclaim\/[\w-]+, \d+ more \(ec2nodeclass\/default\)\n/);
-    expect(minor.stderr).toMatch(/\n {2}ami-\w+ \(bottlerocket-aws-k8s-1\.29-x86_64-v[\w.-]+\) on nodeclaim\/system-\w+.* \(ec2nodeclass\/bottlerocket\)\n/);
+    expect(minor.stderr).toMatch(
+      /\n {2}ami-\w+ \(amazon-eks-node-al2023-arm64-standard-1\.29-v\d{8}\) on nodeclaim\/arm-\w+, nodeclaim\/[\w-]+, nodeclaim\/[\w-]+, \d+ more \(ec2nodeclass\/default\)\n/,
+    );
+    expect(minor.stderr).toMatch(
+      /\n {2}ami-\w+ \(bottlerocket-aws-k8s-1\.29-x86_64-v[\w.-]+\) on nodeclaim\/system-\w+.* \(ec2nodeclass\/bottlerocket\)\n/,
+    );
     expect(minor.stderr).toContain(
       'next: pass --to 1.29 to promote what karp-drift-sandbox-default runs, or upgrade karp-drift-sandbox-default to 1.30 first (karp-drift upgrade --to 1.30 --context karp-drift-sandbox-default)',
     );
@@ -150,14 +181,20 @@ describe('--from-context: promote exactly what the source cluster runs', () => {
     const started = await karpDrift(staging, ['upgrade', '--to', '1.30', '--yes', '--no-wait']);
     expect(started.code, started.stderr).toBe(0);
     const stagingWrites = httpWrites(staging);
-    const mid = await karpDrift(prod, ['upgrade', '--to', '1.30', '--from-context', 'staging', '--yes'], 60_000, { KUBECONFIG });
+    const mid = await karpDrift(prod, ['upgrade', '--to', '1.30', '--from-context', 'staging', '--yes'], 60_000, {
+      KUBECONFIG,
+    });
     expect(mid.code, mid.stderr).toBe(3);
     expect(mid.stderr).toContain(
       `error: source context staging (${staging.kube.url}) is mid-rollout: its nodes do not all run what its EC2NodeClasses pin, so it has no one tested state to promote; nothing was changed`,
     );
     // Karpenter has resolved the new terms (its nodes then run images status.amis no longer lists) or not yet.
-    expect(mid.stderr).toMatch(/\n {2}(nodeclaim\/[\w-]+ runs ami-\w+, which status\.amis of ec2nodeclass\/\w+ does not list \(AMIDrift\)|nodeclaim\/[\w-]+ \(ec2nodeclass\/\w+, ami-\w+\) is Drifted \(AMIDrift\)|ec2nodeclass\/\w+: AMIsReady has observed generation)/);
-    expect(mid.stderr).toContain('next: let the rollout there finish (karp-drift wait --context staging), then promote');
+    expect(mid.stderr).toMatch(
+      /\n {2}(nodeclaim\/[\w-]+ runs ami-\w+, which status\.amis of ec2nodeclass\/\w+ does not list \(AMIDrift\)|nodeclaim\/[\w-]+ \(ec2nodeclass\/\w+, ami-\w+\) is Drifted \(AMIDrift\)|ec2nodeclass\/\w+: AMIsReady has observed generation)/,
+    );
+    expect(mid.stderr).toContain(
+      'next: let the rollout there finish (karp-drift wait --context staging), then promote',
+    );
     expect(httpWrites(prod)).toBe(0);
     expect(httpWrites(staging)).toBe(stagingWrites);
   });

@@ -20,7 +20,11 @@ import {
 } from './factories.js';
 
 const SOURCE = { context: 'staging', server: 'https://staging.example:443', kubeconfig: '/home/ci/.kube/config' };
-const read = (inv: Inventory, region?: string) => ({ ...SOURCE, ...(region !== undefined ? { region } : {}), inventory: inv });
+const read = (inv: Inventory, region?: string) => ({
+  ...SOURCE,
+  ...(region !== undefined ? { region } : {}),
+  inventory: inv,
+});
 
 const amd64: PromotedAmi = {
   family: 'al2023',
@@ -68,7 +72,13 @@ describe('sourceClusterAmis: what the source pins and runs', () => {
         nodeClaims: [
           ...nodeClaims(2),
           nodeClaim({ name: 'batch-1', nodeClass: 'batch', nodePool: 'batch' }),
-          nodeClaim({ name: 'batch-2', nodeClass: 'batch', nodePool: 'batch', arch: 'arm64', imageId: OLD['arm64/standard'] }),
+          nodeClaim({
+            name: 'batch-2',
+            nodeClass: 'batch',
+            nodePool: 'batch',
+            arch: 'arm64',
+            imageId: OLD['arm64/standard'],
+          }),
         ],
       }),
       undefined,
@@ -78,14 +88,25 @@ describe('sourceClusterAmis: what the source pins and runs', () => {
       'an id-pinned class: the variant comes from the image name',
       inventory({
         nodeClasses: [
-          nodeClass({ amiSelectorTerms: [{ id: OLD['amd64/nvidia'] }], amiFamily: 'AL2023', statusAmis: idStatusAmis(['amd64/nvidia']) }),
+          nodeClass({
+            amiSelectorTerms: [{ id: OLD['amd64/nvidia'] }],
+            amiFamily: 'AL2023',
+            statusAmis: idStatusAmis(['amd64/nvidia']),
+          }),
         ],
         nodeClaims: [nodeClaim({ imageId: OLD['amd64/nvidia'], gpu: true })],
       }),
       undefined,
       {
         kubernetesVersion: '1.30',
-        amis: [{ ...amd64, variant: 'nvidia', id: OLD['amd64/nvidia'], name: al2023Name('amd64/nvidia', '1.30', 'v20240917') }],
+        amis: [
+          {
+            ...amd64,
+            variant: 'nvidia',
+            id: OLD['amd64/nvidia'],
+            name: al2023Name('amd64/nvidia', '1.30', 'v20240917'),
+          },
+        ],
       },
     ],
     [
@@ -129,13 +150,19 @@ describe('sourceClusterAmis: no one tested state is refused (exit 3) with its ev
     [
       'a NodeClaim on an image status.amis no longer lists (AMIDrift before Karpenter marks it)',
       inventory({ nodeClaims: [nodeClaim(), nodeClaim({ name: 'general-old', imageId: 'ami-0older' })] }),
-      [midRollout, '  nodeclaim/general-old runs ami-0older, which status.amis of ec2nodeclass/default does not list (AMIDrift)'].join('\n'),
+      [
+        midRollout,
+        '  nodeclaim/general-old runs ami-0older, which status.amis of ec2nodeclass/default does not list (AMIDrift)',
+      ].join('\n'),
       'let the rollout there finish (karp-drift wait --context staging), then promote',
     ],
     [
       'a NodeClaim with the Drifted condition (any reason), even on a pinned image',
       inventory({ nodeClaims: [nodeClaim({ conditions: { Drifted: condition('True', 'NodePoolDrifted') } })] }),
-      [midRollout, `  nodeclaim/general-a1b2c (ec2nodeclass/default, ${OLD['amd64/standard']}) is Drifted (NodePoolDrifted)`].join('\n'),
+      [
+        midRollout,
+        `  nodeclaim/general-a1b2c (ec2nodeclass/default, ${OLD['amd64/standard']}) is Drifted (NodePoolDrifted)`,
+      ].join('\n'),
       'let the rollout there finish (karp-drift wait --context staging), then promote',
     ],
     [
@@ -144,7 +171,10 @@ describe('sourceClusterAmis: no one tested state is refused (exit 3) with its ev
         nodeClasses: [
           nodeClass({ generation: 3, conditions: { AMIsReady: { ...condition(), observedGeneration: 2 } } }),
           nodeClass({ name: 'empty', statusAmis: [] }),
-          nodeClass({ name: 'gpu', conditions: { AMIsReady: condition('False', 'AMINotFound', 'AMISelector did not match any AMIs') } }),
+          nodeClass({
+            name: 'gpu',
+            conditions: { AMIsReady: condition('False', 'AMINotFound', 'AMISelector did not match any AMIs') },
+          }),
           nodeClass({ name: 'new', conditions: {} }),
         ],
       }),
@@ -162,9 +192,17 @@ describe('sourceClusterAmis: no one tested state is refused (exit 3) with its ev
       inventory({
         nodeClasses: [
           nodeClass(),
-          nodeClass({ name: 'batch', statusAmis: idStatusAmis(['amd64/standard'], NEW, '1.30', 'v20241109'), amiSelectorTerms: [{ id: NEW['amd64/standard'] }], amiFamily: 'AL2023' }),
+          nodeClass({
+            name: 'batch',
+            statusAmis: idStatusAmis(['amd64/standard'], NEW, '1.30', 'v20241109'),
+            amiSelectorTerms: [{ id: NEW['amd64/standard'] }],
+            amiFamily: 'AL2023',
+          }),
         ],
-        nodeClaims: [...nodeClaims(4), nodeClaim({ name: 'batch-1', nodeClass: 'batch', imageId: NEW['amd64/standard'] })],
+        nodeClaims: [
+          ...nodeClaims(4),
+          nodeClaim({ name: 'batch-1', nodeClass: 'batch', imageId: NEW['amd64/standard'] }),
+        ],
       }),
       [
         `${where} runs more than one release of al2023 amd64 standard: which one was tested is ambiguous; nothing was changed`,
@@ -184,8 +222,14 @@ describe('sourceClusterAmis: no one tested state is refused (exit 3) with its ev
     [
       'another minor on some classes only',
       inventory({
-        nodeClasses: [nodeClass(), nodeClass({ name: 'batch', statusAmis: idStatusAmis(['arm64/standard'], OLD, '1.29') })],
-        nodeClaims: [nodeClaim(), nodeClaim({ name: 'batch-1', nodeClass: 'batch', arch: 'arm64', imageId: OLD['arm64/standard'] })],
+        nodeClasses: [
+          nodeClass(),
+          nodeClass({ name: 'batch', statusAmis: idStatusAmis(['arm64/standard'], OLD, '1.29') }),
+        ],
+        nodeClaims: [
+          nodeClaim(),
+          nodeClaim({ name: 'batch-1', nodeClass: 'batch', arch: 'arm64', imageId: OLD['arm64/standard'] }),
+        ],
       }),
       [
         `${where} runs Kubernetes 1.29 AMIs on some nodes, not 1.30 (--to); nothing was changed`,
@@ -207,7 +251,9 @@ describe('sourceClusterAmis: no one tested state is refused (exit 3) with its ev
   });
 
   it('evidence stops after ten lines', () => {
-    const claims = Array.from({ length: 12 }, (_, i) => nodeClaim({ name: `general-${i + 10}`, imageId: 'ami-0older' }));
+    const claims = Array.from({ length: 12 }, (_, i) =>
+      nodeClaim({ name: `general-${i + 10}`, imageId: 'ami-0older' }),
+    );
     const err = refusal(() => sourceClusterAmis(read(inventory({ nodeClaims: claims })), '1.30'));
     expect(err.message.split('\n')).toHaveLength(12);
     expect(err.message.split('\n').at(-1)).toBe('  … and 2 more');
@@ -220,23 +266,67 @@ describe('sourceRegion: where the source cluster is, from its kubeconfig entry',
     env: Object.entries(env).map(([name, value]) => ({ name, value })),
   });
   it.each<[string, Parameters<typeof sourceRegion>[0], string | undefined]>([
-    ['the EKS endpoint', { server: 'https://0123456789ABCDEF.gr7.eu-west-1.eks.amazonaws.com', kubeconfigCluster: 'staging' }, 'eu-west-1'],
-    ['a China endpoint', { server: 'https://0123ABCD.yl4.cn-north-1.eks.amazonaws.com.cn', kubeconfigCluster: 'staging' }, 'cn-north-1'],
-    ['the cluster entry ARN', { server: 'https://10.0.0.1', kubeconfigCluster: 'arn:aws:eks:us-east-2:111122223333:cluster/staging' }, 'us-east-2'],
+    [
+      'the EKS endpoint',
+      { server: 'https://0123456789ABCDEF.gr7.eu-west-1.eks.amazonaws.com', kubeconfigCluster: 'staging' },
+      'eu-west-1',
+    ],
+    [
+      'a China endpoint',
+      { server: 'https://0123ABCD.yl4.cn-north-1.eks.amazonaws.com.cn', kubeconfigCluster: 'staging' },
+      'cn-north-1',
+    ],
+    [
+      'the cluster entry ARN',
+      { server: 'https://10.0.0.1', kubeconfigCluster: 'arn:aws:eks:us-east-2:111122223333:cluster/staging' },
+      'us-east-2',
+    ],
     [
       'aws eks get-token --region',
-      { server: 'https://10.0.0.1', kubeconfigCluster: 'staging', exec: exec(['--region', 'ap-southeast-2', 'eks', 'get-token', '--cluster-name', 'staging']) },
+      {
+        server: 'https://10.0.0.1',
+        kubeconfigCluster: 'staging',
+        exec: exec(['--region', 'ap-southeast-2', 'eks', 'get-token', '--cluster-name', 'staging']),
+      },
       'ap-southeast-2',
     ],
-    ['--region=', { server: 'https://10.0.0.1', kubeconfigCluster: 'staging', exec: exec(['eks', 'get-token', '--region=us-gov-west-1']) }, 'us-gov-west-1'],
-    ['AWS_REGION in the exec env', { server: 'https://10.0.0.1', kubeconfigCluster: 'staging', exec: exec(['eks', 'get-token'], { AWS_REGION: 'sa-east-1' }) }, 'sa-east-1'],
+    [
+      '--region=',
+      {
+        server: 'https://10.0.0.1',
+        kubeconfigCluster: 'staging',
+        exec: exec(['eks', 'get-token', '--region=us-gov-west-1']),
+      },
+      'us-gov-west-1',
+    ],
+    [
+      'AWS_REGION in the exec env',
+      {
+        server: 'https://10.0.0.1',
+        kubeconfigCluster: 'staging',
+        exec: exec(['eks', 'get-token'], { AWS_REGION: 'sa-east-1' }),
+      },
+      'sa-east-1',
+    ],
     [
       'the endpoint wins over the exec plugin',
-      { server: 'https://ABC.gr7.us-west-2.eks.amazonaws.com', kubeconfigCluster: 'staging', exec: exec(['--region', 'us-east-1']) },
+      {
+        server: 'https://ABC.gr7.us-west-2.eks.amazonaws.com',
+        kubeconfigCluster: 'staging',
+        exec: exec(['--region', 'us-east-1']),
+      },
       'us-west-2',
     ],
-    ['nothing tells: unknown', { server: 'https://127.0.0.1:6443', kubeconfigCluster: 'karp-drift-sandbox-default' }, undefined],
-    ['not a region', { server: 'https://10.0.0.1', kubeconfigCluster: 'staging', exec: exec(['--region', '$(REGION)']) }, undefined],
+    [
+      'nothing tells: unknown',
+      { server: 'https://127.0.0.1:6443', kubeconfigCluster: 'karp-drift-sandbox-default' },
+      undefined,
+    ],
+    [
+      'not a region',
+      { server: 'https://10.0.0.1', kubeconfigCluster: 'staging', exec: exec(['--region', '$(REGION)']) },
+      undefined,
+    ],
   ])('%s', (_name, entry, expected) => {
     expect(sourceRegion(entry)).toBe(expected);
   });
