@@ -35,10 +35,9 @@ export interface AmisFile {
  */
 export interface ClusterAmis {
   kind: 'cluster';
-  /** The source's kubeconfig context, its API server (no credentials) and the kubeconfig file(s) it came from. */
+  /** The source's kubeconfig context and its API server (never a credential). */
   context: string;
   server: string;
-  kubeconfig: string;
   kubernetesVersion: string;
   /** The source's region, when its kubeconfig tells (EKS endpoint, exec plugin's --region); else looked up by name. */
   region?: string;

@@ -57,9 +57,11 @@ export async function readSourceCluster(
   log: Logger,
 ): Promise<ClusterAmis> {
   const flag = flagOf(from);
+  // Shown and recorded without any user:password a server URL may carry (cluster/identity.ts).
+  const server = source.identity.server;
   if (source.server === here.server) {
     throw new UsageError(
-      `${flag} is this cluster (context ${source.context}, ${source.server}): there is nothing to promote from it to itself; nothing was changed`,
+      `${flag} is this cluster (context ${source.context}, ${server}): there is nothing to promote from it to itself; nothing was changed`,
       { hint: 'name the context of the cluster the AMIs were tested in, e.g. --from-context staging' },
     );
   }
@@ -73,15 +75,14 @@ export async function readSourceCluster(
   const tested = sourceClusterAmis(
     {
       context: source.context,
-      server: source.server,
-      kubeconfig: source.source,
+      server,
       ...(region !== undefined ? { region } : {}),
       inventory,
     },
     to,
   );
   log.info(
-    `Source cluster ${source.context} (${source.server}${region !== undefined ? `, ${region}` : ''}): Kubernetes ${discovery.controlPlane.gitVersion}; its nodes run ${tested.amis
+    `Source cluster ${source.context} (${server}${region !== undefined ? `, ${region}` : ''}): Kubernetes ${discovery.controlPlane.gitVersion}; its nodes run ${tested.amis
       .map((a) => `${a.family} ${a.arch} ${a.variant} ${a.release}`)
       .join(', ')}`,
   );

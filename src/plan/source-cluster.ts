@@ -14,8 +14,6 @@ import { nodeClassFamily } from './targets.js';
 export interface SourceClusterRead {
   context: string;
   server: string;
-  /** The kubeconfig file(s) the context came from. */
-  kubeconfig: string;
   /** sourceRegion() of its kubeconfig entry. */
   region?: string;
   inventory: Pick<Inventory, 'nodeClasses' | 'nodeClaims' | 'controlPlane'>;
@@ -91,7 +89,6 @@ export function sourceClusterAmis(source: SourceClusterRead, to: string): Cluste
     kind: 'cluster',
     context: source.context,
     server: source.server,
-    kubeconfig: source.kubeconfig,
     kubernetesVersion: to,
     ...(source.region !== undefined ? { region: source.region } : {}),
     amis: [...byKey.values()].map((rs) => rs[0]!.ami),

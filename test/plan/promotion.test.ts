@@ -82,7 +82,6 @@ describe('promotedAmis', () => {
       kind: 'cluster',
       context: 'staging',
       server: 'https://staging.example',
-      kubeconfig: '/home/ci/.kube/config',
       kubernetesVersion: '1.31',
       amis: [ami('amd64')],
     };

@@ -19,7 +19,7 @@ import {
   OLD,
 } from './factories.js';
 
-const SOURCE = { context: 'staging', server: 'https://staging.example:443', kubeconfig: '/home/ci/.kube/config' };
+const SOURCE = { context: 'staging', server: 'https://staging.example:443' };
 const read = (inv: Inventory, region?: string) => ({
   ...SOURCE,
   ...(region !== undefined ? { region } : {}),
@@ -52,7 +52,7 @@ function refusal(fn: () => unknown): RefusedError {
 }
 
 describe('sourceClusterAmis: what the source pins and runs', () => {
-  it.each<[string, Inventory, string | undefined, Omit<ClusterAmis, 'kind' | 'context' | 'server' | 'kubeconfig'>]>([
+  it.each<[string, Inventory, string | undefined, Omit<ClusterAmis, 'kind' | 'context' | 'server'>]>([
     [
       'settled: the one image the nodes run, with its release, and the region its kubeconfig tells',
       inventory(),
