@@ -64,7 +64,9 @@ describe('--from-context: promote exactly what the source cluster runs', () => {
       );
     const usable = (arch: string, release: string) =>
       al2023(arch).some(
-        (r) => r.release === release && (catalog.images.get(r.imageId)?.deprecationTime ?? '') > '2026-12',
+        (r) =>
+          r.release === release &&
+          (catalog.images.get(r.imageId)?.deprecationTime ?? '') > new Date(Date.now() + 30 * 86_400_000).toISOString(),
       );
     const releases = [...new Set(al2023('amd64').map((r) => r.release))].sort();
     const older = releases.filter((r) => r !== releases.at(-1) && usable('amd64', r) && usable('arm64', r)).at(-1)!;

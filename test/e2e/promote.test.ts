@@ -94,7 +94,7 @@ describe('--amis-file: promote exactly the AMIs tested elsewhere', () => {
           r.variant === 'standard' &&
           r.arch === arch &&
           r.release === release &&
-          (catalog.images.get(r.imageId)?.deprecationTime ?? '') > '2026-12',
+          (catalog.images.get(r.imageId)?.deprecationTime ?? '') > new Date(Date.now() + 30 * 86_400_000).toISOString(),
       );
     const older = catalog.releases
       .filter(
