@@ -11,6 +11,7 @@ import { largeScenarioStart, sandboxScale } from './sandbox-scale.mjs';
 import { startup } from './startup.mjs';
 import { planOnLarge, rolloutCost } from './upgrade.mjs';
 import { largeRolloutRows } from './large-rollout.mjs';
+import { sandboxShutdown } from './sandbox-shutdown.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const LARGE_RUNS = Number(process.env.BENCH_LARGE_RUNS ?? 3);
@@ -29,7 +30,7 @@ const rows = [];
 for (const n of nodes) rows.push(...(await startup(n.path, n.label, RUNS)));
 for (const n of nodes) rows.push(...(await planOnLarge(n.path, n.label, LARGE_RUNS)));
 // The sandbox's own figures (absolute: they compare with nothing else in the run).
-for (const r of [...(await sandboxScale()), ...(await largeScenarioStart()), ...(await rolloutCost()), ...(await largeRolloutRows())]) {
+for (const r of [...(await sandboxScale()), ...(await largeScenarioStart()), ...(await sandboxShutdown()), ...(await rolloutCost()), ...(await largeRolloutRows())]) {
   rows.push({ figure: r.name, result: `${r.value.toFixed(r.unit === 'x' ? 2 : 0)} ${r.unit}`, value: r.value, goal: r.target, unit: r.unit, below: r.unit !== 'x' });
 }
 
