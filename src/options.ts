@@ -354,20 +354,23 @@ export interface StatusOptions {
   watch: boolean;
 }
 
-const nodeClassNames = z
-  .array(z.string())
-  .default([])
-  .transform((names, ctx) => {
-    const bad = names.find((n) => !DNS1123.test(n));
-    if (bad !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `--nodeclass ${JSON.stringify(bad)} is not an EC2NodeClass name (a lowercase DNS-1123 name)`,
-      });
-      return z.NEVER;
-    }
-    return [...new Set(names)];
-  });
+/** A repeatable flag of object names (`--nodeclass`, `--nodepool`, `--canary`): each a DNS-1123 name, each once. */
+export const objectNames = (flag: string, kind: string) =>
+  z
+    .array(z.string())
+    .default([])
+    .transform((names, ctx) => {
+      const bad = names.find((n) => !DNS1123.test(n));
+      if (bad !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${flag} ${JSON.stringify(bad)} is not ${kind} name (a lowercase DNS-1123 name)`,
+        });
+        return z.NEVER;
+      }
+      return [...new Set(names)];
+    });
+const nodeClassNames = objectNames('--nodeclass', 'an EC2NodeClass');
 
 const planFlags = {
   to: flag((v) => parseKubernetesMinor(v)),

@@ -1,7 +1,7 @@
 // Flags → options for the commands that hold and release drift: `pause`, `resume` (and the staged `upgrade`).
 import { z } from 'zod';
 import { UsageError } from './errors.js';
-import { DNS1123, parseDuration, parseWith } from './options.js';
+import { objectNames, parseDuration, parseWith } from './options.js';
 import type { HoldWith } from './stages/hold-mechanism.js';
 import { LEASE_NAMESPACE } from './stages/lock.js';
 import type { StagedRequest } from './stages/stage-plan.js';
@@ -24,21 +24,7 @@ export interface PauseOptions extends LockOptions {
 
 export type ResumeOptions = LockOptions & { nodePools: string[] };
 
-const nodePoolNamesOf = (flag: string) =>
-  z
-    .array(z.string())
-    .default([])
-    .transform((names, ctx) => {
-      const bad = names.find((n) => !DNS1123.test(n));
-      if (bad !== undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `${flag} ${JSON.stringify(bad)} is not a NodePool name (a lowercase DNS-1123 name)`,
-        });
-        return z.NEVER;
-      }
-      return [...new Set(names)];
-    });
+const nodePoolNamesOf = (flag: string) => objectNames(flag, 'a NodePool');
 const nodePoolNames = nodePoolNamesOf('--nodepool');
 
 const NOT_A_NAMESPACE = 'is not a namespace name (a lowercase DNS-1123 label)';

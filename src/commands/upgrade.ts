@@ -8,6 +8,7 @@ import { customObjects, applyNodeClass, bookkeeping } from '../cluster/apply.js'
 import type { UpgradeOptions } from '../options.js';
 import type { NodeClassPlan, PlanSource } from '../plan/plan.js';
 import { promotedFrom } from '../plan/promotion.js';
+import { amiIdentity } from '../report/amis.js';
 import { planJson, planSummary, planText } from '../report/plan.js';
 import { recordSummary } from '../report/summary.js';
 import { humanDuration } from '../rollout/text.js';
@@ -73,14 +74,7 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
         event('resolved', {
           region: resolved.region,
           source: plan.source ?? null,
-          amis: resolved.amis.map((a) => ({
-            family: a.family,
-            arch: a.arch,
-            variant: a.variant,
-            release: a.release,
-            id: a.id,
-            name: a.name,
-          })),
+          amis: resolved.amis.map(amiIdentity),
         }),
       );
       ctx.io.out(

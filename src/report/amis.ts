@@ -24,18 +24,18 @@ export function amisTable(result: AmisResult): string {
   return columns(HEADERS, rows);
 }
 
+/** What names one resolved AMI in every JSON document (`amis`, upgrade's `resolved` event): what --amis-file reads. */
+export function amiIdentity(a: Pick<ResolvedAmi, 'family' | 'arch' | 'variant' | 'release' | 'id' | 'name'>) {
+  return { family: a.family, arch: a.arch, variant: a.variant, release: a.release, id: a.id, name: a.name };
+}
+
 /** The documented keys first and in order; extra detail after them. */
 export function amisJson(result: AmisResult): string {
   const doc = {
     kubernetesVersion: result.kubernetesVersion,
     region: result.region,
     amis: result.amis.map((a) => ({
-      family: a.family,
-      arch: a.arch,
-      variant: a.variant,
-      release: a.release,
-      id: a.id,
-      name: a.name,
+      ...amiIdentity(a),
       parameter: a.parameter,
       state: a.state,
       deprecated: a.deprecated,
