@@ -7,6 +7,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -28,14 +29,14 @@ export async function sandboxShutdown() {
     for (let i = 0; i < 1200 && env === undefined; i++) {
       const text = await readFile(envOut, 'utf8').catch(() => '');
       if (text.includes('AWS_ENDPOINT_URL_EKS')) env = parseEnv(text);
-      else await new Promise((r) => setTimeout(r, 100));
+      else await sleep(100);
     }
     if (env === undefined) throw new Error('the large sandbox did not start within 120 s');
     upgrade = spawn(process.execPath, [MAIN, 'upgrade', '--to', '1.30', '--yes', '-o', 'json'], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
       stdio: 'ignore',
     });
-    await new Promise((r) => setTimeout(r, ROLLING_MS));
+    await sleep(ROLLING_MS);
     const sent = performance.now();
     sandbox.kill('SIGINT');
     const ms = (await exited) - sent;
