@@ -53,9 +53,10 @@ export async function run(): Promise<void> {
     for (const [name, value] of Object.entries(seen.outputs)) core.setOutput(name, value);
     core.saveState('result', seen.outputs.result);
     core.info(seen.verdict);
+    // The verdict first: annotations are listed in the order they are written.
+    if (seen.failure !== undefined) core.setFailed(seen.failure);
     for (const a of seen.errors) core.error(a.message, { title: a.title });
     for (const a of seen.warnings) core.warning(a.message, { title: a.title });
-    if (seen.failure !== undefined) core.setFailed(seen.failure);
   } catch (err) {
     core.setOutput('result', err instanceof InputError ? 'invalid' : 'failed');
     core.setOutput('exit-code', err instanceof InputError ? '2' : '1');
