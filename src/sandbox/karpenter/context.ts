@@ -11,6 +11,7 @@ import type { DueQueue } from './due-queue.js';
 import type { DisruptionLog } from './disruption-log.js';
 import type { EventRecorder } from './events.js';
 import type { DaemonSets, SchedulableNodes } from './indexes.js';
+import type { NodePoolCounts } from './nodepool-counts.js';
 import { withCondition, type Condition } from './objects.js';
 
 /** Simulated seconds unless named otherwise. */
@@ -189,6 +190,8 @@ export interface SimContext {
   budget: WorkBudget;
   /** Nodes pods may be bound to, kept from the store's changes (indexes.ts). */
   schedulableNodes: SchedulableNodes;
+  /** Each NodePool's NodeClaims and capacity, for its status (nodepool-controller.ts). */
+  nodePoolCounts: NodePoolCounts;
   /** The DaemonSets known from their pods, and the new Nodes still to get their pods (daemonsets.ts). */
   daemonSets: DaemonSets;
   clock: SimClock;

@@ -29,6 +29,8 @@ import { reconcileDrift } from './drift-controller.js';
 import { EventRecorder } from './events.js';
 import { reconcileLifecycle } from './lifecycle-controller.js';
 import { reconcileNodeClasses } from './nodeclass-controller.js';
+import { NodePoolCounts } from './nodepool-counts.js';
+import { reconcileNodePools } from './nodepool-controller.js';
 import { DaemonSets, SchedulableNodes } from './indexes.js';
 import { reconcilePods, schedulable } from './pods.js';
 import { reconcileTermination } from './termination-controller.js';
@@ -62,11 +64,12 @@ export interface SimulatorWork {
 
 type Step = readonly [name: string, run: (ctx: SimContext) => void];
 
-// Karpenter's order, in which one pass settles: class status, lifecycle, drift, disruption, termination; then the
+// Karpenter's order, in which one pass settles: class status, NodePool status (counts, readiness), lifecycle, drift, disruption, termination; then the
 // rest of the cluster: DaemonSet pods for new nodes, pods bound and started, a bad AMI's nodes going NotReady, and
 // crash-looping containers restarted.
 const STEPS: readonly Step[] = [
   ['nodeclass', reconcileNodeClasses],
+  ['nodepool', reconcileNodePools],
   ['lifecycle', reconcileLifecycle],
   ['drift', reconcileDrift],
   ['disruption', reconcileDisruption],
@@ -99,6 +102,7 @@ export class KarpenterSimulator {
       store: options.store,
       budget: new WorkBudget(() => options.store.objects.resourceVersion, options.workBudget),
       schedulableNodes: new SchedulableNodes(options.store, schedulable),
+      nodePoolCounts: new NodePoolCounts(options.store),
       daemonSets: new DaemonSets(options.store),
       clock: options.clock,
       events: new EventRecorder(options.store, options.clock),
@@ -176,6 +180,7 @@ export class KarpenterSimulator {
     this.loop = undefined;
     this.ctx.schedulableNodes.close();
     this.ctx.daemonSets.close();
+    this.ctx.nodePoolCounts.close();
     this.unsubscribe();
   }
 
