@@ -14,7 +14,9 @@ const BINARY: Record<string, number> = { '': 1, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 
 
 /** A quantity as the sandbox's objects write them (`4`, `16384Mi`, `20Gi`, `3920m`) in base units; 0 if unknown. */
 export function quantityValue(q: unknown): number {
-  const m = /^(\d+(?:\.\d+)?)(m|Ki|Mi|Gi|Ti)?$/.exec(typeof q === 'string' ? q : typeof q === 'number' ? String(q) : '');
+  const m = /^(\d+(?:\.\d+)?)(m|Ki|Mi|Gi|Ti)?$/.exec(
+    typeof q === 'string' ? q : typeof q === 'number' ? String(q) : '',
+  );
   if (!m) return 0;
   const n = Number(m[1]);
   return m[2] === 'm' ? n / 1000 : n * (BINARY[m[2] ?? ''] ?? 1);
