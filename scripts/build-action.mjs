@@ -25,7 +25,8 @@ const withoutSandbox = {
     b.onLoad({ filter: /.*/, namespace: 'not-in-action' }, (args) => {
       const name = /(sandbox|demo)/.exec(args.path)[1];
       return {
-        contents: `import { UsageError } from ${JSON.stringify(resolve(root, 'src/errors.ts'))};\nexport async function ${name}() { throw new UsageError('karp-drift ${name} is not part of the GitHub Action build', { hint: 'install karp-drift from npm to run the ${name}' }); }`,
+        // A relative import from resolveDir: nothing in a module of this namespace may depend on the checkout's path.
+        contents: `import { UsageError } from './src/errors.ts';\nexport async function ${name}() { throw new UsageError('karp-drift ${name} is not part of the GitHub Action build', { hint: 'install karp-drift from npm to run the ${name}' }); }`,
         loader: 'js',
         resolveDir: root,
       };

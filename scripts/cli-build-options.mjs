@@ -1,6 +1,6 @@
 // What the CLI's builds share: scripts/build.mjs (dist/, for npm) and scripts/build-action.mjs (action/dist/, the
 // GitHub Action's committed bundle).
-import { dirname, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 
 // @kubernetes/client-node declares no "sideEffects", so a bundler keeps every module its index reaches: all ~70
 // generated API classes and ~2,500 models (each model's static type map is a property assignment, a side effect),
@@ -25,16 +25,18 @@ export const trimDependencies = {
     // files an import reaches share a chunk, so `status` would load them all. Those two names, from their own files.
     b.onResolve({ filter: /^\.\/gen\/index\.js$/ }, (args) =>
       /[/\\]client-node[/\\]dist[/\\]config\.js$/.test(args.importer)
-        ? { path: resolve(dirname(args.importer), 'gen'), namespace: 'kube-config-gen' }
+        ? // Relative to the working folder: esbuild hashes a plugin namespace's path as written, so an absolute one
+          // would give every checkout other chunk names (the committed action bundle must build the same anywhere).
+          { path: relative(b.initialOptions.absWorkingDir ?? process.cwd(), resolve(dirname(args.importer), 'gen')), namespace: 'kube-config-gen' }
         : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'kube-config-gen' }, (args) => ({
-      contents: `export { createConfiguration } from ${JSON.stringify(`${args.path}/configuration.js`)};\nexport { ServerConfiguration } from ${JSON.stringify(`${args.path}/servers.js`)};`,
-      resolveDir: args.path,
+      contents: `export { createConfiguration } from './configuration.js';\nexport { ServerConfiguration } from './servers.js';`,
+      resolveDir: resolve(b.initialOptions.absWorkingDir ?? process.cwd(), args.path),
       loader: 'js',
     }));
     b.onResolve({ filter: /^\./ }, (args) =>
-      /[/\\]@kubernetes[/\\]client-node[/\\]dist[/\\]/.test(args.importer)
+      args.namespace === 'file' && /[/\\]@kubernetes[/\\]client-node[/\\]dist[/\\]/.test(args.importer)
         ? { path: resolve(dirname(args.importer), args.path), sideEffects: false }
         : undefined,
     );
