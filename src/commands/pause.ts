@@ -1,8 +1,6 @@
 // `karp-drift pause`: hold Drifted disruption on NodePools now, reversibly (`resume` puts back exactly what was there).
 // Karpenter finishes the replacements it has started; it starts no new one while the hold is on (DOMAIN.md §2.6).
 import type { CommandContext } from '../io.js';
-import type { Cluster } from '../cluster/client.js';
-import type { NodePoolView } from '../cluster/views.js';
 import { holdNeeds, requireAccess } from '../cluster/access.js';
 import { recordNodePoolEvent } from '../cluster/events.js';
 import { holdNode, holdWithBudget } from '../cluster/holds.js';
@@ -16,20 +14,14 @@ import { chooseHold, type HoldChoice } from '../stages/hold-mechanism.js';
 import { LEASE_NAME } from '../stages/lock.js';
 import { lockHolder, nodePoolsInScope, withClusterLock } from './hold-shared.js';
 import { connect } from './planning.js';
-import { heldIn } from './release-holds.js';
-
-/** The NodePools of `pools` that karp-drift holds now, by a budget or by node holds. */
-async function heldPools(ctx: CommandContext, cluster: Cluster, pools: NodePoolView[]): Promise<NodePoolView[]> {
-  const nodes = await listAll(cluster, NODES, { query: { labelSelector: 'karpenter.sh/nodepool' }, signal: ctx.signal });
-  return heldIn(pools, nodes.items).pools;
-}
+import { readHeld } from './release-holds.js';
 
 export async function pause(options: PauseOptions, ctx: CommandContext): Promise<void> {
   const { cluster } = await connect(ctx);
   try {
     const scope = await nodePoolsInScope(ctx, cluster, options.nodePools);
     const { api } = scope;
-    const pools = options.held ? await heldPools(ctx, cluster, scope.pools) : scope.pools;
+    const pools = options.held ? (await readHeld(cluster, scope.pools, ctx.signal)).pools : scope.pools;
     if (pools.length === 0) {
       // --held with nothing held: already as paused as karp-drift makes it (a CI clean-up step runs this blind).
       const report = { action: 'paused' as const, nodePools: [], lock: `${options.lockNamespace}/${LEASE_NAME}` };

@@ -4,6 +4,8 @@
 import type { Cluster } from '../cluster/client.js';
 import { recordNodePoolEvent } from '../cluster/events.js';
 import { releaseBudgetHold, releaseNode } from '../cluster/holds.js';
+import { listAll } from '../cluster/list.js';
+import { NODES } from '../cluster/resources.js';
 import type { KarpenterApi, NodePoolView, NodeView } from '../cluster/views.js';
 import { holdOutcomeText, type PoolHoldOutcome } from '../report/holds.js';
 import { HOLD_ANNOTATION } from '../stages/budget-hold.js';
@@ -25,6 +27,12 @@ export function heldIn(pools: readonly NodePoolView[], nodes: readonly NodeView[
     ),
     nodes: heldNodes,
   };
+}
+
+/** Reads the Nodes of Karpenter's NodePools and says which of `pools` karp-drift holds (pause --held, resume). */
+export async function readHeld(cluster: Cluster, pools: readonly NodePoolView[], signal?: AbortSignal): Promise<HeldDrift> {
+  const nodes = await listAll(cluster, NODES, { query: { labelSelector: 'karpenter.sh/nodepool' }, signal });
+  return heldIn(pools, nodes.items);
 }
 
 export function holdMechanisms(held: HeldDrift): Set<'budget' | 'node'> {

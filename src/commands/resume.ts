@@ -2,8 +2,6 @@
 // restoring each NodePool's own budgets exactly and removing only the node annotations karp-drift added.
 import type { CommandContext } from '../io.js';
 import { holdNeeds, requireAccess } from '../cluster/access.js';
-import { listAll } from '../cluster/list.js';
-import { NODES } from '../cluster/resources.js';
 import { UsageError } from '../errors.js';
 import { holdReportJson, holdReportText } from '../report/holds.js';
 import type { ResumeOptions } from '../stage-options.js';
@@ -12,17 +10,13 @@ import { LEASE_NAME } from '../stages/lock.js';
 import { NODE_HOLD_ANNOTATION } from '../stages/node-hold.js';
 import { lockHolder, nodePoolsInScope, withClusterLock } from './hold-shared.js';
 import { connect } from './planning.js';
-import { heldIn, holdMechanisms, releaseHolds } from './release-holds.js';
+import { holdMechanisms, readHeld, releaseHolds } from './release-holds.js';
 
 export async function resume(options: ResumeOptions, ctx: CommandContext): Promise<void> {
   const { cluster } = await connect(ctx);
   try {
     const { api, pools } = await nodePoolsInScope(ctx, cluster, options.nodePools);
-    const nodes = await listAll(cluster, NODES, {
-      query: { labelSelector: 'karpenter.sh/nodepool' },
-      signal: ctx.signal,
-    });
-    const held = heldIn(pools, nodes.items);
+    const held = await readHeld(cluster, pools, ctx.signal);
     if (held.pools.length === 0) {
       const where = options.nodePools.length > 0 ? `NodePool ${options.nodePools.join(', ')}` : 'any NodePool';
       throw new UsageError(
