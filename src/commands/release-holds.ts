@@ -30,7 +30,11 @@ export function heldIn(pools: readonly NodePoolView[], nodes: readonly NodeView[
 }
 
 /** Reads the Nodes of Karpenter's NodePools and says which of `pools` karp-drift holds (pause --held, resume). */
-export async function readHeld(cluster: Cluster, pools: readonly NodePoolView[], signal?: AbortSignal): Promise<HeldDrift> {
+export async function readHeld(
+  cluster: Cluster,
+  pools: readonly NodePoolView[],
+  signal?: AbortSignal,
+): Promise<HeldDrift> {
   const nodes = await listAll(cluster, NODES, { query: { labelSelector: 'karpenter.sh/nodepool' }, signal });
   return heldIn(pools, nodes.items);
 }
