@@ -27,7 +27,10 @@ export const trimDependencies = {
       /[/\\]client-node[/\\]dist[/\\]config\.js$/.test(args.importer)
         ? // Relative to the working folder: esbuild hashes a plugin namespace's path as written, so an absolute one
           // would give every checkout other chunk names (the committed action bundle must build the same anywhere).
-          { path: relative(b.initialOptions.absWorkingDir ?? process.cwd(), resolve(dirname(args.importer), 'gen')), namespace: 'kube-config-gen' }
+          {
+            path: relative(b.initialOptions.absWorkingDir ?? process.cwd(), resolve(dirname(args.importer), 'gen')),
+            namespace: 'kube-config-gen',
+          }
         : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'kube-config-gen' }, (args) => ({
@@ -35,11 +38,27 @@ export const trimDependencies = {
       resolveDir: resolve(b.initialOptions.absWorkingDir ?? process.cwd(), args.path),
       loader: 'js',
     }));
+    // Every module of the package is resolved here, the deep imports from src/ and the relative ones inside it alike.
+    // esbuild cannot take a module's type from a plugin's result (evanw/esbuild#2958), so a file that one import
+    // reached through esbuild's resolver and another through this plugin got its type from whichever resolved first:
+    // `__toESM(x, 1)` in one build and `__toESM(x)` in the next, and the committed action bundle differed between
+    // builds of one commit. One way in for every module keeps the output the same build after build.
+    const clientNodeDist = /[/\\]@kubernetes[/\\]client-node[/\\]dist[/\\]/;
     b.onResolve({ filter: /^\./ }, (args) =>
-      args.namespace === 'file' && /[/\\]@kubernetes[/\\]client-node[/\\]dist[/\\]/.test(args.importer)
-        ? { path: resolve(dirname(args.importer), args.path), sideEffects: false }
+      (args.namespace === 'file' && clientNodeDist.test(args.importer)) || args.namespace === 'kube-config-gen'
+        ? { path: resolve(args.resolveDir, args.path), sideEffects: false }
         : undefined,
     );
+    b.onResolve({ filter: /^@kubernetes\/client-node\/dist\// }, async (args) => {
+      if (args.pluginData === 'resolving') return undefined;
+      const resolved = await b.resolve(args.path, {
+        kind: args.kind,
+        resolveDir: args.resolveDir,
+        importer: args.importer,
+        pluginData: 'resolving',
+      });
+      return { ...resolved, sideEffects: false };
+    });
     b.onResolve({ filter: /^whatwg-url$/ }, (args) =>
       /[/\\]node-fetch[/\\]/.test(args.importer) ? { path: 'whatwg-url', namespace: 'node-global-url' } : undefined,
     );
