@@ -27,9 +27,9 @@ describe('action/dist', () => {
       await promisify(execFile)(process.execPath, [join(root, 'scripts/build-action.mjs'), dir], { cwd: root });
       const built = await files(dir);
       const committed = await files(join(root, 'action/dist'));
-      // esbuild names shared chunks by a hash that also covers where the checkout is, so two checkouts of the same
-      // commit can name them differently while every module's code is the same: the code is compared, with the
-      // chunk names it refers to normalized, file by file in a stable order.
+      // The build is byte-identical from one run to the next (scripts/cli-build-options.mjs says what once made it
+      // race). The code is compared with the hashed chunk names normalized, file by file in a stable order, so that a
+      // failure names the module that changed rather than every chunk whose hash moved with it.
       const code = (m: Map<string, Buffer>) =>
         [...m].map(([name, bytes]) => `${normalize(name)}\n${normalize(bytes.toString('utf8'))}`).sort();
       expect(committed.size).toBe(built.size);
