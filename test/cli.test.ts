@@ -1,6 +1,6 @@
 // argv -> parsed options, with the command modules mocked (changesets packages/cli/src/cli.test.ts), and exit codes.
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { runCli, type CommandContext, type RunEnvironment } from '../src/cli.js';
+import { buildProgram, runCli, type CommandContext, type RunEnvironment } from '../src/cli.js';
 import { amis } from '../src/commands/amis.js';
 import { render } from '../src/commands/render.js';
 import { RuntimeFailure } from '../src/errors.js';
@@ -39,7 +39,13 @@ const amisDefaults: AmisOptions = {
   release: 'latest',
 };
 
-const globalsDefaults: CommandContext['globals'] = { output: 'human', color: false, verbose: false, quiet: false, requestTimeoutMs: 30_000 };
+const globalsDefaults: CommandContext['globals'] = {
+  output: 'human',
+  color: false,
+  verbose: false,
+  quiet: false,
+  requestTimeoutMs: 30_000,
+};
 
 describe('karp-drift amis', () => {
   it.each<[string[], AmisOptions, Partial<CommandContext['globals']>]>([
@@ -221,17 +227,20 @@ describe('exit codes', () => {
 
 describe('--help', () => {
   const commands = ['amis', 'render', 'plan', 'upgrade', 'rollback', 'status', 'demo', 'sandbox'];
-  it.each([[[] as string[]], ...commands.map((c) => [[c]])])('%j --help ends with examples of itself', async (command) => {
-    const { code, stdout } = await run([...command, '--help']);
-    expect(code).toBe(0);
-    const examples = stdout.slice(stdout.indexOf('\nExamples:\n'));
-    expect(examples).toMatch(/^\nExamples:\n {2}# \S/);
-    // Every example runs the command the help is about, and the help ends with them.
-    const runs = examples.split('\n').filter((l) => l.startsWith('  karp-drift'));
-    expect(runs.length).toBeGreaterThan(0);
-    for (const line of runs) expect(line.startsWith(`  karp-drift ${command[0] ?? ''}`.trimEnd())).toBe(true);
-    expect(stdout.endsWith(`${examples.split('\n').filter(Boolean).at(-1)}\n`)).toBe(true);
-  });
+  it.each([[[] as string[]], ...commands.map((c) => [[c]])])(
+    '%j --help ends with examples of itself',
+    async (command) => {
+      const { code, stdout } = await run([...command, '--help']);
+      expect(code).toBe(0);
+      const examples = stdout.slice(stdout.indexOf('\nExamples:\n'));
+      expect(examples).toMatch(/^\nExamples:\n {2}# \S/);
+      // Every example runs the command the help is about, and the help ends with them.
+      const runs = examples.split('\n').filter((l) => l.startsWith('  karp-drift'));
+      expect(runs.length).toBeGreaterThan(0);
+      for (const line of runs) expect(line.startsWith(`  karp-drift ${command[0] ?? ''}`.trimEnd())).toBe(true);
+      expect(stdout.endsWith(`${examples.split('\n').filter(Boolean).at(-1)}\n`)).toBe(true);
+    },
+  );
 
   it('sandbox --help lists the built-in scenarios with their descriptions and describes its own --kubeconfig', async () => {
     const { stdout } = await run(['sandbox', '--help']);
@@ -247,4 +256,38 @@ describe('--help', () => {
     const { stdout } = await run(['plan', '--help']);
     expect(stdout).toMatch(/--force-conflicts +plan as upgrade --force-conflicts would/);
   });
+});
+
+// runCli defines only the commands its argv names (start-up time); what the user sees must be what the whole
+// definition shows.
+describe('a program built for one command line', () => {
+  const names = buildProgram(run0()).commands.map((c) => c.name());
+  function run0(): RunEnvironment {
+    return {
+      io: { out: () => {}, err: () => {}, interactive: false },
+      env: {},
+      stdoutIsTTY: false,
+      signal: new AbortController().signal,
+    };
+  }
+  function help(argv: readonly string[] | undefined, path: string[]): string {
+    let cmd = buildProgram(run0(), {}, argv);
+    for (const name of path) cmd = cmd.commands.find((c) => c.name() === name)!;
+    return cmd.helpInformation();
+  }
+
+  it('lists every command with its [options] in the top-level help, as the whole program does', () => {
+    expect(names.length).toBeGreaterThan(8);
+    expect(help(['--help'], [])).toBe(help(undefined, []));
+    expect(help(['--help'], [])).toMatch(/upgrade \[options\]/);
+  });
+
+  it.each(['upgrade', 'plan', 'rollback', 'status', 'wait', 'pause', 'resume', 'amis', 'render', 'demo', 'sandbox'])(
+    '%s --help is the whole definition of %s',
+    (name) => {
+      expect(names).toContain(name);
+      expect(help([name, '--help'], [name])).toBe(help(undefined, [name]));
+      expect(help([name, '--help'], [name])).toMatch(/--\w/);
+    },
+  );
 });
