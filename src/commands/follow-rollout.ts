@@ -8,8 +8,28 @@ import type { Discovery } from '../cluster/discovery.js';
 import { followCluster } from '../cluster/follow.js';
 import { readDiagnosisReads } from '../cluster/inventory.js';
 import type { ClusterChange, Inventory } from '../cluster/views.js';
-import { HaltedError, InterruptedError, KarpDriftError, RuntimeFailure, StalledError, TimeoutError } from '../errors.js';
-import { blockedEvent, blockerText, doneEvent, eventTime, ndjsonLine, progressEvent, progressFrame, progressLogLines, stallSummary, unreportedBlockers, type RolloutResult } from '../report/progress.js';
+import {
+  HaltedError,
+  InterruptedError,
+  KarpDriftError,
+  RuntimeFailure,
+  StalledError,
+  TimeoutError,
+} from '../errors.js';
+import {
+  blockedEvent,
+  blockerText,
+  doneEvent,
+  eventTime,
+  ndjsonLine,
+  newProgressLog,
+  progressEvent,
+  progressFrame,
+  progressLogLines,
+  stallSummary,
+  unreportedBlockers,
+  type RolloutResult,
+} from '../report/progress.js';
 import { applyChange, emptySnapshot, karpenterNodesOf } from '../rollout/snapshot.js';
 import { diagnose, type Blocker } from '../rollout/stalls.js';
 import { humanDuration } from '../rollout/text.js';
@@ -18,7 +38,14 @@ import { fitLine } from '../report/screen.js';
 import { recordSummary } from '../report/summary.js';
 import { track, type RolloutProgress, type RolloutScope } from '../rollout/track.js';
 import { nodeClassReadiness } from '../rollout/readiness.js';
-import { pacerEventJson, pacerLogLine, stagedEta, stageLine, type PacerEvent, type StageState } from '../report/stages.js';
+import {
+  pacerEventJson,
+  pacerLogLine,
+  stagedEta,
+  stageLine,
+  type PacerEvent,
+  type StageState,
+} from '../report/stages.js';
 import type { Pacer } from './staged-pacer.js';
 import type { GateKeeper } from './gate-keeper.js';
 import { gateEventJson, gateLogLine, haltLines, type GateReport } from '../report/gates.js';
@@ -66,7 +93,13 @@ const WATCHED_CODES = new Set<Blocker['code']>(['STALL-LAUNCH', 'STALL-REGISTRAT
 
 type Emit = (text: string) => void;
 
-export async function followRollout(ctx: CommandContext, cluster: Cluster, discovery: Discovery, inventory: Inventory, settings: FollowSettings): Promise<RolloutProgress> {
+export async function followRollout(
+  ctx: CommandContext,
+  cluster: Cluster,
+  discovery: Discovery,
+  inventory: Inventory,
+  settings: FollowSettings,
+): Promise<RolloutProgress> {
   const { scope } = settings;
   const json = ctx.globals.output === 'json';
   const display = !json && ctx.io.interactive && !ctx.globals.quiet ? liveDisplay(ctx.io, 'err') : undefined;
@@ -83,6 +116,7 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
   let diagnosed: Blocker[] = [];
   let watched: Blocker[] = [];
   const reported = new Map<string, string>();
+  const log = newProgressLog(); // what the plain-text log printed (report/progress.ts throttles it)
   let lastDiagnosis = 0;
   let lastWatchedCheck = 0;
   let context = { pdbs: inventory.pdbs, pods: inventory.pods, nodePools: inventory.nodePools };
@@ -115,7 +149,10 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
     if (!pacer) return;
     record(gateEventJson(r, pacer.plan.stagePlan, now));
     if (json) out(`${JSON.stringify(gateEventJson(r, pacer.plan.stagePlan, now))}\n`);
-    else if (!ctx.globals.quiet) logLine(`[${humanDuration(now.getTime() - scope.startedAt.getTime())}] ${gateLogLine(r, pacer.plan.stagePlan)}\n`);
+    else if (!ctx.globals.quiet)
+      logLine(
+        `[${humanDuration(now.getTime() - scope.startedAt.getTime())}] ${gateLogLine(r, pacer.plan.stagePlan)}\n`,
+      );
   };
   gates?.onSettled(() => schedule(SETTLE_MS));
 
@@ -135,8 +172,14 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
       readiness.set(r.nodeClass, r.state);
       if (r.state === 'failed') throw new RuntimeFailure(`ec2nodeclass/${r.nodeClass}: ${r.message}`, { hint: r.next });
       if (r.state === 'ready') {
-        if (json) out(`${JSON.stringify({ type: 'nodeclass-ready', time: eventTime(now), nodeClass: r.nodeClass, generation: r.generation, amis: r.amis })}\n`);
-        else if (!ctx.globals.quiet) (display ? (t: string) => display.log(t) : err)(`ec2nodeclass/${r.nodeClass}: AMIsReady with ${r.amis.map((a) => a.id).join(', ')} (generation ${r.generation})\n`);
+        if (json)
+          out(
+            `${JSON.stringify({ type: 'nodeclass-ready', time: eventTime(now), nodeClass: r.nodeClass, generation: r.generation, amis: r.amis })}\n`,
+          );
+        else if (!ctx.globals.quiet)
+          (display ? (t: string) => display.log(t) : err)(
+            `ec2nodeclass/${r.nodeClass}: AMIsReady with ${r.amis.map((a) => a.id).join(', ')} (generation ${r.generation})\n`,
+          );
       }
     }
     const previous = progress;
@@ -158,7 +201,12 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
         const waiting = gates.waiting(now);
         if (waiting !== undefined) stage = { ...stage, gateWaiting: waiting };
       }
-      if (before === undefined || before.phase !== stage.phase || before.wave !== stage.wave || before.stage?.index !== stage.stage?.index) {
+      if (
+        before === undefined ||
+        before.phase !== stage.phase ||
+        before.wave !== stage.wave ||
+        before.stage?.index !== stage.stage?.index
+      ) {
         stageMovedAt = now.getTime();
       }
     }
@@ -167,17 +215,27 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
     const moved = previous !== undefined && progress.lastProgressAt.getTime() === now.getTime();
     if (moved) diagnosed = []; // it moved: whatever blocked it is stale
     const quietFor = now.getTime() - Math.max(progress.lastProgressAt.getTime(), stageMovedAt);
-    if (progress.synced && !progress.done && !soaking && quietFor >= Math.min(DIAGNOSE_EVERY_MS, settings.stallTimeoutMs / 2) && now.getTime() - lastDiagnosis >= DIAGNOSE_EVERY_MS) {
+    if (
+      progress.synced &&
+      !progress.done &&
+      !soaking &&
+      quietFor >= Math.min(DIAGNOSE_EVERY_MS, settings.stallTimeoutMs / 2) &&
+      now.getTime() - lastDiagnosis >= DIAGNOSE_EVERY_MS
+    ) {
       lastDiagnosis = now.getTime();
       lastWatchedCheck = now.getTime();
-      const fresh = await readDiagnosisReads(cluster, discovery, karpenterNodesOf(snapshot), stop.signal).catch(() => undefined);
+      const fresh = await readDiagnosisReads(cluster, discovery, karpenterNodesOf(snapshot), stop.signal).catch(
+        () => undefined,
+      );
       if (fresh) context = fresh;
       diagnosed = diagnose(snapshot, { scope, ...context, karpenterApi: discovery.karpenterApi }, now);
       watched = diagnosed.filter((b) => WATCHED_CODES.has(b.code));
     } else if (progress.synced && !progress.done && now.getTime() - lastWatchedCheck >= WATCHED_CHECK_EVERY_MS) {
       lastWatchedCheck = now.getTime();
       // The NodePools, PDBs and pods of the last read may be stale: only the checks of watched kinds are trusted here.
-      watched = diagnose(snapshot, { scope, ...context, karpenterApi: discovery.karpenterApi }, now).filter((b) => WATCHED_CODES.has(b.code));
+      watched = diagnose(snapshot, { scope, ...context, karpenterApi: discovery.karpenterApi }, now).filter((b) =>
+        WATCHED_CODES.has(b.code),
+      );
     }
     const blockers = heldOnPurpose(
       [...diagnosed, ...watched.filter((w) => !diagnosed.some((d) => d.code === w.code && d.nodePool === w.nodePool))],
@@ -189,18 +247,23 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
     if (json) {
       for (const b of fresh) out(ndjsonLine(blockedEvent(b, 'early', now)));
       if (!previous || progress.lastProgressAt !== previous.lastProgressAt || progress.message !== previous.message) {
-        out(`${JSON.stringify({ ...progressEvent(progress, now), ...(stage && pacer ? stageProgress(stage, progress, now, pacer.plan.soakMs) : {}) })}\n`);
+        out(
+          `${JSON.stringify({ ...progressEvent(progress, now), ...(stage && pacer ? stageProgress(stage, progress, now, pacer.plan.soakMs) : {}) })}\n`,
+        );
       }
     } else if (display) {
       const shown = progress;
       const line = stage && pacer ? stageLine(stage, eta(stage, progress, now, pacer.plan.soakMs)) : undefined;
       display.show((screen) => {
         // The stage line is one more row of the frame: cut to the width like every other, and counted in its height.
-        const frame = progressFrame(shown, blockers, now, { color: ctx.globals.color, screen: line ? { ...screen, rows: screen.rows - 1 } : screen });
+        const frame = progressFrame(shown, blockers, now, {
+          color: ctx.globals.color,
+          screen: line ? { ...screen, rows: screen.rows - 1 } : screen,
+        });
         return line ? [frame[0]!, fitLine(line, screen.columns), ...frame.slice(1)] : frame;
       });
     } else if (!ctx.globals.quiet) {
-      err(progressLogLines(previous, progress, now));
+      err(progressLogLines(log, progress, now));
       const elapsed = `[${humanDuration(now.getTime() - scope.startedAt.getTime())}]`;
       for (const b of fresh) err(`${elapsed} ${blockerText(b)}`);
     }
@@ -278,10 +341,12 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
   // held at 0 (a wave's last allowance must not let Karpenter go on after we left).
   const paused = async (cause: RolloutResult, why: string): Promise<PausedNote | undefined> => {
     if (!pacer) return undefined;
-    const pools = await pacer.pause(snapshot.nodeClaims.values(), snapshot.nodes, why, new Date()).catch((e: unknown) => {
-      err(`warning: could not leave the staged rollout paused: ${e instanceof Error ? e.message : String(e)}\n`);
-      return [] as string[];
-    });
+    const pools = await pacer
+      .pause(snapshot.nodeClaims.values(), snapshot.nodes, why, new Date())
+      .catch((e: unknown) => {
+        err(`warning: could not leave the staged rollout paused: ${e instanceof Error ? e.message : String(e)}\n`);
+        return [] as string[];
+      });
     if (pools.length === 0) return undefined;
     // A halt reports its own `done` (with the gate), below.
     if (cause !== 'halted') finish('paused', now, { cause, paused: pools });
@@ -298,7 +363,12 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
     else if (failure instanceof KarpDriftError) failure.message += note.text;
     throw failure;
   }
-  if (result === undefined && !ctx.signal.aborted && settings.endWhen?.aborted && settings.endWhen.reason instanceof HaltedError) {
+  if (
+    result === undefined &&
+    !ctx.signal.aborted &&
+    settings.endWhen?.aborted &&
+    settings.endWhen.reason instanceof HaltedError
+  ) {
     finish('paused', now, { cause: 'held', paused: settings.endWhen.reason.paused });
     throw settings.endWhen.reason;
   }
@@ -307,7 +377,9 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
     if (!note) finish('interrupted', now);
     throw new InterruptedError(
       `interrupted while following the rollout${progress ? `: ${progress.message}` : ''}${note ? note.text : '; nothing more was changed'}`,
-      { hint: note ? note.hint : `the rollout goes on in the cluster; follow it again with: ${settings.resumeCommand}` },
+      {
+        hint: note ? note.hint : `the rollout goes on in the cluster; follow it again with: ${settings.resumeCommand}`,
+      },
     );
   }
   if (result === 'halted' && halt && pacer) {
@@ -315,7 +387,11 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
     if (json) reportGate(h, now);
     else for (const line of haltLines(h, pacer.plan.stagePlan)) err(line);
     const first = h.findings[0];
-    const what = first ? `${first.code} ${first.message}` : h.result === 'inconclusive' ? 'it could not be evaluated' : 'it failed';
+    const what = first
+      ? `${first.code} ${first.message}`
+      : h.result === 'inconclusive'
+        ? 'it could not be evaluated'
+        : 'it failed';
     const gate = gateEventJson(h, pacer.plan.stagePlan, now);
     record(gate);
     const note = await paused('halted', `a health gate stopped it: ${what}`);
@@ -332,14 +408,20 @@ export async function followRollout(ctx: CommandContext, cluster: Cluster, disco
   if (result === 'timeout') {
     const note = await paused('timeout', `--timeout ${humanDuration(settings.timeoutMs)} passed`);
     if (!note) finish(result, now);
-    throw new TimeoutError(`timed out after ${humanDuration(settings.timeoutMs)} waiting for the drift rollout: ${final.message}${note ? note.text : ''}`, {
-      hint: note ? note.hint : `Karpenter goes on replacing nodes; follow it again with: ${settings.resumeCommand}`,
-    });
+    throw new TimeoutError(
+      `timed out after ${humanDuration(settings.timeoutMs)} waiting for the drift rollout: ${final.message}${note ? note.text : ''}`,
+      {
+        hint: note ? note.hint : `Karpenter goes on replacing nodes; follow it again with: ${settings.resumeCommand}`,
+      },
+    );
   }
   if (result === 'stalled') {
     const fresh = await readDiagnosisReads(cluster, discovery, karpenterNodesOf(snapshot)).catch(() => undefined);
     if (fresh) context = fresh;
-    const blockers = heldOnPurpose(diagnose(snapshot, { scope, ...context, karpenterApi: discovery.karpenterApi }, now), stage);
+    const blockers = heldOnPurpose(
+      diagnose(snapshot, { scope, ...context, karpenterApi: discovery.karpenterApi }, now),
+      stage,
+    );
     for (const b of blockers) record(blockedEvent(b, 'stall', now));
     if (json) for (const b of blockers) out(ndjsonLine(blockedEvent(b, 'stall', now)));
     else err(stallSummary(final, blockers, now));
@@ -366,7 +448,12 @@ interface PausedNote {
 function heldOnPurpose(blockers: Blocker[], stage: StageState | undefined): Blocker[] {
   if (!stage) return blockers;
   return blockers.filter(
-    (b) => !((b.code === 'STALL-BUDGET' || b.code === 'STALL-HELD') && b.nodePool !== undefined && stage.heldAtZero.includes(b.nodePool)),
+    (b) =>
+      !(
+        (b.code === 'STALL-BUDGET' || b.code === 'STALL-HELD') &&
+        b.nodePool !== undefined &&
+        stage.heldAtZero.includes(b.nodePool)
+      ),
   );
 }
 
@@ -375,7 +462,12 @@ function eta(stage: StageState, progress: RolloutProgress, now: Date, soakMs: nu
 }
 
 /** What a staged rollout adds to the NDJSON `progress` event. */
-function stageProgress(stage: StageState, progress: RolloutProgress, now: Date, soakMs: number): Record<string, unknown> {
+function stageProgress(
+  stage: StageState,
+  progress: RolloutProgress,
+  now: Date,
+  soakMs: number,
+): Record<string, unknown> {
   const s = stage.stage;
   const left = eta(stage, progress, now, soakMs);
   return {

@@ -58,7 +58,10 @@ export function progressFrame(
     const lines =
       screen === undefined || counts.length === 0 || stringWidth(oneLine) <= screen.columns
         ? [`${oneLine}${done}`]
-        : [`${head}${done}`, `${stringWidth(indent) + stringWidth(counts.join('  ')) <= screen.columns ? indent : '  '}${counts.join('  ')}`];
+        : [
+            `${head}${done}`,
+            `${stringWidth(indent) + stringWidth(counts.join('  ')) <= screen.columns ? indent : '  '}${counts.join('  ')}`,
+          ];
     const blocker = pool.done ? undefined : blockerOf(pool, blockers);
     if (blocker !== undefined) lines.push(`${indent}${paint(YELLOW, `${blocker.code}: ${blocker.message}`)}`);
     return { pool, lines: lines.map(fit) };
@@ -80,22 +83,54 @@ export function progressFrame(
   const more =
     hidden.length === 0
       ? []
-      : [fit(`… ${plural(hidden.length, 'more NodePool', 'more NodePools')}${hiddenDone > 0 ? ` (${hiddenDone} done)` : ''}`)];
+      : [
+          fit(
+            `… ${plural(hidden.length, 'more NodePool', 'more NodePools')}${hiddenDone > 0 ? ` (${hiddenDone} done)` : ''}`,
+          ),
+        ];
   const frame = [fit(header), ...blocks.filter((b) => shown.has(b)).flatMap((b) => b.lines), ...more];
   return screen === undefined ? frame : frame.slice(0, frameRows(screen));
 }
 
 /**
- * For a log (stderr not a terminal): one line per NodePool whose status line changed, prefixed with the time
- * elapsed, as kubectl rollout status prints a line per change. Empty when nothing changed.
+ * How often a NodePool's log line may repeat while it rolls. On 5,000 nodes every replacement changes the counts, and
+ * a line per change is thousands of lines no one reads; a NodePool's first line and its done line are printed at
+ * once, and its newest state otherwise at most this often (the follow loop evaluates at least every second).
  */
-export function progressLogLines(previous: RolloutProgress | undefined, next: RolloutProgress, now: Date): string {
+export const LOG_EVERY_MS = 10_000;
+
+/** What the log printed so far: per NodePool its last line and when, the unsynced message, and the rollout's done. */
+export interface ProgressLog {
+  message?: string;
+  pools: Map<string, { message: string; at: number }>;
+  done: boolean;
+}
+
+export function newProgressLog(): ProgressLog {
+  return { pools: new Map(), done: false };
+}
+
+/**
+ * For a log (stderr not a terminal): a line per NodePool whose status line changed, prefixed with the time elapsed,
+ * as kubectl rollout status prints a line per change, throttled per NodePool to one per `everyMs` but for its first
+ * line and its done line. Records what it prints in `log`. Empty when there is nothing to print.
+ */
+export function progressLogLines(log: ProgressLog, next: RolloutProgress, now: Date, everyMs = LOG_EVERY_MS): string {
   const elapsed = `[${humanDuration(now.getTime() - next.startedAt.getTime())}]`;
-  if (!next.synced) return previous?.message === next.message ? '' : `${elapsed} ${next.message}\n`;
-  const lines = next.nodePools
-    .filter((p) => previous?.nodePools.find((q) => q.name === p.name)?.message !== p.message)
-    .map((p) => `${elapsed} ${p.message}`);
-  if (next.done && previous?.done !== true && next.nodePools.length > 1) lines.push(`${elapsed} ${next.message}`);
+  if (!next.synced) {
+    if (log.message === next.message) return '';
+    log.message = next.message;
+    return `${elapsed} ${next.message}\n`;
+  }
+  const lines = next.nodePools.flatMap((p) => {
+    const last = log.pools.get(p.name);
+    if (last?.message === p.message) return [];
+    if (last !== undefined && !p.done && now.getTime() - last.at < everyMs) return [];
+    log.pools.set(p.name, { message: p.message, at: now.getTime() });
+    return [`${elapsed} ${p.message}`];
+  });
+  if (next.done && !log.done && next.nodePools.length > 1) lines.push(`${elapsed} ${next.message}`);
+  log.done = next.done;
   return lines.map((l) => `${l}\n`).join('');
 }
 
@@ -211,7 +246,12 @@ export function blockedEvent(blocker: Blocker, stage: BlockedStage, now: Date): 
   };
 }
 
-export function doneEvent(result: RolloutResult, progress: RolloutProgress, cluster: ClusterIdentity, now: Date): RolloutEvent {
+export function doneEvent(
+  result: RolloutResult,
+  progress: RolloutProgress,
+  cluster: ClusterIdentity,
+  now: Date,
+): RolloutEvent {
   return {
     type: 'done',
     time: eventTime(now),

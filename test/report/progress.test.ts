@@ -8,13 +8,14 @@ import {
   ndjsonLine,
   progressEvent,
   progressFrame,
+  newProgressLog,
   progressLogLines,
   unreportedBlockers,
   stallSummary,
 } from '../../src/report/progress.js';
 import stringWidth from 'string-width';
 import { diagnose, type Blocker } from '../../src/rollout/stalls.js';
-import { track } from '../../src/rollout/track.js';
+import { track, type RolloutProgress } from '../../src/rollout/track.js';
 import { applyChange, emptySnapshot } from '../../src/rollout/snapshot.js';
 import { at, members, nodeClaim, nodePool, pdb, pod, scope, snapshotOf } from '../rollout/factories.js';
 
@@ -23,7 +24,11 @@ const pools = [
   { name: 'gpu', nodeClass: 'default' },
 ];
 const rollout = scope({ nodePools: pools });
-const identity = clusterIdentity('prod', 'arn:aws:eks:us-west-2:111122223333:cluster/prod', 'https://ABC.gr7.us-west-2.eks.amazonaws.com');
+const identity = clusterIdentity(
+  'prod',
+  'arn:aws:eks:us-west-2:111122223333:cluster/prod',
+  'https://ABC.gr7.us-west-2.eks.amazonaws.com',
+);
 const start = members(
   nodeClaim({ name: 'general-old01' }),
   nodeClaim({ name: 'general-old02' }),
@@ -79,7 +84,8 @@ describe('terminal frame', () => {
   });
 
   it('waits for the first lists', () => {
-    expect(frame(progressFrame(track(undefined, emptySnapshot(), rollout, at(0, 2)), [], at(0, 2)))).toMatchInlineSnapshot(`
+    expect(frame(progressFrame(track(undefined, emptySnapshot(), rollout, at(0, 2)), [], at(0, 2))))
+      .toMatchInlineSnapshot(`
       "Drift to Kubernetes 1.30: 2s elapsed
       Waiting for the first list of NodeClaims and Nodes...
       "
@@ -87,7 +93,8 @@ describe('terminal frame', () => {
   });
 
   it('fits an 80-column screen: the counts get a line of their own, the blocker is cut', () => {
-    expect(frame(progressFrame(progress, blockers, at(12, 5), { screen: { columns: 80, rows: 24 } }))).toMatchInlineSnapshot(`
+    expect(frame(progressFrame(progress, blockers, at(12, 5), { screen: { columns: 80, rows: 24 } })))
+      .toMatchInlineSnapshot(`
       "Drift to Kubernetes 1.30: 12m elapsed, no progress for 3m5s
       general  [███████░░░░░░░░░░░░░]  1/3 replaced
                2 drifted  1 disrupting  1 initializing
@@ -105,7 +112,8 @@ describe('terminal frame', () => {
   });
 
   it('fits a narrow screen', () => {
-    expect(frame(progressFrame(progress, blockers, at(12, 5), { screen: { columns: 40, rows: 24 } }))).toMatchInlineSnapshot(`
+    expect(frame(progressFrame(progress, blockers, at(12, 5), { screen: { columns: 40, rows: 24 } })))
+      .toMatchInlineSnapshot(`
       "Drift to Kubernetes 1.30: 12m elapsed, …
       general  [███████░░░░░░░░░░░░░]  1/3 re…
         2 drifted  1 disrupting  1 initializi…
@@ -116,7 +124,8 @@ describe('terminal frame', () => {
   });
 
   it('fits a short screen: NodePools still rolling first, then how many more', () => {
-    expect(frame(progressFrame(progress, blockers, at(12, 5), { screen: { columns: 120, rows: 5 } }))).toMatchInlineSnapshot(`
+    expect(frame(progressFrame(progress, blockers, at(12, 5), { screen: { columns: 120, rows: 5 } })))
+      .toMatchInlineSnapshot(`
       "Drift to Kubernetes 1.30: 12m elapsed, no progress for 3m5s
       general  [███████░░░░░░░░░░░░░]  1/3 replaced  2 drifted  1 disrupting  1 initializing
                STALL-PDB: PDB "payments/ledger" prevents pod evictions on 1 drifted node (NodePool general)
@@ -132,8 +141,12 @@ describe('terminal frame', () => {
     [20, 2],
     [200, 50],
   ])('never takes more than the screen: %d×%d', (columns, rows) => {
-    const many = scope({ nodePools: Array.from({ length: 30 }, (_, i) => ({ name: `pool-with-a-long-name-${i}`, nodeClass: 'default' })) });
-    const lines = progressFrame(track(undefined, snapshotOf(start), many, at(1)), [], at(30), { screen: { columns, rows } });
+    const many = scope({
+      nodePools: Array.from({ length: 30 }, (_, i) => ({ name: `pool-with-a-long-name-${i}`, nodeClass: 'default' })),
+    });
+    const lines = progressFrame(track(undefined, snapshotOf(start), many, at(1)), [], at(30), {
+      screen: { columns, rows },
+    });
     expect(lines.length).toBeLessThanOrEqual(Math.max(1, rows - 1));
     for (const l of lines) expect(stringWidth(l)).toBeLessThanOrEqual(columns);
     expect(lines[0]).toMatch(/^Drift to/);
@@ -169,13 +182,27 @@ describe('blocker reports', () => {
 });
 
 describe('log lines', () => {
+  const general = (message: string) => ({ ...progress.nodePools[0]!, message });
+  const gpuRolling = {
+    ...progress.nodePools[1]!,
+    done: false,
+    message: 'Waiting for NodePool "gpu" drift: 0 of 1 nodes replaced...',
+  };
+  const state = (pools: RolloutProgress['nodePools'], done = false): RolloutProgress => ({
+    ...progress,
+    nodePools: pools,
+    done,
+  });
+  const second = (s: number) => new Date(at(9).getTime() + s * 1000);
+
   it('prints a line per NodePool whose status changed', () => {
-    expect(progressLogLines(undefined, first, at(1))).toMatchInlineSnapshot(`
+    const log = newProgressLog();
+    expect(progressLogLines(log, first, at(1))).toMatchInlineSnapshot(`
       "[60s] Waiting for NodePool "general" drift: 0 of 3 nodes replaced, 3 nodes not drifted yet...
       [60s] Waiting for NodePool "gpu" drift: 0 of 1 nodes replaced, 1 node not drifted yet...
       "
     `);
-    expect(progressLogLines(first, progress, at(9))).toMatchInlineSnapshot(`
+    expect(progressLogLines(log, progress, at(9))).toMatchInlineSnapshot(`
       "[9m] Waiting for NodePool "general" drift: 1 of 3 nodes replaced, 1 replacement initializing, 1 drifted node waiting for disruption...
       [9m] NodePool "gpu" successfully rolled out: 1 node on the target AMIs with kubelet 1.30
       "
@@ -183,7 +210,69 @@ describe('log lines', () => {
   });
 
   it('prints nothing when nothing changed', () => {
-    expect(progressLogLines(progress, { ...progress, at: at(10) }, at(10))).toBe('');
+    const log = newProgressLog();
+    progressLogLines(log, progress, at(9));
+    expect(progressLogLines(log, { ...progress, at: at(10) }, at(10))).toBe('');
+  });
+
+  // A sequence of readings of one rollout, each [seconds after the first, the state, what the log prints then].
+  it.each<[string, Array<[number, RolloutProgress, string[]]>]>([
+    [
+      'a NodePool that changes every second prints its newest line every 10 s, not every change',
+      [
+        [0, state([general('general: 1 of 9'), gpuRolling]), ['[9m] general: 1 of 9', `[9m] ${gpuRolling.message}`]],
+        [1, state([general('general: 2 of 9'), gpuRolling]), []],
+        [5, state([general('general: 3 of 9'), gpuRolling]), []],
+        [9, state([general('general: 4 of 9'), gpuRolling]), []],
+        [10, state([general('general: 5 of 9'), gpuRolling]), ['[9m10s] general: 5 of 9']],
+        [11, state([general('general: 6 of 9'), gpuRolling]), []],
+        [21, state([general('general: 6 of 9'), gpuRolling]), ['[9m21s] general: 6 of 9']],
+      ],
+    ],
+    [
+      "a NodePool's done line is printed at once, however soon after its last line",
+      [
+        [0, state([general('general: 1 of 9'), gpuRolling]), ['[9m] general: 1 of 9', `[9m] ${gpuRolling.message}`]],
+        [2, state([general('general: 2 of 9'), progress.nodePools[1]!]), [`[9m2s] ${progress.nodePools[1]!.message}`]],
+      ],
+    ],
+    [
+      'the rollout done: every NodePool done line at once, then the rollout line once',
+      [
+        [0, state([general('general: 8 of 9'), gpuRolling]), ['[9m] general: 8 of 9', `[9m] ${gpuRolling.message}`]],
+        [
+          1,
+          state(
+            [{ ...general('NodePool "general" successfully rolled out'), done: true }, progress.nodePools[1]!],
+            true,
+          ),
+          [
+            '[9m1s] NodePool "general" successfully rolled out',
+            `[9m1s] ${progress.nodePools[1]!.message}`,
+            `[9m1s] ${progress.message}`,
+          ],
+        ],
+        [
+          2,
+          state(
+            [{ ...general('NodePool "general" successfully rolled out'), done: true }, progress.nodePools[1]!],
+            true,
+          ),
+          [],
+        ],
+      ],
+    ],
+    [
+      'before the first list, its message once',
+      [
+        [0, { ...first, synced: false, message: 'Listing NodeClaims...' }, ['[9m] Listing NodeClaims...']],
+        [1, { ...first, synced: false, message: 'Listing NodeClaims...' }, []],
+      ],
+    ],
+  ])('%s', (_name, readings) => {
+    const log = newProgressLog();
+    const printed = readings.map(([s, p]) => progressLogLines(log, { ...p, startedAt: at(0) }, second(s)));
+    expect(printed).toEqual(readings.map(([, , lines]) => lines.map((l) => `${l}\n`).join('')));
   });
 });
 
