@@ -165,9 +165,13 @@ async function send(cluster: Cluster, url: URL, signal: AbortSignal | undefined,
 function readBody(res: IncomingMessage): Promise<string> {
   const stream = res.headers['content-encoding'] === 'gzip' ? res.pipe(createGunzip()) : res;
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    // Decoded as it arrives: each chunk's buffer is garbage at once, and no page-sized Buffer.concat copy is made
+    // (100 pages of pods on a 50,000-pod cluster; buffers are freed only when V8 collects, which Node 24's larger
+    // young generation does less often).
+    stream.setEncoding('utf8');
+    let body = '';
+    stream.on('data', (c: string) => (body += c));
+    stream.on('end', () => resolve(body));
     stream.on('error', reject);
     if (stream !== res) res.on('error', reject);
     res.on('aborted', () => reject(Object.assign(new Error('the connection closed mid-response'), { code: 'ECONNRESET' })));

@@ -55,3 +55,28 @@ describe("listAll when the continue token expires", () => {
     ]);
   });
 });
+
+describe("listAll bodies", () => {
+  it("decodes UTF-8 characters that arrive split between two chunks", async () => {
+    const { sandbox, cluster } = await sandboxCluster("default");
+    // 3-byte characters in runs longer than a TLS record (16 KiB): some character is split between two chunks.
+    const value = (i: number) => `${i}:${"日本語のé".repeat(2_000)}`;
+    for (let i = 0; i < 20; i++) {
+      const p = pod(`multibyte-${i}`);
+      sandbox.kube.store.create("pods", {
+        ...p,
+        metadata: {
+          ...p.metadata,
+          annotations: { "karpenter.sh/do-not-disrupt": value(i) },
+        },
+      });
+    }
+    const listed = await listAll(cluster, PODS);
+    const ours = listed.items.filter((p) => p.name.startsWith("multibyte-"));
+    expect(ours).toHaveLength(20);
+    for (const p of ours)
+      expect(p.doNotDisrupt).toBe(
+        value(Number(p.name.slice("multibyte-".length))),
+      );
+  });
+});
