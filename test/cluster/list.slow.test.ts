@@ -1,5 +1,7 @@
 // The pager against the sandbox: a continue token that expires mid-list (etcd compacted its revision, and
 // kube-apiserver answers 410 Expired) ends in one full list, as client-go's pager does, with every object once.
+import type { IncomingHttpHeaders } from "node:http";
+import { get } from "node:https";
 import { describe, expect, it } from "vitest";
 import { listAll } from "../../src/cluster/list.js";
 import { PODS } from "../../src/cluster/resources.js";
@@ -71,6 +73,24 @@ describe("listAll bodies", () => {
         },
       });
     }
+    // The list is larger than 128 KiB: kube-apiserver (and the sandbox) gzip it for a client that asks, as this one does.
+    const raw = await new Promise<IncomingHttpHeaders>((resolve, reject) =>
+      get(
+        `${sandbox.kube.url}/api/v1/pods`,
+        {
+          ca: sandbox.kube.caData,
+          headers: {
+            Authorization: `Bearer ${sandbox.kube.token}`,
+            "Accept-Encoding": "gzip",
+          },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.headers);
+        },
+      ).on("error", reject),
+    );
+    expect(raw["content-encoding"]).toBe("gzip");
     const listed = await listAll(cluster, PODS);
     const ours = listed.items.filter((p) => p.name.startsWith("multibyte-"));
     expect(ours).toHaveLength(20);

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { text } from 'node:stream/consumers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeTokens } from './authn.js';
+import { encodeBody } from './compression.js';
 import type { CustomResourceDefinition } from './crds.js';
 import {
   apiGroupDocument,
@@ -91,7 +92,17 @@ function accessReview(body: string, faults: KubeFaults): Reply {
   const attributes = review.spec?.resourceAttributes ?? {};
   const allowed = faults.allows(attributes.verb ?? '', attributes.resource);
   const status = { allowed, ...(allowed ? {} : { reason: 'forbidden by the sandbox (faults.forbid)' }) };
-  return { code: 201, body: JSON.stringify({ apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', metadata: {}, spec: review.spec ?? {}, status }), headers: {} };
+  return {
+    code: 201,
+    body: JSON.stringify({
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      metadata: {},
+      spec: review.spec ?? {},
+      status,
+    }),
+    headers: {},
+  };
 }
 
 const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version']);
@@ -206,13 +217,16 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
       return;
     }
     record.code = reply.code;
+    const encoded = await encodeBody(reply.body, req.headers['accept-encoding']);
+    if (stopping.signal.aborted) return;
     res.writeHead(reply.code, {
       'Content-Type': 'application/json',
       'Cache-Control': 'no-cache, private',
       ...reply.headers,
-      'Content-Length': Buffer.byteLength(reply.body),
+      ...encoded.headers,
+      'Content-Length': Buffer.byteLength(encoded.body),
     });
-    res.end(reply.body);
+    res.end(encoded.body);
   }
 
   const server = createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
@@ -252,7 +266,8 @@ function expireEvents(store: KubeStore, ttlMs: number): void {
   const before = store.now().getTime() - ttlMs;
   const expired: Array<{ name: string; namespace: string }> = [];
   for (const e of store.objects.list('events')) {
-    if (Date.parse(e.metadata.creationTimestamp ?? '') < before) expired.push({ name: e.metadata.name ?? '', namespace: e.metadata.namespace ?? '' });
+    if (Date.parse(e.metadata.creationTimestamp ?? '') < before)
+      expired.push({ name: e.metadata.name ?? '', namespace: e.metadata.namespace ?? '' });
   }
   for (const e of expired) store.delete('events', e.name, e.namespace);
 }
@@ -275,7 +290,11 @@ function faultError(
   }
   if (failure.code === 400) {
     // kube-apiserver's wording for a validating webhook's denial (admission/plugin/webhook/errors ToStatusErr).
-    return new ApiStatusError(400, 'BadRequest', `admission webhook "${failure.webhook}" denied the request: ${failure.message}`);
+    return new ApiStatusError(
+      400,
+      'BadRequest',
+      `admission webhook "${failure.webhook}" denied the request: ${failure.message}`,
+    );
   }
   if (failure.code === 429) {
     return new ApiStatusError(429, 'TooManyRequests', 'Too many requests, please try again later.', {
