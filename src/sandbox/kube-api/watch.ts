@@ -46,8 +46,22 @@ export function serveWatch(res: ServerResponse, w: WatchRequest, ctx: WatchConte
   const key = groupResource(w.resource);
   const inScope = (o: KubeObject) => w.namespace === undefined || o.metadata.namespace === w.namespace;
   const visible = (o: KubeObject | undefined) => o !== undefined && inScope(o) && w.matches(o);
-  const send = (type: EventType, objectJson: string) => res.write(`{"type":"${type}","object":${objectJson}}\n`);
+  // Nothing is written once the response has ended: a watch that was expired or timed out may still have a
+  // bookmark due before its connection closes (a client that fell behind reads nothing, so 'close' comes late).
+  const send = (type: EventType, objectJson: string) => {
+    if (!res.writableEnded) res.write(`{"type":"${type}","object":${objectJson}}\n`);
+  };
   const sendObject = (type: EventType, o: KubeObject) => send(type, w.encode(store.asVersion(w.resource, o)));
+
+  // What a watch holds until it ends: its subscription to the change feed and its timers.
+  let closed = false;
+  let unsubscribe = () => {};
+  const timers: NodeJS.Timeout[] = [];
+  const stop = () => {
+    closed = true;
+    unsubscribe();
+    for (const t of timers) clearTimeout(t);
+  };
 
   res.writeHead(200, {
     'Content-Type': 'application/json',
@@ -57,6 +71,7 @@ export function serveWatch(res: ServerResponse, w: WatchRequest, ctx: WatchConte
 
   const expire = (message: string) => {
     send('ERROR', JSON.stringify(statusBody(new ApiStatusError(410, 'Expired', message))));
+    stop();
     res.end();
   };
   const requested = w.resourceVersion ? Number(w.resourceVersion) : 0;
@@ -108,7 +123,6 @@ export function serveWatch(res: ServerResponse, w: WatchRequest, ctx: WatchConte
     }
   }
 
-  let closed = false;
   let lastSent = String(requested || store.objects.resourceVersion);
   const live = (change: Change) => {
     if (closed) return;
@@ -117,30 +131,30 @@ export function serveWatch(res: ServerResponse, w: WatchRequest, ctx: WatchConte
     if (res.writableLength > ctx.watchBufferBytes) {
       // The client fell behind: stop buffering for it. What it has not read is lost with the connection, so its
       // resourceVersion is no good to resume from.
-      closed = true;
-      unsubscribe();
-      expire(`too old resource version: ${lastSent} (${store.objects.resourceVersion}): the watcher fell behind (${res.writableLength} bytes unread)`);
+      expire(
+        `too old resource version: ${lastSent} (${store.objects.resourceVersion}): the watcher fell behind (${res.writableLength} bytes unread)`,
+      );
       setTimeout(() => res.destroy(), 10_000).unref();
     }
   };
-  const unsubscribe = store.objects.subscribe(live);
-  const timers: NodeJS.Timeout[] = [];
+  unsubscribe = store.objects.subscribe(live);
   if (w.allowBookmarks) timers.push(setInterval(bookmark, ctx.bookmarkIntervalMs));
   if (w.timeoutSeconds !== undefined && w.timeoutSeconds > 0) {
-    timers.push(setTimeout(() => res.end(), w.timeoutSeconds * 1000));
+    timers.push(
+      setTimeout(() => {
+        stop();
+        res.end();
+      }, w.timeoutSeconds * 1000),
+    );
   }
   // A dropped watch is a cut connection, not a clean end of stream: the client must re-establish it.
   const undrop = ctx.faults.onDropWatches(() => res.destroy());
   const unexpire = ctx.faults.onExpireWatches(() => {
-    closed = true;
-    unsubscribe();
     expire(`too old resource version: ${lastSent} (${store.objects.resourceVersion})`);
   });
   res.on('close', () => {
-    closed = true;
-    unsubscribe();
+    stop();
     undrop();
     unexpire();
-    for (const t of timers) clearTimeout(t);
   });
 }

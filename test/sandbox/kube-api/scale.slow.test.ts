@@ -228,6 +228,37 @@ describe("the sandbox API server at scale", () => {
     expect(w.lines.length - 1).toBeLessThan(20_000);
   });
 
+  it("writes nothing after a watch ended, though bookmarks fall due before its connection closes", async () => {
+    // A client that reads slowly keeps its connection open after the watch's timeoutSeconds ended it (the end is
+    // queued behind what it has not read); a bookmark written then was a write after end, which crashed the sandbox
+    // in the middle of a large rollout.
+    const s = await start({
+      watchBufferBytes: 1024 ** 3,
+      bookmarkIntervalMs: 20,
+    });
+    const w = openWatch(
+      s,
+      "/api/v1/namespaces/default/pods?watch=true&allowWatchBookmarks=true&timeoutSeconds=1",
+    );
+    const res = await w.response;
+    res.pause();
+    const big = "x".repeat(4096);
+    for (let i = 0; i < 4_000; i++) {
+      s.store.create("pods", {
+        ...pod(`web-${i}`),
+        metadata: { ...pod(`web-${i}`).metadata, annotations: { big } },
+      });
+      if (i % 500 === 499)
+        await new Promise((resolve) => setImmediate(resolve));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1_500)); // past the timeout, bookmarks still due every 20 ms
+    res.resume();
+    await until(w.ended, "the end of the watch");
+    expect(w.lines.filter((l) => l.includes('"type":"ADDED"')).length).toBe(
+      4_000,
+    );
+  });
+
   it("ends every watch with 410 on faults.expireWatches()", async () => {
     const s = await start();
     const w = openWatch(s, "/api/v1/nodes?watch=true");
