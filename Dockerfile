@@ -20,5 +20,5 @@ COPY --from=build /src/vendor ./vendor
 COPY --from=build /src/LICENSE ./LICENSE
 ENV NODE_ENV=production
 USER 1000:1000
-ENTRYPOINT ["node", "/opt/karp-drift/dist/main.js"]
+ENTRYPOINT ["node", "/opt/karp-drift/dist/bin.cjs"]
 CMD ["--help"]

@@ -25,13 +25,32 @@ function versionOf(node) {
   return execFileSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim();
 }
 
+// `--only startup,plan` measures those groups alone (startup, plan, sandbox, rollouts); with --readme, their rows
+// replace the same rows of the README's table and the rest stay as last measured.
+const onlyArg = process.argv.indexOf('--only');
+const only = onlyArg < 0 ? undefined : new Set(process.argv[onlyArg + 1]?.split(','));
+const wanted = (group) => only === undefined || only.has(group);
+
 const load = loadavg()[0];
 const rows = [];
-for (const n of nodes) rows.push(...(await startup(n.path, n.label, RUNS)));
-for (const n of nodes) rows.push(...(await planOnLarge(n.path, n.label, LARGE_RUNS)));
+if (wanted('startup')) for (const n of nodes) rows.push(...(await startup(n.path, n.label, RUNS)));
+if (wanted('plan')) for (const n of nodes) rows.push(...(await planOnLarge(n.path, n.label, LARGE_RUNS)));
 // The sandbox's own figures (absolute: they compare with nothing else in the run).
-for (const r of [...(await sandboxScale()), ...(await largeScenarioStart()), ...(await sandboxShutdown()), ...(await rolloutCost()), ...(await largeRolloutRows())]) {
-  rows.push({ figure: r.name, result: `${r.value.toFixed(r.unit === 'x' ? 2 : 0)} ${r.unit}`, value: r.value, goal: r.target, unit: r.unit, below: r.unit !== 'x' });
+const own = [
+  ...(wanted('sandbox')
+    ? [...(await sandboxScale()), ...(await largeScenarioStart()), ...(await sandboxShutdown())]
+    : []),
+  ...(wanted('rollouts') ? [...(await rolloutCost()), ...(await largeRolloutRows())] : []),
+];
+for (const r of own) {
+  rows.push({
+    figure: r.name,
+    result: `${r.value.toFixed(r.unit === 'x' ? 2 : 0)} ${r.unit}`,
+    value: r.value,
+    goal: r.target,
+    unit: r.unit,
+    below: r.unit !== 'x',
+  });
 }
 
 const table = render(rows);
@@ -48,8 +67,14 @@ function verdict(r) {
 function render(rs) {
   const lines = ['| figure | result | goal | ratio | |', '|---|---|---|---|---|'];
   for (const r of rs) {
-    const goal = r.ratio !== undefined || r.unit === undefined ? `≤ ${r.goal}×` : `${r.below ? '<' : '≤'} ${r.goal} ${r.unit}`;
-    const ratio = r.ratio !== undefined ? `${r.ratio.toFixed(2)}×` : r.value !== undefined && r.unit !== 'x' ? `${(r.value / r.goal).toFixed(2)} of goal` : '';
+    const goal =
+      r.ratio !== undefined || r.unit === undefined ? `≤ ${r.goal}×` : `${r.below ? '<' : '≤'} ${r.goal} ${r.unit}`;
+    const ratio =
+      r.ratio !== undefined
+        ? `${r.ratio.toFixed(2)}×`
+        : r.value !== undefined && r.unit !== 'x'
+          ? `${(r.value / r.goal).toFixed(2)} of goal`
+          : '';
     lines.push(`| ${r.figure} | ${r.result} | ${goal} | ${ratio} | ${verdict(r)} |`);
   }
   return lines.join('\n');
@@ -63,6 +88,29 @@ function writeReadme(t) {
   const j = text.indexOf(end);
   if (i < 0 || j < i) throw new Error(`README.md has no ${start} ... ${end} section`);
   const machine = `${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${nodes.map((n) => n.label).join(' and ')}, ${new Date().toISOString().slice(0, 10)}`;
-  const body = `${start}\nMeasured by \`npm run bench -- --readme\` on ${machine}; medians of ${RUNS} alternating runs (${LARGE_RUNS} on \`large\`); load average ${load.toFixed(1)} at the start (a loaded machine stretches every absolute time; the ratios are what the goals are about).\n\n${t}\n${end}`;
+  const said = `Measured by \`npm run bench -- --readme${only ? ` --only ${[...only].join(',')}` : ''}\` on ${machine}; medians of ${RUNS} alternating runs (${LARGE_RUNS} on \`large\`); load average ${load.toFixed(1)} at the start (a loaded machine stretches every absolute time; the ratios are what the goals are about).`;
+  let body;
+  if (only === undefined) body = `${start}\n${said}\n\n${t}\n${end}`;
+  else {
+    // The old section's rows, each replaced by the new row of the same figure; new figures at the end.
+    const old = text.slice(i + start.length, j);
+    const figureOf = (line) => line.split(' | ')[0];
+    const fresh = new Map(
+      t
+        .split('\n')
+        .slice(2)
+        .map((l) => [figureOf(l), l]),
+    );
+    const lines = old
+      .split('\n')
+      .filter((l) => !/^The .* rows again: /.test(l))
+      .map((l) => (l.startsWith('| ') && fresh.has(figureOf(l)) ? fresh.get(figureOf(l)) : l));
+    const kept = new Set(lines.map(figureOf));
+    const added = [...fresh].filter(([f]) => !kept.has(f)).map(([, l]) => l);
+    const tableEnd = lines.findLastIndex((l) => l.startsWith('| '));
+    lines.splice(tableEnd + 1, 0, ...added);
+    lines.splice(tableEnd + 1 + added.length, 0, '', `The ${[...only].join(', ')} rows again: ${said}`);
+    body = `${start}${lines.join('\n').replace(/\n+$/, '')}\n${end}`;
+  }
   writeFileSync(README, text.slice(0, i) + body + text.slice(j + end.length));
 }

@@ -6,7 +6,7 @@
 // found from the package root (src/package-root.ts), wherever a module lands in a chunk.
 import { build } from 'esbuild';
 import { chmod, rm, writeFile } from 'node:fs/promises';
-import { cliBuildOptions } from './cli-build-options.mjs';
+import { cliBuildOptions, helpBuildOptions } from './cli-build-options.mjs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -37,3 +37,27 @@ const result = await build({
 // bench/ and anyone curious: what went into which chunk (esbuild's analyzer reads it).
 await writeFile(`${root}dist/meta.json`, JSON.stringify(result.metafile));
 await chmod(`${root}dist/main.js`, 0o755);
+
+// The bin, dist/bin.cjs, and what it answers help and the version from, dist/help.cjs: CommonJS, so that those never
+// start Node's ES module loader (src/bin.ts). Every other command line goes on to dist/main.js.
+await build({
+  absWorkingDir: root,
+  entryPoints: { bin: 'src/bin.ts' },
+  outdir: 'dist',
+  outExtension: { '.js': '.cjs' },
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: cliBuildOptions.target,
+  external: ['./help.cjs', './main.js'],
+  logLevel: 'warning',
+});
+await build({
+  absWorkingDir: root,
+  entryPoints: { help: 'src/help.ts' },
+  outdir: 'dist',
+  outExtension: { '.js': '.cjs' },
+  ...helpBuildOptions,
+  logLevel: 'warning',
+});
+await chmod(`${root}dist/bin.cjs`, 0o755);

@@ -99,3 +99,29 @@ export const cliBuildOptions = {
   },
   plugins: [trimDependencies],
 };
+
+/**
+ * esbuild options for dist/help.cjs (src/help.ts): the command definitions as CommonJS. The modules that commands'
+ * actions import (each `import()` in cli.ts) stay out: no action runs there (src/help-only.ts), so none is loaded.
+ * `import.meta.url` (package-root.ts finds package.json from it) becomes this file's URL.
+ */
+export const helpBuildOptions = {
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: cliBuildOptions.target,
+  mainFields: cliBuildOptions.mainFields,
+  define: { 'import.meta.url': '__karpDriftUrl' },
+  banner: { js: "const __karpDriftUrl = require('node:url').pathToFileURL(__filename).href;" },
+  plugins: [
+    trimDependencies,
+    {
+      name: 'actions-left-out',
+      setup(b) {
+        b.onResolve({ filter: /.*/ }, (args) =>
+          args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined,
+        );
+      },
+    },
+  ],
+};

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// The bin entry: the only place that touches process.exit semantics. It sets process.exitCode so output flushes.
+// The CLI's entry (dist/main.js, an ES module; the bin dist/bin.cjs loads it for every command line but a request for
+// help or the version): the only place that touches process.exit semantics. It sets process.exitCode so output
+// flushes.
 import module from 'node:module';
-import { basename } from 'node:path';
+import { exitQuietlyOnEpipe, processRunEnvironment } from './process-run.js';
 
 // Node 22.1+ caches compiled code between runs (npm does the same); it must be on before commander and cli.js load,
 // hence the dynamic import below. Node 20 has no compile cache and simply skips this.
@@ -11,12 +13,7 @@ import { basename } from 'node:path';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const { runCli } = await import('./cli.js');
 
-// `karp-drift upgrade --help | head`: the reader went away. Stop as a shell tool stopped by SIGPIPE does, without a
-// stack; nothing is lost, since nobody reads the rest.
-process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code !== 'EPIPE') throw err;
-  process.exit(process.exitCode ?? 0);
-});
+exitQuietlyOnEpipe();
 
 const controller = new AbortController();
 let interrupts = 0;
@@ -29,28 +26,7 @@ const onSignal = (signal: NodeJS.Signals) => {
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
 
-process.exitCode = await runCli(process.argv.slice(2), {
-  io: {
-    out: (s) => void process.stdout.write(s),
-    err: (s) => void process.stderr.write(s),
-    interactive: Boolean(process.stdout.isTTY && process.stdin.isTTY),
-    screen: (stream) => {
-      const tty = stream === 'out' ? process.stdout : process.stderr;
-      return tty.isTTY && tty.columns > 0 ? { columns: tty.columns, rows: tty.rows } : undefined;
-    },
-    onResize: (listener) => {
-      // Node refreshes a terminal stream's columns/rows on SIGWINCH and then emits 'resize' on it; one stream is enough.
-      const tty = process.stdout.isTTY ? process.stdout : process.stderr.isTTY ? process.stderr : undefined;
-      tty?.on('resize', listener);
-      return () => void tty?.off('resize', listener);
-    },
-    canPrompt: Boolean(process.stdin.isTTY && process.stderr.isTTY),
-  },
-  env: process.env,
-  stdoutIsTTY: Boolean(process.stdout.isTTY),
-  signal: controller.signal,
-  invokedAs: basename(process.argv[1] ?? ''),
-});
+process.exitCode = await runCli(process.argv.slice(2), processRunEnvironment(controller.signal));
 // Commands close their sockets; anything left (a keep-alive agent) must not hold the process open.
 process.removeListener('SIGINT', onSignal);
 process.removeListener('SIGTERM', onSignal);

@@ -4,6 +4,7 @@ import { buildProgram, runCli, type CommandContext, type RunEnvironment } from '
 import { amis } from '../src/commands/amis.js';
 import { render } from '../src/commands/render.js';
 import { RuntimeFailure } from '../src/errors.js';
+import { COMMANDS, isHelpOnly } from '../src/help-only.js';
 import type { AmisOptions, RenderOptions } from '../src/options.js';
 
 vi.mock('../src/commands/amis.js', () => ({ amis: vi.fn() }));
@@ -290,4 +291,43 @@ describe('a program built for one command line', () => {
       expect(help([name, '--help'], [name])).toMatch(/--\w/);
     },
   );
+});
+
+// bin.ts answers these from dist/help.cjs without the ES module loader; everything else goes to the CLI.
+describe('a command line that only asks for help', () => {
+  const run0 = (): RunEnvironment => ({
+    io: { out: () => {}, err: () => {}, interactive: false },
+    env: {},
+    stdoutIsTTY: false,
+    signal: new AbortController().signal,
+  });
+
+  it('knows every command cli.ts defines', () => {
+    expect([...COMMANDS].sort()).toEqual(
+      buildProgram(run0())
+        .commands.map((c) => c.name())
+        .filter((n) => n !== 'help')
+        .sort(),
+    );
+  });
+
+  it.each<[string[], boolean]>([
+    [['--help'], true],
+    [['-h'], true],
+    [['--version'], true],
+    [['help'], true],
+    [['help', 'upgrade'], true],
+    [['upgrade', '--help'], true],
+    [['sandbox', '-h'], true],
+    [[], false], // commander's own answer (help on stderr, exit 1) comes from the CLI
+    [['upgrade'], false],
+    [['--help', 'upgrade'], false],
+    [['upgrad', '--help'], false], // a typo: the CLI suggests the command
+    [['help', 'upgrad'], false],
+    [['upgrade', '--gate-cmd', '--help'], false], // --help as an option's value
+    [['status', '--help', '-o', 'json'], false],
+    [['-v', '--help'], false],
+  ])('%j: %s', (argv, expected) => {
+    expect(isHelpOnly(argv)).toBe(expected);
+  });
 });

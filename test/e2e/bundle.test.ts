@@ -33,14 +33,21 @@ const meta = JSON.parse(
 function run(
   args: string[],
   n: number,
-): { code: number | null; stderr: string; sources: string[]; files: string[] } {
+  entry = MAIN,
+): {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  sources: string[];
+  files: string[];
+} {
   const loaded = join(dir, `loaded-${n}.txt`);
   const r = spawnSync(
     process.execPath,
     [
       "--import",
       `data:text/javascript,${encodeURIComponent(REGISTER)}`,
-      MAIN,
+      entry,
       ...args,
     ],
     {
@@ -59,7 +66,7 @@ function run(
   const sources = files.flatMap((f) =>
     Object.keys(meta.outputs[f]?.inputs ?? {}),
   );
-  return { code: r.status, stderr: r.stderr, sources, files };
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, sources, files };
 }
 
 const from = (sources: string[], what: string) =>
@@ -158,5 +165,47 @@ describe("the bundled CLI", () => {
       [],
     );
     expect(from(r.sources, "@aws-sdk/")).toEqual([]);
+  });
+
+  // The bin (package.json "bin"): help and the version from dist/help.cjs, CommonJS, never the ES module CLI; the
+  // same words as the CLI prints, since it is the same code (src/bin.ts).
+  const BIN = join(ROOT, "dist", "bin.cjs");
+  it.each([
+    [["--help"]],
+    [["-h"]],
+    [["--version"]],
+    [["help"]],
+    [["help", "upgrade"]],
+    [["upgrade", "--help"]],
+    [["sandbox", "--help"]],
+  ])("the bin answers %j without loading the CLI, as the CLI does", (args) => {
+    const bin = run(args, 200 + args.join("").length, BIN);
+    const cli = run(args, 300 + args.join("").length);
+    expect(bin.code).toBe(0);
+    expect(bin.stdout).toMatch(/\S/);
+    expect([bin.code, bin.stdout, bin.stderr]).toEqual([
+      cli.code,
+      cli.stdout,
+      cli.stderr,
+    ]);
+    // Through the ES module loader (the --import hook puts even a CommonJS main there) only the bin itself went.
+    expect(bin.files).toEqual(["dist/bin.cjs"]);
+  });
+
+  it.each([
+    [["status", "--kubeconfig", "/nonexistent"], 2],
+    [["--help", "upgrade"], 0],
+    [["upgrad", "--help"], 0],
+    [[], 0],
+  ])("the bin runs the CLI for %j, with its exit code", (args, code) => {
+    const bin = run(args, 400 + args.join("").length, BIN);
+    const cli = run(args, 500 + args.join("").length);
+    expect(bin.code).toBe(code);
+    expect([bin.code, bin.stdout, bin.stderr]).toEqual([
+      cli.code,
+      cli.stdout,
+      cli.stderr,
+    ]);
+    expect(bin.files).toContain("dist/main.js");
   });
 });
