@@ -1,6 +1,7 @@
 // The CLI's run environment taken from this process: its streams, terminal, environment and signals. Shared by the
 // two entries, dist/main.js (every command) and dist/help.cjs (help and version only, see bin.ts).
 import { basename } from 'node:path';
+import { isatty } from 'node:tty';
 import type { RunEnvironment } from './cli.js';
 
 /**
@@ -15,11 +16,14 @@ export function exitQuietlyOnEpipe(): void {
 }
 
 export function processRunEnvironment(signal: AbortSignal): RunEnvironment {
+  // Which streams are terminals, from their file descriptors: process.stdin is a stream made on first use (about
+  // 4 ms of fs streams), which only a prompt needs.
+  const [stdin, stdout, stderr] = [isatty(0), isatty(1), isatty(2)];
   return {
     io: {
       out: (s) => void process.stdout.write(s),
       err: (s) => void process.stderr.write(s),
-      interactive: Boolean(process.stdout.isTTY && process.stdin.isTTY),
+      interactive: stdout && stdin,
       screen: (stream) => {
         const tty = stream === 'out' ? process.stdout : process.stderr;
         return tty.isTTY && tty.columns > 0 ? { columns: tty.columns, rows: tty.rows } : undefined;
@@ -30,10 +34,10 @@ export function processRunEnvironment(signal: AbortSignal): RunEnvironment {
         tty?.on('resize', listener);
         return () => void tty?.off('resize', listener);
       },
-      canPrompt: Boolean(process.stdin.isTTY && process.stderr.isTTY),
+      canPrompt: stdin && stderr,
     },
     env: process.env,
-    stdoutIsTTY: Boolean(process.stdout.isTTY),
+    stdoutIsTTY: stdout,
     signal,
     invokedAs: basename(process.argv[1] ?? ''),
   };
