@@ -11,7 +11,8 @@ import { dirname, relative, resolve } from 'node:path';
 export const trimDependencies = {
   name: 'trim-dependencies',
   setup(b) {
-    b.onResolve({ filter: /^@kubernetes\/client-node$/ }, async (args) => {
+    // The package's index and the deep imports from src/ (e.g. dist/config.js): resolved by esbuild, marked so.
+    b.onResolve({ filter: /^@kubernetes\/client-node(\/dist\/.*)?$/ }, async (args) => {
       if (args.pluginData === 'resolving') return undefined;
       const resolved = await b.resolve(args.path, {
         kind: args.kind,
@@ -49,16 +50,6 @@ export const trimDependencies = {
         ? { path: resolve(args.resolveDir, args.path), sideEffects: false }
         : undefined,
     );
-    b.onResolve({ filter: /^@kubernetes\/client-node\/dist\// }, async (args) => {
-      if (args.pluginData === 'resolving') return undefined;
-      const resolved = await b.resolve(args.path, {
-        kind: args.kind,
-        resolveDir: args.resolveDir,
-        importer: args.importer,
-        pluginData: 'resolving',
-      });
-      return { ...resolved, sideEffects: false };
-    });
     // commander requires node:child_process at load for executable subcommands (`git-style` separate programs),
     // which karp-drift has none of; on Node 20 loading that built-in costs about 6 ms, a tenth of what `--help` adds
     // to Node's own start. It is loaded on first use instead.
