@@ -254,7 +254,10 @@ describe('staged rollout (upgrade --canary --waves --soak)', () => {
     // While general is held at 0, its owner changes its budgets (kubectl edit): the hold's next write answers 409.
     const live = sandbox.kube.store.get('nodepools.karpenter.sh', 'general')!;
     const spec = live.spec as { disruption: { budgets: Array<Record<string, unknown>> } };
-    const mine = [{ nodes: '5' }, { nodes: '0', schedule: '0 9 * * 1-5', duration: '8h' }];
+    // A scheduled budget that is not active while the test runs (12 hours from now): an active `nodes: "0"` would
+    // hold general's drift, as Karpenter does, and the run would never finish.
+    const offHour = (new Date().getUTCHours() + 12) % 24;
+    const mine = [{ nodes: '5' }, { nodes: '0', schedule: `0 ${offHour} * * *`, duration: '1h' }];
     const held = spec.disruption.budgets.at(-1);
     sandbox.kube.store.update(
       'nodepools.karpenter.sh',
