@@ -1,22 +1,40 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/suite/sequencer.js';
 
-// Two speeds (STYLE.md): `unit` is pure and fast; `slow` starts servers and sandboxes or spawns the built CLI.
-// A slow test lives under test/e2e/ or is named *.slow.test.ts.
+// Two speeds (STYLE.md), run one after the other, each as wide as suits it on a 2-core machine:
+// - `unit` is pure and computes: a file per core (vitest's default, cores − 1, would leave one idle).
+// - `slow` starts servers and sandboxes or spawns the built CLI, and mostly waits (on a simulated clock, a child
+//   process, a lease): six files at once, each with its own sandbox on its own free port and its own temp dirs.
+//   Six keeps both cores busy without starving a CLI that a test times (measured: four left a core idle half the run).
+// A slow test lives under test/e2e/ or is named *.slow.test.ts. Files start longest first (test/suite/sequencer.ts),
+// from the times `npm run test:timings` records, so a clean clone has no long tail. The scale proofs under test/long/
+// run only with `npm run test:long` (vitest.long.config.ts); the slow project proves the same code paths on a cut.
 export default defineConfig({
   test: {
     // As src/main.ts does for the CLI: the AWS SDK's notice that its 2027 releases need Node 22 would print once per
     // test file that builds a client under Node 20 (README "Requirements" says why karp-drift keeps Node 20).
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    reporters: ['default', ['./test/suite/timings-reporter.ts', { top: 10, record: false }]],
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', 'test/**/*.slow.test.ts'] },
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/e2e/**', 'test/long/**', 'test/**/*.slow.test.ts'],
+          sequence: { groupOrder: 0 },
+          maxWorkers: 2,
+        },
       },
       {
         extends: true,
         test: {
           name: 'slow',
           include: ['test/e2e/**/*.test.ts', 'test/**/*.slow.test.ts'],
+          exclude: ['test/long/**'],
+          sequence: { groupOrder: 1 },
+          maxWorkers: 6,
           testTimeout: 120_000,
           hookTimeout: 60_000,
         },

@@ -1,0 +1,83 @@
+// Health gates end to end, one bad-AMI symptom at a time (gates.ts): a good release passes every gate, and
+// replacements that go NotReady or never register are caught. Deadlines are given in real seconds, as the CLI
+// measures them (the sandbox runs 60× faster).
+import { readFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { karpDrift } from './cli-sandbox.js';
+import { CANARY, GOOD, badAmi, claims, imagesByPool, startedIn, gates, findingsOf } from './gates.js';
+
+describe('health gates on a bad AMI (bad-ami sandbox)', () => {
+  it('a good release passes every gate at every checkpoint, the gate command with the run facts in its environment', async () => {
+    const sandbox = await badAmi();
+    const dir = await mkdtemp(join(tmpdir(), 'karp-drift-gate-'));
+    const cmd = `env | grep ^KARP_DRIFT_ | sort > "${dir}/$KARP_DRIFT_GATE_POINT-$KARP_DRIFT_STAGE.env"; echo "smoke ok on $(echo $KARP_DRIFT_REPLACED_NODES | wc -w) nodes"`;
+    const run = await karpDrift(
+      sandbox,
+      [...CANARY, '--release', GOOD, '--soak', '2s', '--gate-cmd', cmd, '-o', 'json'],
+      150_000,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.events.at(-1)).toMatchObject({ type: 'done', result: 'succeeded' });
+    const passed = gates(run).map((g) => `${String(g.gate)} ${String(g.point)} ${String(g.stage)} ${String(g.result)}`);
+    expect(passed).toEqual([
+      'health wave-end 1 passed',
+      'command wave-end 1 passed',
+      'health soak-end 1 passed',
+      'command soak-end 1 passed',
+      'health wave-end 2 passed',
+      'command wave-end 2 passed',
+    ]);
+    expect((gates(run)[1]!.command as { output: string[] }).output).toEqual(['smoke ok on 3 nodes']);
+    expect((gates(run).at(-1)!.command as { output: string[] }).output).toEqual(['smoke ok on 17 nodes']);
+
+    const facts = Object.fromEntries(
+      readFileSync(join(dir, 'wave-end-1.env'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(/=(.*)/s).slice(0, 2)),
+    );
+    const canaryNodes = claims(sandbox, 'canary').map((c) => (c.status as { nodeName: string }).nodeName);
+    expect(facts).toMatchObject({
+      KARP_DRIFT_TARGET: '1.30',
+      KARP_DRIFT_GATE_POINT: 'wave-end',
+      KARP_DRIFT_STAGE: '1',
+      KARP_DRIFT_STAGE_NAME: 'canary',
+      KARP_DRIFT_WAVE: '1',
+      KARP_DRIFT_NODEPOOLS: 'canary',
+      KARP_DRIFT_ALL_NODEPOOLS: 'canary,general',
+      KARP_DRIFT_CONTEXT: 'karp-drift-sandbox-bad-ami',
+      KARP_DRIFT_REPLACED_NODES: canaryNodes.sort().join(' '),
+    });
+    expect(facts.KARP_DRIFT_AMIS!.split(',').sort()).toEqual(
+      [...new Set(Object.values(imagesByPool(sandbox)).flat())].sort(),
+    );
+    expect(facts.KARP_DRIFT_RUN_ID).toMatch(/^[0-9a-f-]{36}$/);
+  }, 180_000);
+
+  it('not-ready: replacements that go NotReady are caught with the kubelet’s words', async () => {
+    const sandbox = await badAmi({ symptom: 'not-ready', afterSeconds: 30 });
+    const run = await karpDrift(sandbox, [...CANARY, '-o', 'json']);
+    expect(run.code, run.stderr).toBe(6);
+    const findings = findingsOf(gates(run).find((g) => g.result === 'failed'));
+    const notReady = findings.filter((f) => f.code === 'NODE-NOT-READY');
+    expect(notReady.length).toBeGreaterThan(0);
+    expect(notReady[0]!.evidence.join('\n')).toContain('cni plugin not initialized');
+    expect(notReady[0]!.nodePool).toBe('canary');
+    expect(startedIn(sandbox, 'general')).toEqual([]);
+  });
+
+  it('never-registers: replacements that never join fail the replacements gate', async () => {
+    const sandbox = await badAmi({ symptom: 'never-registers' });
+    const run = await karpDrift(sandbox, [...CANARY, '--init-deadline', '20s', '-o', 'json']);
+    expect(run.code, run.stderr).toBe(6);
+    const findings = findingsOf(gates(run).find((g) => g.result === 'failed'));
+    expect(findings.length).toBeGreaterThan(0);
+    // Whichever comes first: karp-drift's --init-deadline, or Karpenter's own NodeRegistrationHealthy=False.
+    for (const f of findings) expect(['REPLACEMENT-NOT-INITIALIZED', 'NODE-REGISTRATION-UNHEALTHY']).toContain(f.code);
+    expect(findings.every((f) => f.nodePool === 'canary')).toBe(true);
+    expect(startedIn(sandbox, 'general')).toEqual([]);
+  });
+});

@@ -1,0 +1,56 @@
+// The live display of a staged rollout in a real terminal (terminal.ts): soak and gate lines at 80 columns, and a
+// canary caught and rolled back.
+import { describe, expect, it } from 'vitest';
+import { pty, why, inTerminal, liveLines } from './terminal.js';
+
+describe.skipIf(pty === undefined)(`live display in a terminal${pty === undefined ? ` (skipped: ${why})` : ''}`, () => {
+  it('a staged rollout at 80×24: the stage line in the frame, and log lines longer than the screen printed whole above it', async () => {
+    const screen = await inTerminal(
+      ['demo', '--scenario', 'staged', '--canary', 'canary', '--waves', '1,100%', '--soak', '2s'],
+      80,
+      24,
+    );
+    expect(screen.exitCode).toBe(0);
+    expect(screen.lines.filter((l) => l.startsWith('Drift to Kubernetes'))).toHaveLength(1);
+    // A soak line is wider than 80 columns: it takes two rows, and its second row is its own end, not the end of
+    // the frame line it was written over.
+    const soaks = screen.lines.flatMap((l, i) =>
+      /^\[\d+s\] stage 1\/2 \(canary\) wave 1 done; soaking/.test(l) ? [`${l}${screen.lines[i + 1] ?? ''}`] : [],
+    );
+    expect(soaks).toHaveLength(1);
+    expect(soaks[0]).toMatch(/soaking \d+s until \S+Z before wave 2$/);
+    expect(screen.lines.some((l) => /ETA|started/.test(l) && /soaking/.test(l))).toBe(false);
+    expect(screen.lines.some((l) => l.startsWith('Rollout complete'))).toBe(true);
+  });
+
+  it('a gated staged rollout at 80×24: the stage line says what the gates wait on, cut to the width', async () => {
+    const screen = await inTerminal(
+      ['demo', '--scenario', 'staged', '--canary', 'canary', '--waves', '1,100%', '--gate-cmd', 'sleep 2; echo ok'],
+      80,
+      24,
+    );
+    expect(screen.exitCode).toBe(0);
+    // Drawn over since, so read from what was written: the frame's stage line while the command ran.
+    expect(screen.raw).toMatch(/Stage 1\/2 canary, wave 1\/2: gates at wave end: --gate-cmd for \d+s/);
+    expect(screen.lines.filter((l) => l.startsWith('Drift to Kubernetes'))).toHaveLength(1);
+    const live = liveLines(screen);
+    expect(screen.wrapped.filter((w) => live.some((l) => w.endsWith(l) && l !== ''))).toEqual([]);
+    expect(screen.lines.some((l) => /health gates passed at the end of stage 1\/2 \(canary\) wave 1/.test(l))).toBe(
+      true,
+    );
+    expect(screen.lines.some((l) => l.startsWith('Rollout complete'))).toBe(true);
+  });
+
+  it('demo --scenario bad-ami at 80×24: the canary caught, its evidence above the frame, rolled back (exit 6)', async () => {
+    const screen = await inTerminal(['demo', '--scenario', 'bad-ami'], 80, 24);
+    expect(screen.exitCode).toBe(6);
+    const text = screen.lines.join('\n');
+    expect(text).toContain('Health gate failed while the rollout runs');
+    expect(text).toMatch(/POD-FAILING pod \S+ on replaced node/);
+    expect(text).toContain('--on-failure rollback: restoring ec2nodeclass/');
+    // The rollback's own follow draws a second frame, below the first: each drawn once.
+    expect(screen.lines.filter((l) => l.startsWith('Drift to Kubernetes 1.30'))).toHaveLength(1);
+    expect(screen.lines.filter((l) => l.startsWith('Drift to Kubernetes 1.29'))).toHaveLength(1);
+    expect(screen.lines.join('').replace(/\s+/g, ' ')).toMatch(/rolled back: .* back on the previous AMIs/);
+  });
+});

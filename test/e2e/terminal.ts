@@ -1,0 +1,76 @@
+// The CLI in a real terminal, for live-display*.test.ts: `karp-drift demo` runs in a pseudo-terminal of a given size,
+// its output goes into a headless xterm of the same size, and the assertions read the screen a person would see,
+// scrollback included. A string comparison cannot tell a frame that wraps, or a redraw that moves up by lines instead
+// of screen rows; a terminal can: half-redrawn frames stay behind as repeated headers.
+import type * as NodePty from '@lydell/node-pty';
+import xterm from '@xterm/headless';
+import { MAIN } from './cli-sandbox.js';
+export type Pty = typeof NodePty;
+export let pty: Pty | undefined;
+export let why = '';
+try {
+  pty = await import('@lydell/node-pty');
+} catch (e) {
+  why = e instanceof Error ? e.message : String(e);
+  console.warn(`SKIPPED live display tests: the pseudo-terminal module @lydell/node-pty did not load (${why})`);
+}
+
+export interface Screen {
+  /** Every line of the buffer, scrollback first, right-trimmed. */
+  lines: string[];
+  /** Lines the terminal wrapped because they were wider than the screen. */
+  wrapped: string[];
+  exitCode: number;
+  /** Everything the program wrote, escape sequences included: the frames that were drawn over since. */
+  raw: string;
+}
+
+/** Runs the CLI in a pty of `columns`×`rows`; `resizeTo` resizes it once the live frame is on screen. */
+export async function inTerminal(
+  args: string[],
+  columns: number,
+  rows: number,
+  resizeTo?: { columns: number; rows: number },
+): Promise<Screen> {
+  const term = new xterm.Terminal({ cols: columns, rows, scrollback: 5000, allowProposedApi: true });
+  const child = pty!.spawn(process.execPath, [MAIN, ...args], {
+    cols: columns,
+    rows,
+    name: 'xterm-256color',
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TERM: 'xterm-256color', NO_COLOR: '1' },
+  });
+  let seen = '';
+  let resized = false;
+  const writes: Array<Promise<void>> = [];
+  child.onData((data) => {
+    writes.push(new Promise((resolve) => term.write(data, resolve)));
+    seen += data;
+    if (resizeTo && !resized && seen.includes('Drift to Kubernetes')) {
+      resized = true;
+      // The terminal is resized first, as a window is; the program hears SIGWINCH after.
+      term.resize(resizeTo.columns, resizeTo.rows);
+      child.resize(resizeTo.columns, resizeTo.rows);
+    }
+  });
+  const exitCode = await new Promise<number>((resolve) => child.onExit(({ exitCode }) => resolve(exitCode)));
+  await Promise.all(writes);
+  const buffer = term.buffer.active;
+  const lines: string[] = [];
+  const wrapped: string[] = [];
+  for (let i = 0; i < buffer.length; i++) {
+    const line = buffer.getLine(i)!;
+    const text = line.translateToString(true);
+    lines.push(text);
+    if (line.isWrapped) wrapped.push(`${lines[i - 1] ?? ''}⏎${text}`);
+  }
+  term.dispose();
+  return { lines, wrapped, exitCode, raw: seen };
+}
+
+/** The last frame of the live display, as the screen shows it: from its header to the summary printed after it. */
+export function liveLines(s: Screen): string[] {
+  const first = s.lines.findIndex((l) => l.startsWith('Drift to Kubernetes'));
+  const summary = s.lines.findIndex((l) => l.startsWith('Rollout complete'));
+  return first < 0 ? [] : s.lines.slice(first, summary < 0 ? undefined : summary);
+}
+

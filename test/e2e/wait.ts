@@ -1,0 +1,32 @@
+// `karp-drift wait` end to end, shared by wait*.test.ts: what the sandbox's store says, not karp-drift's account.
+import type { Sandbox } from '../../src/sandbox/sandbox.js';
+export const writesSince = (sandbox: Sandbox, from: number) =>
+  sandbox.kube.requests
+    .slice(from)
+    .filter((r) => ['create', 'update', 'patch', 'delete', 'deletecollection'].includes(r.verb)).length;
+
+/** Every NodeClaim not being deleted runs an AMI its class resolves now. */
+export function allOnTarget(sandbox: Sandbox): boolean {
+  const amis = new Map(
+    sandbox.kube.store
+      .list('ec2nodeclasses.karpenter.k8s.aws')
+      .map((c) => [c.metadata.name, ((c.status as { amis?: Array<{ id: string }> }).amis ?? []).map((a) => a.id)]),
+  );
+  const classOf = new Map(
+    sandbox.kube.store
+      .list('nodepools.karpenter.sh')
+      .map((p) => [
+        p.metadata.name,
+        (p.spec as { template: { spec: { nodeClassRef: { name: string } } } }).template.spec.nodeClassRef.name,
+      ]),
+  );
+  return sandbox.kube.store
+    .list('nodeclaims.karpenter.sh')
+    .filter((c) => c.metadata.deletionTimestamp === undefined)
+    .every((c) =>
+      (amis.get(classOf.get(c.metadata.labels?.['karpenter.sh/nodepool']) ?? '') ?? []).includes(
+        (c.status as { imageID?: string }).imageID ?? '',
+      ),
+    );
+}
+
