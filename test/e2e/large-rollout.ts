@@ -67,7 +67,7 @@ export function upgrade(sandbox: Sandbox, args: string[], timeoutMs: number): Pr
 }
 
 /** Wall clock (ms) the last old NodeClaim left the API, from the simulator's record of its drift commands. */
-export function lastOldGone(sandbox: Sandbox): number {
+function lastOldGone(sandbox: Sandbox): number {
   const finished = sandbox.simulator.disruptions
     .entries()
     .flatMap((e) => (e.finished !== undefined ? [Date.parse(e.finished)] : []));
@@ -75,7 +75,7 @@ export function lastOldGone(sandbox: Sandbox): number {
 }
 
 /** Every NodeClaim of the class runs one of the AMI IDs the class is now pinned to, and its node kubelet 1.30. */
-export function expectOnTarget(sandbox: Sandbox, nodeClass: string, expected: number): void {
+function expectOnTarget(sandbox: Sandbox, nodeClass: string, expected: number): void {
   const store = sandbox.kube.store;
   const klass = store.list(EC2NODECLASSES).find((c) => c.metadata.name === nodeClass)!;
   const ids = new Set((klass.spec as { amiSelectorTerms: Array<{ id?: string }> }).amiSelectorTerms.map((t) => t.id));
@@ -93,3 +93,19 @@ export function expectOnTarget(sandbox: Sandbox, nodeClass: string, expected: nu
   for (const c of claims) expect(kubelets.get((c.status as { nodeName?: string }).nodeName)).toMatch(/^v1\.30\./);
 }
 
+
+/**
+ * What a big fleet's rollout must show, whatever the output: every NodeClaim of the class on target, done said within a
+ * second of the last old NodeClaim leaving (the simulator's record and the line's arrival are both wall clock, in this
+ * process), and the CLI's peak RSS bounded. `label` heads the measurement printed beside the test.
+ */
+export function expectDoneOnTime(sandbox: Sandbox, run: Run, nodeClass: string, nodes: number, label: string): void {
+  expectOnTarget(sandbox, nodeClass, nodes);
+  const delay = run.doneAt - lastOldGone(sandbox);
+  console.log(
+    `${label}: ${run.wallS.toFixed(0)} s, CLI ${run.cpuS.toFixed(1)} s CPU, peak RSS ${run.rssMb.toFixed(0)} MB, done ${delay} ms after the last old NodeClaim`,
+  );
+  expect(delay).toBeGreaterThanOrEqual(0);
+  expect(delay).toBeLessThan(1000);
+  expect(run.rssMb).toBeLessThan(400);
+}

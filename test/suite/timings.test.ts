@@ -32,21 +32,27 @@ describe('updateRecorded', () => {
 
 describe('timingLines', () => {
   it('a headline with the files run side by side, then the slowest with their share and their drift from the record', () => {
-    const files = [file('wait', 20, 5), file('staged', 60, 2), file('bundle', 10, 21, 'unit'), file('new', 10, 1)];
-    expect(timingLines(files, 50, { 'test/e2e/staged.test.ts': 48, 'test/e2e/wait.test.ts': 21.5 }, 3)).toEqual([
-      'Where the time went: 29 tests in 4 files; 100 s inside files in 50 s of wall time (2.0 files at a time on average)',
-      'The 3 slowest files:',
-      '   60.0 s  60.0 %  slow  test/e2e/staged.test.ts (2 tests; +12.0 s on record)',
-      '   20.0 s  20.0 %  slow  test/e2e/wait.test.ts (5 tests; −1.5 s on record)',
-      '   10.0 s  10.0 %  unit  test/e2e/bundle.test.ts (21 tests; not recorded)',
+    const files = [file('wait', 20, 5), file('staged', 60, 2), file('bundle', 10, 21, 'unit'), file('new', 10, 1), file('same', 5)];
+    expect(timingLines(files, 50, { 'test/e2e/staged.test.ts': 48, 'test/e2e/wait.test.ts': 21.5, 'test/e2e/same.test.ts': 5.04 }, 3)).toEqual([
+      'Where the time went: 30 tests in 5 files, 105 s inside files in 50 s',
+      'of wall time (2.1 at a time). The 3 slowest files, ± their recorded time:',
+      '   60.0 s  57.1 %  +12.0 s  slow  test/e2e/staged.test.ts (2 tests)',
+      '   20.0 s  19.0 %   −1.5 s  slow  test/e2e/wait.test.ts (5 tests)',
+      '   10.0 s   9.5 %      new  unit  test/e2e/bundle.test.ts (21 tests)',
     ]);
+  });
+
+  it('a file within 0.05 s of its record is ±0.0 s, never −0.0', () => {
+    expect(timingLines([file('same', 5)], 5, { 'test/e2e/same.test.ts': 5.04 }).at(-1)).toBe(
+      '    5.0 s 100.0 %   ±0.0 s  slow  test/e2e/same.test.ts (1 test)',
+    );
   });
 
   it('every file when there are no more than asked for; nothing at all for a run of no file', () => {
     expect(timingLines([file('one', 1.25)], 1, {})).toEqual([
-      'Where the time went: 1 test in 1 file; 1 s inside files in 1 s of wall time (1.3 files at a time on average)',
-      'Every file, slowest first:',
-      '    1.3 s 100.0 %  slow  test/e2e/one.test.ts (1 test; not recorded)',
+      'Where the time went: 1 test in 1 file, 1 s inside files in 1 s',
+      'of wall time (1.3 at a time). Every file, slowest first, ± their recorded time:',
+      '    1.3 s 100.0 %      new  slow  test/e2e/one.test.ts (1 test)',
     ]);
     expect(timingLines([], 3, {})).toEqual([]);
   });

@@ -34,12 +34,14 @@ export function updateRecorded(recorded: Recorded, files: readonly FileTiming[])
 const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 function signed(seconds: number): string {
-  return `${seconds >= 0 ? '+' : '−'}${Math.abs(seconds).toFixed(1)}`;
+  const tenths = Math.round(seconds * 10);
+  return `${tenths === 0 ? '±' : tenths > 0 ? '+' : '−'}${Math.abs(tenths / 10).toFixed(1)}`;
 }
 
 /**
- * A headline, then the `top` slowest files: seconds, share of the time inside files, project, file, tests, and how far
- * it is from its recorded time (a slowdown shows the day it lands).
+ * A headline, then the `top` slowest files: seconds, share of the time inside files, how far from its recorded time
+ * (a slowdown shows the day it lands; `new`: none recorded), project, file and its tests. Numbers first, so that at 80
+ * columns only a long path wraps.
  */
 export function timingLines(files: readonly FileTiming[], wallSeconds: number, recorded: Recorded, top = Infinity): string[] {
   if (files.length === 0) return [];
@@ -50,13 +52,16 @@ export function timingLines(files: readonly FileTiming[], wallSeconds: number, r
   const width = Math.max(...shown.map((f) => f.project.length));
   const perFile = (f: FileTiming) => {
     const was = recorded[f.file];
-    const delta = was === undefined ? 'not recorded' : `${signed(f.seconds - was)} s on record`;
+    const delta = was === undefined ? 'new' : `${signed(f.seconds - was)} s`;
     const share = inside > 0 ? (100 * f.seconds) / inside : 0;
-    return `${f.seconds.toFixed(1).padStart(7)} s ${share.toFixed(1).padStart(5)} %  ${f.project.padEnd(width)}  ${f.file} (${count(f.tests, 'test')}; ${delta})`;
+    return `${f.seconds.toFixed(1).padStart(7)} s ${share.toFixed(1).padStart(5)} % ${delta.padStart(8)}  ${f.project.padEnd(width)}  ${f.file} (${count(f.tests, 'test')})`;
   };
+  const atOnce = wallSeconds > 0 ? inside / wallSeconds : 0;
   return [
-    `Where the time went: ${count(tests, 'test')} in ${count(sorted.length, 'file')}; ${inside.toFixed(0)} s inside files in ${wallSeconds.toFixed(0)} s of wall time (${(wallSeconds > 0 ? inside / wallSeconds : 0).toFixed(1)} files at a time on average)`,
-    shown.length < sorted.length ? `The ${shown.length} slowest files:` : 'Every file, slowest first:',
+    `Where the time went: ${count(tests, 'test')} in ${count(sorted.length, 'file')}, ${inside.toFixed(0)} s inside files in ${wallSeconds.toFixed(0)} s`,
+    `of wall time (${atOnce.toFixed(1)} at a time). ${
+      shown.length < sorted.length ? `The ${shown.length} slowest files` : 'Every file, slowest first'
+    }, ± their recorded time:`,
     ...shown.map(perFile),
   ];
 }
