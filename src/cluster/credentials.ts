@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import type { RequestOptions } from 'node:https';
 import type { KubeConfig, User } from '@kubernetes/client-node';
 import { credentialFresh, credentialSource, execConfig, parseExecCredential, type CredentialSource, type ExecConfig, type ExecCredential } from './credential-source.js';
-import { CredentialsError } from './request.js';
+import { CredentialsError } from './api-errors.js';
 
 // client-node's Authenticator interface, which its index does not export.
 type Authenticator = Parameters<KubeConfig['addAuthenticator']>[0];

@@ -5,35 +5,12 @@
 import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { createGunzip } from 'node:zlib';
+import { ApiError, CredentialsError, type StatusBody } from './api-errors.js';
 import type { Cluster } from './client.js';
 
 export type Query = Record<string, string | number | boolean | undefined>;
 
-/** A metav1.Status the server answered with, or what is known of one. */
-export interface StatusBody {
-  code?: number;
-  reason?: string;
-  message?: string;
-  details?: { retryAfterSeconds?: number };
-}
-
-/** The server answered, and not with 2xx. */
-export class ApiError extends Error {
-  constructor(
-    readonly code: number,
-    readonly status: StatusBody,
-    /** Retry-After (or details.retryAfterSeconds) in milliseconds. */
-    readonly retryAfterMs: number | undefined,
-  ) {
-    super(`HTTP ${code} ${status.reason ?? ''}${status.message ? `: ${status.message}` : ''}`.trim());
-    this.name = 'ApiError';
-  }
-}
-
-/** Getting credentials failed (an exec plugin such as `aws eks get-token` exited non-zero, an expired SSO session). */
-export class CredentialsError extends Error {
-  override name = 'CredentialsError';
-}
+export { ApiError, CredentialsError, type StatusBody } from './api-errors.js';
 
 export function apiUrl(cluster: Cluster, path: string, query: Query = {}): URL {
   const url = new URL(cluster.server + path);

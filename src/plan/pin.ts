@@ -17,14 +17,11 @@ import {
 } from './checks.js';
 import { classifyOwners, ownerChecks, type OwnerClassification } from './owners.js';
 import { selectorChecks } from './selectors.js';
-import type { PlanOptions } from './plan.js';
-import type { AmiNeeds } from './targets.js';
+import type { PlanOptions } from './plan-options.js';
+import type { AmiSpec } from './ami-spec.js';
 
-/** The AMI-selecting part of an EC2NodeClass spec: all that karp-drift changes. */
-export interface AmiSpec {
-  amiFamily?: string;
-  amiSelectorTerms: AmiSelectorTerm[];
-}
+export type { AmiSpec } from './ami-spec.js';
+import type { AmiNeeds } from './targets.js';
 
 export interface TargetAmi {
   arch: Arch;

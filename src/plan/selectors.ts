@@ -7,7 +7,7 @@ import { imageNameFields } from '../ami/verify.js';
 import type { AmiSelectorTerm, NodeClassView } from '../cluster/views.js';
 import { check, type Check } from './checks.js';
 import { amiSelectorTermText } from '../rollout/text.js';
-import type { AmiSpec } from './pin.js';
+import type { AmiSpec } from './ami-spec.js';
 
 /** Why a term floats, or undefined for a term that names fixed images (an id, a pinned alias). */
 export function floatingTerm(term: AmiSelectorTerm): string | undefined {

@@ -6,7 +6,7 @@ import { doNotDisrupt, isActivePod, pdbBlock, pdbKey } from '../cluster/disrupta
 import type { EventView, NodeClaimView, NodeView, PdbView, PodView } from '../cluster/views.js';
 import { listed, quotes } from './evidence.js';
 import { eventTime } from './snapshot.js';
-import type { Blocker, Facts, Pool } from './stalls.js';
+import type { Blocker, Facts, Pool } from './blocker.js';
 import { isDisrupting, isTrue, nodeOf } from './track.js';
 import { humanDuration, plural, utcTime } from './text.js';
 

@@ -2,35 +2,18 @@
 // stable code and evidence"). Each check reads what Karpenter reads (DOMAIN.md §2.5–2.7) and quotes Karpenter's own
 // events (§2.8) when there are any. The checks of the pods on drifted nodes (do-not-disrupt, PDBs, the scheduling
 // simulation) are in pod-stalls.ts.
-import type {
-  EventView,
-  KarpenterApi,
-  NodeClaimView,
-  NodeClassView,
-  NodePoolView,
-  PdbView,
-  PodView,
-} from '../cluster/views.js';
+import type { EventView, NodeClaimView, NodeClassView, PodView } from '../cluster/views.js';
 import { allowedDisruptions, type Budget, type BudgetEvaluation } from '../plan/budgets.js';
 import { listed, quotes } from './evidence.js';
 import { podBlockers } from './pod-stalls.js';
+import type { Blocker, DiagnosisContext, Facts, Pool, StallCode } from './blocker.js';
 import { eventTime, type Snapshot } from './snapshot.js';
 import { HOLD_ANNOTATION, karpDriftHold } from '../stages/budget-hold.js';
 import { claimsByNodePool, isDisrupting, isTrue, nodeOf, type RolloutScope } from './track.js';
 import { amiSelectorTermText, humanDuration, plural, utcTime } from './text.js';
 import { launchesNothing, rollbackCommand, unresolvedAlias } from './readiness.js';
 
-export type StallCode =
-  | 'STALL-AMIS-NOT-READY'
-  | 'STALL-NOT-DRIFTING'
-  | 'STALL-HELD'
-  | 'STALL-BUDGET'
-  | 'STALL-DO-NOT-DISRUPT'
-  | 'STALL-PDB'
-  | 'STALL-NO-TGP'
-  | 'STALL-UNSCHEDULABLE'
-  | 'STALL-LAUNCH'
-  | 'STALL-REGISTRATION';
+export type { Blocker, DiagnosisContext, Facts, Pool, StallCode } from './blocker.js';
 
 /** In the order a rollout meets them, which is the order `diagnose` returns them in. */
 export const STALL_CODES: readonly StallCode[] = [
@@ -46,25 +29,6 @@ export const STALL_CODES: readonly StallCode[] = [
   'STALL-REGISTRATION',
 ];
 
-export interface Blocker {
-  code: StallCode;
-  nodePool?: string;
-  /** Set for a blocker of the EC2NodeClass itself (it holds every NodePool using the class). */
-  nodeClass?: string;
-  message: string;
-  evidence: string[];
-  next: string;
-}
-
-export interface DiagnosisContext {
-  scope: RolloutScope;
-  nodePools: NodePoolView[];
-  pdbs: PdbView[];
-  /** Pods on the NodePools' nodes. */
-  pods: PodView[];
-  karpenterApi: KarpenterApi;
-}
-
 /**
  * Karpenter's liveness limit (liveness.go registrationTimeout): a launched NodeClaim not registered 15 minutes after
  * its Registered condition was set (at launch) is deleted, and the NodePool gets NodeRegistrationHealthy=False.
@@ -77,25 +41,6 @@ export const RECENT_EVENT_MS = 15 * 60_000;
 /** The launch failure Karpenter publishes as an event (launch.go); NodeClassNotReady is only logged. */
 const LAUNCH_EVENTS = new Set(['InsufficientCapacityError']);
 const KARPENTER_LOGS = 'kubectl logs -n <karpenter namespace> -l app.kubernetes.io/name=karpenter --tail=500';
-
-/** A NodePool in scope as the checks see it (stalls.ts and pod-stalls.ts). */
-export interface Pool {
-  name: string;
-  nodeClass: string;
-  view: NodePoolView | undefined;
-  nodeClassView: NodeClassView | undefined;
-  claims: NodeClaimView[];
-  /** NodeClaims with an imageId that is not a target. */
-  old: NodeClaimView[];
-}
-
-export interface Facts {
-  snapshot: Snapshot;
-  context: DiagnosisContext;
-  now: Date;
-  events: EventView[];
-  podsByNode: Map<string, PodView[]>;
-}
 
 export function diagnose(snapshot: Snapshot, context: DiagnosisContext, now: Date): Blocker[] {
   const { scope } = context;

@@ -4,7 +4,7 @@ import { applyJsonPatch, jsonMergePatch, strategicMergePatch } from './patch.js'
 import type { PropagationPolicy, WriteOptions } from './registry-store.js';
 import { managerFromUserAgent, type RequestInfo } from './request-info.js';
 import { groupVersion } from './resources.js';
-import type { Reply, RestContext } from './rest.js';
+import type { Reply, RestContext } from './rest-context.js';
 import { fieldSelectorMatcher, labelSelectorMatcher, parseFieldSelector } from './selectors.js';
 import { parseApplyPatch, serverSideApply } from './server-side-apply.js';
 import { badRequest, invalid, notFound } from './status.js';

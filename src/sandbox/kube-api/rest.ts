@@ -1,8 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { KubeFaults } from './faults.js';
-import type { KubeStore } from './registry-store.js';
 import { tableVersion, type RequestInfo } from './request-info.js';
 import { groupResource, groupVersion } from './resources.js';
+import type { Reply, RestContext } from './rest-context.js';
 import { writeVerb } from './rest-write.js';
 import { fieldSelectorMatcher, labelSelectorMatcher, parseFieldSelector, type Matcher } from './selectors.js';
 import { badRequest, methodNotAllowed, notFound, pathNotFound } from './status.js';
@@ -13,18 +12,7 @@ import { serveWatch } from './watch.js';
 // Routing of resource requests and the read verbs (get, list, watch), as apiserver pkg/endpoints/handlers/get.go
 // serves them: JSON, or a meta.k8s.io Table when the Accept header asks for one (kubectl get).
 
-export interface RestContext {
-  store: KubeStore;
-  faults: KubeFaults;
-  bookmarkIntervalMs: number;
-  watchBufferBytes: number;
-}
-
-export interface Reply {
-  code: number;
-  body: string;
-  headers?: Record<string, string>;
-}
+export type { Reply, RestContext } from './rest-context.js';
 
 const json = (code: number, value: unknown): Reply => ({
   code,

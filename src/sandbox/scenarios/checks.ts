@@ -2,7 +2,7 @@
 // Kubernetes version and architecture, and fields the chosen Karpenter version does not have. Every problem names
 // its field path, so one run lists everything to fix.
 import { FAMILIES, familyVersionProblem, variantExists } from '../../ami/families.js';
-import type { Scenario } from './schema.js';
+import type { Scenario } from './shape.js';
 import {
   compatibilityProblem,
   karpenterApi,

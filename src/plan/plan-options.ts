@@ -1,0 +1,25 @@
+// What a plan is asked for (the flags of plan and upgrade, parsed), below plan.ts and the per-class planning of pin.ts.
+import type { PinMode } from '../options.js';
+import type { PlanSource } from './promotion.js';
+
+export interface PlanOptions {
+  /** Kubernetes minor of the target AMIs, e.g. "1.31". */
+  to: string;
+  /** EC2NodeClasses to plan; all when absent or empty. */
+  nodeClasses?: string[];
+  pin: PinMode;
+  /** As asked: `latest` or a concrete release; alias pins always name the resolved concrete release. */
+  release: string;
+  fieldManager: 'karp-drift';
+  forceConflicts?: boolean;
+  /** Let --to take nodes to an older minor than they run (otherwise the DOWNGRADE check is an error). */
+  allowDowngrade?: boolean;
+  /** Pin an AMI that is already deprecated (otherwise AMI-DEPRECATED is an error). */
+  allowDeprecated?: boolean;
+  /** Replace a class's custom (not EKS-optimized) AMIs (otherwise CUSTOM-AMI is an error). */
+  replaceCustomAmis?: boolean;
+  /** Where the AMIs came from: SSM (the default), or a promoted `--amis-file`. */
+  source?: PlanSource;
+  /** Set by plan() from its `now`, for the checks that judge time. */
+  now?: Date;
+}

@@ -1,0 +1,55 @@
+// The vocabulary of a stall diagnosis, shared by stalls.ts and pod-stalls.ts (which checks the pods on drifted
+// nodes): the codes, a blocker with its evidence, and the facts every check reads.
+import type { EventView, KarpenterApi, NodeClaimView, NodeClassView, NodePoolView, PdbView, PodView } from '../cluster/views.js';
+import type { Snapshot } from './snapshot.js';
+import type { RolloutScope } from './track.js';
+
+export type StallCode =
+  | 'STALL-AMIS-NOT-READY'
+  | 'STALL-NOT-DRIFTING'
+  | 'STALL-HELD'
+  | 'STALL-BUDGET'
+  | 'STALL-DO-NOT-DISRUPT'
+  | 'STALL-PDB'
+  | 'STALL-NO-TGP'
+  | 'STALL-UNSCHEDULABLE'
+  | 'STALL-LAUNCH'
+  | 'STALL-REGISTRATION';
+
+export interface Blocker {
+  code: StallCode;
+  nodePool?: string;
+  /** Set for a blocker of the EC2NodeClass itself (it holds every NodePool using the class). */
+  nodeClass?: string;
+  message: string;
+  evidence: string[];
+  next: string;
+}
+
+export interface DiagnosisContext {
+  scope: RolloutScope;
+  nodePools: NodePoolView[];
+  pdbs: PdbView[];
+  /** Pods on the NodePools' nodes. */
+  pods: PodView[];
+  karpenterApi: KarpenterApi;
+}
+
+/** A NodePool in scope as the checks see it (stalls.ts and pod-stalls.ts). */
+export interface Pool {
+  name: string;
+  nodeClass: string;
+  view: NodePoolView | undefined;
+  nodeClassView: NodeClassView | undefined;
+  claims: NodeClaimView[];
+  /** NodeClaims with an imageId that is not a target. */
+  old: NodeClaimView[];
+}
+
+export interface Facts {
+  snapshot: Snapshot;
+  context: DiagnosisContext;
+  now: Date;
+  events: EventView[];
+  podsByNode: Map<string, PodView[]>;
+}
