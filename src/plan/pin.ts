@@ -19,9 +19,9 @@ import { classifyOwners, ownerChecks, type OwnerClassification } from './owners.
 import { selectorChecks } from './selectors.js';
 import type { PlanOptions } from './plan-options.js';
 import type { AmiSpec } from './ami-spec.js';
+import type { AmiNeeds } from './targets.js';
 
 export type { AmiSpec } from './ami-spec.js';
-import type { AmiNeeds } from './targets.js';
 
 export interface TargetAmi {
   arch: Arch;

@@ -11,12 +11,12 @@ import { nodePoolPlan, type NodePoolPlan } from './pools.js';
 import type { PlanSource } from './promotion.js';
 import { nodeClassesInScope, amiNeeds } from './targets.js';
 import { versionChecks } from './versions.js';
+import type { PlanOptions } from './plan-options.js';
 
 export type { Check, CheckCode, CheckLevel } from './checks.js';
 export type { NodeClassPlan, TargetAmi } from './pin.js';
 export type { AmiSpec } from './ami-spec.js';
 export type { PlanOptions } from './plan-options.js';
-import type { PlanOptions } from './plan-options.js';
 export type { NodePoolPlan } from './pools.js';
 export type { PlanSource } from './promotion.js';
 

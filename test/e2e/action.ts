@@ -7,10 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Sandbox } from '../../src/sandbox/sandbox.js';
 import { HOLD_ANNOTATION } from '../../src/stages/budget-hold.js';
-export const ROOT = new URL('../..', import.meta.url).pathname;
-export const LOCAL_ACTION = join(ROOT, 'node_modules/@github/local-action/bin/local-action.js');
 
-export interface Ran {
+export const ROOT = new URL('../..', import.meta.url).pathname;
+const LOCAL_ACTION = join(ROOT, 'node_modules/@github/local-action/bin/local-action.js');
+
+interface Ran {
   code: number | null;
   stdout: string;
   outputs: Record<string, string>;

@@ -7,9 +7,10 @@ import { loadScenario } from '../../src/sandbox/scenarios/load.js';
 import type { KubeObject } from '../../src/sandbox/kube-api/types.js';
 import type { ScenarioBadAmi } from '../../src/sandbox/scenarios/schema.js';
 import { HOLD_ANNOTATION } from '../../src/stages/budget-hold.js';
-import { type CliRun } from './cli-sandbox.js';
-export type Ev = CliRun['events'][number];
-export interface Finding {
+import type { CliRun } from './cli-sandbox.js';
+
+type Ev = CliRun['events'][number];
+interface Finding {
   code: string;
   nodePool?: string;
   ami?: string;

@@ -93,7 +93,6 @@ function expectOnTarget(sandbox: Sandbox, nodeClass: string, expected: number): 
   for (const c of claims) expect(kubelets.get((c.status as { nodeName?: string }).nodeName)).toMatch(/^v1\.30\./);
 }
 
-
 /**
  * What a big fleet's rollout must show, whatever the output: every NodeClaim of the class on target, done said within a
  * second of the last old NodeClaim leaving (the simulator's record and the line's arrival are both wall clock, in this

@@ -7,7 +7,7 @@ import { HOLD_ANNOTATION } from '../../src/stages/budget-hold.js';
 import { NODE_HOLD_ANNOTATION } from '../../src/stages/node-hold.js';
 import { MAIN, type CliRun } from './cli-sandbox.js';
 
-export type Ev = CliRun['events'][number];
+type Ev = CliRun['events'][number];
 
 export const STAGED = ['upgrade', '--to', '1.30', '--canary', 'canary', '--waves', '1,10%,100%', '--yes', '-o', 'json'];
 export const STAGE_POOLS: Record<number, string[]> = { 1: ['canary'], 2: ['batch', 'general'] };

@@ -5,7 +5,8 @@
 import type * as NodePty from '@lydell/node-pty';
 import xterm from '@xterm/headless';
 import { MAIN } from './cli-sandbox.js';
-export type Pty = typeof NodePty;
+
+type Pty = typeof NodePty;
 export let pty: Pty | undefined;
 export let why = '';
 try {
@@ -15,7 +16,7 @@ try {
   console.warn(`SKIPPED live display tests: the pseudo-terminal module @lydell/node-pty did not load (${why})`);
 }
 
-export interface Screen {
+interface Screen {
   /** Every line of the buffer, scrollback first, right-trimmed. */
   lines: string[];
   /** Lines the terminal wrapped because they were wider than the screen. */

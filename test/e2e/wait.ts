@@ -1,5 +1,6 @@
 // `karp-drift wait` end to end, shared by wait*.test.ts: what the sandbox's store says, not karp-drift's account.
 import type { Sandbox } from '../../src/sandbox/sandbox.js';
+
 export const writesSince = (sandbox: Sandbox, from: number) =>
   sandbox.kube.requests
     .slice(from)

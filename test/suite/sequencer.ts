@@ -11,7 +11,11 @@ export class LongestFirstSequencer extends BaseSequencer {
     const root = this.ctx.config.root;
     const key = (s: TestSpecification) => `${String(s.project.config.sequence.groupOrder).padStart(4, '0')} ${s.project.name}`;
     const byProject = new Map<string, TestSpecification[]>();
-    for (const spec of files) byProject.set(key(spec), [...(byProject.get(key(spec)) ?? []), spec]);
+    for (const spec of files) {
+      const group = byProject.get(key(spec));
+      if (group) group.push(spec);
+      else byProject.set(key(spec), [spec]);
+    }
     const projects = [...byProject.keys()].sort();
     return Promise.resolve(
       projects.flatMap((p) => longestFirst(byProject.get(p)!, (s) => relative(root, s.moduleId), recorded)),

@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Recorded } from './timings.js';
 
-export const TIMINGS_FILE = new URL('./timings.json', import.meta.url);
+const TIMINGS_FILE = new URL('./timings.json', import.meta.url);
 
 export function readRecorded(): Recorded {
   try {

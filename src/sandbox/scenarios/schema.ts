@@ -1,6 +1,7 @@
 // A sandbox scenario: the cluster the sandbox starts with (EC2NodeClasses, NodePools, nodes, workloads) and how the
-// simulated world misbehaves. Scenarios are YAML (scenarios/*.yaml for the built-ins); this module checks their
-// shape with zod and their cross-references with checks.ts, and reports every problem with its field path.
+// simulated world misbehaves. Scenarios are YAML (scenarios/*.yaml for the built-ins); this module parses them, checks
+// their shape with the zod schema of shape.ts and their cross-references with checks.ts, and reports every problem
+// with its field path. It re-exports shape.ts, so importers name one module.
 import { load } from 'js-yaml';
 import type * as z from 'zod';
 import { UsageError } from '../../errors.js';
