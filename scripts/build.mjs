@@ -54,7 +54,7 @@ await build({
 });
 await build({
   absWorkingDir: root,
-  entryPoints: { help: 'src/help.ts' },
+  entryPoints: { help: 'src/cli/help.ts' },
   outdir: 'dist',
   outExtension: { '.js': '.cjs' },
   ...helpBuildOptions,

@@ -92,8 +92,8 @@ export const cliBuildOptions = {
 };
 
 /**
- * esbuild options for dist/help.cjs (src/help.ts): the command definitions as CommonJS. The modules that commands'
- * actions import (each `import()` in cli.ts) stay out: no action runs there (src/help-only.ts), so none is loaded.
+ * esbuild options for dist/help.cjs (src/cli/help.ts): the command definitions as CommonJS. The modules that commands'
+ * actions import (each `import()` in cli/program.ts) stay out: no action runs there (src/cli/help-only.ts), so none is loaded.
  * `import.meta.url` (package-root.ts finds package.json from it) becomes this file's URL.
  */
 export const helpBuildOptions = {

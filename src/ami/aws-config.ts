@@ -10,7 +10,7 @@ import { rootCertificates } from 'node:tls';
 import { UsageError } from '../errors.js';
 import { httpsTunnelAgent, httpTunnelAgent } from '../proxy/agents.js';
 import { bypassesProxy, proxyVariable } from '../proxy/select.js';
-import type { Logger } from '../io.js';
+import type { Logger } from '../logger.js';
 
 export interface AwsOptions {
   region?: string;

@@ -5,7 +5,7 @@ import { awsClientConfig, clientRegion, type AwsOptions } from './aws-config.js'
 import { eksFailure } from './aws-failures.js';
 import { requireProfile } from './profiles.js';
 import { unknownClusterRefusal, type EksClusterView, type ExpectedCluster } from '../cluster/expected-cluster.js';
-import type { Logger } from '../io.js';
+import type { Logger } from '../logger.js';
 
 export async function describeEksCluster(
   expected: ExpectedCluster,

@@ -9,10 +9,10 @@ import { RuntimeFailure } from '../errors.js';
 import { ec2Failure, missingParametersError, ssmFailure } from './aws-failures.js';
 import { requireProfile } from './profiles.js';
 import { awsClientConfig, clientRegion, type AwsOptions } from './aws-config.js';
-import type { Logger } from '../io.js';
+import type { Logger } from '../logger.js';
 import { testedName, type PromotedAmi, type TestedAmis } from './amis-file.js';
 import { verifyPromoted } from './verify-promoted.js';
-import type { AmiSelection } from '../options.js';
+import type { AmiSelection } from './select.js';
 
 export type { ResolvedAmi } from './verify.js';
 export type { AwsOptions } from './aws-config.js';

@@ -1,10 +1,26 @@
 // Pure: expands an AmiSelection (`--family/--arch/--variant/--release`) into the (family, arch, variant) queries to
 // resolve. A combination that does not exist is skipped when it came from `all` (including the default `--arch all`)
 // and refused when every part of it was named; whatever was named and found nothing is refused too.
-import { FAMILIES, familyVersionProblem, variantExists, type AmiFamily } from './families.js';
+import { FAMILIES, familyVersionProblem, variantExists, type AmiFamily, type Arch, type Variant } from './families.js';
 import type { AmiQuery } from './parameters.js';
 import { UsageError } from '../errors.js';
-import type { AmiSelection } from '../options.js';
+
+export interface KubernetesMinor {
+  /** "1.31" */
+  version: string;
+  /** Set when the input carried more than a minor, e.g. a patch. */
+  note?: string;
+}
+
+export interface AmiSelection {
+  kubernetes: KubernetesMinor;
+  families: AmiFamily[];
+  arches: Arch[];
+  variants: Variant[];
+  /** True for a list that came from `all`: combinations that do not exist are skipped, not refused. */
+  expand: { families: boolean; arches: boolean; variants: boolean };
+  release: string;
+}
 
 const RELEASE_FORMS: Record<'dated' | 'semver', string> = {
   dated: 'vYYYYMMDD, e.g. v20241109',

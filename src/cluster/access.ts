@@ -3,7 +3,7 @@
 // whole table instead of failing halfway through a rollout.
 import { AuthorizationV1Api } from '@kubernetes/client-node';
 import { KarpDriftError, RefusedError, RuntimeFailure } from '../errors.js';
-import { columns } from '../report/table.js';
+import { columns } from '../text/table.js';
 import { apiClient } from './api-client.js';
 import type { Cluster } from './client.js';
 

@@ -8,7 +8,7 @@ import { apiClient } from './api-client.js';
 import type { Cluster } from './client.js';
 import { ApiError } from './request.js';
 import { READ_RETRY, retrying, GaveUp } from './retry.js';
-import type { AmiSelectorTerm, KarpenterApi } from './views.js';
+import type { AmiSelectorTerm, KarpenterApi } from '../karpenter/views.js';
 
 export const FIELD_MANAGER = 'karp-drift';
 

@@ -23,7 +23,7 @@ import { UsageError } from '../errors.js';
 import { httpsTunnelAgent, httpTunnelAgent } from '../proxy/agents.js';
 import { proxyChoice, proxyFor, type ProxyChoice } from '../proxy/select.js';
 import { Credentials } from './credentials.js';
-import { clusterIdentity, type ClusterIdentity } from './identity.js';
+import { clusterIdentity, type ClusterIdentity } from '../apis/cluster-identity.js';
 
 export interface LoadClusterOptions {
   /** --request-timeout: a request with no answer (headers) after this long fails (default 30 s). */

@@ -5,7 +5,7 @@ import type { Cluster } from './client.js';
 import { clusterFailure, type ApiCall } from './failures.js';
 import { ApiError, getJson } from './request.js';
 import { READ_RETRY, retrying } from './retry.js';
-import type { ControlPlaneVersion, KarpenterApi } from './views.js';
+import type { ControlPlaneVersion, KarpenterApi } from '../karpenter/views.js';
 
 export interface Discovery {
   karpenterApi: KarpenterApi;

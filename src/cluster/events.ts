@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Cluster } from './client.js';
 import { sendJson } from './request.js';
-import type { KarpenterApi } from './views.js';
+import type { KarpenterApi } from '../karpenter/views.js';
 
 export type StageEventReason =
   | 'StagedRolloutStage'

@@ -6,6 +6,7 @@ import type { CredentialSource } from './credential-source.js';
 import { ApiError, CredentialsError } from './request.js';
 import { ProxyError, proxyHint } from '../proxy/proxy-error.js';
 import { GaveUp } from './retry.js';
+import type { Resource } from '../karpenter/resources.js';
 
 /** The call that failed, in kube's words: `list` `nodeclaims.karpenter.sh`. */
 export interface ApiCall {
@@ -14,6 +15,10 @@ export interface ApiCall {
   verb: string;
   resource: string;
 }
+
+/** The call a list or watch of `r` makes, for its failure message and the RBAC it needs. */
+export const listCall = (r: Resource<unknown>): ApiCall => ({ doing: `listing ${r.plural}`, verb: 'list', resource: r.resource });
+export const watchCall = (r: Resource<unknown>): ApiCall => ({ doing: `watching ${r.plural}`, verb: 'watch', resource: r.resource });
 
 export interface Where {
   context: string;

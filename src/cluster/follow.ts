@@ -11,15 +11,16 @@ import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KarpDriftError, RuntimeFailure } from '../errors.js';
 import type { Cluster } from './client.js';
-import { clusterFailure, isApiFailure } from './failures.js';
+import { clusterFailure, isApiFailure, listCall, watchCall } from './failures.js';
 import { pages } from './list.js';
 import { ApiError } from './request.js';
-import { EVENTS, KARPENTER_EVENT_REASONS, karpenterResources, listCall, NODES, watchCall, type Resource } from './resources.js';
+import { KARPENTER_EVENT_REASONS } from '../karpenter/events.js';
+import { EVENTS, karpenterResources, NODES, type Resource } from '../karpenter/resources.js';
 import { FailureStreak, FOLLOW_RETRY, GaveUp, isRetryable, type RetryPolicy } from './retry.js';
-import type { ClusterChange, EventView, KarpenterApi, NodeClaimView, NodeClassView, NodeView, WatchedKind as FollowedKind } from './views.js';
+import type { ClusterChange, EventView, KarpenterApi, NodeClaimView, NodeClassView, NodeView, WatchedKind as FollowedKind } from '../karpenter/views.js';
 import { readWatch } from './watch.js';
 
-export type { ClusterChange, WatchedKind as FollowedKind } from './views.js';
+export type { ClusterChange, WatchedKind as FollowedKind } from '../karpenter/views.js';
 
 export interface FollowOptions {
   karpenterApi: KarpenterApi;

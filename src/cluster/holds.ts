@@ -3,7 +3,7 @@
 // somebody else made meanwhile (a GitOps sync, kubectl edit, Karpenter's own status writes on a Node) is read again
 // and folded in, never overwritten (409 → read → decide → write).
 import { RuntimeFailure } from '../errors.js';
-import type { Budget } from '../plan/budgets.js';
+import type { Budget } from '../karpenter/budgets.js';
 import {
   decodeHoldRecord,
   encodeHoldRecord,
@@ -12,12 +12,13 @@ import {
   sameBudgets,
   userBudgets,
   type HoldRecord,
-} from '../stages/budget-hold.js';
-import { DO_NOT_DISRUPT, NODE_HOLD_ANNOTATION } from '../stages/node-hold.js';
+} from '../apis/budget-hold.js';
+import { DO_NOT_DISRUPT } from '../karpenter/labels.js';
+import { NODE_HOLD_ANNOTATION } from '../karpenter/views.js';
 import type { Cluster } from './client.js';
-import { nodePoolView } from './convert.js';
+import { nodePoolView } from '../karpenter/convert.js';
 import { ApiError, getJson, sendJson } from './request.js';
-import type { KarpenterApi, NodePoolView } from './views.js';
+import type { KarpenterApi, NodePoolView } from '../karpenter/views.js';
 
 const CONFLICT_RETRIES = 5;
 

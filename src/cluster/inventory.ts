@@ -8,9 +8,10 @@ import { listAll } from './list.js';
 import { clusterFailure } from './failures.js';
 import { ApiError, getJson, type Query } from './request.js';
 import { READ_RETRY, retrying } from './retry.js';
-import { nodeClassView, type ApiObject } from './convert.js';
-import { EVENTS, KARPENTER_EVENT_REASONS, karpenterResources, NODES, PDBS, PODS, type Resource } from './resources.js';
-import type { DiagnosisReads, EventView, Inventory, KarpenterApi, NodeClaimView, NodeClassView, NodePoolView, NodeView, PdbView, PodView } from './views.js';
+import { nodeClassView, type ApiObject } from '../karpenter/convert.js';
+import { KARPENTER_EVENT_REASONS } from '../karpenter/events.js';
+import { EVENTS, karpenterResources, NODES, PDBS, PODS, type Resource } from '../karpenter/resources.js';
+import type { DiagnosisReads, EventView, Inventory, KarpenterApi, NodeClaimView, NodeClassView, NodePoolView, NodeView, PdbView, PodView } from '../karpenter/views.js';
 
 export interface InventoryOptions {
   /** Only these EC2NodeClasses (each must exist); NodePools, NodeClaims and the rest are not narrowed. */

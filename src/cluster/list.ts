@@ -2,10 +2,10 @@
 // arrives so the raw JSON of a 50,000-pod list is never held at once. The resourceVersion returned is the first
 // page's: the snapshot the continued pages belong to, and where a watch must start so it misses nothing.
 import type { Cluster } from "./client.js";
-import type { ApiObject } from "./convert.js";
-import { clusterFailure } from "./failures.js";
+import type { ApiObject } from "../karpenter/convert.js";
+import { clusterFailure, listCall } from "./failures.js";
 import { ApiError, getJson, type Query } from "./request.js";
-import { listCall, type Resource } from "./resources.js";
+import type { Resource } from '../karpenter/resources.js';
 import { READ_RETRY, retrying, type RetryPolicy } from "./retry.js";
 
 /** 500 is client-go's pager default (tools/pager DefaultPageSize) and kubectl's --chunk-size. */

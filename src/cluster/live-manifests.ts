@@ -1,14 +1,13 @@
 // What `upgrade --templates` compares the rendered objects with: the live EC2NodeClass and NodePool of that name
 // (whole spec, labels, annotations, managedFields), and the NodeClaims with their labels, to count the nodes a
 // template change would drift. Converted at the boundary: the diff never sees a raw API object.
-import type { LiveObject } from '../manifests/diff.js';
-import type { TemplateClaim } from '../plan/template-drift.js';
 import type { Cluster } from './client.js';
-import type { ApiObject } from './convert.js';
+import type { ApiObject } from '../karpenter/convert.js';
+import type { LiveObject, TemplateClaim } from '../karpenter/views.js';
 import { clusterFailure } from './failures.js';
 import { listAll } from './list.js';
 import { ApiError, getJson } from './request.js';
-import { karpenterResources, type Resource } from './resources.js';
+import { karpenterResources, type Resource } from '../karpenter/resources.js';
 import { READ_RETRY, retrying } from './retry.js';
 
 export interface LiveManifests {

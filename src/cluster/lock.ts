@@ -1,4 +1,4 @@
-// Takes, renews and releases the cluster lock (stages/lock.ts decides; this file talks to the API server).
+// Takes, renews and releases the cluster lock (apis/lock.ts decides; this file talks to the API server).
 // Every write carries the read resourceVersion (or is a create), so two runs racing for the Lease cannot both win:
 // the loser's write answers 409 and it reads the Lease again.
 import { RefusedError, RuntimeFailure } from '../errors.js';
@@ -10,7 +10,7 @@ import {
   RENEW_EVERY_MS,
   type LeaseView,
   type LockHolder,
-} from '../stages/lock.js';
+} from '../apis/lock.js';
 import type { Cluster } from './client.js';
 import { ApiError, getJson, sendJson } from './request.js';
 

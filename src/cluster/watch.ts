@@ -7,7 +7,7 @@
 // Retry-After header. Here the caller's AbortSignal goes straight to http.request, the agent is shared, and a 429
 // keeps its Retry-After.
 import type { Cluster } from './client.js';
-import type { ApiObject } from './convert.js';
+import type { ApiObject } from '../karpenter/convert.js';
 import { ApiError, openStream, type Query, type StatusBody } from './request.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';

@@ -1,6 +1,6 @@
 // `karp-drift amis`: selection -> SSM + EC2 (ami/resolve.ts) -> table or JSON on stdout; notes and warnings on stderr.
-import { logger, type CommandContext } from '../io.js';
-import type { AmisOptions } from '../options.js';
+import { logger, type CommandContext } from './context.js';
+import type { AmisOptions } from './options.js';
 import { resolveAmis } from '../ami/resolve.js';
 import { amisJson, amisTable } from '../report/amis.js';
 

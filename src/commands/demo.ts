@@ -1,9 +1,9 @@
 // `karp-drift demo`: the main job on the embedded sandbox. It starts a scenario in-process, points this process at
 // it exactly as a user's shell would be pointed at EKS (a kubeconfig and the AWS SDK's endpoint variables), and runs
 // `upgrade --to <control plane> --yes` through the normal path, with the normal output and exit code.
-import type { CommandContext } from '../io.js';
+import type { CommandContext } from './context.js';
 import { InterruptedError, StalledError, TimeoutError } from '../errors.js';
-import { parseUpgradeOptions, type DemoOptions } from '../options.js';
+import type { DemoOptions } from './options.js';
 import { startSandbox } from '../sandbox/sandbox.js';
 import { stagedFlags, type StagedRequest } from '../stages/request.js';
 import { DEFAULT_GATES } from '../gates/request.js';
@@ -30,7 +30,7 @@ export async function demo(options: DemoOptions, ctx: CommandContext): Promise<v
       );
     }
     const upgradeOptions = {
-      ...parseUpgradeOptions({ to: sandbox.scenario.controlPlaneVersion, yes: true }),
+      ...options.upgradeTo(sandbox.scenario.controlPlaneVersion),
       timeoutMs: options.timeoutMs,
       stallTimeoutMs: options.stallTimeoutMs,
       ...(st ? { staged: st } : {}),

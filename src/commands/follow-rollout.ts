@@ -2,12 +2,12 @@
 // where each NodePool stands, and this loop owns the rollout's timers: how often to redraw, when "no progress" becomes
 // a stall (--stall-timeout), and when to give up (--timeout). Following only reads, so an interrupt stops it at once.
 // `status --watch` shares the watches and the snapshot, without a rollout to judge (commands/status.ts).
-import type { CommandContext } from '../io.js';
+import type { CommandContext } from './context.js';
 import type { Cluster } from '../cluster/client.js';
 import type { Discovery } from '../cluster/discovery.js';
 import { followCluster } from '../cluster/follow.js';
 import { readDiagnosisReads } from '../cluster/inventory.js';
-import type { ClusterChange, Inventory } from '../cluster/views.js';
+import type { ClusterChange, Inventory } from '../karpenter/views.js';
 import {
   HaltedError,
   InterruptedError,
@@ -32,7 +32,7 @@ import {
 } from '../report/progress.js';
 import { applyChange, emptySnapshot, karpenterNodesOf } from '../rollout/snapshot.js';
 import { diagnose, type Blocker } from '../rollout/stalls.js';
-import { humanDuration } from '../rollout/text.js';
+import { humanDuration } from '../text/words.js';
 import { liveDisplay } from './live-display.js';
 import { fitLine } from '../report/screen.js';
 import { recordSummary } from '../report/summary.js';

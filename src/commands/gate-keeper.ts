@@ -5,16 +5,17 @@
 import type { Cluster } from '../cluster/client.js';
 import type { Discovery } from '../cluster/discovery.js';
 import { readGateReads } from '../cluster/inventory.js';
-import type { NodeClaimView, NodeView } from '../cluster/views.js';
+import type { NodeClaimView, NodeView } from '../karpenter/views.js';
 import type { GateBaseline, GateScope } from '../gates/baseline.js';
-import { runGateCommand, type GateCommandResult } from '../gates/command.js';
+import { runGateCommand } from './gate-command.js';
+import type { GateCommandResult } from '../gates/tally.js';
 import { evaluateHealth, gatedClaims, type GateFinding, type HealthVerdict } from '../gates/health.js';
 import { checkpointKey, type Checkpoint, type GateRequest } from '../gates/request.js';
 import { tallyEvaluation, type GateTally } from '../gates/tally.js';
 import type { GatePoint, GateReport } from '../report/gates.js';
 import type { StageState } from '../report/stages.js';
 import type { StagePlan } from '../stages/controller.js';
-import { humanDuration } from '../rollout/text.js';
+import { humanDuration } from '../text/words.js';
 
 /** While a rollout runs, the built-in gates are evaluated this often (and at once at each checkpoint). */
 const HEALTH_EVERY_MS = 10_000;

@@ -3,11 +3,12 @@
 // The holds come off only once Karpenter resolved the restored AMIs and no NodeClaim on them is still marked
 // Drifted: released earlier, Karpenter could replace an old node (drifted against the bad AMI a moment ago) with a
 // node on the bad AMI. The run still exits 6; the rollback's outcome is part of its message and of `done`.
-import type { CommandContext, Logger } from '../io.js';
+import type { Logger } from '../logger.js';
+import type { CommandContext } from './context.js';
 import type { Cluster } from '../cluster/client.js';
 import type { Discovery } from '../cluster/discovery.js';
 import { readNodeClass } from '../cluster/inventory.js';
-import type { Inventory, NodeView } from '../cluster/views.js';
+import type { Inventory, NodeView } from '../karpenter/views.js';
 import { HaltedError, KarpDriftError } from '../errors.js';
 import { doneEvent, eventTime } from '../report/progress.js';
 import { recordSummary } from '../report/summary.js';

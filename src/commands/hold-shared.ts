@@ -2,16 +2,16 @@
 // --nodepool list names.
 import { randomUUID } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
-import type { CommandContext } from '../io.js';
+import type { CommandContext } from './context.js';
 import type { Cluster } from '../cluster/client.js';
 import { discoverCluster } from '../cluster/discovery.js';
 import { listAll } from '../cluster/list.js';
 import { acquireLock } from '../cluster/lock.js';
-import { karpenterResources } from '../cluster/resources.js';
-import type { KarpenterApi, NodePoolView } from '../cluster/views.js';
+import { karpenterResources } from '../karpenter/resources.js';
+import type { KarpenterApi, NodePoolView } from '../karpenter/views.js';
 import { UsageError } from '../errors.js';
-import type { LockOptions } from '../stage-options.js';
-import type { LockHolder } from '../stages/lock.js';
+import type { LockOptions } from './options.js';
+import type { LockHolder } from '../apis/lock.js';
 
 export function lockHolder(command: string, runId = randomUUID()): LockHolder {
   let user = 'unknown';

@@ -1,7 +1,8 @@
 // A frame redrawn in place on a terminal (upgrade's live display, `status --watch`): the edge that owns the escape
 // sequences and the resize subscription. The frame itself is a pure `(screen) => lines` (report/progress.ts,
 // report/status.ts) fitted to the screen (report/screen.ts); on a resize the last one is drawn again at the new size.
-import type { Io, Screen } from '../io.js';
+import type { Screen } from '../report/screen.js';
+import type { Io } from './context.js';
 import { redrawLines, wrapRows, type Drawn } from '../report/screen.js';
 
 export interface LiveDisplay {

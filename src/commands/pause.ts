@@ -1,17 +1,17 @@
 // `karp-drift pause`: hold Drifted disruption on NodePools now, reversibly (`resume` puts back exactly what was there).
 // Karpenter finishes the replacements it has started; it starts no new one while the hold is on (DOMAIN.md §2.6).
-import type { CommandContext } from '../io.js';
+import type { CommandContext } from './context.js';
 import { holdNeeds, requireAccess } from '../cluster/access.js';
 import { recordNodePoolEvent } from '../cluster/events.js';
 import { holdNode, holdWithBudget } from '../cluster/holds.js';
 import { listAll } from '../cluster/list.js';
-import { NODES } from '../cluster/resources.js';
+import { NODES } from '../karpenter/resources.js';
 import { RefusedError } from '../errors.js';
 import { holdOutcomeText, holdReportJson, holdReportText, type PoolHoldOutcome } from '../report/holds.js';
 import { DISRUPTION_TAINTS } from '../rollout/track.js';
-import type { PauseOptions } from '../stage-options.js';
+import type { PauseOptions } from './options.js';
 import { chooseHold, type HoldChoice } from '../stages/hold-mechanism.js';
-import { LEASE_NAME } from '../stages/lock.js';
+import { LEASE_NAME } from '../apis/lock.js';
 import { lockHolder, nodePoolsInScope, withClusterLock } from './hold-shared.js';
 import { connect } from './planning.js';
 import { readHeld } from './release-holds.js';

@@ -1,6 +1,6 @@
 // `karp-drift plan`: discover → inventory → resolve AMIs → plan → print. Changes nothing.
-import type { CommandContext } from '../io.js';
-import type { PlanOptions } from '../options.js';
+import type { CommandContext } from './context.js';
+import type { PlanOptions } from './options.js';
 import { planJson, planText } from '../report/plan.js';
 import { recordSummary } from '../report/summary.js';
 import { stagedPlanJson, stagedPlanLines } from '../report/stages.js';

@@ -1,16 +1,17 @@
 // The first half of `plan` and `upgrade`: discover the cluster, read the inventory, resolve and verify the AMIs the
 // classes in scope need, and plan. Everything after it (print, confirm, apply, follow) is the command's own.
 import { readFile } from 'node:fs/promises';
-import { logger, type CommandContext, type Logger } from '../io.js';
+import type { Logger } from '../logger.js';
+import { logger, type CommandContext } from './context.js';
 import { parseAmisFile, type AmisFile, type TestedAmis } from '../ami/amis-file.js';
 import type { ResolvedAmis } from '../ami/resolve.js';
 import { clusterCaPem, loadCluster, type Cluster } from '../cluster/client.js';
 import { expectedClusterRefusal } from '../cluster/expected-cluster.js';
 import { discoverCluster, type Discovery } from '../cluster/discovery.js';
 import { readInventory } from '../cluster/inventory.js';
-import type { Inventory } from '../cluster/views.js';
+import type { Inventory } from '../karpenter/views.js';
 import { RefusedError, UsageError } from '../errors.js';
-import type { PlanOptions } from '../options.js';
+import type { PlanOptions } from './options.js';
 import { plan, type Plan } from '../plan/plan.js';
 import { neededAmiQueries } from '../plan/targets.js';
 import { promotedAmis, requireFileMinor, type PlanSource } from '../plan/promotion.js';

@@ -5,11 +5,11 @@ import type { Cluster } from '../cluster/client.js';
 import { recordNodePoolEvent } from '../cluster/events.js';
 import { releaseBudgetHold, releaseNode } from '../cluster/holds.js';
 import { listAll } from '../cluster/list.js';
-import { NODES } from '../cluster/resources.js';
-import type { KarpenterApi, NodePoolView, NodeView } from '../cluster/views.js';
+import { NODES } from '../karpenter/resources.js';
+import type { KarpenterApi, NodePoolView, NodeView } from '../karpenter/views.js';
 import { holdOutcomeText, type PoolHoldOutcome } from '../report/holds.js';
-import { HOLD_ANNOTATION } from '../stages/budget-hold.js';
-import type { LockHolder } from '../stages/lock.js';
+import { HOLD_ANNOTATION } from '../apis/budget-hold.js';
+import type { LockHolder } from '../apis/lock.js';
 
 export interface HeldDrift {
   /** NodePools with a budget hold or with held nodes. */

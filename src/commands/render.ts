@@ -1,7 +1,7 @@
 // `karp-drift render`: templates -> resolve the AMIs to pin -> render -> multi-document YAML (or a v1 List) on stdout.
 // Nothing is applied; the output is what `kubectl apply -f -` takes.
-import { logger, type CommandContext } from '../io.js';
-import type { RenderOptions } from '../options.js';
+import { logger, type CommandContext } from './context.js';
+import type { RenderOptions } from './options.js';
 import { resolveAmis } from '../ami/resolve.js';
 import { checkPinnable, manifestsList, manifestsYaml, pinnedArches, renderManifests } from '../manifests/render.js';
 import { readTemplates } from '../manifests/templates.js';

@@ -1,13 +1,13 @@
 // `karp-drift resume`: release every hold karp-drift put on drift (by pause, or a staged upgrade that ended early),
 // restoring each NodePool's own budgets exactly and removing only the node annotations karp-drift added.
-import type { CommandContext } from '../io.js';
+import type { CommandContext } from './context.js';
 import { holdNeeds, requireAccess } from '../cluster/access.js';
 import { UsageError } from '../errors.js';
 import { holdReportJson, holdReportText } from '../report/holds.js';
-import type { ResumeOptions } from '../stage-options.js';
-import { HOLD_ANNOTATION } from '../stages/budget-hold.js';
-import { LEASE_NAME } from '../stages/lock.js';
-import { NODE_HOLD_ANNOTATION } from '../stages/node-hold.js';
+import type { ResumeOptions } from './options.js';
+import { HOLD_ANNOTATION } from '../apis/budget-hold.js';
+import { LEASE_NAME } from '../apis/lock.js';
+import { NODE_HOLD_ANNOTATION } from '../karpenter/views.js';
 import { lockHolder, nodePoolsInScope, withClusterLock } from './hold-shared.js';
 import { connect } from './planning.js';
 import { holdMechanisms, readHeld, releaseHolds } from './release-holds.js';

@@ -1,15 +1,16 @@
 // What `rollback` and an upgrade halted with --on-failure rollback share: find the selection karp-drift recorded on
 // each EC2NodeClass, put it back (a server-side apply without the bookkeeping annotations), and wait until Karpenter
 // resolved it, which says what "back" means (the previous terms may be an alias or selectors).
-import type { CommandContext, Logger } from '../io.js';
+import type { Logger } from '../logger.js';
+import type { CommandContext } from './context.js';
 import { ANNOTATIONS, applyNodeClass, customObjects } from '../cluster/apply.js';
 import type { Cluster } from '../cluster/client.js';
 import type { Discovery } from '../cluster/discovery.js';
 import { minorInAmiNames } from '../ami/families.js';
 import { readNodeClass } from '../cluster/inventory.js';
 import { listAll } from '../cluster/list.js';
-import { karpenterResources } from '../cluster/resources.js';
-import type { AmiSelectorTerm, NodeClassView } from '../cluster/views.js';
+import { karpenterResources } from '../karpenter/resources.js';
+import type { AmiSelectorTerm, NodeClassView } from '../karpenter/views.js';
 import { RuntimeFailure, UsageError } from '../errors.js';
 import { applyEach, event } from './upgrade-shared.js';
 

@@ -2,16 +2,16 @@
 // EC2NodeClass, and follow Karpenter as it drifts the nodes back. The restore is a server-side apply by the same
 // field manager without the bookkeeping annotations, so they go (a second rollback finds nothing recorded) and an
 // amiFamily that the upgrade added and the previous selection lacked is removed with them.
-import type { CommandContext } from '../io.js';
+import type { CommandContext } from './context.js';
 import { followNeeds, holdNeeds, lockNeeds, requireAccess } from '../cluster/access.js';
-import { LEASE_NAMESPACE } from '../stages/lock.js';
+import { LEASE_NAMESPACE } from '../apis/lock.js';
 import { lockHolder, withClusterLock } from './hold-shared.js';
 import { ANNOTATIONS } from '../cluster/apply.js';
-import type { ClusterIdentity } from '../cluster/identity.js';
-import type { Inventory } from '../cluster/views.js';
+import type { ClusterIdentity } from '../apis/cluster-identity.js';
+import type { Inventory } from '../karpenter/views.js';
 import { UsageError } from '../errors.js';
-import type { RollbackOptions } from '../options.js';
-import { amiSelectorTermText } from '../rollout/text.js';
+import type { RollbackOptions } from './options.js';
+import { amiSelectorTermText } from '../text/words.js';
 import { followRollout } from './follow-rollout.js';
 import { connect, readScope } from './planning.js';
 import { confirmOrRefuse, event } from './upgrade-shared.js';

@@ -1,8 +1,8 @@
 // `karp-drift sandbox`: start the simulated cluster, print how to reach it, serve until SIGINT/SIGTERM, shut down.
 import { writeFile } from 'node:fs/promises';
-import { logger, type CommandContext } from '../io.js';
+import { logger, type CommandContext } from './context.js';
 import { RuntimeFailure, UsageError } from '../errors.js';
-import type { SandboxCommandOptions } from '../options.js';
+import type { SandboxCommandOptions } from './options.js';
 import { startSandbox } from '../sandbox/sandbox.js';
 
 /** Single-quoted for POSIX shells, so paths with spaces survive `eval` and `source`. */

@@ -7,8 +7,9 @@ import { loadCluster, type Cluster } from '../cluster/client.js';
 import { discoverCluster, type Discovery } from '../cluster/discovery.js';
 import { readInventory } from '../cluster/inventory.js';
 import { RefusedError, UsageError } from '../errors.js';
-import type { CommandContext, Logger } from '../io.js';
-import type { PlanOptions } from '../options.js';
+import type { Logger } from '../logger.js';
+import type { CommandContext } from './context.js';
+import type { PlanOptions } from './options.js';
 import { sourceClusterAmis, sourceRegion } from '../plan/source-cluster.js';
 
 type From = NonNullable<PlanOptions['fromCluster']>;
@@ -57,7 +58,7 @@ export async function readSourceCluster(
   log: Logger,
 ): Promise<ClusterAmis> {
   const flag = flagOf(from);
-  // Shown and recorded without any user:password a server URL may carry (cluster/identity.ts).
+  // Shown and recorded without any user:password a server URL may carry (apis/cluster-identity.ts).
   const server = source.identity.server;
   if (source.server === here.server) {
     throw new UsageError(

@@ -6,8 +6,8 @@
 import type { Cluster } from '../cluster/client.js';
 import { recordNodePoolEvent, type StageEventReason } from '../cluster/events.js';
 import { holdNode, holdWithBudget, releaseBudgetHold, releaseNode } from '../cluster/holds.js';
-import type { KarpenterApi, NodeClaimView, NodePoolView, NodeView } from '../cluster/views.js';
-import { decodeHoldRecord, HOLD_ANNOTATION, type HoldRecord } from '../stages/budget-hold.js';
+import type { KarpenterApi, NodeClaimView, NodePoolView, NodeView } from '../karpenter/views.js';
+import { decodeHoldRecord, HOLD_ANNOTATION, type HoldRecord } from '../apis/budget-hold.js';
 import {
   decideStages,
   initialPosition,
@@ -18,7 +18,7 @@ import {
 } from '../stages/controller.js';
 import { heldNodesOf, observePools, type PoolObservation, type StagedScope } from '../stages/counts.js';
 import type { HoldMechanism } from '../stages/hold-mechanism.js';
-import { nodeHoldChanges } from '../stages/node-hold.js';
+import { nodeHoldChanges } from '../apis/node-hold.js';
 import type { StagedPlan } from '../stages/stage-plan.js';
 import type { Checkpoint } from '../gates/request.js';
 import { stageEventText, type PacerEvent, type StageState } from '../report/stages.js';

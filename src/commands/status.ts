@@ -3,13 +3,13 @@
 // the watches the rollout follow uses (cluster/follow.ts), and re-lists only what watches do not cover (NodePools,
 // PDBs, pods) every REREAD_MS: polling the whole inventory would re-list every pod of the cluster every few seconds.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { CommandContext } from '../io.js';
+import type { CommandContext } from './context.js';
 import type { Cluster } from '../cluster/client.js';
 import type { Discovery } from '../cluster/discovery.js';
 import { followCluster } from '../cluster/follow.js';
 import { readDiagnosisReads } from '../cluster/inventory.js';
-import type { DiagnosisReads, Inventory } from '../cluster/views.js';
-import type { StatusOptions } from '../options.js';
+import type { DiagnosisReads, Inventory } from '../karpenter/views.js';
+import type { StatusOptions } from './options.js';
 import { fitLines } from '../report/screen.js';
 import { snapshotStatus, statusJson, statusTable, type StatusContext } from '../report/status.js';
 import { recordSummary } from '../report/summary.js';

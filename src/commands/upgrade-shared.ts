@@ -1,9 +1,9 @@
 // What upgrade and rollback share: NDJSON event lines, the confirmation rule (a terminal asks; without one, --yes is
 // required; --dry-run changes nothing and needs neither), and applying classes one after another.
 import { createInterface } from 'node:readline';
-import type { CommandContext } from '../io.js';
+import type { CommandContext } from './context.js';
 import { InterruptedError, KarpDriftError, RefusedError, UsageError } from '../errors.js';
-import type { UpgradeOptions } from '../options.js';
+import type { UpgradeOptions } from './options.js';
 
 export function event(type: string, body: Record<string, unknown>): string {
   return `${JSON.stringify({ type, time: new Date().toISOString(), ...body })}\n`;

@@ -3,7 +3,7 @@
 // follow the NodePool's drift like any upgrade. People's kubectl ownership is taken over; anyone else's is refused
 // unless --force-conflicts. Before anything is applied, the rendered objects are diffed against the live ones: a
 // change Karpenter hashes, or to the NodePool's requirements, is refused unless --accept-template-drift.
-import type { CommandContext } from '../io.js';
+import type { CommandContext } from './context.js';
 import { resolveAmis } from '../ami/resolve.js';
 import { followNeeds, requireAccess } from '../cluster/access.js';
 import { customObjects, applyObject, FIELD_MANAGER } from '../cluster/apply.js';
@@ -14,7 +14,7 @@ import { RefusedError, UsageError } from '../errors.js';
 import { manifestDiff } from '../manifests/diff.js';
 import { manifestsYaml, pinnedArches, checkPinnable, renderManifests } from '../manifests/render.js';
 import { readTemplates } from '../manifests/templates.js';
-import type { UpgradeOptions, UpgradeTemplates } from '../options.js';
+import type { UpgradeOptions, UpgradeTemplates } from './options.js';
 import { isPersonManager } from '../plan/owners.js';
 import { ACCEPT_FLAG, templateDriftChecks } from '../plan/template-drift.js';
 import { minorOf } from '../plan/versions.js';

@@ -2,22 +2,22 @@
 // short recipes"). Only the EC2NodeClasses whose terms change are applied; re-running with the same target applies
 // nothing and follows the rollout where it stands.
 import { randomUUID } from 'node:crypto';
-import type { CommandContext } from '../io.js';
+import type { CommandContext } from './context.js';
 import { followNeeds, holdNeeds, lockNeeds, requireAccess } from '../cluster/access.js';
 import { customObjects, applyNodeClass, bookkeeping } from '../cluster/apply.js';
-import type { UpgradeOptions } from '../options.js';
+import type { UpgradeOptions } from './options.js';
 import type { NodeClassPlan, PlanSource } from '../plan/plan.js';
 import { promotedFrom } from '../plan/promotion.js';
 import { amiIdentity } from '../report/amis.js';
 import { planJson, planSummary, planText } from '../report/plan.js';
 import { recordSummary } from '../report/summary.js';
-import { humanDuration } from '../rollout/text.js';
+import { humanDuration } from '../text/words.js';
 import { followRollout } from './follow-rollout.js';
 import { preparePlan, refuseIfBlocked, type Planned } from './planning.js';
 import { lockHolder, withClusterLock } from './hold-shared.js';
 import { createPacer, type Pacer } from './staged-pacer.js';
 import { pacerEventJson, pacerLogLine, stagedPlanJson, stagedPlanLines, type PacerEvent } from '../report/stages.js';
-import { LEASE_NAMESPACE } from '../stages/lock.js';
+import { LEASE_NAMESPACE } from '../apis/lock.js';
 import type { StagedPlan } from '../stages/stage-plan.js';
 import { stagedFlags } from '../stages/request.js';
 import { HaltedError, InterruptedError, KarpDriftError, UsageError } from '../errors.js';

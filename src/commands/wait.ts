@@ -4,18 +4,18 @@
 // --no-wait` in an earlier CI job, an Argo CD sync of a Git commit), `wait` follows the drift it caused. It writes
 // nothing, so it needs only the read-only role (and `get` on the lock's Lease, to tell a staged upgrade pacing the
 // rollout from holds left behind).
-import type { CommandContext } from '../io.js';
+import type { CommandContext } from './context.js';
 import { minorInAmiNames } from '../ami/families.js';
 import type { Cluster } from '../cluster/client.js';
 import { newestLast } from '../cluster/inventory.js';
 import { listAll } from '../cluster/list.js';
 import { readLease } from '../cluster/lock.js';
-import { EVENTS, NODES, karpenterResources } from '../cluster/resources.js';
-import type { EventView, KarpenterApi, NodePoolView, NodeView } from '../cluster/views.js';
+import { EVENTS, NODES, karpenterResources } from '../karpenter/resources.js';
+import type { EventView, KarpenterApi, NodePoolView, NodeView } from '../karpenter/views.js';
 import { HaltedError, UsageError } from '../errors.js';
-import type { WaitOptions } from '../options.js';
+import type { WaitOptions } from './options.js';
 import { lockAlive, rolloutHold, type RolloutHold } from '../stages/paused.js';
-import { LEASE_NAME } from '../stages/lock.js';
+import { LEASE_NAME } from '../apis/lock.js';
 import { followRollout } from './follow-rollout.js';
 import { connect, readScope } from './planning.js';
 import { event } from './upgrade-shared.js';

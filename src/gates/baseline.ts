@@ -1,8 +1,8 @@
 // The health gates compare the cluster with how it was before the first write: a PodDisruptionBudget already below
 // its desiredHealthy, a workload already crash-looping on the old AMI, a NodePool already failing to register nodes
 // are the cluster's own trouble, not the new AMI's, and must not halt the rollout. Pure.
-import { selectorMatches } from '../cluster/convert.js';
-import type { NodeClaimView, NodePoolView, NodeView, PdbView, PodView } from '../cluster/views.js';
+import { selectorMatches } from '../karpenter/convert.js';
+import type { NodeClaimView, NodePoolView, NodeView, PdbView, PodView } from '../karpenter/views.js';
 
 export interface GateScope {
   nodePools: readonly string[];

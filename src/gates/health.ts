@@ -8,9 +8,9 @@
 //    (CrashLoopBackOff, ImagePullBackOff, ...) or restarted more than --max-restarts times, and no PDB covering pods
 //    in scope below its desiredHealthy when it was healthy at the baseline.
 // Something still coming up within its deadline is `pending`: a checkpoint waits for it, nothing fails yet.
-import { selectorMatches } from '../cluster/convert.js';
-import type { NodeClaimView, NodePoolView, NodeView, PdbView, PodView } from '../cluster/views.js';
-import { humanDuration } from '../rollout/text.js';
+import { selectorMatches } from '../karpenter/convert.js';
+import type { NodeClaimView, NodePoolView, NodeView, PdbView, PodView } from '../karpenter/views.js';
+import { humanDuration } from '../text/words.js';
 import {
   FAILING_REASONS,
   livePod,

@@ -1,4 +1,4 @@
-// What the health-gate flags ask for (stage-options.ts parses them). Types and defaults only, so options, the pure
+// What the health-gate flags ask for (cli/stage-options.ts parses them). Types and defaults only, so options, the pure
 // gates and the plan can share them without importing each other.
 
 export type OnFailure = 'pause' | 'rollback';

@@ -4,6 +4,19 @@
 // INCONCLUSIVE_AFTER_MS (a read that fails once is tried again) or at once for the gate command (it ran to its
 // timeout already). Pure.
 
+/** What one run of --gate-cmd came to (commands/gate-command.ts runs it). */
+export interface GateCommandResult {
+  result: 'passed' | 'failed' | 'inconclusive';
+  /** The exit code, or undefined when it was killed or could not start. */
+  exitCode?: number;
+  signal?: string;
+  durationMs: number;
+  /** The last lines it wrote (at most commands/gate-command.ts `OUTPUT_LINES`). */
+  output: string[];
+  /** Why it is inconclusive: timed out, interrupted, or could not be started. */
+  why?: string;
+}
+
 export interface GateTally {
   /** Failed evaluations so far. */
   failures: number;

@@ -8,6 +8,7 @@
 // plus the fields karp-drift's managedFields own that the rendered object drops.
 //
 // What each change makes Karpenter do is manifests/hash-fields.ts.
+import type { LiveObject, ManagedFieldsEntry } from '../karpenter/views.js';
 import { classify, isMap, resolvedAmiFamily, type ChangeClass, type DriftReason, type ManifestKind } from './hash-fields.js';
 
 export type { ChangeClass, DriftReason, ManifestKind };
@@ -34,24 +35,6 @@ export interface ObjectDiff {
 export interface ManifestDiff {
   nodeClass: ObjectDiff;
   nodePool: ObjectDiff;
-}
-
-/** One managedFields entry, as the API server returns it. */
-export interface ManagedFieldsEntry {
-  manager?: string;
-  operation?: string;
-  subresource?: string;
-  fieldsV1?: unknown;
-}
-
-/** A live object reduced to what the diff reads (cluster/live-manifests.ts builds it). */
-export interface LiveObject {
-  /** What the diff was computed against: the apply carries it as a precondition. */
-  resourceVersion: string;
-  labels: Record<string, string>;
-  annotations: Record<string, string>;
-  spec: Record<string, unknown>;
-  managedFields: ManagedFieldsEntry[];
 }
 
 /** The rendered objects: plain Kubernetes objects with metadata and spec. */

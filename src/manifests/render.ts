@@ -9,7 +9,6 @@
 import { dump } from 'js-yaml';
 import { ARCHES, FAMILIES, type AmiFamily, type Arch } from '../ami/families.js';
 import { UsageError } from '../errors.js';
-import type { RenderPinMode as PinMode } from '../options.js';
 import {
   renderedEC2NodeClassSchema,
   nodePoolSchema,
@@ -20,6 +19,10 @@ import {
   type NodePool,
   type NodeSelectorRequirement,
 } from './schema.js';
+
+/** `render` pins by id or alias only; plan and upgrade may also pin exact names (plan/plan-options.ts `PinMode`). */
+export type RenderPinMode = 'id' | 'alias';
+type PinMode = RenderPinMode;
 
 export const DISCOVERY_TAG = 'karpenter.sh/discovery';
 

@@ -1,10 +1,10 @@
 // What will hold the drift back once the AMIs change: disruption budgets (DOMAIN.md §2.6), PodDisruptionBudgets and
 // `karpenter.sh/do-not-disrupt` (§2.7), precomputed for the nodes that will drift (§8 requirements 11 and 12).
-import { doNotDisrupt, invalidDoNotDisruptMessage, isActivePod, pdbBlock, pdbKey } from '../cluster/disruptable.js';
-import type { Inventory, NodePoolView, PodView } from '../cluster/views.js';
+import { doNotDisrupt, invalidDoNotDisruptMessage, isActivePod, pdbBlock, pdbKey } from '../karpenter/disruptable.js';
+import type { Inventory, NodePoolView, PodView } from '../karpenter/views.js';
 import { check, type Check } from './checks.js';
 import type { BlockingBudget, DriftingNodeClaim, NodePoolPlan } from './pools.js';
-import { plural } from '../rollout/text.js';
+import { plural } from '../text/words.js';
 
 const BLOCKED_EVENT = 'No allowed disruptions for disruption reason Drifted due to blocking budget';
 
@@ -139,7 +139,7 @@ const podName = (p: PodView) => `pod ${p.namespace}/${p.name} on node/${p.nodeNa
 
 /**
  * PDBs allowing no disruption, pods under several PDBs, and do-not-disrupt pods and nodes, on nodes that will drift,
- * by Karpenter's rules (cluster/disruptable.ts): do-not-disrupt on every active pod, PDBs on evictable pods only.
+ * by Karpenter's rules (karpenter/disruptable.ts): do-not-disrupt on every active pod, PDBs on evictable pods only.
  */
 export function podBlockerChecks(inventory: Inventory, pools: readonly NodePoolPlan[], now: Date): Check[] {
   const claims = pools.flatMap((p) => p.drifting);

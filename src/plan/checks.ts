@@ -3,9 +3,9 @@
 // Checks on one EC2NodeClass live here; versions.ts gates versions, owners.ts field ownership, blockers.ts drift.
 import { FAMILIES, type AmiFamily, type Arch } from '../ami/families.js';
 import type { ResolvedAmi } from '../ami/verify.js';
-import type { Inventory, NodeClassView } from '../cluster/views.js';
+import type { Inventory, NodeClassView } from '../karpenter/views.js';
 import type { AmiNeed } from './targets.js';
-import type { PinMode } from '../options.js';
+import type { PinMode } from './plan-options.js';
 
 export const CHECK_CODES = [
   'NODECLASS-NOT-FOUND',

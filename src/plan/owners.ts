@@ -2,7 +2,7 @@
 // karp-drift may take the field. Server-side apply answers 409 Conflict when another manager owns a field we set to
 // a different value; `force=true` takes it, but a GitOps or IaC tool then puts its own terms back on its next sync,
 // and the nodes drift back (DOMAIN.md §8 requirement 7). Pure: `plan` and the apply code both use it.
-import type { NodeClassView } from '../cluster/views.js';
+import type { NodeClassView } from '../karpenter/views.js';
 import { check, type Check } from './checks.js';
 
 export const FIELD_MANAGER = 'karp-drift';

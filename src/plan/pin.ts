@@ -4,7 +4,7 @@
 import { FAMILIES, familyVersionProblem, type AmiFamily, type Arch, type Variant } from '../ami/families.js';
 import { familyReleaseProblem } from '../ami/select.js';
 import type { ResolvedAmi } from '../ami/verify.js';
-import type { AmiSelectorTerm, NodeClassView } from '../cluster/views.js';
+import type { AmiSelectorTerm, NodeClassView } from '../karpenter/views.js';
 import {
   check,
   deprecatedAmiCheck,

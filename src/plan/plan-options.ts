@@ -1,6 +1,9 @@
 // What a plan is asked for (the flags of plan and upgrade, parsed), below plan.ts and the per-class planning of pin.ts.
-import type { PinMode } from '../options.js';
+import type { RenderPinMode } from '../manifests/render.js';
 import type { PlanSource } from './promotion.js';
+
+/** How the AMIs are pinned: `id` terms, a versioned `alias`, or exact `name` terms with their owner (plan, upgrade). */
+export type PinMode = RenderPinMode | 'name';
 
 export interface PlanOptions {
   /** Kubernetes minor of the target AMIs, e.g. "1.31". */

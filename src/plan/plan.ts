@@ -2,8 +2,8 @@
 // become, which NodeClaims drift as a result, how fast the budgets let them go, and the preflight checks. No I/O:
 // `now` is an argument (budgets), and the command resolves the AMIs `neededAmiQueries` asks for before calling this.
 import type { ResolvedAmi } from '../ami/verify.js';
-import type { Inventory } from '../cluster/views.js';
-import type { PinMode } from '../options.js';
+import type { Inventory } from '../karpenter/views.js';
+import type { PinMode } from './plan-options.js';
 import { budgetChecks, heldChecks, podBlockerChecks } from './blockers.js';
 import { LEVELS, check, latestAliasChecks, type Check } from './checks.js';
 import { nodeClassPlan, type NodeClassPlan } from './pin.js';

@@ -1,9 +1,9 @@
 // Per NodePool: which NodeClaims the new AMIs make drift, and how fast Karpenter may replace them now. "Will drift"
 // means `status.imageID` is not among the class's target AMIs, the same test Karpenter's AMIDrift makes against
 // `status.amis` (STYLE.md "Domain words"); the pace is the Drifted disruption budget (DOMAIN.md §2.6).
-import type { Inventory, NodeClaimView, NodePoolView } from '../cluster/views.js';
-import { allowedDisruptions, driftWaves, type Budget, type DisruptionReason } from './budgets.js';
-import { karpDriftHold } from '../stages/budget-hold.js';
+import type { Inventory, NodeClaimView, NodePoolView } from '../karpenter/views.js';
+import { allowedDisruptions, driftWaves, type Budget, type DisruptionReason } from '../karpenter/budgets.js';
+import { karpDriftHold } from '../apis/budget-hold.js';
 
 export interface DriftingNodeClaim {
   nodeClaim: string;

@@ -3,7 +3,7 @@
 // needs.
 import { familyVersionProblem, variantExists } from '../ami/families.js';
 import type { AmisFile, PromotedAmi, TestedAmis } from '../ami/amis-file.js';
-import type { Inventory } from '../cluster/views.js';
+import type { Inventory } from '../karpenter/views.js';
 import { UsageError } from '../errors.js';
 import { amiNeeds, nodeClassesInScope } from './targets.js';
 

@@ -3,7 +3,7 @@
 // the requirements (kubernetes-sigs/karpenter pkg/scheduling/requirements.go); we only need "could it launch one?",
 // so instance labels are judged from the keys a NodePool usually narrows them with (DOMAIN.md §1.3).
 import { ARCHES, type Arch, type Variant } from '../ami/families.js';
-import type { Requirement } from '../cluster/views.js';
+import type { Requirement } from '../karpenter/views.js';
 
 export const ARCH_LABEL = 'kubernetes.io/arch';
 export const GPU_COUNT = 'karpenter.k8s.aws/instance-gpu-count';

@@ -4,9 +4,9 @@
 // AMI pipeline) would silently lose what those images add, so that is refused unless asked for.
 import type { AmiFamily } from '../ami/families.js';
 import { imageNameFields } from '../ami/verify.js';
-import type { AmiSelectorTerm, NodeClassView } from '../cluster/views.js';
+import type { AmiSelectorTerm, NodeClassView } from '../karpenter/views.js';
 import { check, type Check } from './checks.js';
-import { amiSelectorTermText } from '../rollout/text.js';
+import { amiSelectorTermText } from '../text/words.js';
 import type { AmiSpec } from './ami-spec.js';
 
 /** Why a term floats, or undefined for a term that names fixed images (an id, a pinned alias). */

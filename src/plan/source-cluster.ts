@@ -6,7 +6,7 @@
 import type { ClusterAmis, PromotedAmi } from '../ami/amis-file.js';
 import type { AmiFamily, Arch, Variant } from '../ami/families.js';
 import { imageNameFields } from '../ami/verify.js';
-import type { Inventory, NodeClaimView, NodeClassView } from '../cluster/views.js';
+import type { Inventory, NodeClaimView, NodeClassView } from '../karpenter/views.js';
 import { RefusedError } from '../errors.js';
 import { ARCH_LABEL } from './requirements.js';
 import { nodeClassFamily } from './targets.js';

@@ -16,7 +16,7 @@ import {
 import type { AmiQuery } from '../ami/parameters.js';
 import { familyReleaseProblem } from '../ami/select.js';
 import { imageNameFields } from '../ami/verify.js';
-import type { Inventory, NodeClaimView, NodeClassView } from '../cluster/views.js';
+import type { Inventory, NodeClaimView, NodeClassView } from '../karpenter/views.js';
 import { ACCELERATOR_COUNT, ARCH_LABEL, GPU_COUNT, allowedArches, allowsVariant } from './requirements.js';
 
 export interface AmiNeed {

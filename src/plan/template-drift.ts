@@ -3,20 +3,10 @@
 // error (exit 3, nothing changed) unless --accept-template-drift; selector changes that may drift are a warning;
 // changes that drift nothing are listed as info. New objects are created and drift nothing.
 import { flowValue, listDelta, type DriftReason, type FieldChange, type ManifestDiff, type ObjectDiff } from '../manifests/diff.js';
-import type { Requirement } from '../cluster/views.js';
-import { plural } from '../rollout/text.js';
+import type { Requirement, TemplateClaim } from '../karpenter/views.js';
+import { plural } from '../text/words.js';
 import { check, type Check } from './checks.js';
 import { labelsSatisfy } from './requirements.js';
-
-/** A NodeClaim as the template checks see it: where it belongs, what it runs, and its labels (for requirements). */
-export interface TemplateClaim {
-  name: string;
-  nodePool?: string;
-  nodeClass?: string;
-  imageId?: string;
-  labels: Record<string, string>;
-  deleting: boolean;
-}
 
 export interface TemplateDriftInput {
   diff: ManifestDiff;

@@ -1,9 +1,9 @@
 // Version gates (DOMAIN.md §4): a kubelet must never be newer than the API server and may be at most 3 minors
 // older; an alias follows the control plane, so it cannot pin an older minor; aliases need Karpenter v1.
-import type { Inventory } from '../cluster/views.js';
-import type { PinMode } from '../options.js';
+import type { Inventory } from '../karpenter/views.js';
+import type { PinMode } from './plan-options.js';
 import { check, type Check } from './checks.js';
-import { plural } from '../rollout/text.js';
+import { plural } from '../text/words.js';
 
 /** 30 from "1.30", "1.30+", "v1.30.4-eks-a737599". */
 export function minorOf(version: string): number {

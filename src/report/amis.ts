@@ -1,6 +1,6 @@
 // `karp-drift amis` output: a kubectl-style table, or the one JSON document scripts read (README "JSON output").
 import type { ResolvedAmi } from '../ami/verify.js';
-import { columns } from './table.js';
+import { columns } from '../text/table.js';
 
 export interface AmisResult {
   kubernetesVersion: string;

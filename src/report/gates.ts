@@ -1,10 +1,10 @@
 // How the health gates read: the NDJSON `gate` event, a log line per checkpoint and command run, and the block a
 // halt prints with its evidence and next step. Pure.
-import type { GateCommandResult } from '../gates/command.js';
+import type { GateCommandResult } from '../gates/tally.js';
 import type { FindingCode, GateFinding } from '../gates/health.js';
 import type { Checkpoint, GateRequest } from '../gates/request.js';
 import type { EvaluationResult } from '../gates/tally.js';
-import { humanDuration, plural } from '../rollout/text.js';
+import { humanDuration, plural } from '../text/words.js';
 import type { StagePlan } from '../stages/controller.js';
 import { eventTime } from './progress.js';
 

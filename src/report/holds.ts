@@ -1,6 +1,6 @@
 // What pause and resume print: one line per NodePool on stdout (or one JSON document), saying what holds it now.
-import type { Budget } from '../plan/budgets.js';
-import { plural } from '../rollout/text.js';
+import type { Budget } from '../karpenter/budgets.js';
+import { plural } from '../text/words.js';
 import type { HoldMechanism } from '../stages/hold-mechanism.js';
 
 export interface PoolHoldOutcome {

@@ -1,12 +1,12 @@
 // `karp-drift plan` output: a diff that reads like `terraform plan` / `kubectl diff`, and one JSON document for
 // scripts. plan/plan.ts computes the change; this file only draws it (STYLE.md "Diffs are computed and rendered apart").
-import type { ClusterIdentity } from '../cluster/identity.js';
-import type { AmiSelectorTerm } from '../cluster/views.js';
+import type { ClusterIdentity } from '../apis/cluster-identity.js';
+import type { AmiSelectorTerm } from '../karpenter/views.js';
 import { utcMinute } from '../plan/blockers.js';
 import type { Check, CheckLevel } from '../plan/checks.js';
 import type { AmiSpec, NodeClassPlan, Plan } from '../plan/plan.js';
 import type { NodePoolPlan } from '../plan/pools.js';
-import { plural } from '../rollout/text.js';
+import { plural } from '../text/words.js';
 
 export const ANSI = { red: 31, green: 32, yellow: 33, cyan: 36, bold: 1 } as const;
 export type Paint = (style: keyof typeof ANSI, text: string) => string;

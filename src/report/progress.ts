@@ -2,10 +2,10 @@
 // for logs, and NDJSON events for scripts (STYLE.md "Follow a rollout in three parts"; aws-cdk-cli's
 // activity printers). Each is `(…) => string`; the follow loop decides when to write it.
 import stringWidth from 'string-width';
-import type { ClusterIdentity } from '../cluster/identity.js';
-import type { Screen } from '../io.js';
+import type { ClusterIdentity } from '../apis/cluster-identity.js';
+import type { Screen } from './screen.js';
 import type { Blocker } from '../rollout/stalls.js';
-import { humanDuration, plural, utcTime } from '../rollout/text.js';
+import { humanDuration, plural, utcTime } from '../text/words.js';
 import type { NodePoolCounts, NodePoolProgress, RolloutProgress } from '../rollout/track.js';
 import { fitLine, frameRows } from './screen.js';
 

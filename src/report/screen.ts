@@ -5,7 +5,12 @@
 // code units: the frames use '…', '→', '█' and colours, so string-width and cli-truncate count them (ANSI-aware).
 import cliTruncate from 'cli-truncate';
 import stringWidth from 'string-width';
-import type { Screen } from '../io.js';
+
+/** A terminal's size in display columns and rows. */
+export interface Screen {
+  columns: number;
+  rows: number;
+}
 
 /** `line` cut to `columns` display columns, ending in '…' when cut. */
 export function fitLine(line: string, columns: number): string {

@@ -1,8 +1,8 @@
 // How a staged rollout reads: the plan's stages and waves, each step as a log line, an NDJSON event and a Kubernetes
 // Event message, and the live display's stage line with an ETA. Pure.
 import type { Checkpoint } from '../gates/request.js';
-import type { Budget } from '../plan/budgets.js';
-import { humanDuration, plural, utcTime } from '../rollout/text.js';
+import type { Budget } from '../karpenter/budgets.js';
+import { humanDuration, plural, utcTime } from '../text/words.js';
 import type { StageDecision, StageEvent, StagePlan } from '../stages/controller.js';
 import type { HoldMechanism } from '../stages/hold-mechanism.js';
 import { REPLACEMENT_MS, type StagedPlan } from '../stages/stage-plan.js';

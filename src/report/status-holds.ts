@@ -2,12 +2,12 @@
 // karp-drift.io/drift-hold record and the `{nodes: "<n>", reasons: [Drifted]}` budget it appended) and the Nodes
 // that carry karp-drift.io/held-by. `pause` and an interrupted staged upgrade leave them on purpose, so status
 // names each one, the run that put it there, and how to lift it. Pure: views and `now` in, data or text out.
-import type { NodePoolView, NodeView } from '../cluster/views.js';
-import type { Budget } from '../plan/budgets.js';
-import { humanDuration, plural } from '../rollout/text.js';
-import { decodeHoldRecord, heldAllowance, HOLD_ANNOTATION } from '../stages/budget-hold.js';
+import type { NodePoolView, NodeView } from '../karpenter/views.js';
+import type { Budget } from '../karpenter/budgets.js';
+import { humanDuration, plural } from '../text/words.js';
+import { decodeHoldRecord, heldAllowance, HOLD_ANNOTATION } from '../apis/budget-hold.js';
 import type { HoldMechanism } from '../stages/hold-mechanism.js';
-import { columns } from './table.js';
+import { columns } from '../text/table.js';
 
 export interface DriftHold {
   nodePool: string;

@@ -2,15 +2,15 @@
 // EC2NodeClass resolved (STYLE.md: "still on the old AMI" means imageID not in status.amis) and the kubelet
 // minor of the control plane; the blockers are the rollout's (rollout/stalls.ts) minus the ones that need to
 // know when a change was applied.
-import type { ClusterIdentity } from '../cluster/identity.js';
-import type { AmiSelectorTerm, DiagnosisReads, Inventory, KarpenterApi } from '../cluster/views.js';
+import type { ClusterIdentity } from '../apis/cluster-identity.js';
+import type { AmiSelectorTerm, DiagnosisReads, Inventory, KarpenterApi } from '../karpenter/views.js';
 import { inventorySnapshot, type Snapshot } from '../rollout/snapshot.js';
 import { diagnose, type Blocker } from '../rollout/stalls.js';
-import { amiSelectorTermText } from '../rollout/text.js';
+import { amiSelectorTermText } from '../text/words.js';
 import { claimsByNodePool, nodeOf, rolloutProgress, type RolloutScope } from '../rollout/track.js';
 import { blockerText } from './progress.js';
 import { driftHolds, driftHoldsJson, driftHoldsText, type DriftHold } from './status-holds.js';
-import { columns } from './table.js';
+import { columns } from '../text/table.js';
 
 export interface NodePoolStatus {
   name: string;

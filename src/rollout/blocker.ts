@@ -1,6 +1,6 @@
 // The vocabulary of a stall diagnosis, shared by stalls.ts and pod-stalls.ts (which checks the pods on drifted
 // nodes): the codes, a blocker with its evidence, and the facts every check reads.
-import type { EventView, KarpenterApi, NodeClaimView, NodeClassView, NodePoolView, PdbView, PodView } from '../cluster/views.js';
+import type { EventView, KarpenterApi, NodeClaimView, NodeClassView, NodePoolView, PdbView, PodView } from '../karpenter/views.js';
 import type { Snapshot } from './snapshot.js';
 import type { RolloutScope } from './track.js';
 

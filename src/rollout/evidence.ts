@@ -1,8 +1,8 @@
 // How a diagnosis shows what it found: Karpenter's events quoted as kubectl describe shows them, and long lists cut
 // short. Shared by the checks in stalls.ts and pod-stalls.ts.
-import type { EventView } from '../cluster/views.js';
+import type { EventView } from '../karpenter/views.js';
 import { eventTime } from './snapshot.js';
-import { humanDuration } from './text.js';
+import { humanDuration } from '../text/words.js';
 
 const LISTED = 5;
 const QUOTED = 3;

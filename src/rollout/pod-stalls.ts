@@ -2,13 +2,13 @@
 // which Karpenter checks when it filters candidates, and its scheduling simulation, which it runs next for each
 // candidate whose NodePool has budget left. The first two hold only a NodeClaim without its own
 // terminationGracePeriod (drift is "eventual"); the simulation holds every NodeClaim, because the drain never starts.
-import { doNotDisrupt, isActivePod, pdbBlock, pdbKey } from '../cluster/disruptable.js';
-import type { EventView, NodeClaimView, NodeView, PdbView, PodView } from '../cluster/views.js';
+import { doNotDisrupt, isActivePod, pdbBlock, pdbKey } from '../karpenter/disruptable.js';
+import type { EventView, NodeClaimView, NodeView, PdbView, PodView } from '../karpenter/views.js';
 import { listed, quotes } from './evidence.js';
 import { eventTime } from './snapshot.js';
 import type { Blocker, Facts, Pool } from './blocker.js';
 import { isDisrupting, isTrue, nodeOf } from './track.js';
-import { humanDuration, plural, utcTime } from './text.js';
+import { humanDuration, plural, utcTime } from '../text/words.js';
 
 interface Held {
   claim: NodeClaimView;
@@ -34,7 +34,7 @@ export function podBlockers(f: Facts, pool: Pool): Blocker[] {
 // do-not-disrupt stops the pick whatever the NodeClaim says, and does not hold a drain. A NodeClaim the scheduling
 // simulation also holds gets no STALL-NO-TGP: a terminationGracePeriod would not get it past the simulation; nor
 // does one held only by do-not-disrupt durations, which run out by themselves. Which pods count, and when an
-// annotation holds, is Karpenter's rule in cluster/disruptable.ts.
+// annotation holds, is Karpenter's rule in karpenter/disruptable.ts.
 function holdingPods(f: Facts, pool: Pool, unschedulable: ReadonlySet<string>): Blocker[] {
   const held: Held[] = [];
   const byPdb = new Map<string, { pdb: PdbView; held: Held[] }>();

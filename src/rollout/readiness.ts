@@ -4,7 +4,7 @@
 // (Ready observed it) but AMIsReady stayed behind: an alias whose SSM parameters all miss is a reconcile error that
 // leaves AMIsReady and status.amis as they were (KP v1.14 pkg/controllers/nodeclass/ami.go, DOMAIN.md §1.2). Either
 // way the class's Ready is not True, and Karpenter launches no node from it at all until it is fixed.
-import type { NodeClassView } from '../cluster/views.js';
+import type { NodeClassView } from '../karpenter/views.js';
 import type { Snapshot } from './snapshot.js';
 import type { RolloutScope } from './track.js';
 

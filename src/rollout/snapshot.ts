@@ -5,7 +5,8 @@
 // resourceVersions are etcd revisions, one counter for the whole store, so they compare as integers across objects
 // of a kind; the API only promises they are opaque, so one that is not an integer always counts as newer
 // (https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions).
-import type { ClusterChange, EventView, Inventory, NodeClaimView, NodeClassView, NodeView } from '../cluster/views.js';
+import { KARPENTER_EVENT_REASONS } from '../karpenter/events.js';
+import type { ClusterChange, EventView, Inventory, NodeClaimView, NodeClassView, NodeView } from '../karpenter/views.js';
 
 export type WatchedKind = 'NodeClaim' | 'Node' | 'EC2NodeClass' | 'Event';
 export type SyncedItem = NodeClaimView | NodeView | NodeClassView | EventView;
@@ -44,22 +45,6 @@ export interface Snapshot {
 
 export const MAX_EVENTS = 500;
 
-/**
- * Event reasons the diagnosis reads (DOMAIN.md §2.8, KC `pkg/events/reason.go`). Per-pod events (`Evicted`,
- * `Disrupted`) are left out: one per pod, they would push the NodePool's and Node's out of the bounded window.
- */
-export const KARPENTER_EVENT_REASONS = [
-  'DisruptionBlocked',
-  'DisruptionLaunching',
-  'DisruptionWaitingReadiness',
-  'DisruptionTerminating',
-  'FailedDraining',
-  'AwaitingVolumeDetachment',
-  'TerminationGracePeriodExpiring',
-  'InsufficientCapacityError',
-  'NodeClassNotReady',
-  'UnregisteredTaintMissing',
-] as const;
 const KEPT_REASONS: ReadonlySet<string> = new Set(KARPENTER_EVENT_REASONS);
 
 export function emptySnapshot(): Snapshot {

@@ -2,15 +2,15 @@
 // stable code and evidence"). Each check reads what Karpenter reads (DOMAIN.md §2.5–2.7) and quotes Karpenter's own
 // events (§2.8) when there are any. The checks of the pods on drifted nodes (do-not-disrupt, PDBs, the scheduling
 // simulation) are in pod-stalls.ts.
-import type { EventView, NodeClaimView, NodeClassView, PodView } from '../cluster/views.js';
-import { allowedDisruptions, type Budget, type BudgetEvaluation } from '../plan/budgets.js';
+import type { EventView, NodeClaimView, NodeClassView, PodView } from '../karpenter/views.js';
+import { allowedDisruptions, type Budget, type BudgetEvaluation } from '../karpenter/budgets.js';
 import { listed, quotes } from './evidence.js';
 import { podBlockers } from './pod-stalls.js';
 import type { Blocker, DiagnosisContext, Facts, Pool, StallCode } from './blocker.js';
 import { eventTime, type Snapshot } from './snapshot.js';
-import { HOLD_ANNOTATION, karpDriftHold } from '../stages/budget-hold.js';
+import { HOLD_ANNOTATION, karpDriftHold } from '../apis/budget-hold.js';
 import { claimsByNodePool, isDisrupting, isTrue, nodeOf, type RolloutScope } from './track.js';
-import { amiSelectorTermText, humanDuration, plural, utcTime } from './text.js';
+import { amiSelectorTermText, humanDuration, plural, utcTime } from '../text/words.js';
 import { launchesNothing, rollbackCommand, unresolvedAlias } from './readiness.js';
 
 export type { Blocker, DiagnosisContext, Facts, Pool, StallCode } from './blocker.js';

@@ -1,8 +1,8 @@
 // Where a drift rollout stands, per NodePool, computed from a snapshot (src/rollout/README.md has the phases and
 // what "done" means). Pure: `now` is an argument, and the follow loop decides when to call it.
-import type { ConditionView, NodeClaimView, NodeView } from '../cluster/views.js';
+import type { ConditionView, NodeClaimView, NodeView } from '../karpenter/views.js';
 import type { Snapshot } from './snapshot.js';
-import { plural } from './text.js';
+import { plural } from '../text/words.js';
 
 export interface RolloutScope {
   nodePools: Array<{ name: string; nodeClass: string }>;

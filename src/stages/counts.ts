@@ -1,10 +1,10 @@
 // What a staged rollout observes: each NodePool's old NodeClaims (not on a target AMI), untouched or in flight, and
 // the old Nodes a node hold picks from. Pure; the same for the inventory read before the apply and for the follow
 // loop's snapshot, so the first decision and every later one count alike.
-import type { NodeClaimView, NodeView } from '../cluster/views.js';
+import type { NodeClaimView, NodeView } from '../karpenter/views.js';
 import { isDisrupting } from '../rollout/track.js';
 import type { PoolWaveCounts } from './controller.js';
-import type { OldNode } from './node-hold.js';
+import type { OldNode } from '../apis/node-hold.js';
 
 export interface StagedScope {
   /** The NodePools in scope and their EC2NodeClass. */

@@ -5,7 +5,7 @@
 // the hold silently disappears. Then karp-drift holds the old Nodes instead, with `karpenter.sh/do-not-disrupt`,
 // which no manager of the NodePool touches. Ownership is read from managedFields exactly as for the EC2NodeClass
 // apply (plan/owners.ts).
-import type { NodePoolView } from '../cluster/views.js';
+import type { NodePoolView } from '../karpenter/views.js';
 import { classifyFieldOwners } from '../plan/owners.js';
 import type { HoldWith } from './request.js';
 

@@ -3,9 +3,9 @@
 // staged upgrade paces drift with those same holds while it runs, and holds the cluster lock the whole time; holds
 // with no live lock holder were left by a run that ended early (a health gate halted it, it was interrupted) or by
 // `pause`, and nothing moves until someone runs resume, rollback or the upgrade again. Pure.
-import type { NodePoolView, NodeView } from '../cluster/views.js';
-import { decodeHoldRecord, HOLD_ANNOTATION } from './budget-hold.js';
-import { LOCK_ANNOTATIONS, lockVerdict, type LeaseView } from './lock.js';
+import type { NodePoolView, NodeView } from '../karpenter/views.js';
+import { decodeHoldRecord, HOLD_ANNOTATION } from '../apis/budget-hold.js';
+import { LOCK_ANNOTATIONS, lockVerdict, type LeaseView } from '../apis/lock.js';
 
 export type RolloutHold =
   /** A live run paces these NodePools: its holds open wave by wave. */

@@ -1,4 +1,4 @@
-// What `--canary`, `--waves`, `--soak`, `--hold-with` and the gate flags ask for (stage-options.ts parses them), and
+// What `--canary`, `--waves`, `--soak`, `--hold-with` and the gate flags ask for (cli/stage-options.ts parses them), and
 // the flags that ask for it again. Pure, so the options and the planning of stages share it without importing each
 // other.
 import { DEFAULT_GATES, type GateRequest } from '../gates/request.js';

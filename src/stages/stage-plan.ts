@@ -6,7 +6,7 @@
 // to the NodePool's own Drifted limit, and the wave then lasts about as long as a replacement (launch, readiness,
 // drain) times the rounds that limit forces. How long a replacement takes on this cluster is not known before one
 // has run: the plan assumes REPLACEMENT_MS and says so; the follow loop replaces it with the rate it observes.
-import type { NodePoolView } from '../cluster/views.js';
+import type { NodePoolView } from '../karpenter/views.js';
 import type { StagePlan } from './controller.js';
 import { chooseHold, type HoldChoice, type HoldChoiceResult } from './hold-mechanism.js';
 import type { StagedRequest } from './request.js';

@@ -6,8 +6,8 @@ import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vit
 import { vi } from 'vitest';
 import { resolveAmiQueries, resolveAmis } from '../../src/ami/resolve.js';
 import { KarpDriftError, RuntimeFailure, UsageError } from '../../src/errors.js';
-import type { Logger } from '../../src/io.js';
-import { parseAmisOptions } from '../../src/options.js';
+import type { Logger } from '../../src/logger.js';
+import { parseAmisOptions } from '../../src/cli/options.js';
 import { newestRelease } from '../../src/sandbox/aws/lookup.js';
 import { startAwsEndpoints } from '../../src/sandbox/aws/server.js';
 import type { CatalogRelease } from '../../src/sandbox/aws/types.js';

@@ -23,8 +23,8 @@ import { ssmArch } from '../../src/ami/families.js';
 import { ssmMetadataPaths, ssmParameterPath, type AmiQuery } from '../../src/ami/parameters.js';
 import { resolveAmiQueries, resolveAmis } from '../../src/ami/resolve.js';
 import { KarpDriftError, RuntimeFailure, UsageError } from '../../src/errors.js';
-import type { Logger } from '../../src/io.js';
-import { parseAmisOptions } from '../../src/options.js';
+import type { Logger } from '../../src/logger.js';
+import { parseAmisOptions } from '../../src/cli/options.js';
 
 expect.extend(allCustomMatcher);
 declare module 'vitest' {

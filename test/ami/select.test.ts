@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { amiQueries } from '../../src/ami/select.js';
 import { UsageError } from '../../src/errors.js';
-import { parseAmisOptions, type AmiSelection } from '../../src/options.js';
+import type { AmiSelection } from '../../src/ami/select.js';
+import { parseAmisOptions } from '../../src/cli/options.js';
 
 // Through the real flag parser, so `expand` is what the CLI would set (the default --arch is `all`).
 function selection(flags: Record<string, string>): AmiSelection {

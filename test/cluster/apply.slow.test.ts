@@ -2,7 +2,7 @@
 import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { applyConfiguration, applyNodeClass, applyObject, bookkeeping, FIELD_MANAGER } from '../../src/cluster/apply.js';
-import { nodeClassView } from '../../src/cluster/convert.js';
+import { nodeClassView } from '../../src/karpenter/convert.js';
 import { KarpDriftError } from '../../src/errors.js';
 import { controlPlaneAmis, manualSandbox } from '../sandbox/karpenter/harness.js';
 

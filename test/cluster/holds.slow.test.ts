@@ -2,7 +2,7 @@
 // made meanwhile folded in (409 → read again), and node holds that never touch the user's own do-not-disrupt.
 import { describe, expect, it } from 'vitest';
 import { holdNode, holdWithBudget, readHeldNodePool, releaseBudgetHold, releaseNode } from '../../src/cluster/holds.js';
-import type { Budget } from '../../src/plan/budgets.js';
+import type { Budget } from '../../src/karpenter/budgets.js';
 import { sandboxCluster } from './helpers.js';
 
 const NODEPOOLS = 'nodepools.karpenter.sh';

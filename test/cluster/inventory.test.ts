@@ -1,7 +1,7 @@
 // The pure parts of the inventory: which pods count, which classes were asked for, and event order.
 import { describe, expect, it } from 'vitest';
 import { newestLast, podsOnKarpenterNodes, selectNodeClasses } from '../../src/cluster/inventory.js';
-import type { EventView, NodeClaimView, NodeClassView, NodeView, PodView } from '../../src/cluster/views.js';
+import type { EventView, NodeClaimView, NodeClassView, NodeView, PodView } from '../../src/karpenter/views.js';
 
 const pod = (name: string, nodeName?: string): PodView => ({ namespace: 'shop', name, ...(nodeName ? { nodeName } : {}), labels: {}, daemonSet: false, deleting: false });
 const node = (name: string, nodePool?: string): NodeView => ({ name, uid: name, resourceVersion: '1', ...(nodePool ? { nodePool } : {}), ready: true, initialized: true, doNotDisrupt: false, taints: [], deleting: false });

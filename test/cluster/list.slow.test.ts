@@ -4,7 +4,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { get } from "node:https";
 import { describe, expect, it } from "vitest";
 import { listAll } from "../../src/cluster/list.js";
-import { PODS } from "../../src/cluster/resources.js";
+import { PODS } from "../../src/karpenter/resources.js";
 import { receivedUrls, sandboxCluster } from "./helpers.js";
 
 const pod = (name: string) => ({

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { acquireLock } from '../../src/cluster/lock.js';
 import { RefusedError } from '../../src/errors.js';
-import type { LockHolder } from '../../src/stages/lock.js';
+import type { LockHolder } from '../../src/apis/lock.js';
 import { sandboxCluster } from './helpers.js';
 
 const alice: LockHolder = {

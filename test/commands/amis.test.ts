@@ -3,10 +3,10 @@ import { DescribeImagesCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { GetParametersCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { CommandContext } from '../../src/cli.js';
+import type { CommandContext } from '../../src/cli/program.js';
 import { amis } from '../../src/commands/amis.js';
-import type { GlobalOptions } from '../../src/io.js';
-import { parseAmisOptions } from '../../src/options.js';
+import type { GlobalOptions } from '../../src/commands/context.js';
+import { parseAmisOptions } from '../../src/cli/options.js';
 
 const ssm = mockClient(SSMClient);
 const ec2 = mockClient(EC2Client);

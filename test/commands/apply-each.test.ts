@@ -1,7 +1,7 @@
 // applyEach (upgrade and rollback): classes in order; an interrupt stops before the next one, and a failure after
 // some were applied names them with the way back.
 import { describe, expect, it } from 'vitest';
-import type { CommandContext } from '../../src/cli.js';
+import type { CommandContext } from '../../src/cli/program.js';
 import { applyEach, type ApplyEach } from '../../src/commands/upgrade-shared.js';
 import { InterruptedError, RuntimeFailure } from '../../src/errors.js';
 

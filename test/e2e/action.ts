@@ -6,7 +6,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Sandbox } from '../../src/sandbox/sandbox.js';
-import { HOLD_ANNOTATION } from '../../src/stages/budget-hold.js';
+import { HOLD_ANNOTATION } from '../../src/apis/budget-hold.js';
 
 export const ROOT = new URL('../..', import.meta.url).pathname;
 const LOCAL_ACTION = join(ROOT, 'node_modules/@github/local-action/bin/local-action.js');

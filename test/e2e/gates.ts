@@ -6,7 +6,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { loadScenario } from '../../src/sandbox/scenarios/load.js';
 import type { KubeObject } from '../../src/sandbox/kube-api/types.js';
 import type { ScenarioBadAmi } from '../../src/sandbox/scenarios/schema.js';
-import { HOLD_ANNOTATION } from '../../src/stages/budget-hold.js';
+import { HOLD_ANNOTATION } from '../../src/apis/budget-hold.js';
 import type { CliRun } from './cli-sandbox.js';
 
 type Ev = CliRun['events'][number];

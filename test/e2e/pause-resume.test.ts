@@ -1,6 +1,6 @@
 // pause and resume through the built CLI against the sandbox, as a person or a CI job runs them.
 import { describe, expect, it } from 'vitest';
-import type { Budget } from '../../src/plan/budgets.js';
+import type { Budget } from '../../src/karpenter/budgets.js';
 import { httpWrites, karpDrift, scenario } from './cli-sandbox.js';
 
 type Obj = {

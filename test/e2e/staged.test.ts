@@ -1,7 +1,7 @@
 // Staged rollouts end to end: the built CLI paces the `staged` sandbox (staged.ts), and the checks read the simulated
 // Karpenter's own record of the drift commands it started, not karp-drift's account of them.
 import { describe, expect, it } from 'vitest';
-import { HOLD_ANNOTATION } from '../../src/stages/budget-hold.js';
+import { HOLD_ANNOTATION } from '../../src/apis/budget-hold.js';
 import { karpDrift, scenario } from './cli-sandbox.js';
 import { budgetsOf, follow, heldNodes, STAGE_POOLS, STAGED } from './staged.js';
 

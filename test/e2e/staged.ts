@@ -3,8 +3,8 @@
 // leaves it, and the built CLI as a child whose NDJSON events a test can act on as they come.
 import { spawn } from 'node:child_process';
 import type { Sandbox } from '../../src/sandbox/sandbox.js';
-import { HOLD_ANNOTATION } from '../../src/stages/budget-hold.js';
-import { NODE_HOLD_ANNOTATION } from '../../src/stages/node-hold.js';
+import { HOLD_ANNOTATION } from '../../src/apis/budget-hold.js';
+import { NODE_HOLD_ANNOTATION } from '../../src/karpenter/views.js';
 import { MAIN, type CliRun } from './cli-sandbox.js';
 
 type Ev = CliRun['events'][number];

@@ -4,7 +4,7 @@ import { takeBaseline, type GateScope } from '../../src/gates/baseline.js';
 import { evaluateHealth } from '../../src/gates/health.js';
 import { DEFAULT_GATES } from '../../src/gates/request.js';
 import { tallyEvaluation, INCONCLUSIVE_AFTER_MS, type EvaluationResult } from '../../src/gates/tally.js';
-import type { NodeClaimView, NodeView, PdbView, PodView } from '../../src/cluster/views.js';
+import type { NodeClaimView, NodeView, PdbView, PodView } from '../../src/karpenter/views.js';
 import { at, iso, nodeClaim, nodeFor, nodePool, pdb, pod } from '../rollout/factories.js';
 
 const scope: GateScope = { nodePools: ['general'], targetImageIds: { default: ['ami-new'] } };

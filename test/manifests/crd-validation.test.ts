@@ -2,7 +2,7 @@
 // and x-kubernetes-validations CEL rules, as the API server would check them on `kubectl apply`.
 import { describe, expect, it } from 'vitest';
 import type { AmiFamily } from '../../src/ami/families.js';
-import type { RenderPinMode as PinMode } from '../../src/options.js';
+import type { RenderPinMode as PinMode } from '../../src/manifests/render.js';
 import { renderManifests, type PinnedAmi } from '../../src/manifests/render.js';
 import { readTemplates } from '../../src/manifests/templates.js';
 import { crdValidator } from '../../src/sandbox/kube-api/crd-validation.js';

@@ -10,10 +10,9 @@ import {
   objectDiff,
   ownedPaths,
   sameValue,
-  type LiveObject,
-  type ManagedFieldsEntry,
   type RenderedObject,
 } from '../../src/manifests/diff.js';
+import type { LiveObject, ManagedFieldsEntry } from '../../src/karpenter/views.js';
 import { classify, resolvedAmiFamily } from '../../src/manifests/hash-fields.js';
 
 const FM = 'karp-drift';

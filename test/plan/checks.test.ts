@@ -3,7 +3,7 @@
 // default 10% budget) plans cleanly with no check at all.
 import { describe, expect, it } from 'vitest';
 import type { ResolvedAmi } from '../../src/ami/verify.js';
-import type { FieldOwner, Inventory } from '../../src/cluster/views.js';
+import type { FieldOwner, Inventory } from '../../src/karpenter/views.js';
 import { CHECK_CODES, type Check, type CheckCode } from '../../src/plan/checks.js';
 import { plan, type PlanOptions } from '../../src/plan/plan.js';
 import {
@@ -802,7 +802,7 @@ describe('POD-PINNED', () => {
   });
 });
 
-// Karpenter's rules (cluster/disruptable.ts): do-not-disrupt holds for "true" or a running positive duration, on every
+// Karpenter's rules (karpenter/disruptable.ts): do-not-disrupt holds for "true" or a running positive duration, on every
 // active pod; PDBs count only for the pods Karpenter would evict. NOW is 10:00; the pods started at 09:00.
 describe('do-not-disrupt values, as Karpenter reads them', () => {
   const started = '2024-11-13T09:00:00Z';

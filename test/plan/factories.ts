@@ -14,7 +14,7 @@ import type {
   PdbView,
   PodView,
   Requirement,
-} from '../../src/cluster/views.js';
+} from '../../src/karpenter/views.js';
 
 type Pair = `${Arch}/${Variant}`;
 

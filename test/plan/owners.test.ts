@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FieldOwner } from '../../src/cluster/views.js';
+import type { FieldOwner } from '../../src/karpenter/views.js';
 import { classifyOwners, type OwnerClassification } from '../../src/plan/owners.js';
 import { nodeClass } from './factories.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ResolvedAmi } from '../../src/ami/verify.js';
-import type { Inventory, NodeClassView } from '../../src/cluster/views.js';
-import type { Budget } from '../../src/plan/budgets.js';
+import type { Inventory, NodeClassView } from '../../src/karpenter/views.js';
+import type { Budget } from '../../src/karpenter/budgets.js';
 import { plan, type AmiSpec, type PlanOptions } from '../../src/plan/plan.js';
 import {
   NEW,

@@ -1,6 +1,6 @@
 // What a pin replaces: floating terms are explained (info), custom images are refused unless --replace-custom-amis.
 import { describe, expect, it } from 'vitest';
-import type { NodeClassView } from '../../src/cluster/views.js';
+import type { NodeClassView } from '../../src/karpenter/views.js';
 import { plan, type PlanOptions } from '../../src/plan/plan.js';
 import { floatingTerm } from '../../src/plan/selectors.js';
 import { NOW, idStatusAmis, inventory, nodeClass, targetAmis } from './factories.js';

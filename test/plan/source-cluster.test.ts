@@ -4,7 +4,7 @@
 // release v20240917 (alias) and three NodeClaims run its amd64 standard image.
 import { describe, expect, it } from 'vitest';
 import type { ClusterAmis, PromotedAmi } from '../../src/ami/amis-file.js';
-import type { Inventory } from '../../src/cluster/views.js';
+import type { Inventory } from '../../src/karpenter/views.js';
 import { RefusedError } from '../../src/errors.js';
 import { sourceClusterAmis, sourceRegion } from '../../src/plan/source-cluster.js';
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Inventory, Requirement } from '../../src/cluster/views.js';
+import type { Inventory, Requirement } from '../../src/karpenter/views.js';
 import { allowedArches, allowsVariant } from '../../src/plan/requirements.js';
 import { amiNeeds, neededAmiQueries, nodeClassFamily } from '../../src/plan/targets.js';
 import { idStatusAmis, inventory, nodeClaim, nodeClass, nodePool, OLD } from './factories.js';

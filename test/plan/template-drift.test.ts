@@ -2,9 +2,10 @@
 // NodePools `default` (3 nodes, 2 already on the target AMI ami-new, one of them a spot node) and `other` (1 node
 // on the target AMI), and a NodeClaim being deleted that counts for nothing.
 import { describe, expect, it } from 'vitest';
-import { objectDiff, type LiveObject, type ManifestDiff, type ObjectDiff, type RenderedObject } from '../../src/manifests/diff.js';
+import type { LiveObject, TemplateClaim } from '../../src/karpenter/views.js';
+import { objectDiff, type ManifestDiff, type ObjectDiff, type RenderedObject } from '../../src/manifests/diff.js';
 import type { Check } from '../../src/plan/checks.js';
-import { templateDriftChecks, type TemplateClaim, type TemplateDriftInput } from '../../src/plan/template-drift.js';
+import { templateDriftChecks, type TemplateDriftInput } from '../../src/plan/template-drift.js';
 
 const claim = (name: string, o: Partial<TemplateClaim> = {}): TemplateClaim => ({
   name,

@@ -2,7 +2,8 @@
 // a `team` tag and an old id pin; the template changes the role and the tag, pins the new AMIs, adds a description
 // and drops userData that an earlier karp-drift apply set; the NodePool is new.
 import { describe, expect, it } from 'vitest';
-import { manifestDiff, type LiveObject, type RenderedObject } from '../../src/manifests/diff.js';
+import type { LiveObject } from '../../src/karpenter/views.js';
+import { manifestDiff, type RenderedObject } from '../../src/manifests/diff.js';
 import { templateDriftChecks } from '../../src/plan/template-drift.js';
 import { manifestDiffJson, manifestDiffText } from '../../src/report/diff.js';
 

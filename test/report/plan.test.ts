@@ -2,7 +2,7 @@
 // `default` (alias, both arches, kubectl-managed) and `gpu` (an nvidia id pin, its budget closed until 19:00 UTC)
 // move to the v20241109 AMIs by id; `batch` is left out and floats on @latest; a PDB allows no disruption.
 import { describe, expect, it } from 'vitest';
-import { clusterIdentity } from '../../src/cluster/identity.js';
+import { clusterIdentity } from '../../src/apis/cluster-identity.js';
 import { plan, type Plan, type PlanSource } from '../../src/plan/plan.js';
 import { planJson, planText } from '../../src/report/plan.js';
 import {

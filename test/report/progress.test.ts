@@ -1,7 +1,7 @@
 // The three outputs of a followed rollout, for one scenario: twelve minutes in, NodePool "general" has replaced one
 // of three nodes, has a replacement initializing and a node held by a PDB; NodePool "gpu" is done.
 import { describe, expect, it } from 'vitest';
-import { clusterIdentity } from '../../src/cluster/identity.js';
+import { clusterIdentity } from '../../src/apis/cluster-identity.js';
 import {
   blockedEvent,
   doneEvent,

@@ -1,8 +1,8 @@
 // What `status` shows of karp-drift's own holds: NodePools paused with a budget (by `pause` or a staged upgrade that
 // stopped), Nodes held with do-not-disrupt, and the records a person or a GitOps sync has since changed.
 import { describe, expect, it } from 'vitest';
-import type { NodePoolView, NodeView } from '../../src/cluster/views.js';
-import type { Budget } from '../../src/plan/budgets.js';
+import type { NodePoolView, NodeView } from '../../src/karpenter/views.js';
+import type { Budget } from '../../src/karpenter/budgets.js';
 import { driftHolds, driftHoldsJson, driftHoldsText } from '../../src/report/status-holds.js';
 import { at, iso, node, nodePool } from '../rollout/factories.js';
 

@@ -1,8 +1,8 @@
 // `karp-drift status` for one cluster, as a table and as JSON: EC2NodeClass "default" was pinned to ami-new (kubelet
 // 1.30); NodePool "general" is halfway through its drift, NodePool "frozen" has a budget of 0 for Drifted.
 import { describe, expect, it } from 'vitest';
-import { clusterIdentity } from '../../src/cluster/identity.js';
-import type { Inventory } from '../../src/cluster/views.js';
+import { clusterIdentity } from '../../src/apis/cluster-identity.js';
+import type { Inventory } from '../../src/karpenter/views.js';
 import { clusterStatus, statusJson, statusTable } from '../../src/report/status.js';
 import { at, event, iso, members, nodeClaim, nodeClass, nodePool } from '../rollout/factories.js';
 

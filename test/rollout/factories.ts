@@ -10,7 +10,7 @@ import type {
   NodeView,
   PdbView,
   PodView,
-} from '../../src/cluster/views.js';
+} from '../../src/karpenter/views.js';
 import { inventorySnapshot, type Snapshot } from '../../src/rollout/snapshot.js';
 import type { RolloutScope } from '../../src/rollout/track.js';
 

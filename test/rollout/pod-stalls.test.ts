@@ -2,7 +2,7 @@
 // and how it sits with the other pod-level blockers. Twenty minutes into a rollout of NodePool "general"
 // (EC2NodeClass "default": ami-old → ami-new), as in stalls.test.ts.
 import { describe, expect, it } from 'vitest';
-import type { EventView, NodeClaimView, PdbView, PodView } from '../../src/cluster/views.js';
+import type { EventView, NodeClaimView, PdbView, PodView } from '../../src/karpenter/views.js';
 import { pdbsBlamedIn, podSchedulingErrors } from '../../src/rollout/pod-stalls.js';
 import { STALL_CODES, diagnose, type Blocker } from '../../src/rollout/stalls.js';
 import { at, event, iso, members, nodeClaim, nodePool, pdb, pod, scope, snapshotOf } from './factories.js';

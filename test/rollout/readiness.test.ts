@@ -1,7 +1,7 @@
 // Has Karpenter taken the applied AMI selection (generation 2 of EC2NodeClass "default", target ami-new)? Each row is
 // the class as Karpenter leaves it after one kind of reconcile.
 import { describe, expect, it } from 'vitest';
-import type { NodeClassView } from '../../src/cluster/views.js';
+import type { NodeClassView } from '../../src/karpenter/views.js';
 import { nodeClassReadiness, type Readiness } from '../../src/rollout/readiness.js';
 import { nodeClass, scope, snapshotOf } from './factories.js';
 

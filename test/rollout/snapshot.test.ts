@@ -1,7 +1,7 @@
 // The reducer over recorded watch sequences: what a reconnecting watch really delivers (duplicates, changes
 // overtaken by a relist, a DELETED followed by a stale MODIFIED) must leave the snapshot as the cluster is.
 import { describe, expect, it } from 'vitest';
-import type { EventView } from '../../src/cluster/views.js';
+import type { EventView } from '../../src/karpenter/views.js';
 import {
   applyChange,
   compareResourceVersions,

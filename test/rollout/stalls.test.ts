@@ -9,9 +9,9 @@ import type {
   NodeView,
   PdbView,
   PodView,
-} from '../../src/cluster/views.js';
+} from '../../src/karpenter/views.js';
 import { diagnose, type Blocker, type StallCode } from '../../src/rollout/stalls.js';
-import { humanDuration } from '../../src/rollout/text.js';
+import { humanDuration } from '../../src/text/words.js';
 import type { RolloutScope } from '../../src/rollout/track.js';
 import {
   at,

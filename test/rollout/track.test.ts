@@ -1,6 +1,6 @@
 // Progress through the phases of src/rollout/README.md, and what "done" requires.
 import { describe, expect, it } from 'vitest';
-import type { NodeClaimView, NodeView } from '../../src/cluster/views.js';
+import type { NodeClaimView, NodeView } from '../../src/karpenter/views.js';
 import { applyChange, emptySnapshot } from '../../src/rollout/snapshot.js';
 import { kubeletMinor, lastProgressAt, progressed, rolloutProgress, track } from '../../src/rollout/track.js';
 import { at, members, node, nodeClaim, nodeFor, scope, snapshotOf, T0 } from './factories.js';

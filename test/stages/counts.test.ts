@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { NodeClaimView, NodeView } from '../../src/cluster/views.js';
+import type { NodeClaimView, NodeView } from '../../src/karpenter/views.js';
 import { heldNodesOf, observePools, type StagedScope } from '../../src/stages/counts.js';
 import { node, nodeClaim, nodeFor } from '../rollout/factories.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { NodePoolView } from '../../src/cluster/views.js';
+import type { NodePoolView } from '../../src/karpenter/views.js';
 import { chooseHold, type HoldWith } from '../../src/stages/hold-mechanism.js';
 
 type Pool = Pick<NodePoolView, 'name' | 'budgetOwners' | 'labels' | 'annotations'>;

@@ -1,7 +1,7 @@
 // `wait` tells holds that pace a live staged upgrade from holds left behind (a halt, an interrupt, `pause`).
 import { describe, expect, it } from 'vitest';
-import { HOLD_ANNOTATION } from '../../src/stages/budget-hold.js';
-import type { LeaseView } from '../../src/stages/lock.js';
+import { HOLD_ANNOTATION } from '../../src/apis/budget-hold.js';
+import type { LeaseView } from '../../src/apis/lock.js';
 import { rolloutHold } from '../../src/stages/paused.js';
 import { node, nodePool } from '../rollout/factories.js';
 

@@ -4,7 +4,7 @@
 import { isDeprecatedAt } from '../aws/images.js';
 import { imageById, imagesByName, imagesByTags, parameterValue } from '../aws/lookup.js';
 import type { AmiCatalog, CatalogImage } from '../aws/types.js';
-import type { AmiSelectorTerm } from '../../cluster/views.js';
+import type { AmiSelectorTerm } from '../../karpenter/views.js';
 import { aliasImages, variantRequirements, type Requirement } from './amis-alias.js';
 
 export type { Requirement } from './amis-alias.js';

@@ -6,7 +6,7 @@
 // record in ctx.disruptions. The queue waits for the replacement to initialize before deleting the old NodeClaim; a
 // replacement that disappears fails the command.
 import type { KubeObject } from '../kube-api/types.js';
-import { allowedDisruptions, type Budget } from '../../plan/budgets.js';
+import { allowedDisruptions, type Budget } from '../../karpenter/budgets.js';
 import {
   EC2NODECLASSES,
   NODECLAIMS,

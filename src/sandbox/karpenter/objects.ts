@@ -8,7 +8,6 @@ export const TERMINATION_FINALIZER = 'karpenter.sh/termination';
 export const DISRUPTED_TAINT = { key: 'karpenter.sh/disrupted', effect: 'NoSchedule' } as const;
 /** v1beta1 (Karpenter v0.32–v0.37) marks a disrupting node with this taint instead. */
 export const DISRUPTING_TAINT_V1BETA1 = { key: 'karpenter.sh/disruption', value: 'disrupting', effect: 'NoSchedule' } as const;
-export const DO_NOT_DISRUPT = 'karpenter.sh/do-not-disrupt';
 /**
  * The sandbox's kubelet runs no containers: a container with this command is how a scenario says it crashes on start
  * (CrashLoopBackOff, never Ready), and the kubelet keeps such a pod unready wherever its ReplicaSet re-creates it.

@@ -5,8 +5,8 @@
 // map does, so a slow drain cannot overdraw a budget. disruptionsAllowed is computed from the live pods (the
 // disruption controller's arithmetic, kube-api/pdb.ts) once per pass and decremented by each eviction, as the
 // Eviction API does, rather than read from status, which the store refreshes only between requests.
-import { pdbView, podView } from '../../cluster/convert.js';
-import { pdbBlock, pdbKey } from '../../cluster/disruptable.js';
+import { pdbView, podView } from '../../karpenter/convert.js';
+import { pdbBlock, pdbKey } from '../../karpenter/disruptable.js';
 import { pdbStatusOf, selects } from '../kube-api/pdb.js';
 import type { KubeObject } from '../kube-api/types.js';
 import { key, type SimContext } from './context.js';
@@ -41,7 +41,7 @@ function allowedNow(ctx: SimContext, pdb: KubeObject): number {
 /**
  * Karpenter's message (v1.6+ wording, KC v1.14.1 statenode.go) when a pod's PDBs stop its eviction, or undefined when
  * it may proceed: only for pods Karpenter would evict, and never for an unready pod under an AlwaysAllow PDB
- * (cluster/disruptable.ts `pdbBlock`, the rule karp-drift's plan and diagnosis apply too).
+ * (karpenter/disruptable.ts `pdbBlock`, the rule karp-drift's plan and diagnosis apply too).
  */
 export function blockingPdb(ctx: SimContext, pod: KubeObject): string | undefined {
   const pdbs = pdbsFor(ctx, pod).map((pdb) => ({ ...pdbView(pdb), disruptionsAllowed: allowedNow(ctx, pdb) }));

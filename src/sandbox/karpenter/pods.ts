@@ -3,8 +3,9 @@
 // `podStartSeconds`: Running and Ready, or crash-looping (crash-loop.ts) when its container crashes or a bad AMI's
 // node breaks every container (bad-ami.ts). PDB status follows from the pods (the sandbox store recomputes it on
 // every pod write).
-import { podView } from '../../cluster/convert.js';
-import { doNotDisrupt, invalidDoNotDisruptMessage, isActivePod } from '../../cluster/disruptable.js';
+import { DO_NOT_DISRUPT } from '../../karpenter/labels.js';
+import { podView } from '../../karpenter/convert.js';
+import { doNotDisrupt, invalidDoNotDisruptMessage, isActivePod } from '../../karpenter/disruptable.js';
 import type { KubeObject } from '../kube-api/types.js';
 import { generatedName } from '../scenarios/names.js';
 import { key, spec, status, type SimContext } from './context.js';
@@ -14,7 +15,6 @@ import {
   CRASHING_COMMAND,
   DISRUPTED_TAINT,
   DISRUPTING_TAINT_V1BETA1,
-  DO_NOT_DISRUPT,
   isTrue,
   rfc3339,
 } from './objects.js';

@@ -1,4 +1,4 @@
-import { humanDuration } from '../../rollout/text.js';
+import { humanDuration } from '../../text/words.js';
 import { isRecord } from './field-set.js';
 import type { KubeObject } from './types.js';
 

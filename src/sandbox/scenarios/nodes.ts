@@ -2,8 +2,8 @@
 // initialized, and the Node the kubelet registered, Ready and initialized. None is drifted: drift is the
 // simulator's to decide. Controllers' objects carry no managedFields: recording them costs about 0.3 ms an object
 // (seconds for the large scenario), and karp-drift reads managedFields only on the objects people apply.
+import { DO_NOT_DISRUPT } from '../../karpenter/labels.js';
 import {
-  DO_NOT_DISRUPT,
   INSTANCE_TYPES,
   ZONES,
   launchedStatus,

@@ -5,7 +5,8 @@
 // agent pods are (mirrord's agents, up to its Operator 3.213): no controller recreates them, and no other node fits.
 import { UsageError } from '../../errors.js';
 import { daemonAffinity } from '../karpenter/daemonsets.js';
-import { CRASHING_COMMAND, DO_NOT_DISRUPT, rfc3339 } from '../karpenter/objects.js';
+import { DO_NOT_DISRUPT } from '../../karpenter/labels.js';
+import { CRASHING_COMMAND, rfc3339 } from '../karpenter/objects.js';
 import type { KubeStore } from '../kube-api/registry-store.js';
 import type { KubeObject } from '../kube-api/types.js';
 import { kubectlApply } from './field-managers.js';

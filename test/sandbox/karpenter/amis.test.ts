@@ -7,7 +7,7 @@ import { amiCatalog } from '../../../src/sandbox/aws/catalog.js';
 import { amiId } from '../../../src/sandbox/aws/images.js';
 import { newestRelease, seriesReleases } from '../../../src/sandbox/aws/lookup.js';
 import type { AmiCatalog, CatalogImage, CatalogRelease } from '../../../src/sandbox/aws/types.js';
-import type { AmiSelectorTerm } from '../../../src/cluster/views.js';
+import type { AmiSelectorTerm } from '../../../src/karpenter/views.js';
 import {
   resolveAmiSelectorTerms,
   type AmiResolution,

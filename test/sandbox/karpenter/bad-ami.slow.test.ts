@@ -2,7 +2,7 @@
 // release (what `karp-drift upgrade --to 1.30` pins by default, and what faults.badAmi makes bad) or to an older one,
 // and the cluster is read back as karp-drift's health gates will read it. One simulated second per pass.
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { allowedDisruptions, type Budget } from '../../../src/plan/budgets.js';
+import { allowedDisruptions, type Budget } from '../../../src/karpenter/budgets.js';
 import { seriesReleases } from '../../../src/sandbox/aws/lookup.js';
 import { CNI_NOT_READY } from '../../../src/sandbox/karpenter/bad-ami.js';
 import { reconcileCrashLoops } from '../../../src/sandbox/karpenter/crash-loop.js';

@@ -1,7 +1,7 @@
 // The simulated Karpenter's candidate validation (statenode.go ValidatePodsDisruptable, disruption/types.go
 // NewCandidate), one drifted node at a time: which do-not-disrupt values and ages hold it, which pods' PDBs count,
 // the DisruptionBlocked message in Karpenter v1.14's words, and the events Karpenter publishes as it reads a
-// do-not-disrupt annotation. The same rules drive karp-drift's plan and diagnosis (cluster/disruptable.ts).
+// do-not-disrupt annotation. The same rules drive karp-drift's plan and diagnosis (karpenter/disruptable.ts).
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { ManualClock } from '../../../src/sandbox/karpenter/clock.js';
 import { blockReason } from '../../../src/sandbox/karpenter/disruption-controller.js';

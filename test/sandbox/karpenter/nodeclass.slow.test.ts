@@ -3,7 +3,7 @@
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { conditionOf } from '../../../src/sandbox/karpenter/objects.js';
-import type { AmiSelectorTerm } from '../../../src/cluster/views.js';
+import type { AmiSelectorTerm } from '../../../src/karpenter/views.js';
 import { startSandbox } from '../../../src/sandbox/sandbox.js';
 import { ManualClock } from '../../../src/sandbox/karpenter/clock.js';
 import { customObjects, run } from './harness.js';

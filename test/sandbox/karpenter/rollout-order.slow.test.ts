@@ -3,7 +3,7 @@
 // hand, one simulated second per pass, so the run is exact and fast.
 import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { allowedDisruptions, type Budget } from '../../../src/plan/budgets.js';
+import { allowedDisruptions, type Budget } from '../../../src/karpenter/budgets.js';
 import { newestRelease } from '../../../src/sandbox/aws/lookup.js';
 import { ManualClock } from '../../../src/sandbox/karpenter/clock.js';
 import { conditionOf, isTrue } from '../../../src/sandbox/karpenter/objects.js';

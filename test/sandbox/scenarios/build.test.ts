@@ -1,6 +1,6 @@
 import { dump } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { nodePoolView, type ApiObject } from '../../../src/cluster/convert.js';
+import { nodePoolView, type ApiObject } from '../../../src/karpenter/convert.js';
 import { amiCatalog } from '../../../src/sandbox/aws/catalog.js';
 import { imageById, seriesReleases } from '../../../src/sandbox/aws/lookup.js';
 import { loadKarpenterCrds } from '../../../src/sandbox/kube-api/crds.js';

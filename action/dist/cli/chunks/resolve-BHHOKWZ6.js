@@ -1,3 +1,0 @@
-import { createRequire as __karpDriftRequire } from 'node:module';
-const require = __karpDriftRequire(import.meta.url);
-import{SSM_BATCH_SIZE,countNameMatches,resolveAmiQueries,resolveAmis,resolvePromotedAmis}from"./chunk-B7FNN6TY.js";import"./chunk-2XCHXMQE.js";import"./chunk-GR5L6CTT.js";import"./chunk-SZAPFDIL.js";import"./chunk-JJW357HV.js";import"./chunk-Q6WAORLG.js";import"./chunk-R4XCGQQK.js";import"./chunk-XD23J4YT.js";import"./chunk-DLBKQE33.js";import"./chunk-V55V63KP.js";import"./chunk-2UF7L2DM.js";import"./chunk-VXCRLWZH.js";import"./chunk-GH75BAUG.js";import"./chunk-MT4FBLC7.js";import"./chunk-2SE36FIW.js";export{SSM_BATCH_SIZE,countNameMatches,resolveAmiQueries,resolveAmis,resolvePromotedAmis};

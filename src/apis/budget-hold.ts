@@ -1,0 +1,143 @@
+// The budget a staged rollout writes to hold or pace a NodePool's drift (`--hold-with budget`). Pure.
+//
+// Karpenter's own lever (DOMAIN.md §2.6): the allowance for `Drifted` is the minimum over the active budgets that
+// name it or name no reason, so appending one budget `{nodes: "<n>", reasons: [Drifted]}` can only make drift
+// stricter; it never loosens a budget the user has, and never touches consolidation (other reasons). Budgets are not
+// hashed, so the write causes no drift. `spec.disruption.budgets` is an atomic list: the edge writes the whole list
+// with the read resourceVersion as precondition, and the list as it was is recorded in an annotation so that the
+// release puts it back exactly (same order, same values; an absent field stays absent).
+import { DEFAULT_BUDGETS, type Budget } from '../karpenter/budgets.js';
+
+/** Annotation on the NodePool: the budgets as they were before karp-drift's hold, and which run holds it. */
+export const HOLD_ANNOTATION = 'karp-drift.io/drift-hold';
+
+/** Karpenter's NodePool CRD: `budgets` has `maxItems: 50`. */
+export const MAX_BUDGETS = 50;
+
+export interface HoldRecord {
+  /** The run that holds the NodePool (a re-run of the same rollout takes it over; see apis/lock.ts). */
+  runId: string;
+  /** When the hold was first put on (ISO 8601 UTC). */
+  since: string;
+  /** `spec.disruption.budgets` before the hold; `null` when the field was absent (the CRD default applied). */
+  budgets: Budget[] | null;
+  /** A staged rollout's target and its stage's size when the stage began, so a re-run counts waves alike. */
+  target?: string;
+  stageSize?: number;
+  /** A soak under way when the run ended early (ISO 8601): a re-run soaks out the rest before the next wave. */
+  soakUntil?: string;
+}
+
+export function encodeHoldRecord(record: HoldRecord): string {
+  return JSON.stringify(record);
+}
+
+/** The record on a NodePool, or an error naming what is wrong with it (a hand-edited annotation is never guessed at). */
+export function decodeHoldRecord(text: string | undefined): HoldRecord | { error: string } | undefined {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { error: `annotation ${HOLD_ANNOTATION} is not JSON` };
+  }
+  if (typeof value !== 'object' || value == null) return { error: `annotation ${HOLD_ANNOTATION} is not an object` };
+  const v = value as Record<string, unknown>;
+  if (typeof v.runId !== 'string' || typeof v.since !== 'string') {
+    return { error: `annotation ${HOLD_ANNOTATION} has no runId or since` };
+  }
+  if (v.budgets != null && !(Array.isArray(v.budgets) && v.budgets.every(isBudget))) {
+    return { error: `annotation ${HOLD_ANNOTATION} has no budgets list` };
+  }
+  return {
+    runId: v.runId,
+    since: v.since,
+    budgets: v.budgets ?? null,
+    ...(typeof v.target === 'string' ? { target: v.target } : {}),
+    ...(typeof v.stageSize === 'number' ? { stageSize: v.stageSize } : {}),
+    ...(typeof v.soakUntil === 'string' ? { soakUntil: v.soakUntil } : {}),
+  };
+}
+
+function isBudget(value: unknown): value is Budget {
+  return typeof value === 'object' && value != null && typeof (value as Budget).nodes === 'string';
+}
+
+/** The one budget karp-drift adds: at most `allowance` more drift replacements may start (0 holds). */
+export function holdBudget(allowance: number): Budget {
+  return {
+    nodes: String(Math.max(0, Math.floor(allowance))),
+    reasons: ['Drifted'],
+  };
+}
+
+function isOurHold(budget: Budget | undefined): boolean {
+  return (
+    budget !== undefined &&
+    /^[0-9]+$/.test(budget.nodes) &&
+    budget.schedule === undefined &&
+    budget.duration === undefined &&
+    budget.reasons?.length === 1 &&
+    budget.reasons[0] === 'Drifted'
+  );
+}
+
+/**
+ * The user's own budgets, as they stand now: the live list without karp-drift's hold (its last entry, while a record
+ * says the pool is held). If the user (or their GitOps tool) changed the budgets while the pool was held, their new
+ * list wins over the record: a release must never put back a list somebody has since replaced.
+ */
+export function userBudgets(live: Budget[] | undefined, record: HoldRecord | undefined): Budget[] | null {
+  if (record === undefined) return live ?? null;
+  if (live === undefined) return null;
+  if (isOurHold(live.at(-1))) {
+    const rest = live.slice(0, -1);
+    // The list karp-drift wrote for an absent field is the CRD default plus the hold.
+    if (record.budgets == null && sameBudgets(rest, DEFAULT_BUDGETS)) return null;
+    return rest;
+  }
+  return live;
+}
+
+export type HoldWrite = { budgets: Budget[] } | { error: string };
+
+/** The whole list to write so that at most `allowance` more drift replacements start: the user's budgets plus ours. */
+export function heldBudgets(user: Budget[] | null, allowance: number): HoldWrite {
+  // Writing a list replaces the CRD default (10 %), so an absent field is written as that default made explicit.
+  const base = user ?? [...DEFAULT_BUDGETS];
+  if (base.length >= MAX_BUDGETS) {
+    return {
+      error: `it already has ${base.length} disruption budgets, the most a NodePool may have (${MAX_BUDGETS}): hold it with --hold-with node instead`,
+    };
+  }
+  return { budgets: [...base, holdBudget(allowance)] };
+}
+
+/** The allowance a live list currently grants through karp-drift's hold, if it carries one. */
+export function heldAllowance(live: Budget[] | undefined, record: HoldRecord | undefined): number | undefined {
+  const last = live?.at(-1);
+  return record !== undefined && isOurHold(last) ? Number(last!.nodes) : undefined;
+}
+
+export function sameBudgets(a: readonly Budget[] | null | undefined, b: readonly Budget[] | null | undefined): boolean {
+  // Field by field: the API server and a recorded annotation need not order an object's keys alike.
+  const canonical = (list: readonly Budget[] | null | undefined) =>
+    JSON.stringify(list?.map((x) => [x.nodes, x.reasons ?? null, x.schedule ?? null, x.duration ?? null]) ?? null);
+  return canonical(a) === canonical(b);
+}
+
+/**
+ * A NodePool karp-drift holds with a budget now (a pause, or a staged rollout that ended early): the record, the
+ * allowance the hold grants, and the NodePool's own budgets without it (undefined: the field was absent). What
+ * the plan and the diagnosis judge the pool's pace by: karp-drift's hold is not a budget the user set.
+ */
+export function karpDriftHold(pool: {
+  budgets?: Budget[];
+  annotations?: Record<string, string>;
+}): { record: HoldRecord; allowance: number; budgets: Budget[] | undefined } | undefined {
+  const record = decodeHoldRecord(pool.annotations?.[HOLD_ANNOTATION]);
+  if (record === undefined || 'error' in record) return undefined;
+  const allowance = heldAllowance(pool.budgets, record);
+  if (allowance === undefined) return undefined;
+  return { record, allowance, budgets: userBudgets(pool.budgets, record) ?? undefined };
+}

@@ -1,0 +1,445 @@
+// Strings in, typed options out: the pure parsing behind every command's flags (STYLE.md "Commands").
+// Imported lazily from cli/program.ts so that `--help` loads neither zod nor anything heavier.
+import * as z from 'zod'; // a namespace import: a bundle keeps only the parts of zod that are used (scripts/build.mjs)
+import { existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { UsageError } from '../errors.js';
+import { AMI_FAMILIES, ARCHES, VARIANTS } from '../ami/families.js';
+import { parseExpectedCluster } from '../cluster/expected-cluster.js';
+import type { GlobalOptions, OutputFormat } from '../commands/context.js';
+import type { KubernetesMinor } from '../ami/select.js';
+import type {
+  AmisOptions,
+  ApplyOptions,
+  DemoOptions,
+  PlanOptions,
+  RenderOptions,
+  RollbackOptions,
+  SandboxCommandOptions,
+  StatusOptions,
+  UpgradeOptions,
+  UpgradeTemplates,
+  WaitOptions,
+} from '../commands/options.js';
+
+/** kubectl's --request-timeout has no default (0 = wait forever); a tool that must never hang needs one. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+const MINOR_FORMS = 'accepted forms: 1.31, v1.31, or 1.31.4 (AMIs are published per minor)';
+
+export function parseKubernetesMinor(value: string, flag = '--to'): KubernetesMinor {
+  const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?$/.exec(value.trim());
+  if (!m || m[1] !== '1') {
+    throw new UsageError(`${flag} ${JSON.stringify(value)} is not a Kubernetes version; ${MINOR_FORMS}`);
+  }
+  const version = `1.${Number(m[2])}`;
+  if (m[3] !== undefined) {
+    return { version, note: `${flag} ${value}: EKS-optimized AMIs are published per minor; using ${version}` };
+  }
+  return { version };
+}
+
+/** One value, a comma list, or `all`. */
+export function parseChoiceList<T extends string>(
+  value: string,
+  allowed: readonly T[],
+  flag: string,
+): { values: T[]; all: boolean } {
+  const items = value
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+  if (items.length === 1 && items[0] === 'all') return { values: [...allowed], all: true };
+  if (items.length === 0)
+    throw new UsageError(`${flag} is empty; expected one of ${allowed.join(', ')}, a comma list, or all`);
+  for (const item of items) {
+    if (!(allowed as readonly string[]).includes(item)) {
+      const hint = item === 'x86_64' ? ' (architectures use Kubernetes names: amd64, arm64)' : '';
+      throw new UsageError(
+        `${flag} ${JSON.stringify(item)} is not valid${hint}; expected one of ${allowed.join(', ')}, a comma list, or all`,
+      );
+    }
+  }
+  return { values: [...new Set(items)] as T[], all: false };
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Go-style durations (`90s`, `15m`, `1h30m`), as kubectl's --timeout; `2d` is rejected as Go rejects it. */
+export function parseDuration(value: string, flag: string): number {
+  const text = value.trim();
+  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
+  if (!text || parts.map((p) => p[0]).join('') !== text) {
+    throw new UsageError(
+      `${flag} ${JSON.stringify(value)} is not a duration; use Go durations such as 90s, 15m or 1h30m (units ms, s, m, h)`,
+    );
+  }
+  return parts.reduce((ms, p) => ms + Number(p[1]) * DURATION_UNITS[p[2]!]!, 0);
+}
+
+/** Releases as the versioned SSM paths name them: vYYYYMMDD (AL2, AL2023) or X.Y.Z (Bottlerocket, `v` optional). */
+export function parseRelease(value: string): string {
+  const text = value.trim();
+  if (text === 'latest') return 'latest';
+  if (/^v?\d{8}$/.test(text)) return text.startsWith('v') ? text : `v${text}`;
+  if (/^v?\d+\.\d+\.\d+$/.test(text)) return text.replace(/^v/, '');
+  throw new UsageError(
+    `--release ${JSON.stringify(value)} is not an AMI release; use latest, vYYYYMMDD (AL2, AL2023, e.g. v20241109) or X.Y.Z (Bottlerocket, e.g. 1.26.1)`,
+  );
+}
+
+// Each flag parser throws UsageError; this turns it into a zod issue so one schema reports the first bad flag.
+function flag<T>(parse: (v: string) => T) {
+  return z.string().transform((v, ctx) => {
+    try {
+      return parse(v);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
+      return z.NEVER;
+    }
+  });
+}
+
+export function parseWith<S extends z.ZodType>(schema: S, flags: unknown): z.output<S> {
+  const result = schema.safeParse(flags);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const where =
+      issue.path.length > 0 && issue.code !== 'custom'
+        ? `--${issue.path.join('.').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: `
+        : '';
+    throw new UsageError(`${where}${issue.message}`);
+  }
+  return result.data;
+}
+
+/** --summary-file and --result-file must be writable where they are: checked before the command does anything (exit 2, nothing changed). */
+function outputFileProblem(flag: string, path: string, example: string): void {
+  const folder = dirname(resolve(path));
+  if (!existsSync(folder)) {
+    throw new UsageError(`${flag} ${path}: the folder ${folder} does not exist`, {
+      hint: `create it first, or give a file in an existing folder (${example})`,
+    });
+  }
+  if (existsSync(path) && statSync(path).isDirectory()) {
+    throw new UsageError(`${flag} ${path} is a folder`, { hint: `give a file path; ${flag === '--summary-file' ? 'the summary is appended to it' : 'the result is written to it'}` });
+  }
+}
+
+export function parseGlobalOptions(
+  flags: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  stdoutIsTTY: boolean,
+): GlobalOptions {
+  const schema = z.object({
+    kubeconfig: z.string().min(1).optional(),
+    context: z.string().min(1).optional(),
+    region: z.string().min(1).optional(),
+    profile: z.string().min(1).optional(),
+    output: z
+      .enum(['human', 'json', 'wide'] satisfies Array<OutputFormat | 'wide'>, {
+        message: '-o/--output must be human, wide or json',
+      })
+      .default('human'),
+    color: z.boolean().default(true),
+    verbose: z.boolean().default(false),
+    quiet: z.boolean().default(false),
+    requestTimeout: flag((v) => parseDuration(v, '--request-timeout')).optional(),
+    expectCluster: flag(parseExpectedCluster).optional(),
+    summaryFile: z.string().min(1).optional(),
+    resultFile: z.string().min(1).optional(),
+  });
+  const { requestTimeout, output: format, ...rest } = parseWith(schema, flags);
+  // kubectl's `-o wide`: human output with more columns (status); commands without wider columns print as for human.
+  const g = {
+    ...rest,
+    output: format === 'wide' ? ('human' as const) : format,
+    ...(format === 'wide' ? { wide: true } : {}),
+  };
+  if (requestTimeout !== undefined) positiveDuration(requestTimeout, '--request-timeout', flags.requestTimeout);
+  if (g.verbose && g.quiet) throw new UsageError('-v/--verbose and -q/--quiet cannot be used together');
+  if (g.summaryFile !== undefined) outputFileProblem('--summary-file', g.summaryFile, 'in GitHub Actions: --summary-file "$GITHUB_STEP_SUMMARY"');
+  if (g.resultFile !== undefined) outputFileProblem('--result-file', g.resultFile, 'e.g. --result-file "$RUNNER_TEMP/karp-drift.json"');
+  const noColorEnv = env.NO_COLOR !== undefined && env.NO_COLOR !== '';
+  return {
+    ...g,
+    color: g.color && !noColorEnv && stdoutIsTTY && g.output === 'human',
+    requestTimeoutMs: requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS,
+  };
+}
+
+export function parseAmisOptions(flags: Record<string, unknown>): AmisOptions {
+  const schema = z.object({
+    to: flag((v) => parseKubernetesMinor(v)),
+    family: flag((v) => parseChoiceList(v, AMI_FAMILIES, '--family')).default({ values: ['al2023'], all: false }),
+    arch: flag((v) => parseChoiceList(v, ARCHES, '--arch')).default({ values: ['amd64', 'arm64'], all: true }),
+    variant: flag((v) => parseChoiceList(v, VARIANTS, '--variant')).default({ values: ['standard'], all: false }),
+    release: flag(parseRelease).default('latest'),
+  });
+  const o = parseWith(schema, flags);
+  return {
+    kubernetes: o.to,
+    families: o.family.values,
+    arches: o.arch.values,
+    variants: o.variant.values,
+    expand: { families: o.family.all, arches: o.arch.all, variants: o.variant.all },
+    release: o.release,
+  };
+}
+
+// Kubernetes object names (DNS-1123 subdomain), as the API server would check them.
+export const DNS1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+export function parseRenderOptions(flags: Record<string, unknown>): RenderOptions {
+  const schema = z.object({
+    to: flag((v) => parseKubernetesMinor(v)),
+    clusterName: z.string().min(1, '--cluster-name is empty'),
+    role: z.string().min(1, '--role is empty'),
+    family: flag((v) => {
+      const list = parseChoiceList(v, AMI_FAMILIES, '--family');
+      if (list.all || list.values.length !== 1) throw new UsageError('--family takes exactly one family for render');
+      return list.values[0]!;
+    }).default('al2023'),
+    pin: z.enum(['id', 'alias'], { message: '--pin must be id or alias' }).default('id'),
+    release: flag(parseRelease).default('latest'),
+    templates: z.string().min(1).optional(),
+    name: z
+      .string()
+      .max(63, '--name must be at most 63 characters')
+      .regex(DNS1123, '--name must be a lowercase DNS-1123 name (a-z, 0-9, -, .)')
+      .default('default'),
+  });
+  const o = parseWith(schema, flags);
+  return {
+    kubernetes: o.to,
+    clusterName: o.clusterName,
+    role: o.role,
+    family: o.family,
+    pin: o.pin,
+    release: o.release,
+    templates: o.templates,
+    name: o.name,
+  };
+}
+
+function positiveNumber(value: unknown, flag: string, integer: boolean, max = Infinity): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || n > max || (integer && !Number.isInteger(n))) {
+    const what = integer ? `a whole number from 1 to ${max}` : 'a number greater than 0';
+    throw new UsageError(
+      `${flag} ${JSON.stringify(typeof value === 'string' ? value : JSON.stringify(value))} is not valid; expected ${what}`,
+    );
+  }
+  return n;
+}
+
+/** The demo's waits are shorter than upgrade's: its rollout plays `speed` times faster than real time. */
+export function parseDemoOptions(flags: Record<string, unknown>): DemoOptions {
+  const { scenario, speed } = parseSandboxOptions(flags);
+  const { timeoutMs, stallTimeoutMs } = parseApplyOptions({
+    timeout: '10m',
+    stallTimeout: '2m',
+    ...definedOnly(flags),
+  });
+  const upgradeTo = (minor: string) => parseUpgradeOptions({ to: minor, yes: true });
+  return { scenario, ...(speed !== undefined ? { speed } : {}), timeoutMs, stallTimeoutMs, upgradeTo };
+}
+
+const definedOnly = (flags: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
+
+/** `karp-drift sandbox`: the scenario stays a string here; the sandbox resolves built-in names and files. */
+export function parseSandboxOptions(flags: Record<string, unknown>): SandboxCommandOptions {
+  const scenario = typeof flags.scenario === 'string' && flags.scenario.trim() ? flags.scenario.trim() : 'default';
+  return {
+    scenario,
+    speed: positiveNumber(flags.speed, '--speed', false),
+    port: positiveNumber(flags.port, '--port', true, 65535),
+    ...(typeof flags.kubeconfig === 'string' ? { kubeconfig: flags.kubeconfig } : {}),
+    ...(typeof flags.envOut === 'string' ? { envOut: flags.envOut } : {}),
+  };
+}
+
+/** A repeatable flag of object names (`--nodeclass`, `--nodepool`, `--canary`): each a DNS-1123 name, each once. */
+export const objectNames = (flag: string, kind: string) =>
+  z
+    .array(z.string())
+    .default([])
+    .transform((names, ctx) => {
+      const bad = names.find((n) => !DNS1123.test(n));
+      if (bad !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${flag} ${JSON.stringify(bad)} is not ${kind} name (a lowercase DNS-1123 name)`,
+        });
+        return z.NEVER;
+      }
+      return [...new Set(names)];
+    });
+const nodeClassNames = objectNames('--nodeclass', 'an EC2NodeClass');
+
+const planFlags = {
+  to: flag((v) => parseKubernetesMinor(v)),
+  nodeclass: nodeClassNames,
+  release: flag(parseRelease).default('latest'),
+  pin: z.enum(['id', 'alias', 'name'], { message: '--pin must be id, alias or name' }).default('id'),
+  allowDowngrade: z.boolean().default(false),
+  allowDeprecated: z.boolean().default(false),
+  replaceCustomAmis: z.boolean().default(false),
+  forceConflicts: z.boolean().default(false),
+  amisFile: z.string().optional(),
+  fromContext: z.string().optional(),
+  fromKubeconfig: z.string().optional(),
+};
+
+export function parsePlanOptions(flags: Record<string, unknown>): PlanOptions {
+  const o = parseWith(z.object(planFlags), flags);
+  if (o.amisFile !== undefined && o.amisFile.trim() === '') throw new UsageError('--amis-file is empty; give the path of the file `amis -o json` or `plan -o json` wrote');
+  // The file names the release: a second source of truth for it could only disagree.
+  if (o.amisFile !== undefined && o.release !== 'latest') {
+    throw new UsageError(`--release ${o.release} cannot go with --amis-file: the file records the releases to pin`, {
+      hint: `drop --release to pin what ${o.amisFile} records, or drop --amis-file to resolve --release from SSM`,
+    });
+  }
+  const fromCluster = parseFromCluster(o);
+  return {
+    kubernetes: o.to,
+    nodeClasses: o.nodeclass,
+    release: o.release,
+    pin: o.pin,
+    ...(o.allowDowngrade ? { allowDowngrade: true } : {}),
+    ...(o.allowDeprecated ? { allowDeprecated: true } : {}),
+    ...(o.replaceCustomAmis ? { replaceCustomAmis: true } : {}),
+    ...(o.forceConflicts ? { forceConflicts: true } : {}),
+    ...(o.amisFile !== undefined ? { amisFile: o.amisFile } : {}),
+    ...(fromCluster ? { fromCluster } : {}),
+  };
+}
+
+// --from-context is the direct-read sibling of --amis-file: the same one source of truth for the releases.
+function parseFromCluster(o: {
+  fromContext?: string;
+  fromKubeconfig?: string;
+  amisFile?: string;
+  release: string;
+}): PlanOptions['fromCluster'] {
+  const { fromContext: context, fromKubeconfig: kubeconfig } = o;
+  if (context === undefined && kubeconfig === undefined) return undefined;
+  if (context?.trim() === '') throw new UsageError('--from-context is empty; give the kubeconfig context of the cluster the AMIs were tested in (e.g. staging)');
+  if (kubeconfig?.trim() === '') throw new UsageError('--from-kubeconfig is empty; give the path of the kubeconfig that reaches the cluster the AMIs were tested in');
+  const flag = context !== undefined ? `--from-context ${context}` : `--from-kubeconfig ${kubeconfig}`;
+  if (o.amisFile !== undefined) {
+    throw new UsageError(`${flag} cannot go with --amis-file: both name the AMIs to promote`, {
+      hint: 'promote from one place: the cluster where the AMIs were tested (--from-context), or the file written there (--amis-file)',
+    });
+  }
+  if (o.release !== 'latest') {
+    throw new UsageError(`--release ${o.release} cannot go with ${flag}: the releases to pin are the ones its nodes run`, {
+      hint: `drop --release to pin what the source runs, or drop ${flag.split(' ')[0]} to resolve --release from SSM`,
+    });
+  }
+  return { ...(context !== undefined ? { context } : {}), ...(kubeconfig !== undefined ? { kubeconfig } : {}) };
+}
+
+const applyFlags = {
+  yes: z.boolean().default(false),
+  dryRun: z.boolean().default(false),
+  // commander's --no-wait sets wait: false.
+  wait: z.boolean().default(true),
+  timeout: flag((v) => parseDuration(v, '--timeout')),
+  stallTimeout: flag((v) => parseDuration(v, '--stall-timeout')),
+};
+
+function positiveDuration(ms: number, flag: string, given: unknown): void {
+  if (ms <= 0)
+    throw new UsageError(
+      `${flag} ${JSON.stringify(given)} is not longer than 0; give a duration such as 90s, 15m or 1h30m`,
+    );
+}
+
+// The duration defaults apply to flags left out; commander reports those as undefined.
+function parseApplyOptions(flags: Record<string, unknown>): ApplyOptions {
+  const given = definedOnly(flags);
+  const o = parseWith(z.object(applyFlags), { timeout: '60m', stallTimeout: '15m', ...given });
+  positiveDuration(o.timeout, '--timeout', given.timeout);
+  positiveDuration(o.stallTimeout, '--stall-timeout', given.stallTimeout);
+  return { yes: o.yes, dryRun: o.dryRun, wait: o.wait, timeoutMs: o.timeout, stallTimeoutMs: o.stallTimeout };
+}
+
+export function parseUpgradeOptions(flags: Record<string, unknown>): UpgradeOptions {
+  const plan = parsePlanOptions(flags);
+  const apply = parseApplyOptions(flags);
+  const templates = parseUpgradeTemplates(flags);
+  return { ...(templates ? { templates } : {}), ...plan, ...apply, forceConflicts: plan.forceConflicts ?? false };
+}
+
+export function parseStatusOptions(flags: Record<string, unknown>): StatusOptions {
+  const o = parseWith(z.object({ nodeclass: nodeClassNames, watch: z.boolean().default(false) }), flags);
+  return { nodeClasses: o.nodeclass, watch: o.watch };
+}
+
+/** `wait`: the follow's clocks as upgrade parses them; the lock's namespace comes from cli/stage-options.ts. */
+export function parseWaitOptions(flags: Record<string, unknown>, lockNamespace: string): WaitOptions {
+  const { nodeclass } = parseWith(z.object({ nodeclass: nodeClassNames }), { nodeclass: flags.nodeclass });
+  const { timeoutMs, stallTimeoutMs } = parseApplyOptions({ timeout: flags.timeout, stallTimeout: flags.stallTimeout });
+  return { nodeClasses: nodeclass, timeoutMs, stallTimeoutMs, lockNamespace };
+}
+
+// --templates (or --cluster-name/--role, which only make sense with templates) selects the render-and-apply flow; it
+// then needs what `render` needs. --templates without a directory value is not possible: commander requires one.
+function parseUpgradeTemplates(flags: Record<string, unknown>): UpgradeTemplates | undefined {
+  const wanted = ['templates', 'clusterName', 'role'].some((k) => flags[k] !== undefined);
+  if (!wanted && flags.acceptTemplateDrift === true) {
+    throw new UsageError('--accept-template-drift applies only to upgrade --templates (the render-and-apply flow)', {
+      hint: 'e.g. karp-drift upgrade --to 1.30 --templates ./karpenter --cluster-name prod --role KarpenterNodeRole-prod --accept-template-drift',
+    });
+  }
+  if (!wanted) return undefined;
+  if (typeof flags.clusterName !== 'string' || typeof flags.role !== 'string') {
+    throw new UsageError(
+      'upgrade --templates needs --cluster-name and --role (the discovery tag value and the node IAM role)',
+      {
+        hint: 'e.g. karp-drift upgrade --to 1.30 --templates ./karpenter --cluster-name prod --role KarpenterNodeRole-prod',
+      },
+    );
+  }
+  if (flags.amisFile !== undefined) {
+    throw new UsageError('--amis-file cannot go with --templates: the render-and-apply flow resolves its AMIs from SSM', {
+      hint: 'pin the promoted AMIs on the live EC2NodeClasses: karp-drift upgrade --to <minor> --amis-file <path>',
+    });
+  }
+  if (flags.fromContext !== undefined || flags.fromKubeconfig !== undefined) {
+    const flag = flags.fromContext !== undefined ? '--from-context' : '--from-kubeconfig';
+    throw new UsageError(`${flag} cannot go with --templates: the render-and-apply flow resolves its AMIs from SSM`, {
+      hint: 'pin the promoted AMIs on the live EC2NodeClasses: karp-drift upgrade --to <minor> --from-context <context>',
+    });
+  }
+  if ((flags.nodeclass as string[] | undefined)?.length)
+    throw new UsageError(
+      '--nodeclass and --templates cannot be used together: the templates name the objects (--name)',
+    );
+  const r = parseRenderOptions({
+    to: flags.to,
+    clusterName: flags.clusterName,
+    role: flags.role,
+    family: flags.family,
+    pin: flags.pin,
+    release: flags.release,
+    templates: flags.templates,
+    name: flags.name,
+  });
+  return {
+    ...(r.templates ? { dir: r.templates } : {}),
+    clusterName: r.clusterName,
+    role: r.role,
+    family: r.family,
+    name: r.name,
+    acceptTemplateDrift: flags.acceptTemplateDrift === true,
+  };
+}
+
+export function parseRollbackOptions(flags: Record<string, unknown>): RollbackOptions {
+  const { nodeclass } = parseWith(z.object({ nodeclass: nodeClassNames }), flags);
+  return { nodeClasses: nodeclass, ...parseApplyOptions(flags) };
+}

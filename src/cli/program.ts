@@ -1,0 +1,740 @@
+// Commander wiring: flags -> parsed options -> a lazily imported command (STYLE.md "Commands").
+// Nothing here may import the Kubernetes client, the AWS SDK or zod: `--help` and `--version` must stay fast.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command, CommanderError, Help, Option } from 'commander';
+import { ExitCode, InterruptedError, KarpDriftError } from '../errors.js';
+import type { CommandContext, Io } from '../commands/context.js';
+import { packagePath } from '../package-root.js';
+import type { SummaryRecord } from '../report/summary.js';
+
+export type { CommandContext } from '../commands/context.js';
+
+export interface RunEnvironment {
+  io: Io;
+  env: NodeJS.ProcessEnv;
+  stdoutIsTTY: boolean;
+  signal: AbortSignal;
+  /** argv[1]'s basename, so `kubectl karp-drift` names itself that way. */
+  invokedAs?: string;
+}
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/** Each --help ends with examples, as kubectl's do: a comment saying what, then the command as the user runs it. */
+function examples(bin: string, list: Array<[what: string, args: string]>): string {
+  return `\nExamples:\n${list.map(([what, args]) => `  # ${what}\n  ${bin} ${args}`).join('\n\n')}`;
+}
+
+/**
+ * The built-in scenarios and their descriptions for `sandbox --help`, read from scenarios/*.yaml without a YAML
+ * parser (help must stay fast): each file has a top-level `description: "…"` line.
+ */
+function builtInScenarios(command: Command): string {
+  const dir = packagePath('scenarios');
+  const names = readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort();
+  const rows = names.map((file) => {
+    const line = /^description:\s*(.*)$/m.exec(readFileSync(join(dir, file), 'utf8'))?.[1]?.trim() ?? '';
+    const description = line.startsWith('"') ? (JSON.parse(line) as string) : line;
+    return [file.slice(0, -'.yaml'.length), description] as const;
+  });
+  const width = Math.max(...rows.map(([n]) => n.length));
+  const help = command.createHelp();
+  help.prepareContext({ helpWidth: command.configureOutput().getOutHelpWidth?.() ?? 80 });
+  return `\nBuilt-in scenarios (--scenario):\n${rows.map(([n, d]) => help.formatItem(n, width, d, help)).join('\n')}`;
+}
+
+/** What a run shares between the command and runCli's end: the record it keeps for --summary-file and --result-file. */
+interface Session {
+  summary?: { file?: string; resultFile?: string; record: SummaryRecord };
+}
+
+/**
+ * The program. With `argv`, only the commands it names get their options: defining every option of every command
+ * (about 150, each parsed and camel-cased by commander) was half of what `--help` costs, while a run needs one
+ * command's. Without `argv` (tests that read the whole definition), every command is defined.
+ */
+export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: readonly string[]): Command {
+  const program = new Command();
+  // Commands created but not defined: the top-level help still lists them with their `[options]`.
+  const undefinedCommands = new WeakSet<Command>();
+  const command = (name: string, description: string, define: (cmd: Command) => unknown) => {
+    const cmd = program.command(name).description(description);
+    if (argv === undefined || argv.includes(name)) define(cmd);
+    else undefinedCommands.add(cmd);
+  };
+  // As a kubectl plugin (kubectl finds kubectl-karp_drift on PATH) it is run as `kubectl karp-drift`.
+  const bin = run.invokedAs === 'kubectl-karp_drift' ? 'kubectl karp-drift' : 'karp-drift';
+  program
+    .name(bin)
+    .description(
+      'Upgrade Karpenter-managed EKS worker nodes through drift: resolve EKS-optimized AMIs, pin them, apply, follow.',
+    )
+    .version(version(), '--version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG or ~/.kube/config)')
+    .option('--context <name>', 'kubeconfig context to use')
+    .option('--region <region>', 'AWS region (default: the SDK chain, e.g. $AWS_REGION)')
+    .option('--profile <name>', 'AWS shared-config profile')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['human', 'wide', 'json']).default('human'))
+    .option('--no-color', 'disable colour (also NO_COLOR)')
+    .option('-v, --verbose', 'log API calls and decisions to stderr')
+    .option('-q, --quiet', 'print results only, no progress')
+    .option(
+      '--request-timeout <duration>',
+      'how long one Kubernetes or AWS request may take before it fails (default 30s)',
+    )
+    .option(
+      '--summary-file <path>',
+      'append a Markdown summary of the run to this file when it ends (e.g. $GITHUB_STEP_SUMMARY)',
+    )
+    .option(
+      '--result-file <path>',
+      "write the run's outcome (result, exit code, nodes replaced, blockers, error) as a JSON document to this file when it ends",
+    )
+    .option(
+      '--expect-cluster <name|arn>',
+      'commands that reach a cluster first confirm with EKS (DescribeCluster) that the context is this cluster',
+    )
+    .configureHelp({
+      showGlobalOptions: true,
+      subcommandTerm(this: Help, cmd: Command) {
+        const term = Help.prototype.subcommandTerm.call(this, cmd);
+        return undefinedCommands.has(cmd) ? term.replace(cmd.name(), `${cmd.name()} [options]`) : term;
+      },
+    })
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => run.io.out(s), writeErr: (s) => run.io.err(s) })
+    .addHelpText(
+      'after',
+      examples(bin, [
+        ['See what upgrading the worker nodes to Kubernetes 1.30 AMIs would change; changes nothing', 'plan --to 1.30'],
+        [
+          'Upgrade them: the plan, a confirmation, the apply, and the drift rollout followed to the end',
+          'upgrade --to 1.30',
+        ],
+        ['Try it all on a simulated EKS cluster with Karpenter, on this machine', 'demo'],
+      ]),
+    );
+
+  const context = async (cmd: Command): Promise<CommandContext> => {
+    const { parseGlobalOptions } = await import('./options.js');
+    const globals = parseGlobalOptions(cmd.optsWithGlobals(), run.env, run.stdoutIsTTY);
+    if (globals.summaryFile !== undefined || globals.resultFile !== undefined) {
+      const { newSummaryRecord } = await import('../report/summary.js');
+      session.summary = {
+        ...(globals.summaryFile !== undefined ? { file: globals.summaryFile } : {}),
+        ...(globals.resultFile !== undefined ? { resultFile: globals.resultFile } : {}),
+        record: newSummaryRecord(cmd.name()),
+      };
+    }
+    return {
+      globals,
+      io: run.io,
+      env: run.env,
+      signal: run.signal,
+      ...(session.summary ? { summary: session.summary.record } : {}),
+    };
+  };
+
+  command('amis', 'Resolve EKS-optimized AMI IDs from SSM public parameters and verify them in EC2', (cmd) =>
+    cmd
+      .requiredOption('--to <minor>', 'Kubernetes minor version, e.g. 1.31')
+      .option(
+        '--family <list>',
+        'al2, al2023, bottlerocket, windows2019, windows2022, windows2025; a comma list or all (default: al2023)',
+      )
+      .option('--arch <list>', 'amd64, arm64; a comma list or all (default: all)')
+      .option('--variant <list>', 'standard, nvidia, neuron; a comma list or all (default: standard)')
+      .option(
+        '--release <release>',
+        'latest, or a pinned AMI release: vYYYYMMDD (AL2, AL2023), X.Y.Z (Bottlerocket)',
+        'latest',
+      )
+      .addHelpText(
+        'after',
+        examples(bin, [
+          ['The newest AL2023 AMIs for Kubernetes 1.31, amd64 and arm64', 'amis --to 1.31'],
+          ['Bottlerocket on arm64, as JSON', 'amis --to 1.31 --family bottlerocket --arch arm64 -o json'],
+          ['A pinned release', 'amis --to 1.30 --release v20241109'],
+        ]),
+      )
+      .action(async (flags: Record<string, unknown>, cmd: Command) => {
+        const ctx = await context(cmd);
+        const [{ parseAmisOptions }, { amis }] = await Promise.all([
+          import('./options.js'),
+          import('../commands/amis.js'),
+        ]);
+        await amis(parseAmisOptions(flags), ctx);
+      }),
+  );
+
+  command(
+    'render',
+    'Render an EC2NodeClass and a NodePool with pinned amiSelectorTerms (multi-document YAML on stdout)',
+    (cmd) =>
+      cmd
+        .requiredOption('--to <minor>', 'Kubernetes minor version, e.g. 1.31')
+        .requiredOption(
+          '--cluster-name <name>',
+          'EKS cluster name (selects subnets and security groups tagged karpenter.sh/discovery)',
+        )
+        .requiredOption('--role <iam-role>', 'IAM role name of the nodes')
+        .option(
+          '--family <family>',
+          'AMI family: al2, al2023, bottlerocket, windows2019, windows2022, windows2025',
+          'al2023',
+        )
+        .addOption(
+          new Option('--pin <form>', 'id: one id term per architecture; alias: family@release')
+            .choices(['id', 'alias'])
+            .default('id'),
+        )
+        .option(
+          '--release <release>',
+          'AMI release to pin: latest (the newest concrete release, never @latest), vYYYYMMDD, or X.Y.Z for Bottlerocket',
+          'latest',
+        )
+        .option('--templates <dir>', 'directory holding your own ec2nodeclass.yaml and nodepool.yaml')
+        .option('--name <name>', 'name of both objects', 'default')
+        .addHelpText(
+          'after',
+          examples(bin, [
+            [
+              'An EC2NodeClass and a NodePool for cluster prod, pinned to the newest 1.31 AL2023 AMIs',
+              'render --to 1.31 --cluster-name prod --role KarpenterNodeRole-prod > karpenter.yaml',
+            ],
+            [
+              'Your own templates, pinned by alias',
+              'render --to 1.31 --cluster-name prod --role KarpenterNodeRole-prod --templates ./karpenter --pin alias',
+            ],
+          ]),
+        )
+        .action(async (flags: Record<string, unknown>, cmd: Command) => {
+          const ctx = await context(cmd);
+          const [{ parseRenderOptions }, { render }] = await Promise.all([
+            import('./options.js'),
+            import('../commands/render.js'),
+          ]);
+          await render(parseRenderOptions(flags), ctx);
+        }),
+  );
+
+  // --nodeclass may be given several times.
+  const repeated = (v: string, acc: string[] = []) => [...acc, v];
+  const planFlags = (cmd: Command) =>
+    cmd
+      .requiredOption(
+        '--to <minor>',
+        'Kubernetes minor of the target AMIs, e.g. 1.30 (not newer than the control plane)',
+      )
+      .option('--nodeclass <name>', 'an EC2NodeClass to upgrade (repeatable; default: all)', repeated)
+      .option(
+        '--release <release>',
+        'AMI release: latest (the newest concrete release), vYYYYMMDD, or X.Y.Z for Bottlerocket',
+        'latest',
+      )
+      .addOption(
+        new Option(
+          '--pin <form>',
+          'id: one id term per architecture and variant, plus amiFamily; alias: family@release; name: one exact name term per image, with its owner account',
+        )
+          .choices(['id', 'alias', 'name'])
+          .default('id'),
+      )
+      .option('--allow-downgrade', 'let --to take nodes to an older Kubernetes minor than they run')
+      .option('--allow-deprecated', 'pin an AMI release that EC2 already marks deprecated')
+      .option('--replace-custom-amis', "replace a class's custom (not EKS-optimized) AMIs with EKS-optimized ones")
+      .option(
+        '--amis-file <path>',
+        'pin exactly the AMIs a lower environment tested: the file amis -o json or plan -o json wrote there, verified again here',
+      )
+      .option(
+        '--from-context <context>',
+        'pin exactly the AMIs the cluster of this kubeconfig context (e.g. staging) pins and runs on its nodes, verified again here; read only',
+      )
+      .option(
+        '--from-kubeconfig <path>',
+        "with --from-context: the kubeconfig that has it (default: this cluster's); alone: that file's current-context",
+      )
+      .option(
+        '--canary <nodepool>',
+        'a staged rollout: this NodePool goes first, the others wait until it is done and soaked (repeatable)',
+        repeated,
+      )
+      .option(
+        '--waves <list>',
+        'a staged rollout: each stage in cumulative waves of counts or percentages of its old nodes, e.g. 1,10%,100%',
+      )
+      .option(
+        '--soak <duration>',
+        'with --waves/--canary: wait this long after each wave and stage before the next (default 0s)',
+      )
+      .option(
+        '--hold-with <how>',
+        'with --waves/--canary: auto (a budget, or node holds where GitOps/IaC owns the budgets), budget or node',
+      );
+  // The health gates of a staged rollout (README "Health gates").
+  const gateFlags = (cmd: Command) =>
+    cmd
+      .option(
+        '--gate-cmd <command>',
+        'with --waves/--canary: your check, run through the shell after each wave and soak; exit 0 passes',
+      )
+      .option(
+        '--gate-timeout <duration>',
+        'with --gate-cmd: kill it after this long; the gate is then inconclusive and the rollout pauses (default 5m)',
+      )
+      .option('--gate-interval <duration>', 'with --gate-cmd: also run it this often while waves run and soak')
+      .option('--failure-limit <n>', 'with --waves/--canary: failed gate evaluations that halt the rollout (default 1)')
+      .option(
+        '--on-failure <action>',
+        'with --waves/--canary: pause (hold every NodePool; default) or rollback (also restore the classes and follow the nodes back)',
+      )
+      .option(
+        '--init-deadline <duration>',
+        'with --waves/--canary: a replacement must be Initialized this long after it was created (default 15m)',
+      )
+      .option(
+        '--pod-ready-deadline <duration>',
+        'with --waves/--canary: a pod on a replaced node must be Ready this long after it was created (default 5m)',
+      )
+      .option(
+        '--max-restarts <n>',
+        'with --waves/--canary: more container restarts than this on a replaced node fail the gate (default 3)',
+      )
+      .option('--no-gates', 'with --waves/--canary: no built-in health gates (only --gate-cmd, if given)');
+
+  command('plan', 'Show what upgrade would change and replace, with preflight checks; changes nothing', (cmd) =>
+    gateFlags(planFlags(cmd))
+      .option(
+        '--force-conflicts',
+        'plan as upgrade --force-conflicts would: a GitOps/IaC owner of amiSelectorTerms is a warning, not an error',
+      )
+      .addHelpText(
+        'after',
+        examples(bin, [
+          ['What upgrading every EC2NodeClass to Kubernetes 1.30 AMIs would change and replace', 'plan --to 1.30'],
+          ['One class, as JSON', 'plan --to 1.30 --nodeclass default -o json'],
+          [
+            'The plan with amiSelectorTerms taken from Argo CD, Flux or Terraform (FIELD-OWNER-GITOPS)',
+            'plan --to 1.30 --force-conflicts',
+          ],
+          [
+            'Exactly the AMIs staging tested (its `amis --to 1.30 -o json`), verified again here',
+            'plan --to 1.30 --amis-file amis-staging.json',
+          ],
+          [
+            'Exactly the AMIs the staging cluster runs now (read from its context), verified again here',
+            'plan --to 1.30 --from-context staging',
+          ],
+        ]),
+      )
+      .action(async (flags: Record<string, unknown>, cmd: Command) => {
+        const ctx = await context(cmd);
+        const [{ parsePlanOptions }, { parseStagedOptions }, { planCommand }] = await Promise.all([
+          import('./options.js'),
+          import('./stage-options.js'),
+          import('../commands/plan.js'),
+        ]);
+        const staged = parseStagedOptions(flags);
+        await planCommand({ ...parsePlanOptions(flags), ...(staged ? { staged } : {}) }, ctx);
+      }),
+  );
+
+  // What upgrade and rollback share: they apply, then follow the rollout.
+  const applyFlags = (cmd: Command) =>
+    cmd
+      .option('-y, --yes', 'apply without asking (required without a terminal)')
+      .option('--dry-run', 'send the apply with dryRun=All: the API server validates it, nothing changes')
+      .option('--no-wait', 'exit after the apply instead of following the rollout')
+      .option('--timeout <duration>', 'give up following after this long (exit 5)', '60m')
+      .option('--stall-timeout <duration>', 'no progress for this long is a stall (exit 4, with the diagnosis)', '15m')
+      .option(
+        '--lock-namespace <ns>',
+        'namespace of the cluster lock (Lease karp-drift) taken before the first write',
+        'kube-system',
+      );
+
+  command('upgrade', 'Pin the target AMIs and follow Karpenter drift replacement to completion', (cmd) =>
+    applyFlags(gateFlags(planFlags(cmd)))
+      .option(
+        '--force-conflicts',
+        'take amiSelectorTerms from a GitOps/IaC field manager (it may put the old value back)',
+      )
+      .option(
+        '--templates <dir>',
+        'render these ec2nodeclass.yaml and nodepool.yaml (or, with no --templates but --cluster-name, the bundled ones) and apply them whole',
+      )
+      .option('--cluster-name <name>', 'with --templates: the karpenter.sh/discovery tag value')
+      .option('--role <iam-role>', 'with --templates: the node IAM role')
+      .option('--family <family>', 'with --templates: the AMI family (default al2023)')
+      .option('--name <name>', 'with --templates: the name of both objects (default default)')
+      .option(
+        '--accept-template-drift',
+        'with --templates: apply changes Karpenter hashes or NodePool requirements, re-rolling nodes (otherwise TEMPLATE-DRIFT refuses them)',
+      )
+      .addHelpText(
+        'after',
+        examples(bin, [
+          [
+            'Upgrade every EC2NodeClass to Kubernetes 1.30 AMIs: the plan, a confirmation, then the rollout followed to the end',
+            'upgrade --to 1.30',
+          ],
+          [
+            'Without a terminal (CI): NDJSON events on stdout',
+            'upgrade --to 1.30 --nodeclass default --yes -o json > events.ndjson',
+          ],
+          ['Have the API server validate the change; nothing changes', 'upgrade --to 1.30 --dry-run'],
+          [
+            'Promote the AMIs staging tested (the file its plan -o json wrote)',
+            'upgrade --to 1.30 --amis-file plan-staging.json',
+          ],
+          [
+            'Promote the AMIs the staging cluster runs, read from another kubeconfig',
+            'upgrade --to 1.30 --from-context staging --from-kubeconfig ~/.kube/staging',
+          ],
+          [
+            'Render your templates with the pinned AMIs and apply them whole',
+            'upgrade --to 1.30 --templates ./karpenter --cluster-name prod --role KarpenterNodeRole-prod',
+          ],
+          [
+            'In stages: NodePool canary first, then the rest; one node, then 10 %, then all, soaking 15m between',
+            'upgrade --to 1.30 --canary canary --waves 1,10%,100% --soak 15m',
+          ],
+          [
+            'The same, with your smoke test as a gate, rolling back if a gate fails',
+            "upgrade --to 1.30 --canary canary --soak 15m --gate-cmd './smoke.sh' --on-failure rollback",
+          ],
+        ]),
+      )
+      .action(async (flags: Record<string, unknown>, cmd: Command) => {
+        const ctx = await context(cmd);
+        const [{ parseUpgradeOptions }, { parseLockOptions, parseStagedOptions }, { upgrade }] = await Promise.all([
+          import('./options.js'),
+          import('./stage-options.js'),
+          import('../commands/upgrade.js'),
+        ]);
+        const staged = parseStagedOptions(flags);
+        await upgrade(
+          { ...parseUpgradeOptions(flags), ...parseLockOptions(flags), ...(staged ? { staged } : {}) },
+          ctx,
+        );
+      }),
+  );
+
+  command('rollback', 'Restore the AMI selection the last upgrade recorded, and follow the nodes back', (cmd) =>
+    applyFlags(
+      cmd.option(
+        '--nodeclass <name>',
+        'an EC2NodeClass to roll back (repeatable; default: every class an upgrade recorded)',
+        repeated,
+      ),
+    )
+      .addHelpText(
+        'after',
+        examples(bin, [
+          [
+            'Restore the AMI selection the last upgrade recorded on every EC2NodeClass, and follow the nodes back',
+            'rollback',
+          ],
+          ['One class, without asking', 'rollback --nodeclass default --yes'],
+        ]),
+      )
+      .action(async (flags: Record<string, unknown>, cmd: Command) => {
+        const ctx = await context(cmd);
+        const [{ parseRollbackOptions }, { parseLockOptions }, { rollback }] = await Promise.all([
+          import('./options.js'),
+          import('./stage-options.js'),
+          import('../commands/rollback.js'),
+        ]);
+        await rollback({ ...parseRollbackOptions(flags), ...parseLockOptions(flags) }, ctx);
+      }),
+  );
+
+  command(
+    'status',
+    'Show each NodePool: nodes by kubelet version and AMI, drift and disruption counts, blockers',
+    (cmd) =>
+      cmd
+        .option('--nodeclass <name>', 'only the NodePools of this EC2NodeClass (repeatable)', repeated)
+        .option('-w, --watch', 'keep it live until interrupted')
+        .addHelpText(
+          'after',
+          examples(bin, [
+            ['Every NodePool: nodes by kubelet version and AMI, drift, blockers', 'status'],
+            ['Keep it live while Karpenter replaces nodes (Ctrl-C ends it)', 'status --watch'],
+            ['As JSON', 'status --nodeclass default -o json'],
+          ]),
+        )
+        .action(async (flags: Record<string, unknown>, cmd: Command) => {
+          const ctx = await context(cmd);
+          const [{ parseStatusOptions }, { status }] = await Promise.all([
+            import('./options.js'),
+            import('../commands/status.js'),
+          ]);
+          await status(parseStatusOptions(flags), ctx);
+        }),
+  );
+
+  command(
+    'wait',
+    'Follow the rollout the cluster is in until it is done (read-only): after upgrade --no-wait, or a GitOps sync',
+    (cmd) =>
+      cmd
+        .option(
+          '--nodeclass <name>',
+          'only the NodePools of this EC2NodeClass (repeatable; default: every class)',
+          repeated,
+        )
+        .option('--timeout <duration>', 'give up after this long (exit 5; run wait again to go on)', '60m')
+        .option(
+          '--stall-timeout <duration>',
+          'no progress for this long is a stall (exit 4, with the diagnosis)',
+          '15m',
+        )
+        .option(
+          '--lock-namespace <ns>',
+          'namespace of the cluster lock (Lease karp-drift): a staged upgrade pacing the rollout holds it',
+          'kube-system',
+        )
+        .addHelpText(
+          'after',
+          examples(bin, [
+            [
+              'One CI job applies, a later one waits (exit 0 done, 4 stalled, 5 timed out, 6 paused)',
+              'upgrade --to 1.30 --yes --no-wait && karp-drift wait --timeout 5h',
+            ],
+            [
+              'In an Argo CD PostSync hook: follow the drift the sync caused, as NDJSON',
+              'wait --nodeclass default -o json',
+            ],
+          ]),
+        )
+        .action(async (flags: Record<string, unknown>, cmd: Command) => {
+          const ctx = await context(cmd);
+          const [{ parseWaitOptions }, { parseLockOptions }, { wait }] = await Promise.all([
+            import('./options.js'),
+            import('./stage-options.js'),
+            import('../commands/wait.js'),
+          ]);
+          await wait(parseWaitOptions(flags, parseLockOptions(flags).lockNamespace), ctx);
+        }),
+  );
+
+  command('pause', 'Hold Drifted disruption on NodePools now (recorded on them, reversible with resume)', (cmd) =>
+    cmd
+      .option('--nodepool <name>', 'a NodePool to hold (repeatable; default: every NodePool)', repeated)
+      .option(
+        '--held',
+        'only the NodePools karp-drift already holds (a staged rollout that was cut short): hold them at zero; nothing held is not an error',
+      )
+      .option(
+        '--hold-with <how>',
+        'auto (a budget, or node holds where GitOps/IaC owns the budgets), budget or node',
+        'auto',
+      )
+      .option(
+        '--force-conflicts',
+        'with --hold-with budget: write the budget even where a GitOps/IaC tool owns the budgets',
+      )
+      .option('--lock-namespace <ns>', 'namespace of the cluster lock (Lease karp-drift)', 'kube-system')
+      .action(async (flags: Record<string, unknown>, cmd: Command) => {
+        const ctx = await context(cmd);
+        const [{ parsePauseOptions }, { pause }] = await Promise.all([
+          import('./stage-options.js'),
+          import('../commands/pause.js'),
+        ]);
+        await pause(parsePauseOptions(flags), ctx);
+      }),
+  );
+
+  command('resume', "Release karp-drift's drift holds, restoring each NodePool's own budgets exactly", (cmd) =>
+    cmd
+      .option(
+        '--nodepool <name>',
+        'a NodePool to release (repeatable; default: every NodePool karp-drift holds)',
+        repeated,
+      )
+      .option('--lock-namespace <ns>', 'namespace of the cluster lock (Lease karp-drift)', 'kube-system')
+      .action(async (flags: Record<string, unknown>, cmd: Command) => {
+        const ctx = await context(cmd);
+        const [{ parseResumeOptions }, { resume }] = await Promise.all([
+          import('./stage-options.js'),
+          import('../commands/resume.js'),
+        ]);
+        await resume(parseResumeOptions(flags), ctx);
+      }),
+  );
+
+  command('demo', 'Run the main job on the embedded sandbox: upgrade a simulated EKS cluster with Karpenter', (cmd) =>
+    gateFlags(
+      cmd
+        .option('--scenario <name|file>', 'sandbox scenario', 'default')
+        .option('--speed <n>', 'simulated seconds per real second (default 120)')
+        .option('--timeout <duration>', 'give up following after this long (exit 5)', '10m')
+        .option('--stall-timeout <duration>', 'no progress for this long is a stall (exit 4, with the diagnosis)', '2m')
+        .option(
+          '--canary <nodepool>',
+          'upgrade in stages: this NodePool first (repeatable; see upgrade --help)',
+          repeated,
+        )
+        .option('--waves <list>', 'upgrade in stages: cumulative waves of each stage, e.g. 1,10%,100%')
+        .option('--soak <duration>', 'with --waves/--canary: wait this long after each wave and stage')
+        .option('--hold-with <how>', 'with --waves/--canary: auto, budget or node'),
+    )
+      .addHelpText(
+        'after',
+        examples(bin, [
+          ['Upgrade a simulated cluster of 12 nodes and watch Karpenter replace them', 'demo'],
+          ['A bad AMI: the canary is caught by the health gates and rolled back', 'demo --scenario bad-ami'],
+          [
+            'A staged rollout: NodePool canary first, then three waves of the rest, soaking 5s between',
+            'demo --scenario staged --canary canary --waves 1,10%,100% --soak 5s',
+          ],
+          [
+            'A rollout that a PodDisruptionBudget blocks, diagnosed after 30 s without progress',
+            'demo --scenario pdb-blocked --stall-timeout 30s',
+          ],
+        ]),
+      )
+      .action(async (flags: Record<string, unknown>, cmd: Command) => {
+        const ctx = await context(cmd);
+        const [{ parseDemoOptions }, { parseStagedOptions }, { demo }] = await Promise.all([
+          import('./options.js'),
+          import('./stage-options.js'),
+          import('../commands/demo.js'),
+        ]);
+        const staged = parseStagedOptions(flags);
+        await demo({ ...parseDemoOptions(flags), ...(staged ? { staged } : {}) }, ctx);
+      }),
+  );
+
+  command(
+    'sandbox',
+    'Run a simulated EKS cluster with Karpenter locally (API server, SSM/EC2 endpoints, drift simulator) until interrupted',
+    (cmd) =>
+      cmd
+        .option('--scenario <name|file>', 'a built-in scenario or a scenario YAML file', 'default')
+        .option('--speed <n>', "simulated seconds per real second (default: the scenario's, usually 60)")
+        .option('--port <n>', 'API server port on 127.0.0.1 (default: a free port)')
+        .option('--env-out <path>', 'also write the export lines to this file, for scripts')
+        // The global --kubeconfig names the file to read; here it is the file the sandbox writes. The program parses it
+        // wherever it stands, so this option only documents it, and the global one is left out of this help.
+        .option(
+          '--kubeconfig <path>',
+          "where to write the sandbox's kubeconfig (default: a temp folder, removed on exit)",
+        )
+        .configureHelp({
+          showGlobalOptions: true,
+          visibleGlobalOptions(this: Help, cmd: Command) {
+            return Help.prototype.visibleGlobalOptions.call(this, cmd).filter((o) => o.long !== '--kubeconfig');
+          },
+        })
+        .addHelpText('after', ({ command }) => builtInScenarios(command))
+        .addHelpText(
+          'after',
+          examples(bin, [
+            [
+              'Run the default scenario in the background and point this shell at it',
+              'sandbox --env-out /tmp/sandbox.env &\n  . /tmp/sandbox.env',
+            ],
+            [
+              'A rollout that a PodDisruptionBudget blocks, twice as fast',
+              'sandbox --scenario pdb-blocked --speed 120',
+            ],
+          ]),
+        )
+        .action(async (flags: Record<string, unknown>, cmd: Command) => {
+          const ctx = await context(cmd);
+          const [{ parseSandboxOptions }, { sandbox }] = await Promise.all([
+            import('./options.js'),
+            import('../commands/sandbox.js'),
+          ]);
+          await sandbox(parseSandboxOptions({ ...flags, kubeconfig: ctx.globals.kubeconfig ?? flags.kubeconfig }), ctx);
+        }),
+  );
+
+  return program;
+}
+
+function printError(io: Io, err: KarpDriftError, verbose: boolean): void {
+  io.err(`error: ${err.message}\n`);
+  if (err.hint) io.err(`  next: ${err.hint}\n`);
+  if (verbose && err.cause instanceof Error) io.err(`  cause: ${err.cause.message}\n`);
+}
+
+/** Runs the CLI and returns the exit code; never exits the process itself. */
+export async function runCli(argv: string[], run: RunEnvironment): Promise<ExitCode> {
+  const session: Session = {};
+  const code = await runProgram(argv, run, session);
+  if (session.summary) await writeRecord(run, session.summary, code);
+  return code;
+}
+
+/**
+ * Appends the run's summary (GitHub's step summary is appended to) and writes its result document. A failure to write
+ * is a warning, not the verdict: the command's own outcome stands.
+ */
+async function writeRecord(run: RunEnvironment, s: NonNullable<Session['summary']>, code: ExitCode): Promise<void> {
+  const [{ summaryMarkdown }, { resultDocument }, { appendFile, writeFile }] = await Promise.all([
+    import('../report/summary.js'),
+    import('../report/result-file.js'),
+    import('node:fs/promises'),
+  ]);
+  const write = async (what: string, file: string, task: () => Promise<void>) => {
+    try {
+      await task();
+    } catch (err) {
+      run.io.err(
+        `warning: could not write the ${what} to ${file}: ${err instanceof Error ? err.message : String(err)}\n`,
+      );
+    }
+  };
+  if (s.file !== undefined) await write('summary', s.file, () => appendFile(s.file!, summaryMarkdown(s.record, code)));
+  if (s.resultFile !== undefined)
+    await write('result', s.resultFile, () =>
+      writeFile(s.resultFile!, `${JSON.stringify(resultDocument(s.record, code), null, 2)}\n`),
+    );
+}
+
+async function runProgram(argv: string[], run: RunEnvironment, session: Session): Promise<ExitCode> {
+  const program = buildProgram(run, session, argv);
+  const verbose = argv.includes('-v') || argv.includes('--verbose');
+  const failed = (err: KarpDriftError) => {
+    if (session.summary)
+      session.summary.record.error = {
+        exitCode: err.exitCode,
+        message: err.message,
+        ...(err.hint ? { hint: err.hint } : {}),
+      };
+  };
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return ExitCode.Success;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      const ok = ['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(err.code);
+      return ok ? ExitCode.Success : ExitCode.Usage;
+    }
+    if (err instanceof KarpDriftError) {
+      printError(run.io, err, verbose);
+      failed(err);
+      return err.exitCode;
+    }
+    const e = err instanceof Error ? err : new Error(String(err));
+    // A request cut short by Ctrl-C/SIGTERM that no command turned into its own message is still an interrupt.
+    if (run.signal.aborted && e.name === 'AbortError') {
+      printError(run.io, new InterruptedError('interrupted; the request in flight was abandoned'), verbose);
+      return ExitCode.Interrupted;
+    }
+    run.io.err(`internal error (a bug in karp-drift; please report it with this output):\n${e.stack ?? e.message}\n`);
+    return ExitCode.Internal;
+  }
+}

@@ -1,0 +1,151 @@
+// Flags → options for the commands that hold and release drift: `pause`, `resume` (and the staged `upgrade`).
+import { z } from 'zod';
+import { UsageError } from '../errors.js';
+import { objectNames, parseDuration, parseWith } from './options.js';
+import type { LockOptions, PauseOptions, ResumeOptions } from '../commands/options.js';
+import { LEASE_NAMESPACE } from '../apis/lock.js';
+import type { StagedRequest } from '../stages/stage-plan.js';
+import { parseWaves, type WaveStep } from '../stages/waves.js';
+import { DEFAULT_GATES, type GateRequest } from '../gates/request.js';
+
+const nodePoolNamesOf = (flag: string) => objectNames(flag, 'a NodePool');
+const nodePoolNames = nodePoolNamesOf('--nodepool');
+
+const NOT_A_NAMESPACE = 'is not a namespace name (a lowercase DNS-1123 label)';
+const lockNamespace = z
+  .string()
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, { message: NOT_A_NAMESPACE })
+  .max(63, { message: NOT_A_NAMESPACE })
+  .default(LEASE_NAMESPACE);
+
+const holdWith = z.enum(['auto', 'budget', 'node'], { message: 'must be auto, budget or node' }).default('auto');
+
+export function parsePauseOptions(flags: Record<string, unknown>): PauseOptions {
+  const o = parseWith(
+    z.object({
+      nodepool: nodePoolNames,
+      holdWith,
+      forceConflicts: z.boolean().default(false),
+      held: z.boolean().default(false),
+      lockNamespace,
+    }),
+    flags,
+  );
+  return {
+    nodePools: o.nodepool,
+    holdWith: o.holdWith,
+    forceConflicts: o.forceConflicts,
+    held: o.held,
+    lockNamespace: o.lockNamespace,
+  };
+}
+
+export function parseResumeOptions(flags: Record<string, unknown>): ResumeOptions {
+  const o = parseWith(z.object({ nodepool: nodePoolNames, lockNamespace }), flags);
+  return { nodePools: o.nodepool, lockNamespace: o.lockNamespace };
+}
+
+/**
+ * `upgrade`/`plan` --canary, --waves, --soak, --hold-with: a staged rollout when --canary or --waves is given;
+ * undefined otherwise (upgrade behaves as without stages). --soak and --hold-with alone pace nothing: an error that
+ * says so, rather than a flag silently ignored.
+ */
+export function parseStagedOptions(flags: Record<string, unknown>): StagedRequest | undefined {
+  const canary = parseWith(z.object({ canary: nodePoolNamesOf('--canary') }), { canary: flags.canary }).canary;
+  const wavesText = typeof flags.waves === 'string' ? flags.waves : undefined;
+  if (canary.length === 0 && wavesText === undefined) {
+    const lone = (['soak', 'holdWith'] as const).find((k) => flags[k] !== undefined);
+    if (lone !== undefined) {
+      const name = lone === 'soak' ? '--soak' : '--hold-with';
+      throw new UsageError(`${name} paces a staged rollout, and there is none: give --waves or --canary with it`, {
+        hint: 'e.g. --canary <nodepool> --waves 1,10%,100% --soak 15m',
+      });
+    }
+    const gate = GATE_FLAGS.find(([k]) => (k === 'gates' ? flags.gates === false : flags[k] !== undefined));
+    if (gate !== undefined) {
+      throw new UsageError(`${gate[1]} gates a staged rollout, and there is none: give --waves or --canary with it`, {
+        hint: 'health gates judge each wave before the next starts; --waves 100% gates a rollout of one wave',
+      });
+    }
+    return undefined;
+  }
+  let waves: WaveStep[] = [{ kind: 'percent', value: 100, text: '100%' }];
+  if (wavesText !== undefined) {
+    const parsed = parseWaves(wavesText);
+    if ('error' in parsed)
+      throw new UsageError(`--waves: ${parsed.error}`, {
+        hint: 'e.g. --waves 1,10%,100% (cumulative: one node, then up to 10 %, then the rest)',
+      });
+    waves = parsed.steps;
+  }
+  const soakText = typeof flags.soak === 'string' ? flags.soak : '0s';
+  const soakMs = parseDuration(soakText, '--soak');
+  const { holdWith: how } = parseWith(z.object({ holdWith }), { holdWith: flags.holdWith });
+  return { canary, waves, soakMs, holdWith: how, gates: parseGateOptions(flags) };
+}
+
+const GATE_FLAGS = [
+  ['gates', '--no-gates'],
+  ['initDeadline', '--init-deadline'],
+  ['podReadyDeadline', '--pod-ready-deadline'],
+  ['maxRestarts', '--max-restarts'],
+  ['failureLimit', '--failure-limit'],
+  ['gateCmd', '--gate-cmd'],
+  ['gateTimeout', '--gate-timeout'],
+  ['gateInterval', '--gate-interval'],
+  ['onFailure', '--on-failure'],
+] as const;
+
+const count = (value: unknown, flag: string, min: number): number | undefined => {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (typeof value !== 'string' || !/^\d+$/.test(value.trim()) || n < min) {
+    throw new UsageError(`${flag} ${JSON.stringify(value)} is not valid; expected a whole number of at least ${min}`);
+  }
+  return n;
+};
+const duration = (value: unknown, flag: string): number | undefined => {
+  if (typeof value !== 'string') return undefined;
+  const ms = parseDuration(value, flag);
+  if (ms <= 0) throw new UsageError(`${flag} ${JSON.stringify(value)} must be longer than 0s`);
+  return ms;
+};
+
+/** The health-gate flags of a staged rollout (README "Health gates"); the defaults where not given. */
+export function parseGateOptions(flags: Record<string, unknown>): GateRequest {
+  const command = typeof flags.gateCmd === 'string' ? flags.gateCmd.trim() : undefined;
+  if (command !== undefined && command === '') {
+    throw new UsageError('--gate-cmd is empty; give the command to run after each wave and soak (exit 0 passes)');
+  }
+  if (command === undefined) {
+    const lone = (['gateTimeout', 'gateInterval'] as const).find((k) => flags[k] !== undefined);
+    if (lone !== undefined)
+      throw new UsageError(
+        `${lone === 'gateTimeout' ? '--gate-timeout' : '--gate-interval'} goes with --gate-cmd, and there is none`,
+        {
+          hint: "e.g. --gate-cmd './smoke-test.sh' --gate-timeout 2m",
+        },
+      );
+  }
+  const onFailure = flags.onFailure;
+  if (onFailure !== undefined && onFailure !== 'pause' && onFailure !== 'rollback') {
+    throw new UsageError(`--on-failure ${JSON.stringify(onFailure)} is not valid; expected pause or rollback`);
+  }
+  const interval = duration(flags.gateInterval, '--gate-interval');
+  return {
+    builtIn: flags.gates !== false,
+    initDeadlineMs: duration(flags.initDeadline, '--init-deadline') ?? DEFAULT_GATES.initDeadlineMs,
+    podReadyDeadlineMs: duration(flags.podReadyDeadline, '--pod-ready-deadline') ?? DEFAULT_GATES.podReadyDeadlineMs,
+    maxRestarts: count(flags.maxRestarts, '--max-restarts', 0) ?? DEFAULT_GATES.maxRestarts,
+    failureLimit: count(flags.failureLimit, '--failure-limit', 1) ?? DEFAULT_GATES.failureLimit,
+    ...(command !== undefined ? { command } : {}),
+    commandTimeoutMs: duration(flags.gateTimeout, '--gate-timeout') ?? DEFAULT_GATES.commandTimeoutMs,
+    ...(interval !== undefined ? { commandIntervalMs: interval } : {}),
+    onFailure: onFailure ?? DEFAULT_GATES.onFailure,
+  };
+}
+
+/** --lock-namespace of upgrade and rollback. */
+export function parseLockOptions(flags: Record<string, unknown>): LockOptions {
+  return parseWith(z.object({ lockNamespace }), { lockNamespace: flags.lockNamespace });
+}

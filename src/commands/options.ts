@@ -1,0 +1,124 @@
+// What each command takes, once its flags are parsed (cli/options.ts and cli/stage-options.ts turn flags into these,
+// as kubectl's `WaitFlags.ToOptions()` makes a `WaitOptions`). In the commands' room, so that a command never imports
+// the command line above it.
+import type { AmiFamily } from '../ami/families.js';
+import type { AmiSelection, KubernetesMinor } from '../ami/select.js';
+import type { RenderPinMode } from '../manifests/render.js';
+import type { PinMode } from '../plan/plan-options.js';
+import type { HoldWith } from '../stages/hold-mechanism.js';
+import type { StagedRequest } from '../stages/request.js';
+
+export type AmisOptions = AmiSelection;
+
+export interface RenderOptions {
+  kubernetes: KubernetesMinor;
+  clusterName: string;
+  role: string;
+  family: AmiFamily;
+  pin: RenderPinMode;
+  release: string;
+  /** Directory with the user's own ec2nodeclass.yaml and nodepool.yaml; undefined = the bundled templates/. */
+  templates?: string;
+  name: string;
+}
+
+export interface SandboxCommandOptions {
+  scenario: string;
+  speed?: number;
+  port?: number;
+  kubeconfig?: string;
+  envOut?: string;
+}
+
+export interface DemoOptions {
+  scenario: string;
+  speed?: number;
+  timeoutMs: number;
+  stallTimeoutMs: number;
+  /** --canary/--waves/--soak/--hold-with: the demo's upgrade in stages. */
+  staged?: StagedRequest;
+  /** The upgrade the demo runs once the sandbox says its control plane's minor: `upgrade --to <minor> --yes` parsed. */
+  upgradeTo: (minor: string) => UpgradeOptions;
+}
+
+export interface PlanOptions {
+  kubernetes: KubernetesMinor;
+  allowDowngrade?: boolean;
+  allowDeprecated?: boolean;
+  replaceCustomAmis?: boolean;
+  /** Empty: every EC2NodeClass. */
+  nodeClasses: string[];
+  release: string;
+  pin: PinMode;
+  /** plan: preview the plan `upgrade --force-conflicts` would make (a GitOps/IaC owner is a warning, not an error). */
+  forceConflicts?: boolean;
+  /** --canary/--waves/--soak/--hold-with (cli/stage-options.ts): a staged rollout. */
+  staged?: StagedRequest;
+  /** --amis-file: pin exactly the AMIs this `amis -o json` or `plan -o json` document records, instead of SSM's. */
+  amisFile?: string;
+  /**
+   * --from-context/--from-kubeconfig: pin exactly the AMIs that cluster's EC2NodeClasses pin and its nodes run. The
+   * kubeconfig defaults to this cluster's; the context to that kubeconfig's current-context.
+   */
+  fromCluster?: { context?: string; kubeconfig?: string };
+}
+
+/** `upgrade --templates`: render the EC2NodeClass and NodePool templates with the pinned AMIs and apply them whole. */
+export interface UpgradeTemplates {
+  dir?: string;
+  clusterName: string;
+  role: string;
+  family: AmiFamily;
+  name: string;
+  /** --accept-template-drift: apply template changes Karpenter hashes (or NodePool requirements), re-rolling nodes. */
+  acceptTemplateDrift: boolean;
+}
+
+/** What upgrade and rollback share: confirm, apply, then follow the rollout. */
+export interface ApplyOptions {
+  yes: boolean;
+  dryRun: boolean;
+  wait: boolean;
+  timeoutMs: number;
+  stallTimeoutMs: number;
+  /** --lock-namespace (cli/stage-options.ts): where the cluster lock's Lease lives. */
+  lockNamespace?: string;
+}
+
+export interface UpgradeOptions extends PlanOptions, ApplyOptions {
+  templates?: UpgradeTemplates;
+  forceConflicts: boolean;
+}
+
+export interface StatusOptions {
+  nodeClasses: string[];
+  watch: boolean;
+}
+
+export interface WaitOptions {
+  nodeClasses: string[];
+  timeoutMs: number;
+  stallTimeoutMs: number;
+  /** --lock-namespace: where to look for the run that paces a staged rollout. */
+  lockNamespace: string;
+}
+
+export interface RollbackOptions extends ApplyOptions {
+  nodeClasses: string[];
+}
+
+export interface LockOptions {
+  /** --lock-namespace: where the cluster lock's Lease lives. */
+  lockNamespace: string;
+}
+
+export interface PauseOptions extends LockOptions {
+  /** --nodepool (repeatable); empty: every NodePool. */
+  nodePools: string[];
+  holdWith: HoldWith;
+  forceConflicts: boolean;
+  /** --held: only the NodePools karp-drift already holds (a staged rollout's, at whatever its wave allowed). */
+  held: boolean;
+}
+
+export type ResumeOptions = LockOptions & { nodePools: string[] };

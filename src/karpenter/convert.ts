@@ -1,0 +1,345 @@
+// API objects (plain JSON, as a list or a watch delivers them) → the views of views.ts. Pure: the inventory and the
+// follow loop both convert here, so the two can never disagree about what "initialized" or "deleting" means.
+import type { Budget } from './budgets.js';
+import { DISRUPTED_TAINT_KEY, DO_NOT_DISRUPT, NODEPOOL_LABEL } from './labels.js';
+import { NODE_HOLD_ANNOTATION } from './views.js';
+import type {
+  AmiSelectorTerm,
+  ConditionView,
+  EventView,
+  FieldOwner,
+  LabelSelector,
+  NodeClaimView,
+  NodeClassView,
+  NodePoolView,
+  NodeView,
+  PdbView,
+  PodView,
+  Requirement,
+  TaintView,
+} from './views.js';
+
+/** The shape every Kubernetes object shares, loosely typed: conversion tolerates missing fields. */
+export interface ApiObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    generation?: number;
+    creationTimestamp?: string | Date;
+    deletionTimestamp?: string | Date;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    ownerReferences?: Array<{ kind?: string; apiVersion?: string; name?: string; controller?: boolean }>;
+    managedFields?: Array<{ manager?: string; operation?: string; fieldsV1?: unknown; subresource?: string }>;
+  };
+  spec?: unknown;
+  status?: unknown;
+  [key: string]: unknown;
+}
+
+const record = (v: unknown): Record<string, unknown> => (v != null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : v instanceof Date ? v.toISOString() : undefined);
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+export function conditionsOf(status: unknown): Record<string, ConditionView> {
+  const out: Record<string, ConditionView> = {};
+  for (const c of list(record(status).conditions)) {
+    const r = record(c);
+    const type = str(r.type);
+    if (!type) continue;
+    out[type] = {
+      status: (str(r.status) ?? 'Unknown') as ConditionView['status'],
+      reason: str(r.reason) ?? '',
+      message: str(r.message) ?? '',
+      ...(str(r.lastTransitionTime) ? { lastTransitionTime: str(r.lastTransitionTime) } : {}),
+      ...(typeof r.observedGeneration === 'number' ? { observedGeneration: r.observedGeneration } : {}),
+    };
+  }
+  return out;
+}
+
+function requirements(v: unknown): Requirement[] {
+  return list(v).map((x) => {
+    const r = record(x);
+    const values = list(r.values).filter((s): s is string => typeof s === 'string');
+    return { key: str(r.key) ?? '', operator: str(r.operator) ?? '', ...(Array.isArray(r.values) ? { values } : {}) };
+  });
+}
+
+// managedFields: fieldsV1 is a trie keyed `f:spec` → `f:amiSelectorTerms` (atomic list) or, for a granular list,
+// its `k:`/`v:` children under the same key. Owning the key at all means owning (part of) the terms.
+function owners(meta: ApiObject['metadata']): FieldOwner[] {
+  return (meta?.managedFields ?? [])
+    .filter((m) => m.subresource === undefined || m.subresource === '')
+    .map((m) => {
+      const spec = record(record(m.fieldsV1)['f:spec']);
+      return {
+        manager: m.manager ?? '',
+        operation: m.operation === 'Apply' ? 'Apply' : 'Update',
+        ownsAmiSelectorTerms: 'f:amiSelectorTerms' in spec,
+        ownsAmiFamily: 'f:amiFamily' in spec,
+      };
+    });
+}
+
+export function nodeClassView(o: ApiObject): NodeClassView {
+  const spec = record(o.spec);
+  const status = record(o.status);
+  return {
+    name: o.metadata?.name ?? '',
+    uid: o.metadata?.uid ?? '',
+    resourceVersion: o.metadata?.resourceVersion ?? '',
+    generation: o.metadata?.generation ?? 0,
+    ...(str(spec.amiFamily) ? { amiFamily: str(spec.amiFamily) } : {}),
+    amiSelectorTerms: list(spec.amiSelectorTerms).map((t) => record(t) as AmiSelectorTerm),
+    statusAmis: list(status.amis).map((a) => {
+      const r = record(a);
+      return {
+        id: str(r.id) ?? '',
+        ...(str(r.name) ? { name: str(r.name) } : {}),
+        requirements: requirements(r.requirements),
+        ...(r.deprecated === true ? { deprecated: true } : {}),
+      };
+    }),
+    conditions: conditionsOf(o.status),
+    owners: owners(o.metadata),
+    labels: o.metadata?.labels ?? {},
+    annotations: o.metadata?.annotations ?? {},
+  };
+}
+
+export function nodePoolView(o: ApiObject): NodePoolView {
+  const spec = record(o.spec);
+  const template = record(record(spec.template).spec);
+  const budgets = record(spec.disruption).budgets;
+  return {
+    name: o.metadata?.name ?? '',
+    uid: o.metadata?.uid ?? '',
+    nodeClass: str(record(template.nodeClassRef).name) ?? '',
+    ...(Array.isArray(budgets) ? { budgets: budgets.map((b) => record(b) as unknown as Budget) } : {}),
+    requirements: requirements(template.requirements),
+    conditions: conditionsOf(o.status),
+    resourceVersion: o.metadata?.resourceVersion ?? '',
+    budgetOwners: budgetOwners(o.metadata),
+    labels: o.metadata?.labels ?? {},
+    annotations: o.metadata?.annotations ?? {},
+  };
+}
+
+// `spec.disruption.budgets` is an atomic list: owning `f:budgets` owns all of it.
+function budgetOwners(meta: ApiObject['metadata']): NonNullable<NodePoolView['budgetOwners']> {
+  return (meta?.managedFields ?? [])
+    .filter((m) => (m.subresource === undefined || m.subresource === '') && 'f:budgets' in record(record(record(m.fieldsV1)['f:spec'])['f:disruption']))
+    .map((m) => ({ manager: m.manager ?? '', operation: m.operation === 'Apply' ? 'Apply' : 'Update' }));
+}
+
+export function nodeClaimView(o: ApiObject): NodeClaimView {
+  const spec = record(o.spec);
+  const status = record(o.status);
+  const labels = o.metadata?.labels ?? {};
+  const deletion = str(o.metadata?.deletionTimestamp);
+  return {
+    name: o.metadata?.name ?? '',
+    uid: o.metadata?.uid ?? '',
+    resourceVersion: o.metadata?.resourceVersion ?? '',
+    ...(labels[NODEPOOL_LABEL] ? { nodePool: labels[NODEPOOL_LABEL] } : {}),
+    ...(str(record(spec.nodeClassRef).name) ? { nodeClass: str(record(spec.nodeClassRef).name) } : {}),
+    ...(str(status.imageID) ? { imageId: str(status.imageID) } : {}),
+    ...(str(status.nodeName) ? { nodeName: str(status.nodeName) } : {}),
+    ...(str(status.providerID) ? { providerId: str(status.providerID) } : {}),
+    ...(labels['kubernetes.io/arch'] ? { arch: labels['kubernetes.io/arch'] } : {}),
+    ...(labels['node.kubernetes.io/instance-type'] ? { instanceType: labels['node.kubernetes.io/instance-type'] } : {}),
+    gpu: hasPositive(labels['karpenter.k8s.aws/instance-gpu-count']),
+    accelerator: hasPositive(labels['karpenter.k8s.aws/instance-accelerator-count']),
+    ...(str(o.metadata?.creationTimestamp) ? { createdAt: str(o.metadata?.creationTimestamp) } : {}),
+    deleting: deletion !== undefined,
+    ...(deletion ? { deletionTimestamp: deletion } : {}),
+    ...(str(spec.terminationGracePeriod) ? { terminationGracePeriod: str(spec.terminationGracePeriod) } : {}),
+    conditions: conditionsOf(o.status),
+  };
+}
+
+function hasPositive(v: string | undefined): boolean {
+  return v !== undefined && Number(v) > 0;
+}
+
+const HOSTNAME = 'kubernetes.io/hostname';
+
+export function nodeView(o: ApiObject): NodeView {
+  const spec = record(o.spec);
+  const status = record(o.status);
+  const labels = o.metadata?.labels ?? {};
+  const readyCondition = record(list(status.conditions).find((c) => record(c).type === 'Ready'));
+  const ready = readyCondition.status === 'True';
+  return {
+    name: o.metadata?.name ?? '',
+    uid: o.metadata?.uid ?? '',
+    resourceVersion: o.metadata?.resourceVersion ?? '',
+    ...(labels[NODEPOOL_LABEL] ? { nodePool: labels[NODEPOOL_LABEL] } : {}),
+    ...(str(spec.providerID) ? { providerId: str(spec.providerID) } : {}),
+    ...(str(record(status.nodeInfo).kubeletVersion) ? { kubeletVersion: str(record(status.nodeInfo).kubeletVersion) } : {}),
+    ...(str(record(status.nodeInfo).osImage) ? { osImage: str(record(status.nodeInfo).osImage) } : {}),
+    ready,
+    ...(!ready
+      ? {
+          notReady: {
+            status: str(readyCondition.status) ?? 'Unknown',
+            reason: str(readyCondition.reason) ?? '',
+            message: str(readyCondition.message) ?? '',
+            ...(str(readyCondition.lastTransitionTime) ? { since: str(readyCondition.lastTransitionTime) } : {}),
+          },
+        }
+      : {}),
+    initialized: labels['karpenter.sh/initialized'] === 'true',
+    doNotDisrupt: o.metadata?.annotations?.[DO_NOT_DISRUPT] === 'true',
+    ...(o.metadata?.annotations?.[NODE_HOLD_ANNOTATION] !== undefined ? { heldBy: o.metadata.annotations[NODE_HOLD_ANNOTATION] } : {}),
+    taints: list(spec.taints).map((t) => {
+      const r = record(t);
+      return { key: str(r.key) ?? '', ...(str(r.value) ? { value: str(r.value) } : {}), effect: str(r.effect) ?? '' } satisfies TaintView;
+    }),
+    deleting: o.metadata?.deletionTimestamp !== undefined,
+    ...(str(o.metadata?.creationTimestamp) ? { createdAt: str(o.metadata?.creationTimestamp) } : {}),
+    ...(labels[HOSTNAME] ? { hostname: labels[HOSTNAME] } : {}),
+  };
+}
+
+export function pdbView(o: ApiObject): PdbView {
+  const status = record(o.status);
+  const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  return {
+    namespace: o.metadata?.namespace ?? '',
+    name: o.metadata?.name ?? '',
+    ...(record(o.spec).selector ? { selector: record(record(o.spec).selector) } : {}),
+    disruptionsAllowed: num(status.disruptionsAllowed) ?? 0,
+    ...(str(record(o.spec).unhealthyPodEvictionPolicy) ? { unhealthyPodEvictionPolicy: str(record(o.spec).unhealthyPodEvictionPolicy) } : {}),
+    ...(num(status.currentHealthy) !== undefined ? { currentHealthy: num(status.currentHealthy) } : {}),
+    ...(num(status.desiredHealthy) !== undefined ? { desiredHealthy: num(status.desiredHealthy) } : {}),
+    ...(num(status.expectedPods) !== undefined ? { expectedPods: num(status.expectedPods) } : {}),
+  };
+}
+
+export function podView(o: ApiObject): PodView {
+  const value = o.metadata?.annotations?.[DO_NOT_DISRUPT];
+  const status = record(o.status);
+  const owners = o.metadata?.ownerReferences ?? [];
+  const ready = list(status.conditions).find((c) => record(c).type === 'Ready');
+  return {
+    namespace: o.metadata?.namespace ?? '',
+    name: o.metadata?.name ?? '',
+    ...(str(record(o.spec).nodeName) ? { nodeName: str(record(o.spec).nodeName) } : {}),
+    labels: o.metadata?.labels ?? {},
+    ...(str(status.phase) ? { phase: str(status.phase) } : {}),
+    ...(str(status.startTime) ? { startTime: str(status.startTime) } : {}),
+    ...(typeof value === 'string' ? { doNotDisrupt: value } : {}),
+    daemonSet: owners.some((r) => r.kind === 'DaemonSet'),
+    // IsOwnedByNode: a v1 Node owner (the kubelet's mirror of a static pod).
+    mirror: owners.some((r) => r.kind === 'Node' && r.apiVersion === 'v1'),
+    toleratesDisrupted: list(record(o.spec).tolerations).some((t) => toleratesDisrupted(record(t))),
+    notReady: ready !== undefined && record(ready).status === 'False',
+    ...(ready !== undefined && record(ready).status === 'True' ? { ready: true } : {}),
+    ...(str(o.metadata?.creationTimestamp) ? { createdAt: str(o.metadata?.creationTimestamp) } : {}),
+    ...controllerOf(owners),
+    ...containerHealth(status),
+    deleting: o.metadata?.deletionTimestamp !== undefined,
+    ...(pinnedNode(record(o.spec)) !== undefined ? { pinnedTo: pinnedNode(record(o.spec)) } : {}),
+  };
+}
+
+function controllerOf(owners: NonNullable<ApiObject['metadata']>['ownerReferences'] = []): { owner?: string } {
+  const c = owners.find((r) => r.controller === true) ?? owners[0];
+  return c?.kind && c.name ? { owner: `${c.kind}/${c.name}` } : {};
+}
+
+/** Waiting reasons of a container that is starting normally: not a sign of trouble by themselves. */
+const STARTING = new Set(['ContainerCreating', 'PodInitializing']);
+
+/** Restart counts and the first container held back, init containers first (as the kubelet runs them). */
+function containerHealth(status: Record<string, unknown>): Pick<PodView, 'restarts' | 'waiting'> {
+  const statuses = [...list(status.initContainerStatuses), ...list(status.containerStatuses)].map(record);
+  let restarts = 0;
+  let waiting: PodView['waiting'];
+  for (const c of statuses) {
+    restarts += typeof c.restartCount === 'number' ? c.restartCount : 0;
+    const w = record(record(c.state).waiting);
+    const reason = str(w.reason);
+    if (waiting !== undefined || reason === undefined || STARTING.has(reason)) continue;
+    const last = record(record(c.lastState).terminated);
+    const exit = typeof last.exitCode === 'number' ? `exit code ${last.exitCode}${str(last.reason) ? ` (${str(last.reason)})` : ''}` : undefined;
+    waiting = {
+      container: str(c.name) ?? '',
+      reason,
+      ...(str(w.message) ? { message: str(w.message) } : {}),
+      ...(exit ? { lastExit: exit } : {}),
+    };
+  }
+  return { ...(restarts > 0 ? { restarts } : {}), ...(waiting ? { waiting } : {}) };
+}
+
+// corev1 Toleration.ToleratesTaint for the taint {key: karpenter.sh/disrupted, effect: NoSchedule} (no value).
+function toleratesDisrupted(t: Record<string, unknown>): boolean {
+  const effect = str(t.effect) ?? '';
+  const key = str(t.key) ?? '';
+  if (effect !== '' && effect !== 'NoSchedule') return false;
+  if (key !== '' && key !== DISRUPTED_TAINT_KEY) return false;
+  const operator = str(t.operator) ?? '';
+  if (operator === 'Exists') return true;
+  return (operator === '' || operator === 'Equal') && (str(t.value) ?? '') === '';
+}
+
+interface NodeSelectorRequirement {
+  key?: string;
+  operator?: string;
+  values?: string[];
+}
+
+// The scheduler ANDs nodeSelector with required affinity and ORs the affinity's terms: the pod is pinned when the
+// nodeSelector names a hostname, or every term allows exactly one and the same node.
+function pinnedNode(spec: Record<string, unknown>): string | undefined {
+  const bySelector = str(record(spec.nodeSelector)[HOSTNAME]);
+  if (bySelector !== undefined) return bySelector;
+  const required = record(record(record(spec.affinity).nodeAffinity).requiredDuringSchedulingIgnoredDuringExecution);
+  const terms = list(required.nodeSelectorTerms).map(record);
+  const one = (reqs: unknown, key: string) =>
+    (list(reqs) as NodeSelectorRequirement[]).flatMap((r) =>
+      r.key === key && r.operator === 'In' && r.values?.length === 1 ? [r.values[0]!] : [],
+    );
+  const perTerm = terms.map((t) => [...one(t.matchExpressions, HOSTNAME), ...one(t.matchFields, 'metadata.name')][0]);
+  const first = perTerm[0];
+  return first !== undefined && perTerm.every((n) => n === first) ? first : undefined;
+}
+
+export function eventView(o: ApiObject): EventView {
+  const involved = record(o.involvedObject);
+  return {
+    uid: o.metadata?.uid ?? '',
+    namespace: o.metadata?.namespace ?? '',
+    reason: str(o.reason) ?? '',
+    message: str(o.message) ?? '',
+    ...(str(o.type) ? { type: str(o.type) } : {}),
+    ...(str(involved.kind) ? { involvedKind: str(involved.kind) } : {}),
+    ...(str(involved.name) ? { involvedName: str(involved.name) } : {}),
+    count: typeof o.count === 'number' ? o.count : 1,
+    ...(str(o.firstTimestamp) ? { firstTimestamp: str(o.firstTimestamp) } : {}),
+    ...(str(o.lastTimestamp ?? o.eventTime) ? { lastTimestamp: str(o.lastTimestamp ?? o.eventTime) } : {}),
+  };
+}
+
+/** Does a label selector select these labels (In, NotIn, Exists, DoesNotExist)? An absent selector selects nothing. */
+export function selectorMatches(selector: LabelSelector | undefined, labels: Record<string, string>): boolean {
+  if (!selector) return false;
+  const byLabels = Object.entries(selector.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
+  return (
+    byLabels &&
+    (selector.matchExpressions ?? []).every((e) => {
+      const value = labels[e.key];
+      if (e.operator === 'In') return value !== undefined && (e.values ?? []).includes(value);
+      if (e.operator === 'NotIn') return value === undefined || !(e.values ?? []).includes(value);
+      if (e.operator === 'Exists') return value !== undefined;
+      return value === undefined;
+    })
+  );
+}

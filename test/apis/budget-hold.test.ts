@@ -1,0 +1,159 @@
+import { describe, expect, it } from 'vitest';
+import { allowedDisruptions, type Budget } from '../../src/karpenter/budgets.js';
+import {
+  decodeHoldRecord,
+  encodeHoldRecord,
+  heldAllowance,
+  heldBudgets,
+  sameBudgets,
+  userBudgets,
+  type HoldRecord,
+} from '../../src/apis/budget-hold.js';
+
+const now = new Date(Date.UTC(2026, 10, 25, 12));
+const record = (budgets: Budget[] | null): HoldRecord => ({
+  runId: 'r1',
+  since: '2026-11-25T12:00:00.000Z',
+  budgets,
+});
+const nightly: Budget = {
+  nodes: '0',
+  schedule: '0 22 * * *',
+  duration: '8h',
+  reasons: ['Drifted'],
+};
+
+describe('heldBudgets: the list karp-drift writes', () => {
+  it.each<[string, Budget[] | null, number, Budget[]]>([
+    [
+      'absent field: the CRD default made explicit, then the hold',
+      null,
+      0,
+      [{ nodes: '10%' }, { nodes: '0', reasons: ['Drifted'] }],
+    ],
+    [
+      'the user list first, in order, then the hold',
+      [{ nodes: '20%' }, nightly],
+      3,
+      [{ nodes: '20%' }, nightly, { nodes: '3', reasons: ['Drifted'] }],
+    ],
+    ['an explicit empty list (unlimited) gains only the hold', [], 5, [{ nodes: '5', reasons: ['Drifted'] }]],
+  ])('%s', (_name, user, allowance, expected) => {
+    expect(heldBudgets(user, allowance)).toEqual({ budgets: expected });
+  });
+
+  it('refuses a list already at the CRD maximum of 50', () => {
+    const full = Array.from({ length: 50 }, () => ({ nodes: '10%' }));
+    expect(heldBudgets(full, 0)).toEqual({
+      error:
+        'it already has 50 disruption budgets, the most a NodePool may have (50): hold it with --hold-with node instead',
+    });
+  });
+
+  // The allowance Karpenter computes never exceeds the hold, and never exceeds what the user's budgets allow.
+  it.each<[string, Budget[] | null, number, number, number]>([
+    ['hold 0 under 100%', [{ nodes: '100%' }], 0, 20, 0],
+    ['hold 3 under the default 10% of 50 (5)', null, 3, 50, 3],
+    ['hold 30 under the default 10% of 50: the user budget stays stricter', null, 30, 50, 5],
+    ['hold 30 under a user "2"', [{ nodes: '2' }], 30, 50, 2],
+    ['hold 4 under an unlimited empty list', [], 4, 50, 4],
+  ])('never looser: %s', (_name, user, allowance, numNodes, expected) => {
+    const written = heldBudgets(user, allowance);
+    if ('error' in written) throw new Error(written.error);
+    const before = allowedDisruptions(user ?? undefined, { numNodes, disrupting: 0 }, 'Drifted', now).allowed;
+    const after = allowedDisruptions(written.budgets, { numNodes, disrupting: 0 }, 'Drifted', now).allowed;
+    expect(after).toBe(expected);
+    expect(after).toBeLessThanOrEqual(before);
+  });
+
+  it('leaves consolidation alone: the hold names only Drifted', () => {
+    const written = heldBudgets(null, 0);
+    if ('error' in written) throw new Error(written.error);
+    expect(allowedDisruptions(written.budgets, { numNodes: 50, disrupting: 0 }, 'Underutilized', now).allowed).toBe(5);
+  });
+});
+
+describe('userBudgets: what a release puts back', () => {
+  it.each<[string, Budget[] | undefined, HoldRecord | undefined, Budget[] | null]>([
+    ['not held: the live list', [{ nodes: '20%' }], undefined, [{ nodes: '20%' }]],
+    ['not held, absent field', undefined, undefined, null],
+    [
+      'held: the live list without the hold',
+      [{ nodes: '20%' }, nightly, { nodes: '0', reasons: ['Drifted'] }],
+      record([{ nodes: '20%' }, nightly]),
+      [{ nodes: '20%' }, nightly],
+    ],
+    [
+      'held from an absent field: absent again',
+      [{ nodes: '10%' }, { nodes: '2', reasons: ['Drifted'] }],
+      record(null),
+      null,
+    ],
+    [
+      'held from an explicit 10%: the explicit 10% again',
+      [{ nodes: '10%' }, { nodes: '2', reasons: ['Drifted'] }],
+      record([{ nodes: '10%' }]),
+      [{ nodes: '10%' }],
+    ],
+    // Somebody replaced the list while it was held (their GitOps sync, kubectl edit): their list wins.
+    ['held, then replaced by the user', [{ nodes: '5%' }], record([{ nodes: '20%' }]), [{ nodes: '5%' }]],
+    [
+      'held, then the user added a budget before the hold',
+      [{ nodes: '20%' }, { nodes: '1' }, { nodes: '0', reasons: ['Drifted'] }],
+      record([{ nodes: '20%' }]),
+      [{ nodes: '20%' }, { nodes: '1' }],
+    ],
+    ['held, field removed by the user', undefined, record([{ nodes: '20%' }]), null],
+  ])('%s', (_name, live, rec, expected) => {
+    expect(userBudgets(live, rec)).toEqual(expected);
+  });
+
+  it('restores byte for byte: hold then release is the identity on the user list', () => {
+    for (const user of [
+      null,
+      [],
+      [{ nodes: '20%' }, nightly],
+      [{ nodes: '10%' }],
+      [{ nodes: '0', reasons: ['Drifted' as const] }],
+    ]) {
+      const written = heldBudgets(user, 0);
+      if ('error' in written) throw new Error(written.error);
+      const restored = userBudgets(written.budgets, record(user));
+      expect(restored).toEqual(user);
+      expect(sameBudgets(restored, user)).toBe(true);
+    }
+  });
+});
+
+describe('hold record', () => {
+  it('round-trips', () => {
+    const r = record([{ nodes: '20%' }, nightly]);
+    expect(decodeHoldRecord(encodeHoldRecord(r))).toEqual(r);
+    expect(decodeHoldRecord(encodeHoldRecord(record(null)))).toEqual(record(null));
+  });
+
+  it.each<[string | undefined, unknown]>([
+    [undefined, undefined],
+    ['{', { error: 'annotation karp-drift.io/drift-hold is not JSON' }],
+    ['"x"', { error: 'annotation karp-drift.io/drift-hold is not an object' }],
+    ['{"since":"x","budgets":null}', { error: 'annotation karp-drift.io/drift-hold has no runId or since' }],
+    [
+      '{"runId":"a","since":"x","budgets":[{"n":1}]}',
+      { error: 'annotation karp-drift.io/drift-hold has no budgets list' },
+    ],
+  ])('decodes %j', (text, expected) => {
+    expect(decodeHoldRecord(text)).toEqual(expected);
+  });
+
+  it('reads the allowance it wrote', () => {
+    expect(heldAllowance([{ nodes: '10%' }, { nodes: '4', reasons: ['Drifted'] }], record(null))).toBe(4);
+    expect(heldAllowance([{ nodes: '10%' }], record(null))).toBeUndefined();
+    expect(heldAllowance([{ nodes: '4', reasons: ['Drifted'] }], undefined)).toBeUndefined();
+  });
+
+  it('compares budgets field by field, whatever the key order', () => {
+    expect(sameBudgets([{ reasons: ['Drifted'], nodes: '1' }], [{ nodes: '1', reasons: ['Drifted'] }])).toBe(true);
+    expect(sameBudgets([{ nodes: '1' }], [{ nodes: '1', reasons: ['Drifted'] }])).toBe(false);
+    expect(sameBudgets(null, [])).toBe(false);
+  });
+});

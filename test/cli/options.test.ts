@@ -1,0 +1,316 @@
+// Flag parsing: strings in, typed options out, and the exact message for each bad value (exit 2).
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
+import {
+  parseAmisOptions,
+  parseChoiceList,
+  parseDuration,
+  parseGlobalOptions,
+  parseKubernetesMinor,
+  parseRelease,
+  parseRenderOptions,
+  parsePlanOptions,
+  parseSandboxOptions,
+  parseDemoOptions,
+  parseStatusOptions,
+  parseUpgradeOptions,
+} from '../../src/cli/options.js';
+import { ARCHES } from '../../src/ami/families.js';
+
+function usageMessage(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof UsageError) return err.message;
+    throw err;
+  }
+  throw new Error('expected a UsageError');
+}
+
+const FORMS = 'accepted forms: 1.31, v1.31, or 1.31.4 (AMIs are published per minor)';
+
+describe('parseKubernetesMinor', () => {
+  it.each([
+    ['1.31', { version: '1.31' }],
+    ['v1.31', { version: '1.31' }],
+    [' 1.30 ', { version: '1.30' }],
+    ['1.031', { version: '1.31' }],
+    ['1.31.4', { version: '1.31', note: '--to 1.31.4: EKS-optimized AMIs are published per minor; using 1.31' }],
+    ['v1.29.10', { version: '1.29', note: '--to v1.29.10: EKS-optimized AMIs are published per minor; using 1.29' }],
+  ])('%j -> %j', (input, expected) => {
+    expect(parseKubernetesMinor(input)).toEqual(expected);
+  });
+
+  it.each(['1.3O', '2', 'latest', '2.1', '', '1', 'v1.31.x', '1.31.4.1'])(
+    'refuses %j listing the accepted forms',
+    (input) => {
+      expect(usageMessage(() => parseKubernetesMinor(input))).toBe(
+        `--to ${JSON.stringify(input)} is not a Kubernetes version; ${FORMS}`,
+      );
+    },
+  );
+});
+
+describe('parseChoiceList', () => {
+  it.each([
+    ['amd64', { values: ['amd64'], all: false }],
+    ['arm64, AMD64', { values: ['arm64', 'amd64'], all: false }],
+    ['amd64,amd64', { values: ['amd64'], all: false }],
+    ['all', { values: ['amd64', 'arm64'], all: true }],
+  ])('%j -> %j', (input, expected) => {
+    expect(parseChoiceList(input, ARCHES, '--arch')).toEqual(expected);
+  });
+
+  it.each([
+    [
+      'x86_64',
+      '--arch "x86_64" is not valid (architectures use Kubernetes names: amd64, arm64); expected one of amd64, arm64, a comma list, or all',
+    ],
+    ['amd64,all', '--arch "all" is not valid; expected one of amd64, arm64, a comma list, or all'],
+    [',', '--arch is empty; expected one of amd64, arm64, a comma list, or all'],
+  ])('refuses %j', (input, message) => {
+    expect(usageMessage(() => parseChoiceList(input, ARCHES, '--arch'))).toBe(message);
+  });
+});
+
+describe('parseRelease', () => {
+  it.each([
+    ['latest', 'latest'],
+    ['v20241109', 'v20241109'],
+    ['20241109', 'v20241109'],
+    ['1.26.1', '1.26.1'],
+    ['v1.26.1', '1.26.1'],
+  ])('%j -> %j', (input, expected) => {
+    expect(parseRelease(input)).toBe(expected);
+  });
+
+  it.each(['v2024', 'newest', '1.26', 'al2023@v20241109'])('refuses %j', (input) => {
+    expect(usageMessage(() => parseRelease(input))).toBe(
+      `--release ${JSON.stringify(input)} is not an AMI release; use latest, vYYYYMMDD (AL2, AL2023, e.g. v20241109) or X.Y.Z (Bottlerocket, e.g. 1.26.1)`,
+    );
+  });
+});
+
+describe('parseDuration', () => {
+  it.each([
+    ['90s', 90_000],
+    ['15m', 900_000],
+    ['1h30m', 5_400_000],
+    ['500ms', 500],
+    ['1.5h', 5_400_000],
+  ])('%j -> %d ms', (input, ms) => {
+    expect(parseDuration(input, '--timeout')).toBe(ms);
+  });
+
+  it.each(['2d', '10', '', 'm5'])('refuses %j', (input) => {
+    expect(usageMessage(() => parseDuration(input, '--timeout'))).toBe(
+      `--timeout ${JSON.stringify(input)} is not a duration; use Go durations such as 90s, 15m or 1h30m (units ms, s, m, h)`,
+    );
+  });
+});
+
+describe('parseGlobalOptions', () => {
+  const defaults = { output: 'human', color: true, verbose: false, quiet: false, requestTimeoutMs: 30_000 };
+
+  it.each<[string, Record<string, unknown>, NodeJS.ProcessEnv, boolean, Record<string, unknown>]>([
+    ['colour on a terminal', {}, {}, true, { ...defaults, color: true }],
+    ['no colour when stdout is not a terminal', {}, {}, false, { ...defaults, color: false }],
+    ['no colour with NO_COLOR', {}, { NO_COLOR: '1' }, true, { ...defaults, color: false }],
+    ['colour with an empty NO_COLOR', {}, { NO_COLOR: '' }, true, { ...defaults, color: true }],
+    ['no colour with --no-color', { color: false }, {}, true, { ...defaults, color: false }],
+    ['no colour in JSON', { output: 'json' }, {}, true, { ...defaults, output: 'json', color: false }],
+    ['-o wide is human output with the wide columns', { output: 'wide' }, {}, true, { ...defaults, output: 'human', wide: true }],
+    [
+      'AWS and kube flags',
+      { region: 'eu-west-1', profile: 'prod', kubeconfig: '/k', context: 'c', verbose: true },
+      {},
+      false,
+      {
+        ...defaults,
+        color: false,
+        verbose: true,
+        region: 'eu-west-1',
+        profile: 'prod',
+        kubeconfig: '/k',
+        context: 'c',
+      },
+    ],
+    [
+      '--expect-cluster by ARN',
+      { expectCluster: 'arn:aws:eks:eu-west-1:111122223333:cluster/prod' },
+      {},
+      false,
+      { ...defaults, color: false, expectCluster: { text: 'arn:aws:eks:eu-west-1:111122223333:cluster/prod', name: 'prod', region: 'eu-west-1', account: '111122223333' } },
+    ],
+    ['--expect-cluster by name', { expectCluster: 'prod' }, {}, false, { ...defaults, color: false, expectCluster: { text: 'prod', name: 'prod' } }],
+  ])('%s', (_name, flags, env, tty, expected) => {
+    expect(parseGlobalOptions(flags, env, tty)).toEqual(expected);
+  });
+
+  it.each<[Record<string, unknown>, string]>([
+    [{ verbose: true, quiet: true }, '-v/--verbose and -q/--quiet cannot be used together'],
+    [{ output: 'yaml' }, '-o/--output must be human, wide or json'],
+    [{ expectCluster: 'arn:aws:eks:us-west-2:1:cluster/prod' }, '--expect-cluster "arn:aws:eks:us-west-2:1:cluster/prod" is not an EKS cluster ARN'],
+  ])('refuses %j', (flags, message) => {
+    // toContain: zod-checked flags may carry a `--flag: ` prefix in front of their own message.
+    expect(usageMessage(() => parseGlobalOptions(flags, {}, false))).toContain(message);
+  });
+});
+
+describe('parseAmisOptions', () => {
+  it.each<[Record<string, string>, ReturnType<typeof parseAmisOptions>]>([
+    [
+      { to: '1.31' },
+      {
+        kubernetes: { version: '1.31' },
+        families: ['al2023'],
+        arches: ['amd64', 'arm64'],
+        variants: ['standard'],
+        expand: { families: false, arches: true, variants: false },
+        release: 'latest',
+      },
+    ],
+    [
+      { to: 'v1.30.2', family: 'all', arch: 'arm64', variant: 'nvidia,standard', release: 'v1.20.4' },
+      {
+        kubernetes: { version: '1.30', note: '--to v1.30.2: EKS-optimized AMIs are published per minor; using 1.30' },
+        families: ['al2', 'al2023', 'bottlerocket', 'windows2019', 'windows2022', 'windows2025'],
+        arches: ['arm64'],
+        variants: ['nvidia', 'standard'],
+        expand: { families: true, arches: false, variants: false },
+        release: '1.20.4',
+      },
+    ],
+  ])('%j', (flags, expected) => {
+    expect(parseAmisOptions(flags)).toEqual(expected);
+  });
+
+  it.each<[Record<string, unknown>, string]>([
+    [{ to: 'latest' }, `--to "latest" is not a Kubernetes version; ${FORMS}`],
+    [
+      { to: '1.31', family: 'ubuntu' },
+      '--family "ubuntu" is not valid; expected one of al2, al2023, bottlerocket, windows2019, windows2022, windows2025, a comma list, or all',
+    ],
+    [
+      { to: '1.31', variant: 'gpu' },
+      '--variant "gpu" is not valid; expected one of standard, nvidia, neuron, a comma list, or all',
+    ],
+  ])('refuses %j', (flags, message) => {
+    expect(usageMessage(() => parseAmisOptions(flags))).toBe(message);
+  });
+});
+
+describe('parseRenderOptions', () => {
+  const required = { to: '1.31', clusterName: 'prod', role: 'KarpenterNodeRole-prod' };
+
+  it('defaults to al2023 pinned by id, the newest release, named default', () => {
+    expect(parseRenderOptions(required)).toEqual({
+      kubernetes: { version: '1.31' },
+      clusterName: 'prod',
+      role: 'KarpenterNodeRole-prod',
+      family: 'al2023',
+      pin: 'id',
+      release: 'latest',
+      templates: undefined,
+      name: 'default',
+    });
+  });
+
+  it.each<[Record<string, unknown>, string]>([
+    [{ family: 'al2,al2023' }, '--family takes exactly one family for render'],
+    [{ family: 'all' }, '--family takes exactly one family for render'],
+    [{ pin: 'name' }, '--pin must be id or alias'],
+    [{ name: 'Default' }, '--name must be a lowercase DNS-1123 name (a-z, 0-9, -, .)'],
+    [{ name: 'a'.repeat(64) }, '--name must be at most 63 characters'],
+    [{ clusterName: '' }, '--cluster-name is empty'],
+  ])('refuses %j', (flags, message) => {
+    expect(usageMessage(() => parseRenderOptions({ ...required, ...flags }))).toContain(message);
+  });
+});
+
+describe('parsePlanOptions / parseUpgradeOptions / parseStatusOptions / parseSandboxOptions', () => {
+  it.each([
+    [{ to: '1.30' }, { kubernetes: { version: '1.30' }, nodeClasses: [], release: 'latest', pin: 'id' }],
+    [{ to: 'v1.31', nodeclass: ['default', 'gpu', 'default'], pin: 'alias', release: '20261023' }, { kubernetes: { version: '1.31' }, nodeClasses: ['default', 'gpu'], release: 'v20261023', pin: 'alias' }],
+    [{ to: '1.30', forceConflicts: true }, { kubernetes: { version: '1.30' }, nodeClasses: [], release: 'latest', pin: 'id', forceConflicts: true }],
+    [{ to: '1.30', pin: 'name' }, { kubernetes: { version: '1.30' }, nodeClasses: [], release: 'latest', pin: 'name' }],
+    [{ to: '1.30', amisFile: 'amis.json' }, { kubernetes: { version: '1.30' }, nodeClasses: [], release: 'latest', pin: 'id', amisFile: 'amis.json' }],
+    [{ to: '1.30', fromContext: 'staging' }, { kubernetes: { version: '1.30' }, nodeClasses: [], release: 'latest', pin: 'id', fromCluster: { context: 'staging' } }],
+    [{ to: '1.30', fromKubeconfig: 'staging.yaml' }, { kubernetes: { version: '1.30' }, nodeClasses: [], release: 'latest', pin: 'id', fromCluster: { kubeconfig: 'staging.yaml' } }],
+    [
+      { to: '1.30', fromContext: 'staging', fromKubeconfig: 'all.yaml', release: 'latest' },
+      { kubernetes: { version: '1.30' }, nodeClasses: [], release: 'latest', pin: 'id', fromCluster: { context: 'staging', kubeconfig: 'all.yaml' } },
+    ],
+  ])('plan %j', (flags, expected) => {
+    expect(parsePlanOptions(flags)).toEqual(expected);
+  });
+
+  it('upgrade --templates: --accept-template-drift is off unless given', () => {
+    const templates = { to: '1.30', clusterName: 'prod', role: 'KarpenterNodeRole-prod' };
+    expect(parseUpgradeOptions(templates).templates).toMatchObject({ clusterName: 'prod', acceptTemplateDrift: false });
+    expect(parseUpgradeOptions({ ...templates, acceptTemplateDrift: true }).templates).toMatchObject({ acceptTemplateDrift: true });
+  });
+
+  it('upgrade: defaults, durations and --no-wait', () => {
+    expect(parseUpgradeOptions({ to: '1.30' })).toMatchObject({ yes: false, dryRun: false, wait: true, timeoutMs: 3_600_000, stallTimeoutMs: 900_000, forceConflicts: false });
+    expect(parseUpgradeOptions({ to: '1.30', yes: true, wait: false, timeout: '90s', stallTimeout: '2m30s', forceConflicts: true, dryRun: true })).toMatchObject({
+      yes: true,
+      dryRun: true,
+      wait: false,
+      timeoutMs: 90_000,
+      stallTimeoutMs: 150_000,
+      forceConflicts: true,
+    });
+  });
+
+  it.each([
+    [{ to: '1.30', timeout: '2d' }, '--timeout "2d" is not a duration; use Go durations such as 90s, 15m or 1h30m (units ms, s, m, h)'],
+    [{ to: '1.30', stallTimeout: '0s' }, '--stall-timeout "0s" is not longer than 0; give a duration such as 90s, 15m or 1h30m'],
+    [{ to: '1.30', timeout: '0m' }, '--timeout "0m" is not longer than 0; give a duration such as 90s, 15m or 1h30m'],
+    [{ to: '1.30', nodeclass: ['Default'] }, '--nodeclass "Default" is not an EC2NodeClass name (a lowercase DNS-1123 name)'],
+    [{ to: '1.30', pin: 'ssm' }, '--pin: --pin must be id, alias or name'],
+    [{ to: '1.30', acceptTemplateDrift: true }, '--accept-template-drift applies only to upgrade --templates (the render-and-apply flow)'],
+    [{ to: '1.30', amisFile: 'amis.json', release: 'v20261023' }, '--release v20261023 cannot go with --amis-file: the file records the releases to pin'],
+    [{ to: '1.30', amisFile: ' ' }, '--amis-file is empty; give the path of the file `amis -o json` or `plan -o json` wrote'],
+    [{ to: '1.30', amisFile: 'amis.json', clusterName: 'prod', role: 'r' }, '--amis-file cannot go with --templates: the render-and-apply flow resolves its AMIs from SSM'],
+    [{ to: '1.30', fromContext: 'staging', amisFile: 'amis.json' }, '--from-context staging cannot go with --amis-file: both name the AMIs to promote'],
+    [{ to: '1.30', fromKubeconfig: 'staging.yaml', amisFile: 'amis.json' }, '--from-kubeconfig staging.yaml cannot go with --amis-file: both name the AMIs to promote'],
+    [{ to: '1.30', fromContext: 'staging', release: 'v20261023' }, '--release v20261023 cannot go with --from-context staging: the releases to pin are the ones its nodes run'],
+    [{ to: '1.30', fromContext: '' }, '--from-context is empty; give the kubeconfig context of the cluster the AMIs were tested in (e.g. staging)'],
+    [{ to: '1.30', fromKubeconfig: ' ' }, '--from-kubeconfig is empty; give the path of the kubeconfig that reaches the cluster the AMIs were tested in'],
+    [{ to: '1.30', fromContext: 'staging', clusterName: 'prod', role: 'r' }, '--from-context cannot go with --templates: the render-and-apply flow resolves its AMIs from SSM'],
+  ])('upgrade refuses %j', (flags, message) => {
+    expect(usageMessage(() => parseUpgradeOptions(flags))).toBe(message);
+  });
+
+  it('status and sandbox', () => {
+    expect(parseStatusOptions({ nodeclass: ['default'], watch: true })).toEqual({ nodeClasses: ['default'], watch: true });
+    expect(parseSandboxOptions({ speed: '120', port: '6443' })).toEqual({ scenario: 'default', speed: 120, port: 6443 });
+    expect(usageMessage(() => parseSandboxOptions({ port: '70000' }))).toBe('--port "70000" is not valid; expected a whole number from 1 to 65535');
+  });
+
+  it.each<[Record<string, unknown>, Omit<ReturnType<typeof parseDemoOptions>, 'upgradeTo'> | string]>([
+    [{ scenario: 'default', timeout: '10m', stallTimeout: '2m' }, { scenario: 'default', timeoutMs: 600_000, stallTimeoutMs: 120_000 }],
+    [{ scenario: 'pdb-blocked', speed: '600', timeout: '1m', stallTimeout: '20s' }, { scenario: 'pdb-blocked', speed: 600, timeoutMs: 60_000, stallTimeoutMs: 20_000 }],
+    [{}, { scenario: 'default', timeoutMs: 600_000, stallTimeoutMs: 120_000 }],
+    [{ stallTimeout: '0s' }, '--stall-timeout "0s" is not longer than 0; give a duration such as 90s, 15m or 1h30m'],
+  ])('demo %j', (flags, expected) => {
+    if (typeof expected === 'string') expect(usageMessage(() => parseDemoOptions(flags))).toBe(expected);
+    else {
+      const { upgradeTo, ...parsed } = parseDemoOptions(flags);
+      expect(parsed).toEqual(expected);
+      // The demo's upgrade is `upgrade --to <the sandbox's control plane> --yes`, parsed as upgrade parses it.
+      expect(upgradeTo('1.30')).toEqual(parseUpgradeOptions({ to: '1.30', yes: true }));
+    }
+  });
+});
+
+describe('--request-timeout', () => {
+  it('defaults to 30 s and takes a Go duration', () => {
+    expect(parseGlobalOptions({}, {}, false).requestTimeoutMs).toBe(30_000);
+    expect(parseGlobalOptions({ requestTimeout: '90s' }, {}, false).requestTimeoutMs).toBe(90_000);
+    expect(usageMessage(() => parseGlobalOptions({ requestTimeout: '0s' }, {}, false))).toBe(
+      '--request-timeout "0s" is not longer than 0; give a duration such as 90s, 15m or 1h30m',
+    );
+  });
+});

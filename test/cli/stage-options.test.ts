@@ -1,0 +1,229 @@
+// --canary, --waves, --soak, --hold-with and --lock-namespace: flags as commander gives them in, a StagedRequest or
+// the exact message of a bad value (exit 2) out.
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
+import { DEFAULT_GATES } from '../../src/gates/request.js';
+import { parseGateOptions, parseLockOptions, parseStagedOptions } from '../../src/cli/stage-options.js';
+import { stagedFlags } from '../../src/stages/request.js';
+import type { WaveStep } from '../../src/stages/waves.js';
+
+function usageError(fn: () => unknown): UsageError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof UsageError) return err;
+    throw err;
+  }
+  throw new Error('expected a UsageError');
+}
+const usageMessage = (fn: () => unknown) => usageError(fn).message;
+
+interface Flags {
+  canary?: string[];
+  waves?: string;
+  soak?: string;
+  holdWith?: string;
+}
+
+const pct = (value: number): WaveStep => ({ kind: 'percent', value, text: `${value}%` });
+const count = (value: number): WaveStep => ({ kind: 'count', value, text: `${value}` });
+
+describe('parseStagedOptions: accepted', () => {
+  it.each<[string, Flags, ReturnType<typeof parseStagedOptions>]>([
+    ['no staged flags: not staged', {}, undefined],
+    ['an empty --canary list: not staged', { canary: [] }, undefined],
+    [
+      'canary only: one wave per stage, no soak, auto',
+      { canary: ['canary'] },
+      { canary: ['canary'], waves: [pct(100)], soakMs: 0, holdWith: 'auto', gates: DEFAULT_GATES },
+    ],
+    [
+      'a repeated --canary keeps its order, once each',
+      { canary: ['b', 'a', 'b'] },
+      { canary: ['b', 'a'], waves: [pct(100)], soakMs: 0, holdWith: 'auto', gates: DEFAULT_GATES },
+    ],
+    [
+      'waves only: no canary',
+      { waves: '1,10%,100%' },
+      { canary: [], waves: [count(1), pct(10), pct(100)], soakMs: 0, holdWith: 'auto', gates: DEFAULT_GATES },
+    ],
+    [
+      'everything',
+      { canary: ['canary'], waves: ' 1, 25 ,50%', soak: '1h30m', holdWith: 'node' },
+      {
+        canary: ['canary'],
+        waves: [count(1), count(25), pct(50)],
+        soakMs: 90 * 60_000,
+        holdWith: 'node',
+        gates: DEFAULT_GATES,
+      },
+    ],
+    [
+      'counts and percentages compare only within their kind',
+      { waves: '50%,10', holdWith: 'budget' },
+      { canary: [], waves: [pct(50), count(10)], soakMs: 0, holdWith: 'budget', gates: DEFAULT_GATES },
+    ],
+  ])('%s', (_name, flags, expected) => {
+    expect(parseStagedOptions({ ...flags })).toEqual(expected);
+  });
+});
+
+describe('parseStagedOptions: usage errors', () => {
+  it.each<[string, Flags]>([
+    ['--soak', { soak: '15m' }],
+    ['--hold-with', { holdWith: 'node' }],
+    ['--soak', { soak: '15m', holdWith: 'node', canary: [] }],
+  ])('%s without --waves or --canary', (flag, flags) => {
+    const err = usageError(() => parseStagedOptions({ ...flags }));
+    expect(err.message).toBe(`${flag} paces a staged rollout, and there is none: give --waves or --canary with it`);
+    expect(err.hint).toBe('e.g. --canary <nodepool> --waves 1,10%,100% --soak 15m');
+  });
+
+  it.each<[string, string]>([
+    ['', '--waves: "" is not a list of wave sizes: use counts and percentages separated by commas, e.g. 1,10%,100%'],
+    [
+      '1,,5',
+      '--waves: "1,,5" is not a list of wave sizes: use counts and percentages separated by commas, e.g. 1,10%,100%',
+    ],
+    ['abc', '--waves: wave "abc" is neither a node count (e.g. 5) nor a percentage (e.g. 10%)'],
+    ['1.5', '--waves: wave "1.5" is neither a node count (e.g. 5) nor a percentage (e.g. 10%)'],
+    ['-1', '--waves: wave "-1" is neither a node count (e.g. 5) nor a percentage (e.g. 10%)'],
+    ['0', '--waves: wave "0" replaces no node: every wave must be at least 1 or 1%'],
+    ['0%', '--waves: wave "0%" replaces no node: every wave must be at least 1 or 1%'],
+    ['1,0', '--waves: wave "0" replaces no node: every wave must be at least 1 or 1%'],
+    ['150%', '--waves: wave "150%" is over 100%'],
+    ['10%,5%', '--waves: waves are cumulative and must increase: "5%" follows "10%"'],
+    ['5,3', '--waves: waves are cumulative and must increase: "3" follows "5"'],
+    ['5,5', '--waves: waves are cumulative and must increase: "5" follows "5"'],
+    ['1,100%,5', '--waves: "5" follows "100%", which is already the whole stage'],
+  ])('--waves %j', (waves, message) => {
+    const err = usageError(() => parseStagedOptions({ waves, canary: ['canary'] }));
+    expect(err.message).toBe(message);
+    expect(err.hint).toBe('e.g. --waves 1,10%,100% (cumulative: one node, then up to 10 %, then the rest)');
+  });
+
+  it.each<[string, Flags, string]>([
+    [
+      '--soak abc',
+      { waves: '100%', soak: 'abc' },
+      '--soak "abc" is not a duration; use Go durations such as 90s, 15m or 1h30m (units ms, s, m, h)',
+    ],
+    [
+      '--soak 15 (no unit)',
+      { canary: ['c'], soak: '15' },
+      '--soak "15" is not a duration; use Go durations such as 90s, 15m or 1h30m (units ms, s, m, h)',
+    ],
+    ['--hold-with x', { waves: '100%', holdWith: 'x' }, '--hold-with: must be auto, budget or node'],
+    [
+      '--canary BAD_NAME',
+      { canary: ['canary', 'BAD_NAME'] },
+      '--canary "BAD_NAME" is not a NodePool name (a lowercase DNS-1123 name)',
+    ],
+    [
+      '--canary BAD_NAME, even with --waves',
+      { canary: ['BAD_NAME'], waves: '1,100%' },
+      '--canary "BAD_NAME" is not a NodePool name (a lowercase DNS-1123 name)',
+    ],
+  ])('%s', (_name, flags, message) => {
+    expect(usageMessage(() => parseStagedOptions({ ...flags }))).toBe(message);
+  });
+});
+
+describe('parseLockOptions', () => {
+  it.each<[Record<string, unknown>, string]>([
+    [{}, 'kube-system'],
+    [{ lockNamespace: 'karp-drift' }, 'karp-drift'],
+    [{ lockNamespace: 'a'.repeat(63) }, 'a'.repeat(63)],
+  ])('%j → %s', (flags, ns) => {
+    expect(parseLockOptions(flags)).toEqual({ lockNamespace: ns });
+  });
+
+  it.each(['Kube-System', 'kube_system', '-leading', 'trailing-', 'a.b', '', 'a'.repeat(64)])(
+    '--lock-namespace %j',
+    (ns) => {
+      expect(usageMessage(() => parseLockOptions({ lockNamespace: ns }))).toBe(
+        '--lock-namespace: is not a namespace name (a lowercase DNS-1123 label)',
+      );
+    },
+  );
+});
+
+describe('parseGateOptions', () => {
+  it.each<[string, Record<string, unknown>, Partial<typeof DEFAULT_GATES>]>([
+    ['no gate flags: the defaults', {}, {}],
+    ['--no-gates', { gates: false }, { builtIn: false }],
+    [
+      'every flag',
+      {
+        initDeadline: '20s',
+        podReadyDeadline: '1m',
+        maxRestarts: '0',
+        failureLimit: '3',
+        gateCmd: " ./smoke.sh 'a b' ",
+        gateTimeout: '30s',
+        gateInterval: '2m',
+        onFailure: 'rollback',
+      },
+      {
+        initDeadlineMs: 20_000,
+        podReadyDeadlineMs: 60_000,
+        maxRestarts: 0,
+        failureLimit: 3,
+        command: "./smoke.sh 'a b'",
+        commandTimeoutMs: 30_000,
+        commandIntervalMs: 120_000,
+        onFailure: 'rollback',
+      },
+    ],
+  ])('%s', (_name, flags, expected) => {
+    expect(parseGateOptions(flags)).toEqual({ ...DEFAULT_GATES, ...expected });
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    [
+      '--failure-limit 0',
+      { failureLimit: '0' },
+      '--failure-limit "0" is not valid; expected a whole number of at least 1',
+    ],
+    [
+      '--max-restarts -1',
+      { maxRestarts: '-1' },
+      '--max-restarts "-1" is not valid; expected a whole number of at least 0',
+    ],
+    ['--on-failure stop', { onFailure: 'stop' }, '--on-failure "stop" is not valid; expected pause or rollback'],
+    [
+      '--gate-cmd empty',
+      { gateCmd: '  ' },
+      '--gate-cmd is empty; give the command to run after each wave and soak (exit 0 passes)',
+    ],
+    ['--gate-timeout alone', { gateTimeout: '1m' }, '--gate-timeout goes with --gate-cmd, and there is none'],
+    ['--init-deadline 0s', { initDeadline: '0s' }, '--init-deadline "0s" must be longer than 0s'],
+  ])('%s', (_name, flags, message) => {
+    expect(usageMessage(() => parseGateOptions(flags))).toBe(message);
+  });
+
+  it('a gate flag without a staged rollout is an error, not ignored', () => {
+    expect(usageMessage(() => parseStagedOptions({ gateCmd: 'true' }))).toBe(
+      '--gate-cmd gates a staged rollout, and there is none: give --waves or --canary with it',
+    );
+    expect(usageMessage(() => parseStagedOptions({ gates: false }))).toBe(
+      '--no-gates gates a staged rollout, and there is none: give --waves or --canary with it',
+    );
+  });
+
+  it('the resume hint asks for the same gates again', () => {
+    const request = parseStagedOptions({
+      canary: ['canary'],
+      gateCmd: "echo 'ok'",
+      onFailure: 'rollback',
+      failureLimit: '2',
+    })!;
+    expect(stagedFlags(request)).toEqual([
+      '--canary canary',
+      '--waves 100%',
+      '--failure-limit 2',
+      `--gate-cmd 'echo '\\''ok'\\'''`,
+      '--on-failure rollback',
+    ]);
+  });
+});
