@@ -50,7 +50,7 @@ export interface GateKeeper {
   stop(): void;
 }
 
-export function createGateKeeper(settings: {
+interface GateKeeperSettings {
   cluster: Cluster;
   discovery: Discovery;
   request: GateRequest;
@@ -58,158 +58,220 @@ export function createGateKeeper(settings: {
   baseline: GateBaseline;
   plan: StagePlan;
   facts: GateFacts;
-}): GateKeeper {
-  const { request, scope, baseline, plan } = settings;
-  let tally: GateTally = { failures: 0 };
-  let lastHealthAt = 0;
-  let lastHealth: HealthVerdict | undefined;
-  let healthEveryMs = HEALTH_EVERY_MS;
+}
+
+/** What the gate keeper remembers between ticks. */
+interface GateKeeperState {
+  readonly settings: GateKeeperSettings;
+  tally: GateTally;
+  lastHealthAt: number;
+  lastHealth: HealthVerdict | undefined;
+  healthEveryMs: number;
   /** When each checkpoint was first seen, and whether each gate has passed there since. */
-  const reached = new Map<string, number>();
-  const healthPassed = new Set<string>();
-  const commandPassed = new Set<string>();
-  const commandRan = new Set<string>();
-  let running: { point: GatePoint; checkpoint?: Checkpoint; promise: Promise<GateCommandResult> } | undefined;
-  let finished: { point: GatePoint; checkpoint?: Checkpoint; result: GateCommandResult } | undefined;
-  let lastCommandAt = 0;
-  let wake: () => void = () => undefined;
-  const stopRuns = new AbortController();
+  readonly reached: Map<string, number>;
+  readonly healthPassed: Set<string>;
+  readonly commandPassed: Set<string>;
+  readonly commandRan: Set<string>;
+  running: { point: GatePoint; checkpoint?: Checkpoint; promise: Promise<GateCommandResult> } | undefined;
+  finished: { point: GatePoint; checkpoint?: Checkpoint; result: GateCommandResult } | undefined;
+  lastCommandAt: number;
+  wake: () => void;
+  readonly stopRuns: AbortController;
+}
 
-  function startCommand(
-    point: GatePoint,
-    checkpoint: Checkpoint | undefined,
-    stage: StageState | undefined,
-    replaced: string[],
-    now: Date,
-  ): void {
-    const env = commandEnv(settings.facts, plan, point, checkpoint, stage, replaced);
-    lastCommandAt = now.getTime();
-    const promise = runGateCommand(request.command!, env, request.commandTimeoutMs, stopRuns.signal);
-    running = { point, ...(checkpoint ? { checkpoint } : {}), promise };
-    void promise.then((result) => {
-      finished = { point, ...(checkpoint ? { checkpoint } : {}), result };
-      running = undefined;
-      wake();
-    });
-  }
+/** Where one tick stands: the checkpoint being gated (if any) and the nodes replaced so far. */
+interface TickFacts {
+  checkpoint: Checkpoint | undefined;
+  key: string | undefined;
+  fresh: boolean;
+  claims: NodeClaimView[];
+  nodes: ReadonlyMap<string, NodeView>;
+  stage: StageState | undefined;
+  replaced: string[];
+  now: Date;
+}
 
+type Step = { report?: GateReport; halt?: GateReport };
+
+export function createGateKeeper(settings: GateKeeperSettings): GateKeeper {
+  const { request } = settings;
+  const state: GateKeeperState = {
+    settings,
+    tally: { failures: 0 },
+    lastHealthAt: 0,
+    lastHealth: undefined,
+    healthEveryMs: HEALTH_EVERY_MS,
+    reached: new Map(),
+    healthPassed: new Set(),
+    commandPassed: new Set(),
+    commandRan: new Set(),
+    running: undefined,
+    finished: undefined,
+    lastCommandAt: 0,
+    wake: () => undefined,
+    stopRuns: new AbortController(),
+  };
   return {
     request,
     cleared(checkpoint) {
       const key = checkpointKey(checkpoint);
-      return (!request.builtIn || healthPassed.has(key)) && (request.command === undefined || commandPassed.has(key));
+      return (
+        (!request.builtIn || state.healthPassed.has(key)) && (request.command === undefined || state.commandPassed.has(key))
+      );
     },
     waiting(now) {
-      if (running) return `--gate-cmd for ${humanDuration(now.getTime() - lastCommandAt)}`;
-      const pending = lastHealth?.result === 'pending' ? lastHealth.pending : [];
+      if (state.running) return `--gate-cmd for ${humanDuration(now.getTime() - state.lastCommandAt)}`;
+      const pending = state.lastHealth?.result === 'pending' ? state.lastHealth.pending : [];
       return pending.length > 0 ? `${pending.length} coming up, e.g. ${pending[0]}` : undefined;
     },
     onSettled(w) {
-      wake = w;
+      state.wake = w;
     },
     stop() {
-      stopRuns.abort();
+      state.stopRuns.abort();
     },
-    async tick(claims, nodes, stage, now, signal) {
-      const reports: GateReport[] = [];
-      const checkpoint = stage?.phase === 'gating' ? stage.checkpoint : undefined;
-      const key = checkpoint ? checkpointKey(checkpoint) : undefined;
-      const fresh = key !== undefined && !reached.has(key);
-      if (key !== undefined && fresh) reached.set(key, now.getTime());
-      const all = [...claims]; // an iterator of the snapshot: read twice below
-      const replaced = gatedClaims(all, scope, baseline).flatMap((c) => (c.nodeName ? [c.nodeName] : []));
-
-      // A command run that ended: its verdict counts, and at a checkpoint it clears (or not) that checkpoint.
-      if (finished) {
-        const f = finished;
-        finished = undefined;
-        const result = f.result.result;
-        const counted = tallyEvaluation(tally, result, request.failureLimit, now, 'command');
-        tally = counted.tally;
-        if (f.checkpoint) {
-          // Passed: the checkpoint is cleared for the command. Failed below the limit: it runs again there.
-          if (result === 'passed') commandPassed.add(checkpointKey(f.checkpoint));
-          else commandRan.delete(checkpointKey(f.checkpoint));
-        }
-        const report: GateReport = {
-          source: 'command',
-          point: f.point,
-          ...(f.checkpoint ? { checkpoint: f.checkpoint } : {}),
-          result,
-          findings: result === 'passed' ? [] : [commandFinding(f.result)],
-          failures: tally.failures,
-          failureLimit: request.failureLimit,
-          command: f.result,
-        };
-        if (counted.halt) return { reports, halt: report };
-        reports.push(report);
-      }
-
-      // The built-in gates: at once at a new checkpoint, again while one waits, else on their interval.
-      // While a checkpoint waits on pods or nodes still coming up, look again soon; a failure is measured again on
-      // the normal interval (each failed evaluation counts toward --failure-limit).
-      const waitingHere =
-        key !== undefined && request.builtIn && !healthPassed.has(key) && lastHealth?.result === 'pending';
-      const due = now.getTime() - lastHealthAt >= (waitingHere ? Math.min(healthEveryMs, 2_000) : healthEveryMs);
-      if (request.builtIn && (fresh || due)) {
-        lastHealthAt = now.getTime();
-        const started = performance.now();
-        let verdict: HealthVerdict | undefined;
-        let unreadable: string | undefined;
-        try {
-          const reads = await readGateReads(settings.cluster, settings.discovery, replaced, signal);
-          verdict = evaluateHealth({ nodeClaims: all, nodes, ...reads }, scope, baseline, request, now);
-        } catch (e) {
-          if (signal.aborted) throw e;
-          unreadable = e instanceof Error ? e.message : String(e);
-        }
-        healthEveryMs = Math.max(HEALTH_EVERY_MS, (performance.now() - started) * COST_FACTOR);
-        lastHealth = verdict;
-        const result = verdict?.result ?? 'inconclusive';
-        const counted = tallyEvaluation(tally, result, request.failureLimit, now, 'health');
-        tally = counted.tally;
-        if (result === 'passed' && key !== undefined) healthPassed.add(key);
-        const report: GateReport = {
-          source: 'health',
-          point: checkpoint ? checkpoint.point : 'continuous',
-          ...(checkpoint ? { checkpoint } : {}),
-          result,
-          findings: verdict?.findings ?? [unreadableFinding(unreadable ?? 'unknown error')],
-          ...(verdict
-            ? {
-                counts: verdict.counts,
-                replacedNodes: verdict.replacedNodes.length,
-                pods: verdict.pods,
-                pdbs: verdict.pdbs,
-              }
-            : {}),
-          failures: tally.failures,
-          failureLimit: request.failureLimit,
-        };
-        if (counted.halt) return { reports, halt: report };
-        // Reported: a checkpoint passed, and every failed or unreadable evaluation (a pass between is quiet).
-        if ((result === 'passed' && key !== undefined) || result === 'failed' || result === 'inconclusive')
-          reports.push(report);
-      }
-
-      // The command: once per checkpoint, and on its interval while waves run and soak.
-      if (request.command !== undefined && running === undefined) {
-        if (key !== undefined && !commandRan.has(key)) {
-          commandRan.add(key);
-          startCommand(checkpoint!.point, checkpoint, stage, replaced, now);
-        } else if (
-          request.commandIntervalMs !== undefined &&
-          stage !== undefined &&
-          stage.phase !== 'done' &&
-          replaced.length > 0 &&
-          now.getTime() - lastCommandAt >= request.commandIntervalMs
-        ) {
-          startCommand('interval', undefined, stage, replaced, now);
-        }
-      }
-      return { reports };
-    },
+    tick: (claims, nodes, stage, now, signal) => tick(state, { claims, nodes, stage, now }, signal),
   };
+}
+
+/** One look: a finished command's verdict, then the built-in gates if due, then the command if due. */
+async function tick(
+  state: GateKeeperState,
+  look: { claims: Iterable<NodeClaimView>; nodes: ReadonlyMap<string, NodeView>; stage: StageState | undefined; now: Date },
+  signal: AbortSignal,
+): Promise<{ reports: GateReport[]; halt?: GateReport }> {
+  const { scope, baseline } = state.settings;
+  const checkpoint = look.stage?.phase === 'gating' ? look.stage.checkpoint : undefined;
+  const key = checkpoint ? checkpointKey(checkpoint) : undefined;
+  const fresh = key !== undefined && !state.reached.has(key);
+  if (key !== undefined && fresh) state.reached.set(key, look.now.getTime());
+  const claims = [...look.claims]; // an iterator of the snapshot: read twice below
+  const replaced = gatedClaims(claims, scope, baseline).flatMap((c) => (c.nodeName ? [c.nodeName] : []));
+  const facts: TickFacts = { checkpoint, key, fresh, claims, nodes: look.nodes, stage: look.stage, replaced, now: look.now };
+
+  const reports: GateReport[] = [];
+  const command = countFinishedCommand(state, facts);
+  if (command.halt) return { reports, halt: command.halt };
+  if (command.report) reports.push(command.report);
+  const health = await evaluateBuiltInGates(state, facts, signal);
+  if (health.halt) return { reports, halt: health.halt };
+  if (health.report) reports.push(health.report);
+  startDueCommand(state, facts);
+  return { reports };
+}
+
+/** A command run that ended: its verdict counts, and at a checkpoint it clears (or not) that checkpoint. */
+function countFinishedCommand(state: GateKeeperState, facts: TickFacts): Step {
+  const f = state.finished;
+  if (!f) return {};
+  const { request } = state.settings;
+  state.finished = undefined;
+  const result = f.result.result;
+  const counted = tallyEvaluation(state.tally, result, request.failureLimit, facts.now, 'command');
+  state.tally = counted.tally;
+  if (f.checkpoint) {
+    // Passed: the checkpoint is cleared for the command. Failed below the limit: it runs again there.
+    if (result === 'passed') state.commandPassed.add(checkpointKey(f.checkpoint));
+    else state.commandRan.delete(checkpointKey(f.checkpoint));
+  }
+  const report: GateReport = {
+    source: 'command',
+    point: f.point,
+    ...(f.checkpoint ? { checkpoint: f.checkpoint } : {}),
+    result,
+    findings: result === 'passed' ? [] : [commandFinding(f.result)],
+    failures: state.tally.failures,
+    failureLimit: request.failureLimit,
+    command: f.result,
+  };
+  return counted.halt ? { halt: report } : { report };
+}
+
+/**
+ * The built-in gates: at once at a new checkpoint, again while one waits, else on their interval. While a checkpoint
+ * waits on pods or nodes still coming up, look again soon; a failure is measured again on the normal interval (each
+ * failed evaluation counts toward --failure-limit).
+ */
+async function evaluateBuiltInGates(state: GateKeeperState, facts: TickFacts, signal: AbortSignal): Promise<Step> {
+  const { request, scope, baseline } = state.settings;
+  const { checkpoint, key, now } = facts;
+  const waitingHere =
+    key !== undefined && request.builtIn && !state.healthPassed.has(key) && state.lastHealth?.result === 'pending';
+  const due =
+    now.getTime() - state.lastHealthAt >= (waitingHere ? Math.min(state.healthEveryMs, 2_000) : state.healthEveryMs);
+  if (!request.builtIn || !(facts.fresh || due)) return {};
+  state.lastHealthAt = now.getTime();
+  const started = performance.now();
+  let verdict: HealthVerdict | undefined;
+  let unreadable: string | undefined;
+  try {
+    const reads = await readGateReads(state.settings.cluster, state.settings.discovery, facts.replaced, signal);
+    verdict = evaluateHealth({ nodeClaims: facts.claims, nodes: facts.nodes, ...reads }, scope, baseline, request, now);
+  } catch (e) {
+    if (signal.aborted) throw e;
+    unreadable = e instanceof Error ? e.message : String(e);
+  }
+  state.healthEveryMs = Math.max(HEALTH_EVERY_MS, (performance.now() - started) * COST_FACTOR);
+  state.lastHealth = verdict;
+  const result = verdict?.result ?? 'inconclusive';
+  const counted = tallyEvaluation(state.tally, result, request.failureLimit, now, 'health');
+  state.tally = counted.tally;
+  if (result === 'passed' && key !== undefined) state.healthPassed.add(key);
+  const report: GateReport = {
+    source: 'health',
+    point: checkpoint ? checkpoint.point : 'continuous',
+    ...(checkpoint ? { checkpoint } : {}),
+    result,
+    findings: verdict?.findings ?? [unreadableFinding(unreadable ?? 'unknown error')],
+    ...(verdict
+      ? { counts: verdict.counts, replacedNodes: verdict.replacedNodes.length, pods: verdict.pods, pdbs: verdict.pdbs }
+      : {}),
+    failures: state.tally.failures,
+    failureLimit: request.failureLimit,
+  };
+  if (counted.halt) return { halt: report };
+  // Reported: a checkpoint passed, and every failed or unreadable evaluation (a pass between is quiet).
+  const reported = (result === 'passed' && key !== undefined) || result === 'failed' || result === 'inconclusive';
+  return reported ? { report } : {};
+}
+
+/** The command: once per checkpoint, and on its interval while waves run and soak. */
+function startDueCommand(state: GateKeeperState, facts: TickFacts): void {
+  const { request } = state.settings;
+  const { checkpoint, key, stage, replaced, now } = facts;
+  if (request.command === undefined || state.running !== undefined) return;
+  if (key !== undefined && !state.commandRan.has(key)) {
+    state.commandRan.add(key);
+    startCommand(state, checkpoint!.point, checkpoint, stage, replaced, now);
+  } else if (
+    request.commandIntervalMs !== undefined &&
+    stage !== undefined &&
+    stage.phase !== 'done' &&
+    replaced.length > 0 &&
+    now.getTime() - state.lastCommandAt >= request.commandIntervalMs
+  ) {
+    startCommand(state, 'interval', undefined, stage, replaced, now);
+  }
+}
+
+function startCommand(
+  state: GateKeeperState,
+  point: GatePoint,
+  checkpoint: Checkpoint | undefined,
+  stage: StageState | undefined,
+  replaced: string[],
+  now: Date,
+): void {
+  const { request, facts, plan } = state.settings;
+  const env = commandEnv(facts, plan, point, checkpoint, stage, replaced);
+  state.lastCommandAt = now.getTime();
+  const promise = runGateCommand(request.command!, env, request.commandTimeoutMs, state.stopRuns.signal);
+  state.running = { point, ...(checkpoint ? { checkpoint } : {}), promise };
+  void promise.then((result) => {
+    state.finished = { point, ...(checkpoint ? { checkpoint } : {}), result };
+    state.running = undefined;
+    state.wake();
+  });
 }
 
 function commandFinding(r: GateCommandResult): GateFinding {

@@ -4,6 +4,7 @@
 // simulation) are in pod-stalls.ts.
 import type { EventView, NodeClaimView, NodeClassView, PodView } from '../karpenter/views.js';
 import { allowedDisruptions, type Budget, type BudgetEvaluation } from '../karpenter/budgets.js';
+import { REGISTRATION_TTL_MS } from '../karpenter/lifecycle.js';
 import { listed, quotes } from './evidence.js';
 import { podBlockers } from './pod-stalls.js';
 import type { Blocker, DiagnosisContext, Facts, Pool, StallCode } from './blocker.js';
@@ -29,11 +30,6 @@ export const STALL_CODES: readonly StallCode[] = [
   'STALL-REGISTRATION',
 ];
 
-/**
- * Karpenter's liveness limit (liveness.go registrationTimeout): a launched NodeClaim not registered 15 minutes after
- * its Registered condition was set (at launch) is deleted, and the NodePool gets NodeRegistrationHealthy=False.
- */
-export const REGISTRATION_TTL_MS = 15 * 60_000;
 /** Drift is set within seconds of a status.amis change, at worst on the 5-minute requeue (DOMAIN.md §2.4). */
 export const NOT_DRIFTING_AFTER_MS = 10 * 60_000;
 /** Karpenter repeats a standing event every 1–2 minutes (its dedupe window); older ones describe the past. */

@@ -1,21 +1,8 @@
 // No two files under src/ import each other in a circle (STYLE.md: a type or helper both sides need belongs one room
 // below). The same reading as ../shared/tools/import-cycles.mjs, kept in the suite so a circle fails the day it lands.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importCircles, importGraph } from './import-graph.js';
-
-const ROOT = new URL('../..', import.meta.url).pathname;
-
-function sourcesUnder(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const entry of readdirSync(join(ROOT, dir), { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile() || !/\.ts$/.test(entry.name) || entry.name.endsWith('.d.ts')) continue;
-    const path = join(entry.parentPath, entry.name);
-    out.set(relative(ROOT, path), readFileSync(path, 'utf8'));
-  }
-  return out;
-}
+import { sourcesUnder } from './sources.js';
 
 describe('the import graph', () => {
   it.each<[string, Record<string, string>, string[][]]>([

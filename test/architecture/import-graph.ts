@@ -22,6 +22,18 @@ export function importGraph(sources: ReadonlyMap<string, string>): ImportGraph {
   return graph;
 }
 
+const STATIC_PACKAGE = /^\s*(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\s*from\s*)?['"]([^.'"][^'"]*)['"]/gm;
+const LAZY_PACKAGE = /import\(\s*['"]([^.'"][^'"]*)['"]\s*\)/g;
+
+/** file -> the packages it imports (`node:fs`, `zod`, `@aws-sdk/client-ssm`), type-only imports included. */
+export function packageImports(sources: ReadonlyMap<string, string>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [file, text] of sources) {
+    out.set(file, [...new Set([...text.matchAll(STATIC_PACKAGE), ...text.matchAll(LAZY_PACKAGE)].map((m) => m[1]!))]);
+  }
+  return out;
+}
+
 /** Groups of files that import each other in a circle (Tarjan's strongly connected components), each sorted. */
 export function importCircles(graph: ImportGraph): string[][] {
   let next = 0;

@@ -30,9 +30,8 @@ import {
   type Condition,
 } from './objects.js';
 import { instanceTypeOf, newInstance } from './replacement.js';
+import { LAUNCH_TTL_MS } from '../../karpenter/lifecycle.js';
 
-/** liveness.go LaunchTimeout: a claim that has not launched this long after its Launched condition last changed. */
-const LAUNCH_TIMEOUT_MS = 5 * 60_000;
 const ICE = 'InsufficientCapacityError';
 
 export function reconcileLifecycle(ctx: SimContext): void {
@@ -57,7 +56,7 @@ export function reconcileLifecycle(ctx: SimContext): void {
       ctx.log(`created nodeclaim ${name}`);
     }
     if (!isTrue(claim, 'Launched')) {
-      if (phase.launchFailedAt !== undefined && now - phase.launchFailedAt >= LAUNCH_TIMEOUT_MS)
+      if (phase.launchFailedAt !== undefined && now - phase.launchFailedAt >= LAUNCH_TTL_MS)
         timeOut(ctx, claim, 'launch_timeout');
       else if (now >= phase.launchAt) launch(ctx, claim, phase, now);
     } else if (!isTrue(claim, 'Registered')) {
