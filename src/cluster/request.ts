@@ -83,7 +83,14 @@ export async function sendJson<T>(cluster: Cluster, path: string, write: Write, 
   return JSON.parse(body) as T;
 }
 
-class StaleSocket extends Error {}
+/**
+ * A reused keep-alive socket the server had closed. It keeps the reset's code: when the one retry lands on another
+ * dead socket of the pool (the API server went away with several open), the caller must still see a cut connection
+ * (retry.ts retries it, failures.ts says the API server cannot be reached), not an error it does not know.
+ */
+class StaleSocket extends Error {
+  readonly code = 'ECONNRESET';
+}
 
 interface Sent {
   res: IncomingMessage;
