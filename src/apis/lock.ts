@@ -4,6 +4,12 @@
 // Two runs must not pace one cluster at once (each would write its own holds over the other's). The Lease is short
 // (LEASE_SECONDS) and renewed while the run lives, so a run that was killed (kill -9, a CI runner that vanished)
 // leaves a lock that expires by itself: no helm-style "another operation is in progress" to clear by hand.
+//
+// Whether another run's lease has expired is never read from its renewTime against this machine's clock: two
+// machines' clocks can be far apart, and two runs would then both hold the lock. As client-go's leader election does
+// (`isLeaseValid` with `observedTime`), a run takes another's lease only after it has itself watched the Lease go
+// unrenewed for the lease's whole duration, on its own monotonic clock (`takeVerdict`); seeing it renewed meanwhile
+// proves the holder alive. `lockVerdict` reads the holder's renewTime by this clock: a display's best guess only.
 
 export const LEASE_NAME = 'karp-drift';
 export const LEASE_NAMESPACE = 'kube-system';
@@ -44,6 +50,45 @@ export type LockVerdict =
       expiresAt: Date;
     };
 
+/**
+ * How long this run has watched another run's Lease without seeing it change (its resourceVersion: every renewal is a
+ * write), on this run's monotonic clock, and whether it has seen it change while it watched.
+ */
+export interface LeaseWatch {
+  silentForMs: number;
+  renewedWhileWatched: boolean;
+}
+
+export type TakeVerdict =
+  | { action: 'create' }
+  | { action: 'take'; transitions: number }
+  | { action: 'renew' }
+  /** The holder renewed while this run watched: it is alive. */
+  | { action: 'refuse'; holder: string; command?: string; since?: string }
+  /** Not yet seen renewed, nor silent for the lease's duration: look again. */
+  | { action: 'watch'; holder: string; command?: string; since?: string; decidedWithinMs: number };
+
+/** May this run take the lock? Skew-proof: another's lease expires only by this run's own watch (`LeaseWatch`). */
+export function takeVerdict(lease: LeaseView | undefined, me: LockHolder, watch: LeaseWatch): TakeVerdict {
+  if (lease === undefined) return { action: 'create' };
+  const holder = lease.holderIdentity ?? '';
+  if (holder === holderIdentity(me)) return { action: 'renew' };
+  const transitions = (lease.leaseTransitions ?? 0) + 1;
+  if (holder === '') return { action: 'take', transitions };
+  // A lease with no time on it was never renewed: nothing to wait for (client-go: a zero RenewTime is expired).
+  if (lease.renewTime === undefined && lease.acquireTime === undefined) return { action: 'take', transitions };
+  const who = {
+    holder,
+    ...(lease.annotations[LOCK_ANNOTATIONS.command] !== undefined ? { command: lease.annotations[LOCK_ANNOTATIONS.command] } : {}),
+    ...(lease.acquireTime !== undefined ? { since: lease.acquireTime } : {}),
+  };
+  if (watch.renewedWhileWatched) return { action: 'refuse', ...who };
+  const durationMs = (lease.leaseDurationSeconds ?? LEASE_SECONDS) * 1000;
+  if (watch.silentForMs >= durationMs) return { action: 'take', transitions };
+  return { action: 'watch', ...who, decidedWithinMs: durationMs - watch.silentForMs };
+}
+
+/** Whether the lease looks held, by its holder's renewTime on this machine's clock: for what a display says only. */
 export function lockVerdict(lease: LeaseView | undefined, me: LockHolder, now: Date): LockVerdict {
   if (lease === undefined) return { action: 'create' };
   const holder = lease.holderIdentity ?? '';

@@ -2,9 +2,11 @@
 // Every write carries the read resourceVersion (or is a create), so two runs racing for the Lease cannot both win:
 // the loser's write answers 409 and it reads the Lease again.
 import { RefusedError, RuntimeFailure } from '../errors.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  holderIdentity,
   leaseBody,
-  lockVerdict,
+  takeVerdict,
   LEASE_NAME,
   LEASE_SECONDS,
   RENEW_EVERY_MS,
@@ -47,30 +49,55 @@ export async function readLease(cluster: Cluster, namespace: string, signal?: Ab
   }
 }
 
-/** Takes the lock or throws RefusedError (exit 3) naming the run that holds it. */
+/** How often a run watching another's Lease reads it again (client-go's RetryPeriod is 2 s). */
+const WATCH_EVERY_MS = 2_000;
+
+export interface AcquireOptions {
+  /** This run's wall clock, written as the Lease's times (tests skew it). */
+  now?: () => Date;
+  /** Told once when the lock is held by a run not yet seen alive or dead: the wait that follows, up to the lease's duration. */
+  onWatch?: (message: string) => void;
+}
+
+/**
+ * Takes the lock or throws RefusedError (exit 3) naming the run that holds it. Another run's lease is taken only after
+ * this run has watched it go unrenewed for its whole duration (apis/lock.ts says why), and refused as soon as this run
+ * sees it renewed.
+ */
 export async function acquireLock(
   cluster: Cluster,
   namespace: string,
   me: LockHolder,
   signal?: AbortSignal,
+  options: AcquireOptions = {},
 ): Promise<ClusterLock> {
-  let acquired = new Date();
-  for (let attempt = 0; ; attempt++) {
+  const clock = options.now ?? (() => new Date());
+  let acquired = clock();
+  let conflicts = 0;
+  let watched: { resourceVersion: string; since: number; renewed: boolean } | undefined;
+  for (;;) {
     const lease = await readLease(cluster, namespace, signal).catch((err: unknown) => {
       throw lockFailure(cluster, namespace, 'reading', err);
     });
-    const now = new Date();
-    const verdict = lockVerdict(lease, me, now);
-    if (verdict.action === 'refuse') {
-      const since = verdict.since !== undefined ? ` since ${verdict.since.replace(/\.\d+Z$/, 'Z')}` : '';
-      const what = verdict.command !== undefined ? ` (karp-drift ${verdict.command})` : '';
-      const left = Math.max(1, Math.ceil((verdict.expiresAt.getTime() - now.getTime()) / 1000));
-      throw new RefusedError(
-        `another karp-drift run holds the lock on this cluster: ${verdict.holder}${what}${since} (lease ${namespace}/${LEASE_NAME})`,
-        {
-          hint: `wait for it to finish; a run that was killed leaves a lock that expires ${left} s after its last renewal (leases of ${LEASE_SECONDS} s)`,
-        },
-      );
+    const now = clock();
+    const seenAt = performance.now();
+    if (lease !== undefined && (watched === undefined || watched.resourceVersion !== lease.resourceVersion)) {
+      watched = { resourceVersion: lease.resourceVersion, since: seenAt, renewed: watched !== undefined };
+    }
+    const verdict = takeVerdict(lease, me, {
+      silentForMs: watched === undefined ? 0 : seenAt - watched.since,
+      renewedWhileWatched: watched?.renewed ?? false,
+    });
+    if (verdict.action === 'refuse') throw refusal(verdict, namespace);
+    if (verdict.action === 'watch') {
+      if (watched?.since === seenAt && !watched.renewed) {
+        const what = verdict.command !== undefined ? ` (karp-drift ${verdict.command})` : '';
+        options.onWatch?.(
+          `the cluster lock (lease ${namespace}/${LEASE_NAME}) is held by ${verdict.holder}${what}: waiting up to ${Math.ceil(verdict.decidedWithinMs / 1000)} s to see whether that run still renews it`,
+        );
+      }
+      await sleep(Math.min(WATCH_EVERY_MS, verdict.decidedWithinMs), undefined, signal ? { signal } : {});
+      continue;
     }
     try {
       if (verdict.action === 'create') {
@@ -102,26 +129,36 @@ export async function acquireLock(
       break;
     } catch (err) {
       // Another run wrote it between our read and our write: read again (it may now hold it, or have released it).
-      if (err instanceof ApiError && (err.code === 409 || err.code === 422) && attempt < 3) continue;
+      if (err instanceof ApiError && (err.code === 409 || err.code === 422) && conflicts++ < 3) continue;
       throw lockFailure(cluster, namespace, 'taking', err);
     }
   }
-  return renewing(cluster, namespace, me, acquired);
+  return renewing(cluster, namespace, me, acquired, clock);
 }
 
-function renewing(cluster: Cluster, namespace: string, me: LockHolder, acquired: Date): ClusterLock {
+function refusal(verdict: { holder: string; command?: string; since?: string }, namespace: string): RefusedError {
+  const since = verdict.since !== undefined ? ` since ${verdict.since.replace(/\.\d+Z$/, 'Z')}` : '';
+  const what = verdict.command !== undefined ? ` (karp-drift ${verdict.command})` : '';
+  return new RefusedError(
+    `another karp-drift run holds the lock on this cluster: ${verdict.holder}${what}${since} (lease ${namespace}/${LEASE_NAME}); it renewed the lease while this run watched`,
+    {
+      hint: `wait for it to finish; a run that was killed leaves a lock that the next run takes once it has seen no renewal for ${LEASE_SECONDS} s`,
+    },
+  );
+}
+
+function renewing(cluster: Cluster, namespace: string, me: LockHolder, acquired: Date, clock: () => Date): ClusterLock {
   const lost = new AbortController();
   let lastRenewal = Date.now();
   let stopped = false;
   const renew = async () => {
     try {
       const lease = await readLease(cluster, namespace);
-      const now = new Date();
-      const verdict = lockVerdict(lease, me, now);
-      if (verdict.action === 'refuse' || lease === undefined) {
+      const now = clock();
+      if (lease?.holderIdentity !== holderIdentity(me)) {
         lost.abort(
           new RuntimeFailure(
-            `lost the cluster lock (lease ${namespace}/${LEASE_NAME}) to ${verdict.action === 'refuse' ? verdict.holder : 'nobody: it was deleted'}`,
+            `lost the cluster lock (lease ${namespace}/${LEASE_NAME}) to ${lease === undefined ? 'nobody: it was deleted' : lease.holderIdentity || 'nobody: it was released'}`,
           ),
         );
         return;
@@ -155,8 +192,8 @@ function renewing(cluster: Cluster, namespace: string, me: LockHolder, acquired:
       if (lost.signal.aborted) return;
       try {
         const lease = await readLease(cluster, namespace);
-        if (lease === undefined || lockVerdict(lease, me, new Date()).action !== 'renew') return;
-        const body = leaseBody(me, new Date(), acquired, lease.leaseTransitions ?? 0, namespace, lease.resourceVersion);
+        if (lease?.holderIdentity !== holderIdentity(me)) return;
+        const body = leaseBody(me, clock(), acquired, lease.leaseTransitions ?? 0, namespace, lease.resourceVersion);
         // client-go's ReleaseOnCancel: an empty holder, so the next run takes it at once.
         await sendJson(cluster, leasePath(namespace, LEASE_NAME), {
           method: 'PUT',

@@ -2,7 +2,7 @@
 // --nodepool list names.
 import { randomUUID } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
-import type { CommandContext } from './context.js';
+import { logger, type CommandContext } from './context.js';
 import type { Cluster } from '../cluster/client.js';
 import { discoverCluster } from '../cluster/discovery.js';
 import { listAll } from '../cluster/list.js';
@@ -31,7 +31,8 @@ export async function withClusterLock<T>(
   holder: LockHolder,
   work: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  const lock = await acquireLock(cluster, options.lockNamespace, holder, ctx.signal);
+  const log = logger(ctx.io, ctx.globals);
+  const lock = await acquireLock(cluster, options.lockNamespace, holder, ctx.signal, { onWatch: (m) => log.info(m) });
   try {
     return await work(AbortSignal.any([ctx.signal, lock.lost]));
   } finally {

@@ -3,6 +3,7 @@
 // `status.amis` (STYLE.md "Domain words"); the pace is the Drifted disruption budget (DOMAIN.md §2.6).
 import type { Inventory, NodeClaimView, NodePoolView } from '../karpenter/views.js';
 import { allowedDisruptions, driftWaves, type Budget, type DisruptionReason } from '../karpenter/budgets.js';
+import { budgetMapping } from '../karpenter/budget-mapping.js';
 import { karpDriftHold } from '../apis/budget-hold.js';
 
 export interface DriftingNodeClaim {
@@ -134,23 +135,22 @@ function budgetCounts(
   inventory: Inventory,
 ): { counted: NodeClaimView[]; disrupting: DisruptingNodeClaim[] } {
   const nodes = new Map(inventory.nodes.map((n) => [n.name, n]));
-  const nodeOf = (c: NodeClaimView) => (c.nodeName !== undefined ? nodes.get(c.nodeName) : undefined);
-  const counted = claims.filter((c) => {
-    const initialized = c.conditions.Initialized?.status === 'True' || nodeOf(c)?.initialized === true;
-    return initialized && c.conditions.InstanceTerminating?.status !== 'True';
+  const members = claims.map((claim) => {
+    const node = claim.nodeName !== undefined ? nodes.get(claim.nodeName) : undefined;
+    const disrupted = claim.conditions.DisruptionReason?.status === 'True';
+    const why: DisruptingNodeClaim['why'] = disrupted ? 'disrupted' : claim.deleting || node?.deleting ? 'deleting' : 'NotReady';
+    return {
+      claim,
+      why,
+      initialized: node?.initialized === true,
+      instanceTerminating: claim.conditions.InstanceTerminating?.status === 'True',
+      ready: node?.ready === true,
+      markedForDeletion: disrupted || claim.deleting || node?.deleting === true,
+    };
   });
-  const disrupting: DisruptingNodeClaim[] = [];
-  for (const c of counted) {
-    const node = nodeOf(c);
-    const why =
-      c.conditions.DisruptionReason?.status === 'True'
-        ? 'disrupted'
-        : c.deleting || node?.deleting
-          ? 'deleting'
-          : node?.ready !== true
-            ? 'NotReady'
-            : undefined;
-    if (why !== undefined) disrupting.push({ nodeClaim: c.name, why });
-  }
-  return { counted, disrupting };
+  const { counted, disrupting } = budgetMapping(members);
+  return {
+    counted: counted.map((m) => m.claim),
+    disrupting: disrupting.map((m) => ({ nodeClaim: m.claim.name, why: m.why })),
+  };
 }

@@ -4,6 +4,7 @@
 // simulation) are in pod-stalls.ts.
 import type { EventView, NodeClaimView, NodeClassView, PodView } from '../karpenter/views.js';
 import { allowedDisruptions, type Budget, type BudgetEvaluation } from '../karpenter/budgets.js';
+import { budgetMapping } from '../karpenter/budget-mapping.js';
 import { REGISTRATION_TTL_MS } from '../karpenter/lifecycle.js';
 import { listed, quotes } from './evidence.js';
 import { podBlockers } from './pod-stalls.js';
@@ -215,8 +216,6 @@ function notDrifting(f: Facts, pool: Pool): Blocker[] {
   ];
 }
 
-// BuildDisruptionBudgetMapping (DOMAIN.md §2.6): numNodes = initialized NodeClaims with a Node, not
-// InstanceTerminating; disrupting = those NotReady or marked for deletion (queued, tainted or deleting).
 /**
  * karp-drift's own holds (pause, a staged rollout that ended early): a budget it appended, or do-not-disrupt it put
  * on old nodes. Said as what they are, with karp-drift's way out, not as a budget or annotation to edit by hand.
@@ -254,13 +253,22 @@ function budget(f: Facts, pool: Pool): Blocker[] {
   // karp-drift's own hold is STALL-HELD; the NodePool's budgets are judged without it.
   const held = karpDriftHold(pool.view);
   const budgets = held ? held.budgets : pool.view.budgets;
-  const counted = pool.claims.flatMap((claim) => {
-    const node = nodeOf(f.snapshot, claim);
-    const ok =
-      node !== undefined && isTrue(claim.conditions, 'Initialized') && !isTrue(claim.conditions, 'InstanceTerminating');
-    return ok ? [{ claim, node }] : [];
-  });
-  const disrupting = counted.filter(({ claim, node }) => !node.ready || node.deleting || isDisrupting(claim, node));
+  const { counted, disrupting } = budgetMapping(
+    pool.claims.flatMap((claim) => {
+      const node = nodeOf(f.snapshot, claim);
+      if (node === undefined) return [];
+      return [
+        {
+          claim,
+          node,
+          initialized: node.initialized,
+          instanceTerminating: isTrue(claim.conditions, 'InstanceTerminating'),
+          ready: node.ready,
+          markedForDeletion: node.deleting || isDisrupting(claim, node),
+        },
+      ];
+    }),
+  );
   const waiting = counted.filter(
     ({ claim, node }) => isTrue(claim.conditions, 'Drifted') && !isDisrupting(claim, node),
   );

@@ -15,6 +15,7 @@
 // disrupting nodes are subtracted, which upstream asserts as the karpenter_nodepools_allowed_disruptions metric where
 // the test reads that metric.
 import { describe, expect, it } from 'vitest';
+import { budgetMapping, type BudgetMember } from '../../src/karpenter/budget-mapping.js';
 import {
   allowedDisruptions,
   DEFAULT_BUDGETS,
@@ -117,36 +118,63 @@ describe('nodepool_validation_cel_test.go: nodes values', () => {
 });
 
 // suite_test.go Describe("BuildDisruptionBudgetMapping"): 10 managed, initialized, Ready nodes in one pool, plus what
-// each It adds. Upstream checks every reason; so do we.
+// each It adds, counted by karp-drift's own budgetMapping (the one the plan, the diagnosis and the sandbox share).
+// Upstream checks every reason; so do we.
+const member = (o: Partial<BudgetMember> = {}): BudgetMember => ({
+  initialized: true,
+  instanceTerminating: false,
+  ready: true,
+  markedForDeletion: false,
+  ...o,
+});
+const ten = (): BudgetMember[] => Array.from({ length: 10 }, () => member());
+
 describe('suite_test.go Describe("BuildDisruptionBudgetMapping")', () => {
-  it.each<[string, Budget[], { numNodes: number; disrupting: number }, number]>([
-    // An unmanaged Node (no NodeClaim) is not in the pool's count.
-    [
-      'should not consider nodes that are not managed as part of disruption count',
-      [{ nodes: '100%' }], { numNodes: 10, disrupting: 0 }, 10,
-    ],
-    // An 11th NodeClaim whose Node is not initialized: not counted, so 100% stays 10.
+  it.each<[string, Budget[], BudgetMember[], { numNodes: number; disrupting: number }, number]>([
+    // An unmanaged Node (no NodeClaim) is never a member of the pool: the 10 alone.
+    ['should not consider nodes that are not managed as part of disruption count', [{ nodes: '100%' }], ten(), { numNodes: 10, disrupting: 0 }, 10],
+    // An 11th NodeClaim whose Node is not initialized (or not there): not counted, so 100% stays 10.
     [
       'should not consider nodes that are not initialized as part of disruption count',
-      [{ nodes: '100%' }], { numNodes: 10, disrupting: 0 }, 10,
+      [{ nodes: '100%' }],
+      [...ten(), member({ initialized: false, ready: false })],
+      { numNodes: 10, disrupting: 0 },
+      10,
     ],
     // An 11th NodeClaim with InstanceTerminating=True: neither counted nor disrupting.
     [
       'should not consider nodes that have the terminating status condition as part of disruption count',
-      [{ nodes: '100%' }], { numNodes: 10, disrupting: 0 }, 10,
+      [{ nodes: '100%' }],
+      [...ten(), member({ instanceTerminating: true, markedForDeletion: true })],
+      { numNodes: 10, disrupting: 0 },
+      10,
     ],
     // All 10 deleted (finalizers keep them): still counted, all disrupting; 10% of 10 is 1, and 1 − 10 floors at 0.
-    ['should not return a negative disruption value', [{ nodes: '10%' }], { numNodes: 10, disrupting: 10 }, 0],
+    [
+      'should not return a negative disruption value',
+      [{ nodes: '10%' }],
+      ten().map(() => member({ markedForDeletion: true })),
+      { numNodes: 10, disrupting: 10 },
+      0,
+    ],
     // One NodeClaim and Node deleted, one more marked for deletion by the cluster state.
     [
       'should consider nodes with a deletion timestamp set and MarkedForDeletion to the disruption count',
-      [{ nodes: '100%' }], { numNodes: 10, disrupting: 2 }, 8,
+      [{ nodes: '100%' }],
+      [...ten().slice(2), member({ markedForDeletion: true }), member({ markedForDeletion: true })],
+      { numNodes: 10, disrupting: 2 },
+      8,
     ],
     [
       'should consider not ready nodes to the disruption count',
-      [{ nodes: '100%' }], { numNodes: 10, disrupting: 2 }, 8,
+      [{ nodes: '100%' }],
+      [...ten().slice(2), member({ ready: false }), member({ ready: false })],
+      { numNodes: 10, disrupting: 2 },
+      8,
     ],
-  ])('%s', (_it, budgets, counts, allowed) => {
+  ])('%s', (_it, budgets, members, counts, allowed) => {
+    const { counted, disrupting } = budgetMapping(members);
+    expect({ numNodes: counted.length, disrupting: disrupting.length }).toEqual(counts);
     for (const reason of REASONS) expect(allowedDisruptions(budgets, counts, reason, CLOCK).allowed).toBe(allowed);
   });
 });

@@ -280,6 +280,17 @@ describe('plan: NodePools, budgets and waves', () => {
       { nodes: 3, toDrift: 3, onTarget: 0, allowedDisruptions: 1, limit: 2, waves: 2 },
     ],
     [
+      // helpers.go counts a node once statenode.go `Initialized()` holds, which asks the Node for its initialized
+      // label: an Initialized NodeClaim whose Node is gone is not a NotReady node using up budget.
+      'an Initialized NodeClaim without its Node neither counts nor uses budget',
+      budgets({ nodes: '1' }),
+      (() => {
+        const claims = nodeClaims(10);
+        return { nodeClaims: claims, nodes: nodesOf(claims).slice(1) };
+      })(),
+      { nodes: 10, toDrift: 10, onTarget: 0, allowedDisruptions: 1, limit: 1, waves: 10 },
+    ],
+    [
       // An uninitialized replacement neither counts for the percentage nor uses budget.
       'a launching NodeClaim counts as a node, not for the budget',
       budgets({ nodes: '20%' }),

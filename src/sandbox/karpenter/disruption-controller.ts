@@ -7,6 +7,7 @@
 // replacement that disappears fails the command.
 import type { KubeObject } from '../kube-api/types.js';
 import { allowedDisruptions, type Budget } from '../../karpenter/budgets.js';
+import { budgetMapping } from '../../karpenter/budget-mapping.js';
 import {
   EC2NODECLASSES,
   NODECLAIMS,
@@ -104,15 +105,23 @@ function evaluateCandidates(ctx: SimContext): DriftQueue {
   for (const pool of pools) {
     const name = pool.metadata.name ?? '';
     const members = claims.filter((c) => c.metadata.labels?.['karpenter.sh/nodepool'] === name);
-    const counted = members.filter(
-      (c) => isTrue(c, 'Initialized') && nodes.has(nodeNameOf(c)) && !isTrue(c, 'InstanceTerminating'),
+    const mapped = budgetMapping(
+      members.map((c) => {
+        const node = nodes.get(nodeNameOf(c));
+        return {
+          claim: c,
+          initialized: node?.metadata.labels?.['karpenter.sh/initialized'] === 'true',
+          instanceTerminating: isTrue(c, 'InstanceTerminating'),
+          ready: node !== undefined && isTrue(node, 'Ready'),
+          markedForDeletion:
+            c.metadata.deletionTimestamp !== undefined ||
+            node?.metadata.deletionTimestamp !== undefined ||
+            inFlight.has(c.metadata.name ?? ''),
+        };
+      }),
     );
-    const disrupting = counted.filter(
-      (c) =>
-        !isTrue(nodes.get(nodeNameOf(c))!, 'Ready') ||
-        c.metadata.deletionTimestamp !== undefined ||
-        inFlight.has(c.metadata.name ?? ''),
-    ).length;
+    const counted = mapped.counted.map((m) => m.claim);
+    const disrupting = mapped.disrupting.length;
     const budgets = spec<{ disruption?: { budgets?: Budget[] } }>(pool).disruption?.budgets;
     counts.set(name, { numNodes: counted.length, disrupting });
     const result = allowedDisruptions(budgets, { numNodes: counted.length, disrupting }, 'Drifted', now);
