@@ -22,14 +22,20 @@ export interface EventTarget {
   nodePool: { name: string; uid: string };
 }
 
-/** Best effort: an Event that cannot be written (RBAC, a hiccup) never fails the rollout it describes. */
+/**
+ * Best effort: an Event that cannot be written (RBAC, a hiccup) never fails the rollout it describes. No Event
+ * without the NodePool's uid: `kubectl describe` finds an object's Events by its uid, so one written without it would
+ * be seen by nobody.
+ */
 export async function recordNodePoolEvent(
   cluster: Cluster,
   target: EventTarget,
   reason: StageEventReason,
   message: string,
-  now = new Date(),
+  options: { type?: 'Normal' | 'Warning'; now?: Date } = {},
 ): Promise<boolean> {
+  if (target.nodePool.uid === '') return false;
+  const now = options.now ?? new Date();
   const name = `${target.nodePool.name}.${randomBytes(8).toString('hex')}`;
   const time = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
   try {
@@ -47,7 +53,7 @@ export async function recordNodePoolEvent(
         },
         reason,
         message,
-        type: 'Normal',
+        type: options.type ?? 'Normal',
         source: { component: 'karp-drift' },
         reportingComponent: 'karp-drift',
         reportingInstance: 'karp-drift',
