@@ -67,7 +67,7 @@ describe('acquireLock', () => {
       kind: 'Lease',
       metadata: { name: 'karp-drift', namespace: 'kube-system', annotations: { 'karp-drift.io/command': alice.command } },
       spec: { holderIdentity: 'alice@laptop (run r1)', leaseDurationSeconds: 3, acquireTime: renewed, renewTime: renewed, leaseTransitions: 0 },
-    } as never);
+    });
     const told: string[] = [];
     const started = performance.now();
     const second = await acquireLock(cluster, 'kube-system', bob, undefined, { onWatch: (m) => told.push(m) });
