@@ -22,7 +22,6 @@ export interface SimTiming {
   initializeSeconds: number;
   podStartSeconds: number;
   registrationTimeoutMinutes: number;
-  launchRetryBackoffSeconds: number;
   disruptionPollSeconds: number;
 }
 
@@ -33,7 +32,6 @@ export const DEFAULT_TIMING: SimTiming = {
   initializeSeconds: 10,
   podStartSeconds: 5,
   registrationTimeoutMinutes: 15,
-  launchRetryBackoffSeconds: 30,
   disruptionPollSeconds: 10,
 };
 
@@ -125,8 +123,6 @@ export interface LifecyclePhase {
 export interface SimMemory {
   driftSeenAt: Map<string, number>;
   commands: Map<string, Command>;
-  /** Old NodeClaim → simulated ms before which it may not be a candidate again (after a failed command). */
-  retryAfter: Map<string, number>;
   /** NodeClaim lifecycle deadlines (simulated ms): launch, register, initialize. */
   lifecycle: Map<string, LifecyclePhase>;
   launchFailuresLeft: number;

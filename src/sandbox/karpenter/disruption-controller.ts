@@ -59,11 +59,13 @@ function taintOf(ctx: SimContext): { key: string; value?: string; effect: string
 // with each NodePool's node counts (ctx.memory.driftQueue); the requeued passes that follow take the next candidate
 // from it, checking again only that one, so a fleet of thousands of drifted nodes costs one candidate's checks per
 // command, not a re-evaluation of the whole fleet. The next poll starts from the cluster again.
-// The budgets, though, are read from the NodePools on every pass, requeued or not, as Karpenter builds its budget
-// mapping each time it computes commands (helpers.go BuildDisruptionBudgetMapping): a budget lowered to "0" between
-// two commands stops the next one, however many the last poll allowed (DOMAIN.md §2.6, pacing with a budget).
+// The budgets and the counts they are measured against, though, are built again on every pass, requeued or not, as
+// Karpenter builds its budget mapping each time it computes commands (helpers.go BuildDisruptionBudgetMapping): a
+// budget lowered to "0", or a node gone NotReady, between two commands stops the next one, however many the last poll
+// allowed (DOMAIN.md §2.6, pacing with a budget).
 function disruptionPass(ctx: SimContext, quick = false): void {
-  const queue = (quick ? ctx.memory.driftQueue : undefined) ?? evaluateCandidates(ctx);
+  const kept = quick ? ctx.memory.driftQueue : undefined;
+  const queue = kept ? { ...kept, counts: countsNow(ctx) } : evaluateCandidates(ctx);
   ctx.memory.driftQueue = undefined;
   const allowed = new Map<string, number>();
   const allowedFor = (nodePool: string): number => {
@@ -85,24 +87,47 @@ function disruptionPass(ctx: SimContext, quick = false): void {
       continue;
     }
     startCommand(ctx, candidate, left);
-    const counts = queue.counts.get(candidate.nodePool);
-    if (counts) counts.disrupting += 1;
     ctx.memory.driftQueue = queue;
     ctx.memory.disruptionRequeued = true;
     return;
   }
 }
 
+function countsNow(ctx: SimContext): DriftQueue['counts'] {
+  const nodes = new Map(ctx.store.list('nodes').map((n) => [n.metadata.name ?? '', n]));
+  const inFlight = new Set([...ctx.memory.commands.values()].map((c) => c.candidate));
+  return budgetCounts(ctx, ctx.store.list(NODECLAIMS), nodes, inFlight);
+}
+
 function evaluateCandidates(ctx: SimContext): DriftQueue {
-  const now = ctx.clock.wall();
   const claims = ctx.store.list(NODECLAIMS);
   const nodes = new Map(ctx.store.list('nodes').map((n) => [n.metadata.name ?? '', n]));
   const inFlight = new Set([...ctx.memory.commands.values()].map((c) => c.candidate));
   cleanUpStaleTaints(ctx, claims, nodes, inFlight);
 
-  const pools = ctx.store.list(NODEPOOLS);
+  const counts = budgetCounts(ctx, claims, nodes, inFlight);
+
+  // Empty nodes first (a delete, no replacement), then by how long ago they drifted (drift.go).
+  const candidates = driftCandidates(ctx, claims, nodes, inFlight).sort(
+    (a, b) => Number(b.empty) - Number(a.empty) || a.driftedAt.localeCompare(b.driftedAt),
+  );
+  return { candidates, counts, next: 0 };
+}
+
+/**
+ * Each NodePool's budget counts from the store as it is (helpers.go BuildDisruptionBudgetMapping runs on every pass,
+ * so a replacement that finished or a node that went NotReady since the last poll counts at once), with the
+ * DisruptionBlocked event of a NodePool whose budgets allow nothing (deduplicated per minute, as Karpenter does).
+ */
+function budgetCounts(
+  ctx: SimContext,
+  claims: KubeObject[],
+  nodes: Map<string, KubeObject>,
+  inFlight: Set<string>,
+): DriftQueue['counts'] {
+  const now = ctx.clock.wall();
   const counts: DriftQueue['counts'] = new Map();
-  for (const pool of pools) {
+  for (const pool of ctx.store.list(NODEPOOLS)) {
     const name = pool.metadata.name ?? '';
     const members = claims.filter((c) => c.metadata.labels?.['karpenter.sh/nodepool'] === name);
     const mapped = budgetMapping(
@@ -136,15 +161,10 @@ function evaluateCandidates(ctx: SimContext): DriftQueue {
       });
     }
   }
-
-  // Empty nodes first (a delete, no replacement), then by how long ago they drifted (drift.go).
-  const candidates = driftCandidates(ctx, claims, nodes, inFlight).sort(
-    (a, b) => Number(b.empty) - Number(a.empty) || a.driftedAt.localeCompare(b.driftedAt),
-  );
-  return { candidates, counts, next: 0 };
+  return counts;
 }
 
-/** The NodePool's allowed Drifted disruptions now: its budgets as they are, over the counts of the last poll. */
+/** The NodePool's allowed Drifted disruptions now: its budgets and its counts as they are. */
 function allowedNow(ctx: SimContext, nodePool: string, counts: BudgetCounts | undefined): number {
   const pool = ctx.store.get(NODEPOOLS, nodePool);
   if (!pool || !counts) return 0;
@@ -178,13 +198,11 @@ function driftCandidates(
   nodes: Map<string, KubeObject>,
   inFlight: Set<string>,
 ): Candidate[] {
-  const now = ctx.clock.now().getTime();
   const out: Candidate[] = [];
   for (const claim of claims) {
     const name = claim.metadata.name ?? '';
     const drifted = conditionOf(claim, 'Drifted');
     if (drifted?.status !== 'True' || claim.metadata.deletionTimestamp || inFlight.has(name)) continue;
-    if ((ctx.memory.retryAfter.get(name) ?? 0) > now) continue;
     const node = nodes.get(nodeNameOf(claim));
     const nodePool = node?.metadata.labels?.['karpenter.sh/nodepool'];
     if (!node || !nodePool || !isTrue(claim, 'Initialized') || node.metadata.deletionTimestamp) continue;
@@ -362,8 +380,8 @@ function finishCommand(ctx: SimContext, command: Command): void {
 function failCommand(ctx: SimContext, command: Command): void {
   ctx.memory.commands.delete(command.candidate);
   ctx.disruptions.failed(command.candidate, ctx.clock.wall());
-  const now = ctx.clock.now().getTime();
-  ctx.memory.retryAfter.set(command.candidate, now + ctx.timing.launchRetryBackoffSeconds * 1000);
+  // queue.go bails on the command and that is all: no back-off for the candidate, which the next disruption pass
+  // (every pollingPeriod) may pick again.
   const node = ctx.store.get('nodes', command.nodeName);
   if (node && !node.metadata.deletionTimestamp) untaint(ctx, node);
   const claim = ctx.store.get(NODECLAIMS, command.candidate);

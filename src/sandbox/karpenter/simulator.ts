@@ -116,7 +116,6 @@ export class KarpenterSimulator {
       memory: {
         driftSeenAt: new Map(),
         commands: new Map(),
-        retryAfter: new Map(),
         lifecycle: new Map(),
         launchFailuresLeft: faults.launchFailures?.count ?? 0,
         terminating: new Map(),

@@ -30,7 +30,6 @@ const timing = z.strictObject({
   initializeSeconds: seconds.default(10),
   podStartSeconds: seconds.default(5),
   registrationTimeoutMinutes: seconds.default(15),
-  launchRetryBackoffSeconds: seconds.default(30),
   disruptionPollSeconds: seconds.default(10),
 });
 

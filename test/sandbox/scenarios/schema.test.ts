@@ -83,7 +83,6 @@ describe('parseScenario', () => {
         initializeSeconds: 10,
         podStartSeconds: 5,
         registrationTimeoutMinutes: 15,
-        launchRetryBackoffSeconds: 30,
         disruptionPollSeconds: 10,
       },
       faults: {},
