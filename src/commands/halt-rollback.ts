@@ -35,27 +35,12 @@ export async function rollbackAfterHalt(
   halted: HaltedError,
   r: HaltRollback,
 ): Promise<HaltedError> {
-  const { cluster, discovery, json, log } = r;
   const halt = halted.message.replace(/; the staged rollout is paused: .*$/, '');
-  const end = (outcome: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
-    const done = {
-      type: 'done',
-      time: eventTime(new Date()),
-      result: 'halted',
-      cause: 'gate',
-      gate: halted.gate,
-      rollback: outcome,
-      ...extra,
-    };
-    if (ctx.summary) recordSummary(ctx.summary, { ...done, message: `rollback ${String(outcome.result)}` });
-    if (json) ctx.io.out(`${JSON.stringify(done)}\n`);
-  };
+  const end = (outcome: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    reportHaltDone(ctx, r.json, halted, outcome, extra);
   let restores: Restore[];
   try {
-    const views = await Promise.all(
-      r.nodeClasses.map((n) => readNodeClass(cluster, discovery.karpenterApi, n, AbortSignal.timeout(30_000))),
-    );
-    restores = views.flatMap((v) => (v ? (recorded(v) ?? []) : []));
+    restores = await recordedSelections(r);
   } catch (e) {
     end({ result: 'failed', message: messageOf(e) }, { paused: halted.paused });
     return rewrap(halted, `${halted.message}; the rollback could not read the classes (${messageOf(e)})`);
@@ -68,28 +53,10 @@ export async function rollbackAfterHalt(
     );
   }
   const names = restores.map((x) => `ec2nodeclass/${x.view.name}`).join(', ');
-  if (!json) log.warn(`--on-failure rollback: restoring ${names} and following the replaced nodes back`);
+  if (!r.json) r.log.warn(`--on-failure rollback: restoring ${names} and following the replaced nodes back`);
   const pools = r.nodePools.filter((p) => restores.some((x) => x.view.name === p.nodeClass));
   try {
-    const generations = await restoreEach(ctx, cluster, discovery, restores, { dryRun: false, json, log });
-    const { targets, targetMinor } = await awaitRestored(cluster, discovery, restores, generations, ctx.signal);
-    await driftCleared(cluster, discovery, targets, ctx.signal);
-    const nodes = new Map<string, NodeView>(r.inventory.nodes.map((n) => [n.name, n]));
-    await r.pacer.finish(nodes, new Date(), { quiet: true });
-    const progress = await followRollout(ctx, cluster, discovery, r.inventory, {
-      scope: {
-        nodePools: pools,
-        targetImageIds: targets,
-        targetMinor,
-        startedAt: new Date(),
-        nodeClassGenerations: generations,
-      },
-      timeoutMs: r.timeoutMs,
-      stallTimeoutMs: r.stallTimeoutMs,
-      resumeCommand: 'karp-drift status --watch',
-      quietDone: true,
-    });
-    const done = doneEvent('succeeded', progress, cluster.identity, new Date());
+    const { done, targetMinor } = await restoreAndFollowBack(ctx, r, restores, pools);
     end(
       {
         result: 'succeeded',
@@ -101,7 +68,7 @@ export async function rollbackAfterHalt(
     return rewrap(
       halted,
       `${halt}; rolled back: ${names} restored, every node of ${pools.map((p) => `nodepool/${p.name}`).join(', ')} back on the previous AMIs (Kubernetes ${targetMinor})`,
-      `find out why the new AMI failed (${json ? "the 'gate' event on stdout" : 'the evidence above'}) before upgrading again; the holds are released`,
+      `find out why the new AMI failed (${r.json ? "the 'gate' event on stdout" : 'the evidence above'}) before upgrading again; the holds are released`,
     );
   } catch (e) {
     const code = e instanceof KarpDriftError ? e.exitCode : 1;
@@ -112,6 +79,67 @@ export async function rollbackAfterHalt(
       e instanceof KarpDriftError ? e.hint : undefined,
     );
   }
+}
+
+/** The run's `done`: halted by a gate, with the rollback's outcome (NDJSON, and the summary's). */
+function reportHaltDone(
+  ctx: CommandContext,
+  json: boolean,
+  halted: HaltedError,
+  outcome: Record<string, unknown>,
+  extra: Record<string, unknown>,
+): void {
+  const done = {
+    type: 'done',
+    time: eventTime(new Date()),
+    result: 'halted',
+    cause: 'gate',
+    gate: halted.gate,
+    rollback: outcome,
+    ...extra,
+  };
+  if (ctx.summary) recordSummary(ctx.summary, { ...done, message: `rollback ${String(outcome.result)}` });
+  if (json) ctx.io.out(`${JSON.stringify(done)}\n`);
+}
+
+/** The selections recorded on the run's classes: read anew, as this run's apply recorded them after the inventory. */
+async function recordedSelections({ cluster, discovery, nodeClasses }: HaltRollback): Promise<Restore[]> {
+  const views = await Promise.all(
+    nodeClasses.map((n) => readNodeClass(cluster, discovery.karpenterApi, n, AbortSignal.timeout(30_000))),
+  );
+  return views.flatMap((v) => (v ? (recorded(v) ?? []) : []));
+}
+
+/**
+ * Restores the classes; once Karpenter resolved the previous AMIs and no node on them is still Drifted, releases the
+ * holds and follows the replaced nodes back.
+ */
+async function restoreAndFollowBack(
+  ctx: CommandContext,
+  r: HaltRollback,
+  restores: Restore[],
+  pools: HaltRollback['nodePools'],
+): Promise<{ done: ReturnType<typeof doneEvent>; targetMinor: string }> {
+  const { cluster, discovery, json, log } = r;
+  const generations = await restoreEach(ctx, cluster, discovery, restores, { dryRun: false, json, log });
+  const { targets, targetMinor } = await awaitRestored(cluster, discovery, restores, generations, ctx.signal);
+  await driftCleared(cluster, discovery, targets, ctx.signal);
+  const nodes = new Map<string, NodeView>(r.inventory.nodes.map((n) => [n.name, n]));
+  await r.pacer.finish(nodes, new Date(), { quiet: true });
+  const progress = await followRollout(ctx, cluster, discovery, r.inventory, {
+    scope: {
+      nodePools: pools,
+      targetImageIds: targets,
+      targetMinor,
+      startedAt: new Date(),
+      nodeClassGenerations: generations,
+    },
+    timeoutMs: r.timeoutMs,
+    stallTimeoutMs: r.stallTimeoutMs,
+    resumeCommand: 'karp-drift status --watch',
+    quietDone: true,
+  });
+  return { done: doneEvent('succeeded', progress, cluster.identity, new Date()), targetMinor };
 }
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));

@@ -1,0 +1,105 @@
+// What `rollback` restores and shows before it asks: the classes with a recorded selection, shown as upgrade shows its
+// plan (the same `plan` event and summary document, with the keys a restore has), and the warnings that their nodes
+// will be replaced again.
+import type { CommandContext } from './context.js';
+import type { Logger } from '../logger.js';
+import type { ClusterIdentity } from '../apis/cluster-identity.js';
+import { ANNOTATIONS } from '../cluster/apply.js';
+import type { Inventory } from '../karpenter/views.js';
+import { UsageError } from '../errors.js';
+import { recordSummary } from '../report/summary.js';
+import { amiSelectorTermText } from '../text/words.js';
+import { recorded, type Restore } from './rollback-restore.js';
+import { heldIn, type HeldDrift } from './release-holds.js';
+import { event } from './upgrade-shared.js';
+
+/** The classes a rollback restores, the NodePools that use them, and how many nodes those run. */
+export interface RollbackPlan {
+  restores: Restore[];
+  pools: Inventory['nodePools'];
+  nodes: number;
+}
+
+/** The selections recorded on the classes named (all when none); none at all is a usage error. */
+export function rollbackPlan(inventory: Inventory, named: readonly string[]): RollbackPlan {
+  const restores = inventory.nodeClasses.flatMap((v) => recorded(v) ?? []);
+  if (restores.length === 0) {
+    throw new UsageError(
+      `nothing to roll back: no EC2NodeClass${named.length > 0 ? ` among ${named.join(', ')}` : ''} carries ${ANNOTATIONS.previousTerms}, which karp-drift upgrade records`,
+      {
+        hint: 'roll back by hand (kubectl edit ec2nodeclass <name>), or upgrade to the release you want with --release',
+      },
+    );
+  }
+  const pools = inventory.nodePools.filter((p) => restores.some((r) => r.view.name === p.nodeClass));
+  const nodes = inventory.nodeClaims.filter((c) => !c.deleting && pools.some((p) => p.name === c.nodePool)).length;
+  return { restores, pools, nodes };
+}
+
+export function reportRollbackPlan(
+  ctx: CommandContext,
+  { restores, pools }: RollbackPlan,
+  inventory: Inventory,
+  cluster: ClusterIdentity,
+): void {
+  if (ctx.summary)
+    recordSummary(ctx.summary, {
+      type: 'plan',
+      plan: rollbackPlanDocument(restores, pools, inventory, cluster),
+    });
+  if (ctx.globals.output === 'json') {
+    // The same `plan` event as upgrade's: one document, the keys a rollback has (no AMI resolution, no checks).
+    ctx.io.out(event('plan', { plan: rollbackPlanDocument(restores, pools, inventory, cluster) }));
+  } else {
+    for (const r of restores) {
+      ctx.io.out(
+        `~ ec2nodeclass/${r.view.name}\n  - amiSelectorTerms: ${r.view.amiSelectorTerms.map(amiSelectorTermText).join(', ')}${r.view.amiFamily ? ` (amiFamily ${r.view.amiFamily})` : ''}\n  + amiSelectorTerms: ${r.terms.map(amiSelectorTermText).join(', ')}${r.amiFamily ? ` (amiFamily ${r.amiFamily})` : ''}\n`,
+      );
+    }
+  }
+}
+
+/** Warns that every node drifts back, and of the holds a staged rollout left, which are returned. */
+export function warnOfReplacements(log: Logger, { pools, nodes }: RollbackPlan, inventory: Inventory): HeldDrift {
+  log.warn(
+    `rolling back drifts every node of ${pools.map((p) => `nodepool/${p.name}`).join(', ') || 'these classes'} (${nodes} nodes) back to the previous AMIs: nodes already replaced are replaced again`,
+  );
+  // A staged rollout that paused or halted left its holds: Karpenter would never drift these nodes back under
+  // them, so the rollback lifts them, but only once the previous AMIs are resolved and no node on them is still
+  // marked Drifted (lifted earlier, Karpenter could replace an old node with one more node on the new AMI).
+  const held = heldIn(pools, inventory.nodes);
+  if (held.pools.length > 0)
+    log.warn(
+      `karp-drift holds drift on ${held.pools.map((p) => `nodepool/${p.name}`).join(', ')} (a staged rollout paused or halted there): the rollback releases the holds once Karpenter has resolved the previous AMIs`,
+    );
+  return held;
+}
+
+/** rollback's `plan` document: upgrade's keys (`plan -o json`) that a restore has, filled the same way. */
+function rollbackPlanDocument(
+  restores: Restore[],
+  pools: Inventory['nodePools'],
+  inventory: Inventory,
+  cluster: ClusterIdentity,
+): Record<string, unknown> {
+  return {
+    cluster,
+    controlPlaneVersion: inventory.controlPlane.minor,
+    nodeClasses: restores.map((r) => ({
+      name: r.view.name,
+      before: {
+        ...(r.view.amiFamily ? { amiFamily: r.view.amiFamily } : {}),
+        amiSelectorTerms: r.view.amiSelectorTerms,
+      },
+      after: { ...(r.amiFamily ? { amiFamily: r.amiFamily } : {}), amiSelectorTerms: r.terms },
+      changed: true,
+    })),
+    nodePools: pools.map((p) => ({
+      name: p.name,
+      nodeClass: p.nodeClass,
+      nodes: inventory.nodeClaims.filter((c) => c.nodePool === p.name && !c.deleting).length,
+    })),
+    checks: [],
+    blocked: false,
+  };
+}

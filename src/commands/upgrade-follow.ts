@@ -1,0 +1,89 @@
+// The last two steps of `upgrade`: follow Karpenter's drift replacement of the planned NodePools, then say how it
+// ended. Also what the other steps of an upgrade share: the cluster as the plan read it, and how the follow runs.
+import type { CommandContext } from './context.js';
+import type { Logger } from '../logger.js';
+import type { Cluster } from '../cluster/client.js';
+import type { Discovery } from '../cluster/discovery.js';
+import type { Inventory } from '../karpenter/views.js';
+import type { Plan } from '../plan/plan.js';
+import { humanDuration } from '../text/words.js';
+import { followRollout } from './follow-rollout.js';
+import type { GateKeeper } from './gate-keeper.js';
+import type { Pacer } from './staged-pacer.js';
+
+/** The cluster as the plan read it, the plan, and where the run reports. */
+export interface UpgradeRun {
+  cluster: Cluster;
+  discovery: Discovery;
+  inventory: Inventory;
+  plan: Plan;
+  json: boolean;
+  log: Logger;
+}
+
+/** What the follow needs of upgrade's options, and the command line that goes on where this run stops. */
+export interface UpgradeFollow {
+  wait: boolean;
+  /** The target Kubernetes minor (--to). */
+  target: string;
+  /** --nodeclass, for the `karp-drift wait` that --no-wait suggests. */
+  nodeClasses: readonly string[];
+  timeoutMs: number;
+  stallTimeoutMs: number;
+  resume: string;
+}
+
+/** What the apply left for the follow: each class's applied generation, and a staged rollout's pacer and gates. */
+export interface Applied {
+  generations: Record<string, number>;
+  changed: number;
+  pacer?: Pacer;
+  gates?: GateKeeper;
+}
+
+export async function followAndReport(
+  ctx: CommandContext,
+  { cluster, discovery, inventory, plan, json, log }: UpgradeRun,
+  follow: UpgradeFollow,
+  { generations, changed, pacer, gates }: Applied,
+): Promise<void> {
+  if (changed === 0 && !json)
+    log.info(
+      'Every EC2NodeClass in scope is already pinned to the target AMIs; following the rollout where it stands.',
+    );
+  if (!follow.wait) {
+    if (!json)
+      ctx.io.out(
+        `Applied ${changed} EC2NodeClass change(s); not waiting (--no-wait). Follow with: karp-drift wait${follow.nodeClasses.map((n) => ` --nodeclass ${n}`).join('')} (or ${follow.resume})\n`,
+      );
+    return;
+  }
+
+  const startedAt = new Date();
+  const final = await followRollout(ctx, cluster, discovery, inventory, {
+    scope: {
+      // The plan's NodePools are those of the classes in scope.
+      nodePools: plan.nodePools.map((p) => ({ name: p.name, nodeClass: p.nodeClass })),
+      targetImageIds: targetIdsOf(plan),
+      targetMinor: follow.target,
+      startedAt,
+      nodeClassGenerations: generations,
+    },
+    timeoutMs: follow.timeoutMs,
+    stallTimeoutMs: follow.stallTimeoutMs,
+    resumeCommand: follow.resume,
+    ...(pacer ? { pacer } : {}),
+    ...(gates ? { gates, rollbackOnHalt: gates.request.onFailure === 'rollback' } : {}),
+  });
+  if (!json) {
+    const pools = final.nodePools.map((p) => `${p.name}: ${p.replaced} replaced, ${p.onTarget} on target`).join('; ');
+    ctx.io.out(
+      `Rollout complete in ${humanDuration(Date.now() - startedAt.getTime())}: every node runs Kubernetes ${follow.target} AMIs (${pools}).${pacer ? " Every stage done; karp-drift's holds are released." : ''}\n`,
+    );
+  }
+}
+
+/** Each planned EC2NodeClass's target image IDs: what its nodes must run when the rollout is done. */
+export function targetIdsOf(plan: Plan): Record<string, string[]> {
+  return Object.fromEntries(plan.nodeClasses.map((c) => [c.name, c.targets.map((t) => t.id)]));
+}

@@ -1,0 +1,155 @@
+// A staged `upgrade` (--canary/--waves), run while it holds the cluster lock: hold every NodePool at its first wave,
+// apply, then follow with karp-drift pacing the waves and the health gates judging each checkpoint; with
+// --on-failure rollback, a halt puts the previous AMIs back.
+import type { CommandContext } from './context.js';
+import type { LockHolder } from '../apis/lock.js';
+import { HaltedError, InterruptedError, KarpDriftError } from '../errors.js';
+import { takeBaseline } from '../gates/baseline.js';
+import type { Inventory } from '../karpenter/views.js';
+import { pacerEventJson, pacerLogLine, type PacerEvent } from '../report/stages.js';
+import type { StagedPlan } from '../stages/stage-plan.js';
+import { createGateKeeper, type GateKeeper } from './gate-keeper.js';
+import { rollbackAfterHalt } from './halt-rollback.js';
+import { createPacer, type Pacer } from './staged-pacer.js';
+import { applyPlan, type NodeClassWrites } from './upgrade-apply.js';
+import { followAndReport, targetIdsOf, type UpgradeFollow, type UpgradeRun } from './upgrade-follow.js';
+
+/** `ctx` is the locked one: its signal aborts when the lock is lost. */
+export async function followStaged(
+  ctx: CommandContext,
+  run: UpgradeRun,
+  staged: StagedPlan,
+  writes: NodeClassWrites,
+  follow: UpgradeFollow,
+  holder: LockHolder,
+): Promise<void> {
+  const { cluster, discovery, inventory, plan } = run;
+  const gates = gateKeeper(ctx, run, staged, holder.runId, follow.target);
+  const pacer = createPacer({
+    cluster,
+    api: discovery.karpenterApi,
+    plan: staged,
+    scope: { nodePools: plan.nodePools, targetImageIds: targetIdsOf(plan) },
+    runId: holder.runId,
+    target: follow.target,
+    who: `${holder.user}@${holder.host}`,
+    nodePools: inventory.nodePools,
+    ...(gates ? { cleared: (c) => gates.cleared(c) } : {}),
+  });
+  // The holds go on before the apply: from the moment the AMIs change, Karpenter may start only the first wave.
+  pacer.listen(stagedReporter(ctx, run, staged));
+  const generations = await primeAndApply(ctx, pacer, run, writes);
+  try {
+    await followAndReport(ctx, run, follow, {
+      generations,
+      changed: writes.changes.length,
+      pacer,
+      ...(gates ? { gates } : {}),
+    });
+  } catch (err) {
+    if (!(err instanceof HaltedError) || staged.gates?.onFailure !== 'rollback') throw err;
+    throw await rollbackAfterHalt(ctx, err, {
+      cluster,
+      discovery,
+      inventory,
+      pacer,
+      nodeClasses: plan.nodeClasses.map((c) => c.name),
+      nodePools: plan.nodePools.map((p) => ({ name: p.name, nodeClass: p.nodeClass })),
+      timeoutMs: follow.timeoutMs,
+      stallTimeoutMs: follow.stallTimeoutMs,
+      json: run.json,
+      log: run.log,
+    });
+  }
+}
+
+async function primeAndApply(
+  ctx: CommandContext,
+  pacer: Pacer,
+  run: UpgradeRun,
+  writes: NodeClassWrites,
+): Promise<Record<string, number>> {
+  const { inventory } = run;
+  const applied: Record<string, number> = {};
+  try {
+    await pacer.prime(inventory, new Date(), ctx.signal);
+    return await applyPlan(ctx, run, writes, applied);
+  } catch (err) {
+    throw await primeFailed(err, pacer, inventory, Object.keys(applied).length > 0, ctx.signal.aborted);
+  }
+}
+
+/**
+ * The holds went on, then the run ended before the follow (interrupted, an apply refused). With no class applied
+ * nothing will drift: the holds come off again and the cluster is as it was. With some applied, their nodes drift:
+ * the rollout stays paused (held at 0), as a staged run that ends early always does.
+ */
+async function primeFailed(
+  err: unknown,
+  pacer: Pacer,
+  inventory: Inventory,
+  someApplied: boolean,
+  interrupted: boolean,
+): Promise<unknown> {
+  const nodes = new Map(inventory.nodes.map((n) => [n.name, n]));
+  if (!someApplied) {
+    const undone = await pacer.finish(nodes, new Date(), { quiet: true }).then(
+      () => "karp-drift's holds were taken off again; nothing was changed",
+      (e: unknown) =>
+        `taking karp-drift's holds off again failed (${e instanceof Error ? e.message : String(e)}): karp-drift resume releases them`,
+    );
+    if (interrupted) return new InterruptedError(`interrupted before the EC2NodeClass apply; ${undone}`);
+    if (err instanceof KarpDriftError) err.message += `; ${undone}`;
+    return err;
+  }
+  const pools = await pacer
+    .pause(inventory.nodeClaims, nodes, 'the run ended during the apply', new Date())
+    .catch(() => []);
+  const note = `; the staged rollout is paused: karp-drift holds Drifted disruption on ${pools.map((p) => `nodepool/${p}`).join(', ')} (re-run the upgrade to go on, or karp-drift resume)`;
+  if (interrupted) return new InterruptedError(`interrupted during the EC2NodeClass apply${note}`);
+  if (err instanceof KarpDriftError) err.message += note;
+  return err;
+}
+
+/**
+ * The health gates of a staged rollout, with their baseline taken from the inventory read before the first write;
+ * none when every gate is off (--no-gates and no --gate-cmd).
+ */
+function gateKeeper(
+  ctx: CommandContext,
+  { cluster, discovery, inventory, plan }: UpgradeRun,
+  staged: StagedPlan,
+  runId: string,
+  target: string,
+): GateKeeper | undefined {
+  const request = staged.gates;
+  if (request === undefined || (!request.builtIn && request.command === undefined)) return undefined;
+  const scope = { nodePools: plan.nodePools.map((n) => n.name), targetImageIds: targetIdsOf(plan) };
+  return createGateKeeper({
+    cluster,
+    discovery,
+    request,
+    scope,
+    baseline: takeBaseline(inventory, scope, new Date()),
+    plan: staged.stagePlan,
+    facts: {
+      target,
+      runId,
+      amis: [...new Set(Object.values(scope.targetImageIds).flat())],
+      context: cluster.context,
+      ...(ctx.globals.kubeconfig !== undefined ? { kubeconfig: ctx.globals.kubeconfig } : {}),
+    },
+  });
+}
+
+/** Before the follow (the priming holds): the steps as NDJSON or log lines. */
+function stagedReporter(ctx: CommandContext, { json, log }: UpgradeRun, staged: StagedPlan) {
+  return (e: PacerEvent) => {
+    const now = new Date();
+    if (json) ctx.io.out(`${JSON.stringify(pacerEventJson(e, staged.stagePlan, now))}\n`);
+    else {
+      const line = pacerLogLine(e, staged.stagePlan, now);
+      if (line !== undefined) log.info(line);
+    }
+  };
+}
