@@ -1,0 +1,151 @@
+// How a follow ends, one function per ending: succeeded, failed, paused by `wait` (held), interrupted, halted by a
+// gate, timed out, stalled. Each reports its `done` event and, but for success, throws the error whose exit code
+// says it (errors.ts). A staged rollout that ends early is left paused first (pauseStaged).
+import type { FollowRun, FollowState } from './follow-state.js';
+import { out, record, reportDone, reportGate } from './follow-report.js';
+import { diagnoseStall } from './follow-steps.js';
+import { HaltedError, InterruptedError, KarpDriftError, StalledError, TimeoutError } from '../errors.js';
+import { gateEventJson, haltLines, type GateReport } from '../report/gates.js';
+import { blockedEvent, ndjsonLine, stallSummary, type RolloutResult } from '../report/progress.js';
+import type { RolloutProgress } from '../rollout/track.js';
+import { humanDuration } from '../text/words.js';
+import type { Pacer } from './staged-pacer.js';
+
+interface PausedNote {
+  pools: string[];
+  text: string;
+  hint: string;
+}
+
+/** `result`: what the loop's last turn said; undefined when the follow was stopped (a failure, an interrupt, `wait`). */
+export async function endFollow(
+  run: FollowRun,
+  state: FollowState,
+  result: RolloutResult | undefined,
+  now: Date,
+): Promise<RolloutProgress> {
+  const { pacer } = run.settings;
+  if (state.failure) return endFailed(run, state, state.failure, now);
+  if (result === undefined) return isHeld(run) ? endHeld(run, state, now) : endInterrupted(run, state, now);
+  if (result === 'halted' && state.halt && pacer) return endHalted(run, state, state.halt, pacer, now);
+  if (result === 'timeout') return endTimedOut(run, state, now);
+  if (result === 'stalled') return endStalled(run, state, now);
+  if (result === 'succeeded' && pacer) await pacer.finish(state.snapshot.nodes, now);
+  reportDone(run, state, result, now);
+  return state.progress!;
+}
+
+/** `wait` stopped the follow: the rollout is paused, with no run left to release the holds. */
+function isHeld(run: FollowRun): boolean {
+  const { endWhen } = run.settings;
+  return !run.ctx.signal.aborted && endWhen?.aborted === true && endWhen.reason instanceof HaltedError;
+}
+
+async function endFailed(run: FollowRun, state: FollowState, failure: Error, now: Date): Promise<never> {
+  const note = await pauseStaged(run, state, 'failed', `the run failed: ${failure.message}`, now);
+  if (!note) reportDone(run, state, 'failed', now);
+  else if (failure instanceof KarpDriftError) failure.message += note.text;
+  throw failure;
+}
+
+function endHeld(run: FollowRun, state: FollowState, now: Date): never {
+  const reason = run.settings.endWhen!.reason as HaltedError;
+  reportDone(run, state, 'paused', now, { cause: 'held', paused: reason.paused });
+  throw reason;
+}
+
+async function endInterrupted(run: FollowRun, state: FollowState, now: Date): Promise<never> {
+  const note = await pauseStaged(run, state, 'interrupted', 'the run was interrupted', now);
+  if (!note) reportDone(run, state, 'interrupted', now);
+  const { progress } = state;
+  throw new InterruptedError(
+    `interrupted while following the rollout${progress ? `: ${progress.message}` : ''}${note ? note.text : '; nothing more was changed'}`,
+    {
+      hint: note ? note.hint : `the rollout goes on in the cluster; follow it again with: ${run.settings.resumeCommand}`,
+    },
+  );
+}
+
+async function endHalted(run: FollowRun, state: FollowState, h: GateReport, pacer: Pacer, now: Date): Promise<never> {
+  const { json } = run;
+  if (json) reportGate(run, state, h, now);
+  else for (const line of haltLines(h, pacer.plan.stagePlan)) run.ctx.io.err(line);
+  const first = h.findings[0];
+  const what = first
+    ? `${first.code} ${first.message}`
+    : h.result === 'inconclusive'
+      ? 'it could not be evaluated'
+      : 'it failed';
+  const gate = gateEventJson(h, pacer.plan.stagePlan, now);
+  record(run, gate);
+  const note = await pauseStaged(run, state, 'halted', `a health gate stopped it: ${what}`, now);
+  // With --on-failure rollback the caller reports the end, once the rollback has one.
+  if (run.settings.rollbackOnHalt !== true)
+    reportDone(run, state, 'halted', now, { cause: 'gate', paused: note?.pools ?? [], gate });
+  throw new HaltedError(`halted by a health gate: ${what}${note ? note.text : ''}`, {
+    hint: `look at the evidence ${json ? "(the 'gate' event on stdout)" : 'above'}; roll the new AMIs back with karp-drift rollback, or, once you are sure they are fine, release the holds with karp-drift resume (re-running the upgrade evaluates the gates again from a fresh baseline)`,
+    paused: note?.pools ?? [],
+    gate,
+  });
+}
+
+async function endTimedOut(run: FollowRun, state: FollowState, now: Date): Promise<never> {
+  const { timeoutMs, resumeCommand } = run.settings;
+  const final = state.progress!;
+  const note = await pauseStaged(run, state, 'timeout', `--timeout ${humanDuration(timeoutMs)} passed`, now);
+  if (!note) reportDone(run, state, 'timeout', now);
+  throw new TimeoutError(
+    `timed out after ${humanDuration(timeoutMs)} waiting for the drift rollout: ${final.message}${note ? note.text : ''}`,
+    {
+      hint: note ? note.hint : `Karpenter goes on replacing nodes; follow it again with: ${resumeCommand}`,
+    },
+  );
+}
+
+async function endStalled(run: FollowRun, state: FollowState, now: Date): Promise<never> {
+  const { json } = run;
+  const { stallTimeoutMs, resumeCommand } = run.settings;
+  const final = state.progress!;
+  const blockers = await diagnoseStall(run, state, now);
+  for (const b of blockers) record(run, blockedEvent(b, 'stall', now));
+  if (json) for (const b of blockers) out(run, ndjsonLine(blockedEvent(b, 'stall', now)));
+  else run.ctx.io.err(stallSummary(final, blockers, now));
+  const note = await pauseStaged(run, state, 'stalled', `no progress for ${humanDuration(stallTimeoutMs)}`, now);
+  if (!note) reportDone(run, state, 'stalled', now);
+  throw new StalledError(
+    `the rollout made no progress for ${humanDuration(stallTimeoutMs)} (--stall-timeout)${blockers.length > 0 ? `: ${[...new Set(blockers.map((b) => b.code))].join(', ')}` : ''}; the changes stay applied${note ? note.text : ''}`,
+    {
+      hint: `resolve the blockers ${json ? "(the 'blocked' events on stdout)" : 'above'}, then ${note ? note.hint.replace(/^go on with/, 'go on with') : `follow again with: ${resumeCommand}`}`,
+    },
+  );
+}
+
+/**
+ * A staged rollout that ends early stays paused: nobody is left to pace it, so every NodePool not released is held
+ * at 0 (a wave's last allowance must not let Karpenter go on after we left).
+ */
+async function pauseStaged(
+  run: FollowRun,
+  state: FollowState,
+  cause: RolloutResult,
+  why: string,
+  now: Date,
+): Promise<PausedNote | undefined> {
+  const { pacer, resumeCommand } = run.settings;
+  if (!pacer) return undefined;
+  const pools = await pacer
+    .pause(state.snapshot.nodeClaims.values(), state.snapshot.nodes, why, new Date())
+    .catch((e: unknown) => {
+      const message = e instanceof Error ? e.message : String(e);
+      run.ctx.io.err(`warning: could not leave the staged rollout paused: ${message}\n`);
+      return [] as string[];
+    });
+  if (pools.length === 0) return undefined;
+  // A halt reports its own `done` (with the gate), in endHalted.
+  if (cause !== 'halted') reportDone(run, state, 'paused', now, { cause, paused: pools });
+  return {
+    pools,
+    text: `; the staged rollout is paused: karp-drift holds Drifted disruption on ${pools.map((p) => `nodepool/${p}`).join(', ')}`,
+    hint: `go on with the same command, which resumes at the wave where the cluster stands: ${resumeCommand}; or release the holds and let Karpenter go at the NodePools' own budgets: karp-drift resume`,
+  };
+}

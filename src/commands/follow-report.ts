@@ -1,0 +1,161 @@
+// What the follow loop says, in its three outputs: NDJSON events on stdout (-o json), the live display on a terminal,
+// or plain log lines on stderr; and, whatever the output, the same documents as -o json in --summary-file. The words
+// themselves are the pure printers' (report/); this file only picks the output and the moment.
+import type { FollowRun, FollowState, Turn } from './follow-state.js';
+import type { RolloutProgress } from '../rollout/track.js';
+import type { Readiness } from '../rollout/readiness.js';
+import type { Blocker } from '../rollout/stalls.js';
+import {
+  blockedEvent,
+  blockerText,
+  doneEvent,
+  eventTime,
+  ndjsonLine,
+  progressEvent,
+  progressFrame,
+  progressLogLines,
+  unreportedBlockers,
+  type RolloutResult,
+} from '../report/progress.js';
+import { gateEventJson, gateLogLine, type GateReport } from '../report/gates.js';
+import { fitLine } from '../report/screen.js';
+import {
+  pacerEventJson,
+  pacerLogLine,
+  stagedEta,
+  stageLine,
+  type PacerEvent,
+  type StageState,
+} from '../report/stages.js';
+import { recordSummary } from '../report/summary.js';
+import { humanDuration } from '../text/words.js';
+
+/** Every blocker found this turn, the progress line or frame, and the stage of a staged rollout. */
+export function report(run: FollowRun, state: FollowState, turn: Turn, blockers: Blocker[]): void {
+  const { ctx, display } = run;
+  const { now, progress, previous } = turn;
+  // Each blocker is reported once as it is found, and again only when its evidence changes (report/progress.ts).
+  const fresh = unreportedBlockers(blockers, state.reported);
+  for (const b of fresh) record(run, blockedEvent(b, 'early', now));
+  if (run.json) {
+    for (const b of fresh) out(run, ndjsonLine(blockedEvent(b, 'early', now)));
+    if (!previous || progress.lastProgressAt !== previous.lastProgressAt || progress.message !== previous.message) {
+      out(run, `${JSON.stringify({ ...progressEvent(progress, now), ...stagedProgress(run, state, progress, now) })}\n`);
+    }
+  } else if (display) {
+    const { stage } = state;
+    const { pacer } = run.settings;
+    const line = stage && pacer ? stageLine(stage, eta(stage, progress, now, pacer.plan.soakMs)) : undefined;
+    display.show((screen) => {
+      // The stage line is one more row of the frame: cut to the width like every other, and counted in its height.
+      const frame = progressFrame(progress, blockers, now, {
+        color: ctx.globals.color,
+        screen: line ? { ...screen, rows: screen.rows - 1 } : screen,
+      });
+      return line ? [frame[0]!, fitLine(line, screen.columns), ...frame.slice(1)] : frame;
+    });
+  } else if (!ctx.globals.quiet) {
+    ctx.io.err(progressLogLines(state.log, progress, now));
+    for (const b of fresh) ctx.io.err(`${elapsed(run, now)} ${blockerText(b)}`);
+  }
+}
+
+export function reportNodeClassReady(run: FollowRun, r: Extract<Readiness, { state: 'ready' }>, now: Date): void {
+  const { ctx, display } = run;
+  if (run.json)
+    out(
+      run,
+      `${JSON.stringify({ type: 'nodeclass-ready', time: eventTime(now), nodeClass: r.nodeClass, generation: r.generation, amis: r.amis })}\n`,
+    );
+  else if (!ctx.globals.quiet)
+    (display ? (t: string) => display.log(t) : (t: string) => ctx.io.err(t))(
+      `ec2nodeclass/${r.nodeClass}: AMIsReady with ${r.amis.map((a) => a.id).join(', ')} (generation ${r.generation})\n`,
+    );
+}
+
+/** The pacer's holds, releases, waves and soaks, as they happen. */
+export function reportPacerEvent(run: FollowRun, state: FollowState, e: PacerEvent): void {
+  const { pacer } = run.settings;
+  if (!pacer) return;
+  const now = new Date();
+  if (run.json) out(run, `${JSON.stringify(pacerEventJson(e, pacer.plan.stagePlan, now))}\n`);
+  else if (!run.ctx.globals.quiet) {
+    const line = pacerLogLine(e, pacer.plan.stagePlan, now);
+    if (line !== undefined) logLine(run, state, `${elapsed(run, now)} ${line}\n`);
+  }
+}
+
+export function reportGate(run: FollowRun, state: FollowState, r: GateReport, now: Date): void {
+  const { pacer } = run.settings;
+  if (!pacer) return;
+  record(run, gateEventJson(r, pacer.plan.stagePlan, now));
+  if (run.json) out(run, `${JSON.stringify(gateEventJson(r, pacer.plan.stagePlan, now))}\n`);
+  else if (!run.ctx.globals.quiet) logLine(run, state, `${elapsed(run, now)} ${gateLogLine(r, pacer.plan.stagePlan)}\n`);
+}
+
+/** The `done` event (with what the ending adds: its cause, the NodePools left paused, the gate). */
+export function reportDone(
+  run: FollowRun,
+  state: FollowState,
+  result: RolloutResult,
+  now: Date,
+  extra: Record<string, unknown> = {},
+): void {
+  if (run.settings.quietDone === true || !state.progress) return;
+  const done = { ...doneEvent(result, state.progress, run.cluster.identity, now), ...extra };
+  record(run, done);
+  if (run.json) out(run, `${JSON.stringify(done)}\n`);
+}
+
+/** --summary-file: the same documents as -o json, recorded whatever the output (report/summary.ts). */
+export function record(run: FollowRun, e: object): void {
+  if (run.ctx.summary) recordSummary(run.ctx.summary, e);
+}
+
+export function out(run: FollowRun, text: string): void {
+  run.ctx.io.out(text);
+}
+
+function logLine(run: FollowRun, state: FollowState, text: string): void {
+  if (run.display && !state.displayEnded) run.display.log(text);
+  else run.ctx.io.err(text);
+}
+
+function elapsed(run: FollowRun, now: Date): string {
+  return `[${humanDuration(now.getTime() - run.settings.scope.startedAt.getTime())}]`;
+}
+
+function eta(stage: StageState, progress: RolloutProgress, now: Date, soakMs: number): number | undefined {
+  return stagedEta(stage, progress.totals.replaced, now.getTime() - progress.startedAt.getTime(), soakMs);
+}
+
+/** What a staged rollout adds to the NDJSON `progress` event. */
+function stagedProgress(
+  run: FollowRun,
+  state: FollowState,
+  progress: RolloutProgress,
+  now: Date,
+): Record<string, unknown> {
+  const { stage } = state;
+  const { pacer } = run.settings;
+  if (!stage || !pacer) return {};
+  const s = stage.stage;
+  const left = eta(stage, progress, now, pacer.plan.soakMs);
+  return {
+    stage:
+      s === undefined
+        ? { phase: stage.phase }
+        : {
+            stage: s.index + 1,
+            stages: stage.stages,
+            name: s.name,
+            wave: Math.min(stage.wave + 1, s.targets.length),
+            waves: s.targets.length,
+            phase: stage.phase,
+            size: s.size,
+            started: s.started,
+            ...(stage.soakUntil !== undefined ? { soakUntil: stage.soakUntil.toISOString() } : {}),
+          },
+    etaSeconds: left !== undefined && Number.isFinite(left) ? Math.round(left / 1000) : null,
+  };
+}

@@ -1,0 +1,106 @@
+// What a follow of a rollout works with, written down so each step of the loop (follow-steps.ts) says what it reads
+// and what it changes: the run's inputs, fixed for the whole follow, and the state the loop carries from turn to turn.
+import type { CommandContext } from './context.js';
+import type { GateKeeper } from './gate-keeper.js';
+import type { LiveDisplay } from './live-display.js';
+import type { Pacer } from './staged-pacer.js';
+import type { Cluster } from '../cluster/client.js';
+import type { Discovery } from '../cluster/discovery.js';
+import type { DiagnosisReads, Inventory } from '../karpenter/views.js';
+import type { GateReport } from '../report/gates.js';
+import { newProgressLog, type ProgressLog } from '../report/progress.js';
+import type { StageState } from '../report/stages.js';
+import { emptySnapshot, type Snapshot } from '../rollout/snapshot.js';
+import type { Blocker } from '../rollout/stalls.js';
+import type { RolloutProgress, RolloutScope } from '../rollout/track.js';
+
+export interface FollowSettings {
+  scope: RolloutScope;
+  timeoutMs: number;
+  stallTimeoutMs: number;
+  /** Shown on interrupt and timeout: how to pick the rollout up again. */
+  resumeCommand: string;
+  /** A staged rollout (--canary/--waves): its pacer holds and opens the NodePools as the rollout goes. */
+  pacer?: Pacer;
+  /** With a pacer: the health gates, evaluated before each pacer step; a failure halts the rollout (exit 6). */
+  gates?: GateKeeper;
+  /** With gates: --on-failure rollback, so the caller rolls back and reports the end (no `done` event here). */
+  rollbackOnHalt?: boolean;
+  /** Follow without a `done` event of its own (the rollback of a halted run: the run's `done` comes after it). */
+  quietDone?: boolean;
+  /**
+   * `wait`: aborted when the rollout is found paused (karp-drift's holds with no run left to release them). The follow
+   * ends with `done` `paused` (cause `held`) and throws the abort's reason.
+   */
+  endWhen?: AbortSignal;
+}
+
+/** What the follow is given: the command's context, the cluster, and how it reports (decided once, at the start). */
+export interface FollowRun {
+  readonly ctx: CommandContext;
+  readonly cluster: Cluster;
+  readonly discovery: Discovery;
+  readonly settings: FollowSettings;
+  readonly json: boolean;
+  /** On a terminal, unless --quiet or -o json; without it, progress is plain log lines on stderr. */
+  readonly display: LiveDisplay | undefined;
+}
+
+/** What the loop knows between turns. Only the steps change it, one turn at a time. */
+export interface FollowState {
+  /** Kept current by the watches (rollout/snapshot.ts). */
+  readonly snapshot: Snapshot;
+  /** Aborted by an interrupt, by `endWhen`, by a failed watch, and when the follow ends. */
+  readonly stop: AbortController;
+  progress: RolloutProgress | undefined;
+  /** The last readiness seen per EC2NodeClass, so each is reported once. */
+  readonly readiness: Map<string, string>;
+  stage: StageState | undefined;
+  /** When the staged rollout last opened a wave or ended a soak: the stall clock starts again there. */
+  stageMovedAt: number;
+  /** The gate report that halted the rollout. */
+  halt: GateReport | undefined;
+  /** The last full diagnosis (cleared when the rollout moves) and the last look at the watched blockers. */
+  diagnosed: Blocker[];
+  watched: Blocker[];
+  lastDiagnosis: number;
+  lastWatchedCheck: number;
+  /** The NodePools, PDBs and pods of the last read (the inventory's, until a diagnosis reads them again). */
+  context: DiagnosisReads;
+  /** Each blocker reported, with its evidence (report/progress.ts). */
+  readonly reported: Map<string, string>;
+  /** What the plain-text log printed (report/progress.ts throttles it). */
+  readonly log: ProgressLog;
+  failure: Error | undefined;
+  // Once the display has ended (the follow is over), what the pacer still reports (a pause, a rollback's release)
+  // goes to stderr as it is: the display would draw its last frame again under each line.
+  displayEnded: boolean;
+}
+
+/** One turn of the loop: when it looks, where the rollout stands, and where it stood at the turn before. */
+export interface Turn {
+  readonly now: Date;
+  readonly progress: RolloutProgress;
+  readonly previous: RolloutProgress | undefined;
+}
+
+export function newFollowState(inventory: Inventory): FollowState {
+  return {
+    snapshot: emptySnapshot(),
+    stop: new AbortController(),
+    progress: undefined,
+    readiness: new Map(),
+    stage: undefined,
+    stageMovedAt: 0,
+    halt: undefined,
+    diagnosed: [],
+    watched: [],
+    lastDiagnosis: 0,
+    lastWatchedCheck: 0,
+    context: { pdbs: inventory.pdbs, pods: inventory.pods, nodePools: inventory.nodePools },
+    reported: new Map(),
+    log: newProgressLog(),
+    failure: undefined,
+    displayEnded: false,
+  };
+}

@@ -1,0 +1,113 @@
+// The pacer's writes: for each NodePool, what the decision allows (stages/controller.ts) becomes a budget hold, holds
+// on its old nodes, or their release (cluster/holds.ts). A write happens only when the allowance changes, plus a
+// periodic check that a budget hold is still there (a GitOps sync or a person may have put the list back).
+import type { PacerSettings, PacerState } from './pacer-steps.js';
+import { holdNode, holdWithBudget, releaseBudgetHold, releaseNode } from '../cluster/holds.js';
+import type { NodeView } from '../karpenter/views.js';
+import { nodeHoldChanges, type OldNode } from '../apis/node-hold.js';
+import type { StageDecision, StagePosition } from '../stages/controller.js';
+import { heldNodesOf, type PoolObservation } from '../stages/counts.js';
+import type { HoldMechanism } from '../stages/hold-mechanism.js';
+
+/** Budget holds are read back this often, so one a GitOps sync or a person removed is put back. */
+const REASSERT_EVERY_MS = 15_000;
+
+/** One round of writes: what the pacer needs to make them, and when. */
+interface Acting {
+  readonly settings: PacerSettings;
+  readonly state: PacerState;
+  readonly now: Date;
+  readonly signal: AbortSignal | undefined;
+}
+
+export async function actOnHolds(
+  settings: PacerSettings,
+  state: PacerState,
+  d: StageDecision,
+  o: PoolObservation,
+  nodes: ReadonlyMap<string, NodeView>,
+  now: Date,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const acting: Acting = { settings, state, now, signal };
+  for (const [pool, allowance] of Object.entries(d.allowances)) {
+    const how = state.mechanism.get(pool)!;
+    if (allowance === 'release') await releasePool(acting, pool, how, nodes);
+    else if (how === 'budget') await holdPoolWithBudget(acting, pool, allowance, d.position);
+    else await holdPoolNodes(acting, pool, allowance, o.oldNodes.get(pool) ?? []);
+  }
+}
+
+async function releasePool(
+  { settings, state, signal }: Acting,
+  pool: string,
+  how: HoldMechanism,
+  nodes: ReadonlyMap<string, NodeView>,
+): Promise<void> {
+  const { cluster, api } = settings;
+  if (state.written.get(pool) === 'release') return;
+  if (how === 'budget') {
+    const r = await releaseBudgetHold(cluster, api, pool, signal);
+    if (r.changed) state.report({ type: 'release', nodePool: pool, mechanism: 'budget', budgets: r.budgets });
+  } else {
+    let freed = 0;
+    // What the nodes show, and what this run held that they may not show yet (the inventory before prime).
+    const held = new Set([
+      ...heldNodesOf(nodes.values(), pool),
+      ...[...state.heldHere].filter(([, p]) => p === pool).map(([n]) => n),
+    ]);
+    for (const n of held) {
+      if (await releaseNode(cluster, n, signal)) freed++;
+      state.nodeWrites.set(n, false);
+      state.heldHere.delete(n);
+    }
+    if (freed > 0) state.report({ type: 'release', nodePool: pool, mechanism: 'node', nodes: freed });
+  }
+  state.written.set(pool, 'release');
+}
+
+async function holdPoolWithBudget(
+  { settings, state, now, signal }: Acting,
+  pool: string,
+  allowance: number,
+  position: StagePosition,
+): Promise<void> {
+  const before = state.written.get(pool);
+  const due = now.getTime() - (state.lastWriteAt.get(pool) ?? 0) >= REASSERT_EVERY_MS;
+  const soakUntil = position.soakUntil?.toISOString() ?? null;
+  if (before === allowance && !due && state.writtenSoak.get(pool) === soakUntil) return;
+  const stageSize = position.sizes[state.stageOf.get(pool)!] ?? 0;
+  const record = { runId: settings.runId, now, target: settings.target, stageSize, soakUntil };
+  const r = await holdWithBudget(settings.cluster, settings.api, pool, allowance, record, signal);
+  state.written.set(pool, allowance);
+  state.lastWriteAt.set(pool, now.getTime());
+  state.writtenSoak.set(pool, soakUntil);
+  if (r.changed && before !== allowance) state.report({ type: 'hold', nodePool: pool, mechanism: 'budget', allowance });
+}
+
+async function holdPoolNodes(
+  { settings, state, signal }: Acting,
+  pool: string,
+  allowance: number,
+  old: OldNode[],
+): Promise<void> {
+  const { cluster, runId } = settings;
+  const before = state.written.get(pool);
+  const changes = nodeHoldChanges(old, allowance);
+  for (const n of changes.hold) {
+    await holdNode(cluster, n, runId, signal);
+    state.nodeWrites.set(n, true);
+    state.heldHere.set(n, pool);
+  }
+  for (const n of changes.release) {
+    await releaseNode(cluster, n, signal);
+    state.nodeWrites.set(n, false);
+    state.heldHere.delete(n);
+  }
+  state.written.set(pool, allowance);
+  if (before !== allowance || changes.hold.length > 0) {
+    // `nodes`: how many of the NodePool's old nodes karp-drift holds now.
+    const held = old.filter((n) => n.heldByUs).length + changes.hold.length - changes.release.length;
+    state.report({ type: 'hold', nodePool: pool, mechanism: 'node', allowance, nodes: held });
+  }
+}
