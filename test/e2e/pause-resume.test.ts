@@ -1,5 +1,5 @@
 // pause and resume through the built CLI against the sandbox, as a person or a CI job runs them.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Budget } from '../../src/karpenter/budgets.js';
 import { httpWrites, karpDrift, scenario } from './cli-sandbox.js';
 
@@ -153,12 +153,21 @@ describe('pause and resume', () => {
       },
       spec: { holderIdentity: 'alice@laptop (run r1)', leaseDurationSeconds: 30, acquireTime: now, renewTime: now },
     });
+    // Alice's run is alive: it renews the Lease every 2 s, as a live run does (on its own clock, whatever that says).
+    const renewing = setInterval(() => {
+      const lease = sandbox.kube.store.get('leases.coordination.k8s.io', 'karp-drift', 'kube-system')!;
+      const renewTime = new Date().toISOString().replace('Z', '000Z');
+      sandbox.kube.store.update('leases.coordination.k8s.io', { ...lease, spec: { ...(lease.spec as object), renewTime } });
+    }, 2_000);
+    onTestFinished(() => clearInterval(renewing));
     const writes = httpWrites(sandbox);
     const run = await karpDrift(sandbox, ['pause']);
     expect(run.code, run.stderr).toBe(3);
     expect(run.stderr).toMatch(
-      /^error: another karp-drift run holds the lock on this cluster: alice@laptop \(run r1\) \(karp-drift upgrade --to 1\.30 --waves 1,10%,100%\) since /m,
+      /^error: another karp-drift run holds the lock on this cluster: alice@laptop \(run r1\) \(karp-drift upgrade --to 1\.30 --waves 1,10%,100%\) since .*; it renewed the lease while this run watched$/m,
     );
+    // It said why it waited, and not for long: a live run renews well inside the lease's 30 s.
+    expect(run.stderr).toMatch(/^the cluster lock \(lease kube-system\/karp-drift\) is held by alice@laptop \(run r1\) .*: waiting up to 30 s to see whether that run still renews it$/m);
     expect(httpWrites(sandbox)).toBe(writes);
     expect(
       (sandbox.kube.store.list('nodepools.karpenter.sh') as unknown as Obj[]).every(
