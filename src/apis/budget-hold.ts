@@ -24,6 +24,8 @@ export interface HoldRecord {
   /** A staged rollout's target and its stage's size when the stage began, so a re-run counts waves alike. */
   target?: string;
   stageSize?: number;
+  /** This NodePool's own old nodes when its stage began: its share of each wave (stages/waves.ts `waveShares`). */
+  poolSize?: number;
   /** A soak under way when the run ended early (ISO 8601): a re-run soaks out the rest before the next wave. */
   soakUntil?: string;
 }
@@ -55,6 +57,7 @@ export function decodeHoldRecord(text: string | undefined): HoldRecord | { error
     budgets: v.budgets ?? null,
     ...(typeof v.target === 'string' ? { target: v.target } : {}),
     ...(typeof v.stageSize === 'number' ? { stageSize: v.stageSize } : {}),
+    ...(typeof v.poolSize === 'number' ? { poolSize: v.poolSize } : {}),
     ...(typeof v.soakUntil === 'string' ? { soakUntil: v.soakUntil } : {}),
   };
 }

@@ -60,7 +60,7 @@ export async function holdWithBudget(
   api: KarpenterApi,
   name: string,
   allowance: number,
-  run: { runId: string; now: Date; target?: string; stageSize?: number; soakUntil?: string | null },
+  run: { runId: string; now: Date; target?: string; stageSize?: number; poolSize?: number; soakUntil?: string | null },
   signal?: AbortSignal,
 ): Promise<BudgetHoldResult> {
   return withConflictRetries(name, async () => {
@@ -81,6 +81,11 @@ export async function holdWithBudget(
         ? { stageSize: run.stageSize }
         : record?.stageSize !== undefined
           ? { stageSize: record.stageSize }
+          : {}),
+      ...(run.poolSize !== undefined
+        ? { poolSize: run.poolSize }
+        : record?.poolSize !== undefined
+          ? { poolSize: record.poolSize }
           : {}),
       // A staged run says whether it soaks (null: not now); pause keeps what the record had.
       ...(typeof run.soakUntil === 'string'

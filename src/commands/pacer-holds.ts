@@ -33,7 +33,7 @@ export async function actOnHolds(
   for (const [pool, allowance] of Object.entries(d.allowances)) {
     const how = state.mechanism.get(pool)!;
     if (allowance === 'release') await releasePool(acting, pool, how, nodes);
-    else if (how === 'budget') await holdPoolWithBudget(acting, pool, allowance, d.position);
+    else if (how === 'budget') await holdPoolWithBudget(acting, pool, allowance, o.disrupting.get(pool) ?? 0, d.position);
     else await holdPoolNodes(acting, pool, allowance, o.oldNodes.get(pool) ?? []);
   }
 }
@@ -66,20 +66,39 @@ async function releasePool(
   state.written.set(pool, 'release');
 }
 
+/**
+ * Karpenter lets `min(budgets) − disrupting` start, and `disrupting` already counts every replacement in flight and
+ * every NotReady node of the NodePool. So the hold is `allowance + disrupting`, which lets exactly `allowance` more
+ * start, and never slows the wave's own replacements below the NodePool's own budgets (writing `allowance` alone
+ * would subtract them twice); and `0` once the wave has started all it may, which is exact at any concurrency (a budget
+ * never stops a command already started). Rewritten whenever `disrupting` changes (DOMAIN.md §2.6).
+ */
 async function holdPoolWithBudget(
   { settings, state, now, signal }: Acting,
   pool: string,
   allowance: number,
+  disrupting: number,
   position: StagePosition,
 ): Promise<void> {
   const before = state.written.get(pool);
+  const value = allowance > 0 ? allowance + disrupting : 0;
   const due = now.getTime() - (state.lastWriteAt.get(pool) ?? 0) >= REASSERT_EVERY_MS;
   const soakUntil = position.soakUntil?.toISOString() ?? null;
-  if (before === allowance && !due && state.writtenSoak.get(pool) === soakUntil) return;
+  if (before === allowance && state.writtenBudget.get(pool) === value && !due && state.writtenSoak.get(pool) === soakUntil)
+    return;
   const stageSize = position.sizes[state.stageOf.get(pool)!] ?? 0;
-  const record = { runId: settings.runId, now, target: settings.target, stageSize, soakUntil };
-  const r = await holdWithBudget(settings.cluster, settings.api, pool, allowance, record, signal);
+  const poolSize = position.poolSizes?.[pool];
+  const record = {
+    runId: settings.runId,
+    now,
+    target: settings.target,
+    stageSize,
+    ...(poolSize !== undefined ? { poolSize } : {}),
+    soakUntil,
+  };
+  const r = await holdWithBudget(settings.cluster, settings.api, pool, value, record, signal);
   state.written.set(pool, allowance);
+  state.writtenBudget.set(pool, value);
   state.lastWriteAt.set(pool, now.getTime());
   state.writtenSoak.set(pool, soakUntil);
   if (r.changed && before !== allowance) state.report({ type: 'hold', nodePool: pool, mechanism: 'budget', allowance });

@@ -35,6 +35,8 @@ export interface PacerState {
   decision: StageDecision | undefined;
   /** What was last written per NodePool (undefined: not yet), and when budget holds were last read back. */
   readonly written: Map<string, PoolAllowance>;
+  /** The `nodes` of the budget hold last written per NodePool: its allowance plus what Karpenter counts disrupting. */
+  readonly writtenBudget: Map<string, number>;
   readonly lastWriteAt: Map<string, number>;
   /** The soak recorded with each budget hold (null: none), so a re-run can soak out the rest. */
   readonly writtenSoak: Map<string, string | null>;
@@ -56,6 +58,7 @@ export function newPacerState(plan: StagedPlan): PacerState {
     position: undefined,
     decision: undefined,
     written: new Map(),
+    writtenBudget: new Map(),
     lastWriteAt: new Map(),
     writtenSoak: new Map(),
     nodeWrites: new Map(),

@@ -83,7 +83,9 @@ async function prime(
   });
   const soaks = [...records.values()].map((r) => r.soakUntil).filter((s): s is string => s !== undefined);
   const soak = soaks.length > 0 ? { until: new Date(soaks.sort().at(-1)!), now } : undefined;
-  state.position = initialPosition(plan.stagePlan, o.counts, sizes, soak);
+  const poolSizes: Record<string, number> = {};
+  for (const [pool, r] of records) if (r.poolSize !== undefined) poolSizes[pool] = r.poolSize;
+  state.position = initialPosition(plan.stagePlan, o.counts, sizes, soak, poolSizes);
   const decision = decideStages(plan.stagePlan, o.counts, state.position, now, settings.cleared);
   state.decision = decision;
   state.position = decision.position;
@@ -126,7 +128,7 @@ async function finish(
     plan.stagePlan.stages.flatMap((s) => s.nodePools.map((p) => [p, 'release' as const])),
   );
   const d: StageDecision = { position: state.position!, phase: 'done', allowances: done, events: [] };
-  const nothingObserved = { counts: [], oldNodes: new Map() };
+  const nothingObserved = { counts: [], oldNodes: new Map(), disrupting: new Map() };
   // Its own deadline: the run's signal may be aborted (an interrupt before the apply).
   await actOnHolds(settings, state, d, nothingObserved, nodes, now, AbortSignal.timeout(PAUSE_WRITES_MS));
   if (options.quiet === true) return;

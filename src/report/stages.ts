@@ -140,9 +140,11 @@ export function stagedPlanLines(p: StagedPlan): string[] {
     const width = Math.max(...s.nodePools.map((n) => n.name.length));
     const counts = s.nodePools.map((n) => plural(n.oldNodes, 'old node'));
     const countWidth = Math.max(...counts.map((c) => c.length));
+    const splits = s.nodePools.map((n) => (s.nodePools.length > 1 && s.targets.length > 1 ? `  waves ${waveList(n.waves)}` : ''));
+    const splitWidth = Math.max(...splits.map((x) => x.length));
     s.nodePools.forEach((n, j) => {
       lines.push(
-        `    nodepool/${n.name.padEnd(width)}  ${counts[j]!.padStart(countWidth)}  held with ${n.hold.mechanism}: ${n.hold.why}`,
+        `    nodepool/${n.name.padEnd(width)}  ${counts[j]!.padStart(countWidth)}${splits[j]!.padEnd(splitWidth)}  held with ${n.hold.mechanism}: ${n.hold.why}`,
       );
       if (n.hold.warning !== undefined) lines.push(`      warning: ${n.hold.warning}`);
     });
@@ -167,6 +169,7 @@ export function stagedPlanJson(p: StagedPlan): Record<string, unknown> {
       nodePools: s.nodePools.map((n) => ({
         name: n.name,
         oldNodes: n.oldNodes,
+        waves: n.waves,
         hold: {
           mechanism: n.hold.mechanism,
           why: n.hold.why,

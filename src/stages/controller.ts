@@ -9,7 +9,7 @@
 // (target − started), lowered as each one starts, never raised as one finishes: a budget caps what is in flight, and a
 // slot freed by a finished replacement would be taken by Karpenter's next pass before we could react (DOMAIN.md §2.6).
 import type { Checkpoint } from '../gates/request.js';
-import { waveTargets, type WaveStep } from './waves.js';
+import { waveShares, waveTargets, type WaveStep } from './waves.js';
 
 export interface Stage {
   /** `canary` for the NodePools of `--canary`, `rollout` for the rest. */
@@ -40,6 +40,8 @@ export interface StagePosition {
   soakUntil?: Date;
   /** Old NodeClaims per stage when it began (index = stage). */
   sizes: Array<number | undefined>;
+  /** Old NodeClaims per NodePool when its stage began: how a wave's target is shared among them (`waveShares`). */
+  poolSizes?: Record<string, number>;
   /** The wave whose `wave` event has been emitted, so each opens once. */
   announced?: { stage: number; wave: number };
 }
@@ -114,8 +116,10 @@ export function initialPosition(
   pools: readonly PoolWaveCounts[],
   recordedSizes: Array<number | undefined> = [],
   recordedSoak?: { until: Date; now: Date },
+  recordedPoolSizes: Record<string, number> = {},
 ): StagePosition {
   const sizes = plan.stages.map((_, i) => recordedSizes[i]);
+  const poolSizes = poolSizesNow(pools, recordedPoolSizes);
   const soaking = recordedSoak !== undefined && recordedSoak.until.getTime() > recordedSoak.now.getTime();
   for (let s = 0; s < plan.stages.length; s++) {
     const { untouched, inflight } = countsOf(pools, plan.stages[s]!.nodePools);
@@ -134,6 +138,7 @@ export function initialPosition(
           wave: wave - 1,
           soakUntil: recordedSoak.until,
           sizes,
+          poolSizes,
           announced: { stage: s, wave: wave - 1 },
         };
       }
@@ -144,13 +149,14 @@ export function initialPosition(
           wave: last,
           soakUntil: recordedSoak.until,
           sizes,
+          poolSizes,
           announced: { stage: s - 1, wave: last },
         };
       }
     }
-    return { stage: s, wave, sizes };
+    return { stage: s, wave, sizes, poolSizes };
   }
-  return { stage: plan.stages.length, wave: 0, sizes };
+  return { stage: plan.stages.length, wave: 0, sizes, poolSizes };
 }
 
 /** Health gates passed at every checkpoint: a rollout without gates. */
@@ -169,7 +175,11 @@ export function decideStages(
   cleared: (checkpoint: Checkpoint) => boolean = NO_GATES,
 ): StageDecision {
   const events: StageEvent[] = [];
-  let pos: StagePosition = { ...position, sizes: [...position.sizes] };
+  let pos: StagePosition = {
+    ...position,
+    sizes: [...position.sizes],
+    poolSizes: poolSizesNow(pools, position.poolSizes ?? {}),
+  };
 
   // A stage or wave can end and the next begin in one decision (a soak of 0, a stage with nothing left to do).
   for (let guard = 0; guard < 1000; guard++) {
@@ -203,7 +213,7 @@ export function decideStages(
       position,
       phase,
       ...(checkpoint ? { checkpoint } : {}),
-      allowances: allowancesFor(plan, pools, position.stage, 0),
+      allowances: allowancesFor(plan, pools, position, undefined),
       events,
       stage: summary,
     });
@@ -253,7 +263,7 @@ export function decideStages(
       return {
         position: pos,
         phase: 'wave',
-        allowances: allowancesFor(plan, pools, pos.stage, target - started),
+        allowances: allowancesFor(plan, pools, pos, { target, left: target - started }),
         events,
         stage: summary,
       };
@@ -297,6 +307,7 @@ function nextStage(pos: StagePosition): StagePosition {
     stage: pos.stage + 1,
     wave: 0,
     sizes: pos.sizes,
+    ...(pos.poolSizes ? { poolSizes: pos.poolSizes } : {}),
     announced: pos.announced,
   };
 }
@@ -306,28 +317,48 @@ function allReleased(plan: StagePlan): Record<string, PoolAllowance> {
 }
 
 /**
- * Earlier stages are released (their nodes are all replaced), later ones held at 0, and the open stage's allowance
- * shared among its NodePools in order, each getting at most its untouched old nodes.
+ * Each NodePool's old NodeClaims when its stage began: the recorded size, or what it has now if that is more (or
+ * nothing was recorded). A NodePool with none left and none recorded keeps no entry.
+ */
+function poolSizesNow(pools: readonly PoolWaveCounts[], recorded: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = { ...recorded };
+  for (const p of pools) {
+    const now = p.untouched + p.inflight;
+    if (now > (out[p.name] ?? 0)) out[p.name] = now;
+  }
+  return out;
+}
+
+/**
+ * Earlier stages are released (their nodes are all replaced), later ones held at 0, and the open stage's NodePools
+ * each allowed what is left of their share of the wave's target (`waveShares`, in proportion to their old nodes),
+ * at most their untouched old nodes, and together never more than the wave has left to start. Without a wave (a
+ * soak, a wave finishing, a gate) the open stage is held at 0.
  */
 function allowancesFor(
   plan: StagePlan,
   pools: readonly PoolWaveCounts[],
-  open: number,
-  allowance: number,
+  position: StagePosition,
+  wave: { target: number; left: number } | undefined,
 ): Record<string, PoolAllowance> {
   const result: Record<string, PoolAllowance> = {};
-  let left = Math.max(0, allowance);
   plan.stages.forEach((stage, index) => {
     for (const name of stage.nodePools) {
-      if (index < open) result[name] = 'release';
-      else if (index > open) result[name] = 0;
-      else {
-        const untouched = pools.find((p) => p.name === name)?.untouched ?? 0;
-        const share = Math.min(untouched, left);
-        left -= share;
-        result[name] = share;
-      }
+      if (index < position.stage) result[name] = 'release';
+      else result[name] = 0;
     }
+  });
+  const open = plan.stages[position.stage];
+  if (open === undefined || wave === undefined) return result;
+  const sizes = open.nodePools.map((name) => position.poolSizes?.[name] ?? 0);
+  const shares = waveShares(wave.target, sizes);
+  let left = Math.max(0, wave.left);
+  open.nodePools.forEach((name, i) => {
+    const untouched = pools.find((p) => p.name === name)?.untouched ?? 0;
+    const started = sizes[i]! - untouched;
+    const share = Math.min(untouched, Math.max(0, shares[i]! - started), left);
+    left -= share;
+    result[name] = share;
   });
   return result;
 }

@@ -1,6 +1,7 @@
 // What a staged rollout observes: each NodePool's old NodeClaims (not on a target AMI), untouched or in flight, and
 // the old Nodes a node hold picks from. Pure; the same for the inventory read before the apply and for the follow
 // loop's snapshot, so the first decision and every later one count alike.
+import { budgetMapping, type BudgetMember } from '../karpenter/budget-mapping.js';
 import type { NodeClaimView, NodeView } from '../karpenter/views.js';
 import { isDisrupting } from '../rollout/track.js';
 import type { PoolWaveCounts } from './controller.js';
@@ -15,6 +16,11 @@ export interface StagedScope {
 
 export interface PoolObservation {
   counts: PoolWaveCounts[];
+  /**
+   * Karpenter's `disrupting` per NodePool (karpenter/budget-mapping.ts): every replacement in flight and every NotReady
+   * node, old or new. A budget hold of `n + disrupting` lets exactly `n` more start (DOMAIN.md §2.6).
+   */
+  disrupting: Map<string, number>;
   /** Old, untouched NodeClaims' Nodes, by NodePool: what a node hold holds or frees. */
   oldNodes: Map<string, OldNode[]>;
 }
@@ -31,10 +37,18 @@ export function observePools(
   const targets = new Map(scope.nodePools.map((p) => [p.name, new Set(scope.targetImageIds[p.nodeClass] ?? [])]));
   const counts = new Map(scope.nodePools.map((p) => [p.name, { name: p.name, untouched: 0, inflight: 0 }]));
   const oldNodes = new Map<string, OldNode[]>(scope.nodePools.map((p) => [p.name, []]));
+  const members = new Map<string, BudgetMember[]>(scope.nodePools.map((p) => [p.name, []]));
   for (const claim of claims) {
     const pool = claim.nodePool !== undefined ? counts.get(claim.nodePool) : undefined;
-    if (pool === undefined || claim.imageId === undefined || targets.get(pool.name)!.has(claim.imageId)) continue;
+    if (pool === undefined) continue;
     const node = claim.nodeName !== undefined ? nodes.get(claim.nodeName) : undefined;
+    members.get(pool.name)!.push({
+      initialized: node?.initialized === true,
+      instanceTerminating: claim.conditions.InstanceTerminating?.status === 'True',
+      ready: node?.ready === true,
+      markedForDeletion: isDisrupting(claim, node) || node?.deleting === true,
+    });
+    if (claim.imageId === undefined || targets.get(pool.name)!.has(claim.imageId)) continue;
     if (isDisrupting(claim, node) || node?.deleting === true) {
       pool.inflight += 1;
       continue;
@@ -53,7 +67,8 @@ export function observePools(
       empty: false,
     });
   }
-  return { counts: [...counts.values()], oldNodes };
+  const disrupting = new Map([...members].map(([name, m]) => [name, budgetMapping(m).disrupting.length]));
+  return { counts: [...counts.values()], oldNodes, disrupting };
 }
 
 /** Nodes karp-drift holds in a NodePool, whatever their NodeClaim: what a release must free. */

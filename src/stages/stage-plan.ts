@@ -11,7 +11,7 @@ import type { StagePlan } from './controller.js';
 import { chooseHold, type HoldChoice, type HoldChoiceResult } from './hold-mechanism.js';
 import type { StagedRequest } from './request.js';
 import type { GateRequest } from '../gates/request.js';
-import { waveSizes, waveTargets } from './waves.js';
+import { waveShares, waveSizes, waveTargets } from './waves.js';
 
 export type { StagedRequest } from './request.js';
 
@@ -25,6 +25,8 @@ export interface PlannedStagePool {
   /** The NodePool's own Drifted limit now (Infinity: none active). */
   limit: number;
   hold: HoldChoice;
+  /** Its share of each wave's cumulative target (`waveShares`): how many of its old nodes are replaced by then. */
+  waves: number[];
 }
 
 export interface PlannedStage {
@@ -93,12 +95,17 @@ export function planStages(
         ]
       : [{ name: 'rollout', nodePools: names }];
   const stages = groups.map((g): PlannedStage => {
-    const members = g.nodePools.map((n) => {
-      const { input, hold } = byName.get(n)!;
-      return { name: n, oldNodes: input.oldNodes, limit: input.limit, hold };
-    });
-    const size = members.reduce((sum, m) => sum + m.oldNodes, 0);
+    const inputs = g.nodePools.map((n) => byName.get(n)!);
+    const size = inputs.reduce((sum, m) => sum + m.input.oldNodes, 0);
     const targets = waveTargets(request.waves, size);
+    const shares = targets.map((t) => waveShares(t, inputs.map((m) => m.input.oldNodes)));
+    const members = inputs.map(({ input, hold }, i) => ({
+      name: input.pool.name,
+      oldNodes: input.oldNodes,
+      limit: input.limit,
+      hold,
+      waves: shares.map((s) => s[i]!),
+    }));
     return { name: g.name, nodePools: members, size, targets, sizes: waveSizes(targets) };
   });
   const waves = stages.reduce((sum, s) => sum + s.targets.length, 0);
@@ -116,13 +123,18 @@ export function planStages(
 }
 
 /**
- * Rounds of replacements a stage needs: per wave, the wave's nodes over what may run at once (the NodePools' own
- * Drifted limits, summed: karp-drift's budget only ever lowers them). A NodePool with old nodes whose limit is 0
- * never replaces them, so the stage never ends, whatever its other NodePools allow.
+ * Rounds of replacements a stage needs: per wave, the slowest of its NodePools, each replacing its share of the wave
+ * up to its own Drifted limit at once (karp-drift's hold lets a wave's replacements run side by side up to that limit,
+ * and only ever lowers it). A NodePool with old nodes whose limit is 0 never replaces them, so the stage never ends,
+ * whatever its other NodePools allow.
  */
 function stageRounds(stage: PlannedStage): number {
   if (stage.nodePools.some((p) => p.oldNodes > 0 && p.limit <= 0)) return Infinity;
-  const parallel = stage.nodePools.reduce((sum, p) => sum + (p.oldNodes > 0 ? Math.min(p.oldNodes, p.limit) : 0), 0);
-  if (parallel <= 0) return stage.sizes.length > 0 ? Infinity : 0;
-  return stage.sizes.reduce((sum, n) => sum + Math.ceil(n / Math.min(parallel, n)), 0);
+  return stage.targets.reduce((sum, _t, w) => {
+    const rounds = stage.nodePools.map((p) => {
+      const added = p.waves[w]! - (w > 0 ? p.waves[w - 1]! : 0);
+      return added > 0 ? Math.ceil(added / Math.min(p.limit, added)) : 0;
+    });
+    return sum + Math.max(0, ...rounds);
+  }, 0);
 }

@@ -91,3 +91,36 @@ export function currentWave(targets: readonly number[], replaced: number): numbe
   const index = targets.findIndex((t) => replaced < t);
   return index === -1 ? undefined : index;
 }
+
+/**
+ * A wave's cumulative target shared among a stage's NodePools: first one each, largest NodePool first, so that every
+ * AMI of the stage is exercised from the earliest wave that can (not only in the 100 % wave); then the rest in
+ * proportion to their old nodes, seat by seat by Sainte-Laguë quotients. Seat by seat, so a later (larger) target never
+ * gives a NodePool less than an earlier one did (a wave must never have to take back a start); the shares add up to
+ * the target exactly, and none exceeds its NodePool's old nodes.
+ */
+export function waveShares(target: number, oldNodes: readonly number[]): number[] {
+  const shares = oldNodes.map(() => 0);
+  let left = Math.max(0, Math.min(target, oldNodes.reduce((a, b) => a + b, 0)));
+  const bySize = oldNodes.map((n, i) => ({ n, i })).filter((p) => p.n > 0).sort((a, b) => b.n - a.n || a.i - b.i);
+  for (const { i } of bySize) {
+    if (left === 0) break;
+    shares[i] = 1;
+    left -= 1;
+  }
+  while (left > 0) {
+    let best = -1;
+    let quotient = -1;
+    oldNodes.forEach((n, i) => {
+      if (shares[i]! >= n) return;
+      const q = n / (2 * shares[i]! + 1);
+      if (q > quotient) {
+        best = i;
+        quotient = q;
+      }
+    });
+    shares[best]! += 1;
+    left -= 1;
+  }
+  return shares;
+}

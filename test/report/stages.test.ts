@@ -333,9 +333,9 @@ describe('stagedPlanLines', () => {
       '  Stage 1 canary: 2 old nodes in 2 waves (1, +1)',
       '    nodepool/canary  2 old nodes  held with budget: no GitOps or IaC tool manages its budgets',
       '  Stage 2 rollout: 13 old nodes in 3 waves (1, +6, +6)',
-      '    nodepool/general  10 old nodes  held with budget: no GitOps or IaC tool manages its budgets',
-      '    nodepool/gitops    3 old nodes  held with node: its budgets are managed by Argo CD (field manager argocd-controller), which would put them back',
-      '  Estimate: about 95m (4 soaks of 15m included), assuming 5m per replacement,',
+      '    nodepool/general  10 old nodes  waves 1, +4, +5  held with budget: no GitOps or IaC tool manages its budgets',
+      '    nodepool/gitops    3 old nodes  waves 0, +2, +1  held with node: its budgets are managed by Argo CD (field manager argocd-controller), which would put them back',
+      '  Estimate: about 100m (4 soaks of 15m included), assuming 5m per replacement,',
       "  in parallel up to each NodePool's own budget; progress shows the real rate.",
     ]);
   });
@@ -378,6 +378,7 @@ describe('stagedPlanJson', () => {
             {
               name: 'canary',
               oldNodes: 2,
+              waves: [1, 2],
               hold: { mechanism: 'budget', why: 'no GitOps or IaC tool manages its budgets' },
             },
           ],
@@ -390,11 +391,13 @@ describe('stagedPlanJson', () => {
             {
               name: 'general',
               oldNodes: 10,
+              waves: [1, 5, 10],
               hold: { mechanism: 'budget', why: 'no GitOps or IaC tool manages its budgets' },
             },
             {
               name: 'gitops',
               oldNodes: 3,
+              waves: [0, 2, 3],
               hold: {
                 mechanism: 'node',
                 why: 'its budgets are managed by Argo CD (field manager argocd-controller), which would put them back',
@@ -405,7 +408,7 @@ describe('stagedPlanJson', () => {
       ],
       soakSeconds: 900,
       soaks: 4,
-      estimateSeconds: 95 * 60,
+      estimateSeconds: 100 * 60,
       assumedReplacementSeconds: 300,
     });
   });

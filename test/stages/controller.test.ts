@@ -79,18 +79,19 @@ describe('decideStages: one step at a time', () => {
       'soak',
       { canary: 0, general: 0, batch: 0 },
     ],
-    // Stage 2, wave 2 of 20 nodes: 50 % = 10, 3 started: 7 more, shared in order, each at most its untouched nodes.
+    // Stage 2, wave 2 of 20 nodes: 50 % = 10, 3 started: 7 more. general had 9 old nodes and batch 10, so the 10 are
+    // shared 5 and 5 (waveShares); each has started 1: 4 more each, but together no more than the 7 the wave has left.
     [
-      'a stage of two NodePools shares the wave in order',
+      'a stage of two NodePools shares the wave in proportion to their old nodes',
       [pool('canary', 0), pool('general', 8, 1), pool('batch', 9, 1)],
-      { stage: 1, wave: 1, sizes: [4, 20], announced: { stage: 1, wave: 1 } },
+      { stage: 1, wave: 1, sizes: [4, 20], poolSizes: { general: 9, batch: 10 }, announced: { stage: 1, wave: 1 } },
       90,
       'wave',
-      { canary: 'release', general: 7, batch: 0 },
+      { canary: 'release', general: 4, batch: 3 },
     ],
-    // 13 untouched of 20: 7 started, 3 more to reach 10.
+    // 13 untouched of 20: 7 started, 3 more to reach 10. general's 1 old node is its share at once; batch the rest.
     [
-      'the share overflows into the next NodePool',
+      'never more together than the wave has left',
       [pool('canary', 0), pool('general', 1), pool('batch', 12)],
       { stage: 1, wave: 1, sizes: [4, 20], announced: { stage: 1, wave: 1 } },
       90,
@@ -301,7 +302,18 @@ describe('initialPosition: a soak recorded by a run that ended early', () => {
       { stage: 0, wave: 0, sizes: [4, undefined] },
     ],
   ])('%s', (_name, pools, sizes, recorded, expected) => {
-    expect(initialPosition(canaryPlan, pools, sizes, recorded)).toEqual(expected);
+    // What the position says of each NodePool's size is checked on its own below.
+    const { poolSizes: _sizes, ...position } = initialPosition(canaryPlan, pools, sizes, recorded);
+    expect(position).toEqual(expected);
+  });
+
+  it("each NodePool's size is what was recorded on its hold, or what it has now if that is more", () => {
+    const pools = [pool('canary', 0), pool('general', 4, 1), pool('batch', 10)];
+    expect(initialPosition(canaryPlan, pools, [4, 20], undefined, { canary: 4, general: 10 }).poolSizes).toEqual({
+      canary: 4,
+      general: 10,
+      batch: 10,
+    });
   });
 
   it('a resumed wave soak holds until it passes, then opens the next wave (no stage event)', () => {

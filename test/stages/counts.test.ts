@@ -158,3 +158,20 @@ describe('heldNodesOf', () => {
     expect(heldNodesOf(nodes, 'batch')).toEqual([]);
   });
 });
+
+// What a budget hold must add to its allowance: Karpenter's own `disrupting` for the NodePool (helpers.go
+// BuildDisruptionBudgetMapping), old nodes and new alike.
+describe('observePools: what Karpenter counts as disrupting', () => {
+  it.each<[string, Array<[NodeClaimView, NodeView | undefined]>, number]>([
+    ['nothing', [], 0],
+    ['an old node, Ready and untouched', [pair('g1')], 0],
+    ['a replacement in flight (its old node picked)', [pair('g1', { disruptionReason: true }), pair('g2')], 1],
+    ['an old node being deleted', [pair('g1', { deleting: true })], 1],
+    // Not part of the rollout, yet it uses up budget all the same: the hold must not let it block the wave.
+    ['a NotReady node on a target AMI', [pair('g1', { imageId: 'ami-new' }, { ready: false })], 1],
+    ['a replacement not yet initialized is not counted at all', [pair('g1', { imageId: 'ami-new' }, { initialized: false, ready: false })], 0],
+    ['a NodeClaim without its Node is not counted', [[nodeClaim({ name: 'g1', phase: 'launched' }), undefined]], 0],
+  ])('%s: %i', (_name, pairs, disrupting) => {
+    expect(observe(pairs).disrupting.get('general')).toBe(disrupting);
+  });
+});

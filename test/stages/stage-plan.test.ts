@@ -184,12 +184,12 @@ describe('planStages: soaks and the estimate', () => {
       6 * REPLACEMENT_MS + 3 * 10 * MIN,
     ],
     [
-      'a NodePool at its limit only counts its old nodes toward the parallel replacements',
+      'each NodePool replaces its share at its own limit: the slowest sets the pace',
       [input('a', 1, 5), input('b', 9, 1)],
       request({ waves: waves('100%') }),
       0,
-      // parallel = min(1, 5) + min(9, 1) = 2: 10 nodes in 5 rounds
-      5 * REPLACEMENT_MS,
+      // "a" replaces its 1 in one round; "b" its 9 one at a time (its own limit): 9 rounds, not 10 over 2 in parallel.
+      9 * REPLACEMENT_MS,
     ],
     [
       'a stage with nothing to do adds no round and no soak',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { currentWave, parseWaves, waveSizes, waveTargets, type WaveStep } from '../../src/stages/waves.js';
+import { currentWave, parseWaves, waveShares, waveSizes, waveTargets, type WaveStep } from '../../src/stages/waves.js';
 
 const steps = (text: string): WaveStep[] => {
   const parsed = parseWaves(text);
@@ -74,5 +74,41 @@ describe('currentWave: counted from what the cluster shows', () => {
     [[], 0, undefined],
   ])('targets %j, %i replaced', (targets, replaced, wave) => {
     expect(currentWave(targets, replaced)).toBe(wave);
+  });
+});
+
+describe("waveShares: a wave's target shared among the stage's NodePools", () => {
+  it.each<[string, number, number[], number[]]>([
+    ['in proportion, adding up exactly', 10, [60, 30, 10], [6, 3, 1]],
+    ['largest remainders take what is left', 5, [50, 30, 20], [3, 1, 1]],
+    // large: 500 of 5,000 over general-amd64 3,000, arm64 1,500, bottlerocket 500 (was: all 500 to the first).
+    ['a tenth of large', 500, [3000, 1500, 500], [300, 150, 50]],
+    // default with --waves 1,50%,100%: arm 3, general 6, system 3 → 50 % of 12 is 6.
+    ['half of default', 6, [3, 6, 3], [2, 3, 1]],
+    ['a canary of one goes to the largest NodePool', 1, [3, 6, 3], [0, 1, 0]],
+    ['as soon as the target reaches the NodePools, each gets one', 3, [1, 100, 1], [1, 1, 1]],
+    ['below that, one each, the largest first', 2, [1, 100, 1], [1, 1, 0]],
+    ['never more than a NodePool has', 4, [1, 1, 10], [1, 1, 2]],
+    ['a NodePool with no old nodes gets none', 3, [0, 4, 2], [0, 2, 1]],
+    ['the whole stage', 12, [3, 6, 3], [3, 6, 3]],
+    ['over the whole stage is the whole stage', 20, [3, 6, 3], [3, 6, 3]],
+    ['nothing', 0, [3, 6, 3], [0, 0, 0]],
+    ['no old nodes at all', 5, [0, 0], [0, 0]],
+  ])('%s: %i of %j', (_name, target, old, expected) => {
+    const shares = waveShares(target, old);
+    expect(shares).toEqual(expected);
+    expect(shares.reduce((a, b) => a + b, 0)).toBe(Math.min(target, old.reduce((a, b) => a + b, 0)));
+  });
+
+  it('a later wave never gives a NodePool fewer than an earlier one', () => {
+    for (const old of [[3, 6, 3], [1, 100, 1], [3000, 1500, 500], [7, 2, 9, 1]]) {
+      const total = old.reduce((a, b) => a + b, 0);
+      let previous = old.map(() => 0);
+      for (let t = 0; t <= total; t++) {
+        const shares = waveShares(t, old);
+        shares.forEach((s, i) => expect(s, `${t} of ${JSON.stringify(old)}`).toBeGreaterThanOrEqual(previous[i]!));
+        previous = shares;
+      }
+    }
   });
 });
