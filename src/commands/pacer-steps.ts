@@ -111,10 +111,13 @@ export function recordPoolEvents(
   pools: readonly string[],
   reason: StageEventReason,
   message: string,
+  type: 'Normal' | 'Warning' = 'Normal',
 ): Promise<boolean[]> {
   const { cluster, api } = settings;
   const poolView = (name: string) => settings.nodePools.find((p) => p.name === name) ?? { name, uid: '' };
-  return Promise.all(pools.map((p) => recordNodePoolEvent(cluster, { api, nodePool: poolView(p) }, reason, message)));
+  return Promise.all(
+    pools.map((p) => recordNodePoolEvent(cluster, { api, nodePool: poolView(p) }, reason, message, { type })),
+  );
 }
 
 /** Where the staged rollout stands, for the follow loop (its display, its stall and timeout clocks). */

@@ -44,6 +44,13 @@ describe('health gates on a bad AMI (bad-ami sandbox)', () => {
       expect(held.hold, pool).toBeDefined();
       expect((held.budgets as unknown[]).at(-1)).toEqual({ nodes: '0', reasons: ['Drifted'] });
     }
+    // What a teammate's `kubectl describe nodepool` shows: a Warning on each held NodePool, found by its uid.
+    for (const pool of ['canary', 'general']) {
+      const uid = sandbox.kube.store.get('nodepools.karpenter.sh', pool)!.metadata.uid;
+      const paused = (sandbox.kube.store.list('events') as unknown as Array<{ reason: string; type: string; involvedObject: { uid: string } }>)
+        .filter((e) => e.reason === 'StagedRolloutPaused' && e.involvedObject.uid === uid);
+      expect(paused.map((e) => e.type), pool).toEqual(['Warning']);
+    }
     const halted = new Date().toISOString();
     await new Promise((r) => setTimeout(r, 1500));
     expect(sandbox.simulator.disruptions.entries().filter((d) => d.time > halted)).toEqual([]);
