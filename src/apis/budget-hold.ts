@@ -74,6 +74,53 @@ export function holdBudget(allowance: number): Budget {
   };
 }
 
+/** How long the dead man's switch holds drift at 0 once it fires: long enough for anyone to notice. */
+export const SWITCH_DURATION = '720h';
+
+/**
+ * The dead man's switch of a live staged run (DOMAIN.md §2.6): `{nodes: "0", reasons: [Drifted]}` scheduled for one
+ * minute of the year, `armAt` (UTC), for 720 h. Karpenter's `Budget.IsActive` makes a budget active while a schedule
+ * hit lies in [now − duration, now]: the previous year's hit is far more than 720 h ago, so the budget is inactive
+ * (no limit at all) until `armAt`, and from then on holds drift at 0 for 30 days. A live run moves `armAt` ahead before
+ * it comes; a run that died (kill -9, OOM, a vanished CI runner, a lost network) cannot, and Karpenter itself stops
+ * starting replacements at `armAt`, whatever the hold beside it still allows.
+ */
+export function switchBudget(armAt: Date): Budget {
+  const d = armAt;
+  return {
+    nodes: '0',
+    reasons: ['Drifted'],
+    schedule: `${d.getUTCMinutes()} ${d.getUTCHours()} ${d.getUTCDate()} ${d.getUTCMonth() + 1} *`,
+    duration: SWITCH_DURATION,
+  };
+}
+
+const SWITCH_SCHEDULE = /^(\d{1,2}) (\d{1,2}) (\d{1,2}) (\d{1,2}) \*$/;
+
+function isOurSwitch(budget: Budget | undefined): boolean {
+  return (
+    budget !== undefined &&
+    budget.nodes === '0' &&
+    budget.duration === SWITCH_DURATION &&
+    SWITCH_SCHEDULE.test(budget.schedule ?? '') &&
+    budget.reasons?.length === 1 &&
+    budget.reasons[0] === 'Drifted'
+  );
+}
+
+/**
+ * When the switch in a live list fires (or fired): its minute in the year nearest to `now`. Undefined when the list
+ * carries no switch of karp-drift's (a pause, or a hold written before the switch existed).
+ */
+export function switchTime(live: readonly Budget[] | undefined, now: Date): Date | undefined {
+  const entry = live?.at(-2);
+  if (live === undefined || !isOurHold(live.at(-1)) || !isOurSwitch(entry)) return undefined;
+  const [, minute, hour, day, month] = SWITCH_SCHEDULE.exec(entry!.schedule!)!.map(Number);
+  const year = now.getUTCFullYear();
+  const candidates = [year - 1, year, year + 1].map((y) => new Date(Date.UTC(y, month! - 1, day, hour, minute)));
+  return candidates.reduce((a, b) => (Math.abs(b.getTime() - now.getTime()) < Math.abs(a.getTime() - now.getTime()) ? b : a));
+}
+
 function isOurHold(budget: Budget | undefined): boolean {
   return (
     budget !== undefined &&
@@ -94,7 +141,7 @@ export function userBudgets(live: Budget[] | undefined, record: HoldRecord | und
   if (record === undefined) return live ?? null;
   if (live === undefined) return null;
   if (isOurHold(live.at(-1))) {
-    const rest = live.slice(0, -1);
+    const rest = live.slice(0, isOurSwitch(live.at(-2)) ? -2 : -1);
     // The list karp-drift wrote for an absent field is the CRD default plus the hold.
     if (record.budgets == null && sameBudgets(rest, DEFAULT_BUDGETS)) return null;
     return rest;
@@ -104,16 +151,22 @@ export function userBudgets(live: Budget[] | undefined, record: HoldRecord | und
 
 export type HoldWrite = { budgets: Budget[] } | { error: string };
 
-/** The whole list to write so that at most `allowance` more drift replacements start: the user's budgets plus ours. */
-export function heldBudgets(user: Budget[] | null, allowance: number): HoldWrite {
+/**
+ * The whole list to write so that at most `allowance` more drift replacements start: the user's budgets plus ours
+ * (the hold last; before it, a live run's dead man's switch armed for `armAt`).
+ */
+export function heldBudgets(user: Budget[] | null, allowance: number, armAt?: Date): HoldWrite {
   // Writing a list replaces the CRD default (10 %), so an absent field is written as that default made explicit.
   const base = user ?? [...DEFAULT_BUDGETS];
-  if (base.length >= MAX_BUDGETS) {
-    return {
-      error: `it already has ${base.length} disruption budgets, the most a NodePool may have (${MAX_BUDGETS}): hold it with --hold-with node instead`,
-    };
+  const ours = armAt !== undefined ? [switchBudget(armAt), holdBudget(allowance)] : [holdBudget(allowance)];
+  if (base.length + ours.length > MAX_BUDGETS) {
+    const has =
+      base.length >= MAX_BUDGETS
+        ? `it already has ${base.length} disruption budgets, the most a NodePool may have (${MAX_BUDGETS})`
+        : `it has ${base.length} disruption budgets, and a staged rollout's hold adds ${ours.length} (a NodePool may have ${MAX_BUDGETS})`;
+    return { error: `${has}: hold it with --hold-with node instead` };
   }
-  return { budgets: [...base, holdBudget(allowance)] };
+  return { budgets: [...base, ...ours] };
 }
 
 /** The allowance a live list currently grants through karp-drift's hold, if it carries one. */

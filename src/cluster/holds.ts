@@ -60,13 +60,22 @@ export async function holdWithBudget(
   api: KarpenterApi,
   name: string,
   allowance: number,
-  run: { runId: string; now: Date; target?: string; stageSize?: number; poolSize?: number; soakUntil?: string | null },
+  run: {
+    runId: string;
+    now: Date;
+    target?: string;
+    stageSize?: number;
+    poolSize?: number;
+    soakUntil?: string | null;
+    /** A live staged run's dead man's switch (apis/budget-hold.ts `switchBudget`): when it fires unless moved. */
+    armAt?: Date;
+  },
   signal?: AbortSignal,
 ): Promise<BudgetHoldResult> {
   return withConflictRetries(name, async () => {
     const { view, record } = await readHeldNodePool(cluster, api, name, signal);
     const user = userBudgets(view.budgets, record);
-    const write = heldBudgets(user, allowance);
+    const write = heldBudgets(user, allowance, run.armAt);
     if ('error' in write) throw new RuntimeFailure(`nodepool/${name}: ${write.error}`);
     const next: HoldRecord = {
       runId: run.runId,

@@ -11,6 +11,15 @@ import type { HoldMechanism } from '../stages/hold-mechanism.js';
 
 /** Budget holds are read back this often, so one a GitOps sync or a person removed is put back. */
 const REASSERT_EVERY_MS = 15_000;
+/**
+ * The dead man's switch is armed for the start of the minute SWITCH_AHEAD_MS from now, and moved ahead again once less
+ * than SWITCH_REARM_MS is left (about once a minute): a run that dies leaves Karpenter holding drift at 0 by itself
+ * within SWITCH_AHEAD_MS of its last write. Karpenter reads schedules to the minute.
+ */
+export const SWITCH_AHEAD_MS = 3 * 60_000;
+const SWITCH_REARM_MS = 2 * 60_000;
+
+const switchMinute = (now: Date): Date => new Date(Math.floor((now.getTime() + SWITCH_AHEAD_MS) / 60_000) * 60_000);
 
 /** One round of writes: what the pacer needs to make them, and when. */
 interface Acting {
@@ -82,10 +91,13 @@ async function holdPoolWithBudget(
 ): Promise<void> {
   const before = state.written.get(pool);
   const value = allowance > 0 ? allowance + disrupting : 0;
-  const due = now.getTime() - (state.lastWriteAt.get(pool) ?? 0) >= REASSERT_EVERY_MS;
+  const armed = state.armedAt.get(pool);
+  const rearm = armed === undefined || armed.getTime() - now.getTime() < SWITCH_REARM_MS;
+  const due = now.getTime() - (state.lastWriteAt.get(pool) ?? 0) >= REASSERT_EVERY_MS || rearm;
   const soakUntil = position.soakUntil?.toISOString() ?? null;
   if (before === allowance && state.writtenBudget.get(pool) === value && !due && state.writtenSoak.get(pool) === soakUntil)
     return;
+  const armAt = rearm ? switchMinute(now) : armed;
   const stageSize = position.sizes[state.stageOf.get(pool)!] ?? 0;
   const poolSize = position.poolSizes?.[pool];
   const record = {
@@ -95,10 +107,12 @@ async function holdPoolWithBudget(
     stageSize,
     ...(poolSize !== undefined ? { poolSize } : {}),
     soakUntil,
+    armAt,
   };
   const r = await holdWithBudget(settings.cluster, settings.api, pool, value, record, signal);
   state.written.set(pool, allowance);
   state.writtenBudget.set(pool, value);
+  state.armedAt.set(pool, armAt);
   state.lastWriteAt.set(pool, now.getTime());
   state.writtenSoak.set(pool, soakUntil);
   if (r.changed && before !== allowance) state.report({ type: 'hold', nodePool: pool, mechanism: 'budget', allowance });

@@ -37,6 +37,8 @@ export interface PacerState {
   readonly written: Map<string, PoolAllowance>;
   /** The `nodes` of the budget hold last written per NodePool: its allowance plus what Karpenter counts disrupting. */
   readonly writtenBudget: Map<string, number>;
+  /** When each budget hold's dead man's switch fires unless this run moves it ahead (pacer-holds.ts). */
+  readonly armedAt: Map<string, Date>;
   readonly lastWriteAt: Map<string, number>;
   /** The soak recorded with each budget hold (null: none), so a re-run can soak out the rest. */
   readonly writtenSoak: Map<string, string | null>;
@@ -59,6 +61,7 @@ export function newPacerState(plan: StagedPlan): PacerState {
     decision: undefined,
     written: new Map(),
     writtenBudget: new Map(),
+    armedAt: new Map(),
     lastWriteAt: new Map(),
     writtenSoak: new Map(),
     nodeWrites: new Map(),

@@ -4,8 +4,8 @@
 // names each one, the run that put it there, and how to lift it. Pure: views and `now` in, data or text out.
 import type { NodePoolView, NodeView } from '../karpenter/views.js';
 import type { Budget } from '../karpenter/budgets.js';
-import { humanDuration, plural } from '../text/words.js';
-import { decodeHoldRecord, heldAllowance, HOLD_ANNOTATION } from '../apis/budget-hold.js';
+import { humanDuration, plural, utcTime } from '../text/words.js';
+import { decodeHoldRecord, heldAllowance, HOLD_ANNOTATION, switchTime } from '../apis/budget-hold.js';
 import type { HoldMechanism } from '../stages/hold-mechanism.js';
 import { columns } from '../text/table.js';
 
@@ -22,12 +22,17 @@ export interface DriftHold {
   nodes?: number;
   /** Budget holds: `spec.disruption.budgets` as recorded before the hold (null: the field was absent). */
   budgets?: Budget[] | null;
+  /**
+   * Budget holds of a staged run: when its dead man's switch fires (or fired) and holds drift at 0 by itself. Past
+   * this time, the run that wrote it stopped renewing it (it died, or lost the cluster).
+   */
+  switchAt?: string;
   /** A hand-edited record karp-drift will not guess at (resume refuses it too). */
   error?: string;
 }
 
 /** The holds on `pools` (budget first, then node holds by run), NodePools by name. */
-export function driftHolds(pools: readonly NodePoolView[], nodes: Iterable<NodeView>): DriftHold[] {
+export function driftHolds(pools: readonly NodePoolView[], nodes: Iterable<NodeView>, now: Date): DriftHold[] {
   const all = [...nodes];
   const holds: DriftHold[] = [];
   for (const pool of [...pools].sort((a, b) => a.name.localeCompare(b.name))) {
@@ -36,6 +41,7 @@ export function driftHolds(pools: readonly NodePoolView[], nodes: Iterable<NodeV
       holds.push({ nodePool: pool.name, mechanism: 'budget', error: record.error });
     } else if (record !== undefined) {
       const allowance = heldAllowance(pool.budgets, record);
+      const switchAt = switchTime(pool.budgets, now);
       holds.push({
         nodePool: pool.name,
         mechanism: 'budget',
@@ -43,6 +49,7 @@ export function driftHolds(pools: readonly NodePoolView[], nodes: Iterable<NodeV
         runId: record.runId,
         ...(allowance !== undefined ? { allowance } : {}),
         budgets: record.budgets,
+        ...(switchAt !== undefined ? { switchAt: switchAt.toISOString() } : {}),
       });
     }
     const byRun = new Map<string, number>();
@@ -58,11 +65,25 @@ export function driftHolds(pools: readonly NodePoolView[], nodes: Iterable<NodeV
 
 const shortRun = (runId: string) => (runId.length > 9 ? `${runId.slice(0, 8)}…` : runId);
 
-function holdCell(h: DriftHold): string {
+function holdCell(h: DriftHold, now: Date): string {
   if (h.error !== undefined) return 'unreadable record';
   if (h.mechanism === 'node') return `do-not-disrupt on ${plural(h.nodes ?? 0, 'node')}`;
   // The record is there but its budget is not: somebody (a GitOps sync) put the list back; drift is not held.
-  return h.allowance === undefined ? 'budget gone, record left' : `budget (Drifted: ${h.allowance} more)`;
+  if (h.allowance === undefined) return 'budget gone, record left';
+  if (h.switchAt !== undefined && h.allowance > 0) {
+    const at = Date.parse(h.switchAt);
+    // A staged run's switch: moved ahead while the run lives; once past, the run is gone and Karpenter holds at 0.
+    return at <= now.getTime()
+      ? `budget 0 since ${shortTime(new Date(at), now)} (run gone)`
+      : `budget (Drifted: up to ${h.allowance}; 0 at ${shortTime(new Date(at), now)})`;
+  }
+  return `budget (Drifted: ${h.allowance} more)`;
+}
+
+/** A time of day in UTC (`03:45Z`), with its date when it is not today's, so a cell stays narrow. */
+function shortTime(d: Date, now: Date): string {
+  const iso = utcTime(d);
+  return iso.slice(0, 10) === utcTime(now).slice(0, 10) ? `${iso.slice(11, 16)}Z` : `${iso.slice(5, 10)} ${iso.slice(11, 16)}Z`;
 }
 
 /** kubectl's AGE, to the minute: `status --watch` prints on change, and a hold's age in seconds changes every second. */
@@ -81,7 +102,7 @@ export function driftHoldsText(holds: readonly DriftHold[], now: Date): string {
   if (holds.length === 0) return '';
   const table = columns(
     ['NODEPOOL', 'HOLD', 'AGE', 'RUN'],
-    holds.map((h) => [h.nodePool, holdCell(h), age(h.since, now), h.runId !== undefined ? shortRun(h.runId) : '-']),
+    holds.map((h) => [h.nodePool, holdCell(h, now), age(h.since, now), h.runId !== undefined ? shortRun(h.runId) : '-']),
   );
   const unreadable = holds
     .filter((h) => h.error !== undefined)
@@ -108,6 +129,7 @@ export function driftHoldsJson(holds: readonly DriftHold[]): Array<Record<string
     ...(h.allowance !== undefined ? { allowance: h.allowance } : {}),
     ...(h.nodes !== undefined ? { nodes: h.nodes } : {}),
     ...(h.budgets !== undefined ? { budgets: h.budgets } : {}),
+    ...(h.switchAt !== undefined ? { switchAt: h.switchAt } : {}),
     ...(h.error !== undefined ? { error: h.error } : {}),
   }));
 }

@@ -107,7 +107,7 @@ export function snapshotStatus(snapshot: Snapshot, inventory: StatusContext, now
         ),
       };
     }),
-    holds: driftHolds(inventory.nodePools, snapshot.nodes.values()),
+    holds: driftHolds(inventory.nodePools, snapshot.nodes.values(), now),
     at: now,
   };
 }

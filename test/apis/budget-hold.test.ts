@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { allowedDisruptions, type Budget } from '../../src/karpenter/budgets.js';
+import { allowedDisruptions, isBudgetActive, type Budget } from '../../src/karpenter/budgets.js';
 import {
   decodeHoldRecord,
   encodeHoldRecord,
   heldAllowance,
   heldBudgets,
   sameBudgets,
+  switchBudget,
+  switchTime,
   userBudgets,
   type HoldRecord,
 } from '../../src/apis/budget-hold.js';
@@ -155,5 +157,38 @@ describe('hold record', () => {
     expect(sameBudgets([{ reasons: ['Drifted'], nodes: '1' }], [{ nodes: '1', reasons: ['Drifted'] }])).toBe(true);
     expect(sameBudgets([{ nodes: '1' }], [{ nodes: '1', reasons: ['Drifted'] }])).toBe(false);
     expect(sameBudgets(null, [])).toBe(false);
+  });
+});
+
+// The dead man's switch, read with Karpenter's own rule (Budget.IsActive: a schedule hit within [now − duration, now])
+// as karpenter/budgets.ts implements it, checked against upstream's cases in test/karpenter/upstream-schedules.
+describe("a staged run's dead man's switch", () => {
+  const armAt = new Date('2026-11-28T03:45:00Z');
+  const sw = switchBudget(armAt);
+  it.each<[string, string, boolean]>([
+    ['a minute before it is armed: no limit at all', '2026-11-28T03:44:00Z', false],
+    ['a year after last year’s hit is long past its 720 h', '2026-06-01T00:00:00Z', false],
+    ['at the minute it is armed for: holds drift at 0', '2026-11-28T03:45:00Z', true],
+    ['a day later: still holding', '2026-11-29T03:45:00Z', true],
+    ['30 days later: still holding (720 h)', '2026-12-28T03:44:00Z', true],
+    ['past 720 h: lets go', '2026-12-28T03:46:00Z', false],
+  ])('%s', (_name, at, active) => {
+    expect(sw).toEqual({ nodes: '0', reasons: ['Drifted'], schedule: '45 3 28 11 *', duration: '720h' });
+    expect(isBudgetActive(sw, new Date(at)).active).toBe(active);
+    // With it, the NodePool allows nothing for Drifted once it fires, whatever the hold beside it says.
+    const list = [{ nodes: '10%' }, sw, { nodes: '5', reasons: ['Drifted'] }] as Budget[];
+    expect(allowedDisruptions(list, { numNodes: 20, disrupting: 0 }, 'Drifted', new Date(at)).allowed).toBe(active ? 0 : 2);
+  });
+
+  it('is written before the hold, taken off with it, and says when it fires', () => {
+    const user: Budget[] = [{ nodes: '10%' }];
+    const written = heldBudgets(user, 3, armAt);
+    expect(written).toEqual({ budgets: [{ nodes: '10%' }, sw, { nodes: '3', reasons: ['Drifted'] }] });
+    const live = (written as { budgets: Budget[] }).budgets;
+    const record = { runId: 'r1', since: '2026-11-28T03:40:00Z', budgets: user };
+    expect(userBudgets(live, record)).toEqual(user);
+    expect(heldAllowance(live, record)).toBe(3);
+    expect(switchTime(live, new Date('2026-11-28T03:50:00Z'))).toEqual(armAt);
+    expect(switchTime((heldBudgets(user, 0) as { budgets: Budget[] }).budgets, armAt)).toBeUndefined();
   });
 });

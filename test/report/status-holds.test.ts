@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { NodePoolView, NodeView } from '../../src/karpenter/views.js';
 import type { Budget } from '../../src/karpenter/budgets.js';
 import { driftHolds, driftHoldsJson, driftHoldsText } from '../../src/report/status-holds.js';
+import { switchBudget } from '../../src/apis/budget-hold.js';
 import { at, iso, node, nodePool } from '../rollout/factories.js';
 
 const RUN = '3f2a9c1e-7b4d-4e2a-9d0c-5a1b2c3d4e5f';
@@ -105,7 +106,7 @@ describe('drift holds in status', () => {
       ],
     ],
   ])('%s', (_name, pools, nodes, json, lines) => {
-    const holds = driftHolds(pools, nodes);
+    const holds = driftHolds(pools, nodes, at(20));
     expect(driftHoldsJson(holds)).toEqual(json);
     const text = driftHoldsText(holds, at(20)).split('\n');
     expect(text[0]).toBe('Drift held by karp-drift:');
@@ -124,12 +125,24 @@ describe('drift holds in status', () => {
     ['hours', iso(at(-160)), '3h'],
     ['a since that is not a time', 'yesterday', '-'],
   ])('AGE: %s', (_name, since, shown) => {
-    const text = driftHoldsText(driftHolds([held('general', record({ since }), [hold])], []), at(20));
+    const text = driftHoldsText(driftHolds([held('general', record({ since }), [hold])], [], at(20)), at(20));
     expect(text.split('\n')[2]).toMatch(new RegExp(`^general +budget \\(Drifted: 0 more\\) +${shown} +3f2a9c1e…$`));
   });
 
+  // A staged run's hold carries its dead man's switch: while the run lives it says when drift stops by itself; once
+  // past, the run is gone and Karpenter holds at 0 (apis/budget-hold.ts switchBudget).
+  it.each<[string, Date, string]>([
+    ['the switch ahead: the run is (or was until moments ago) alive', at(22), 'budget \\(Drifted: up to 2; 0 at \\d\\d:\\d\\dZ\\)'],
+    ['the switch past: the run is gone and Karpenter holds at 0 by itself', at(18), 'budget 0 since \\d\\d:\\d\\dZ \\(run gone\\)'],
+  ])('%s', (_name, fires, cell) => {
+    const budgets = [switchBudget(fires), { nodes: '2', reasons: ['Drifted'] }] as Budget[];
+    const holds = driftHolds([held('general', record({}), budgets)], [], at(20));
+    expect(holds[0]!.switchAt).toBe(fires.toISOString());
+    expect(driftHoldsText(holds, at(20)).split('\n')[2]).toMatch(new RegExp(`^general +${cell} +`));
+  });
+
   it('says nothing when karp-drift holds nothing', () => {
-    const holds = driftHolds([nodePool(), nodePool({ name: 'arm', budgets: [hold] })], [heldNode('ip-arm-1', 'arm')]);
+    const holds = driftHolds([nodePool(), nodePool({ name: 'arm', budgets: [hold] })], [heldNode('ip-arm-1', 'arm')], at(20));
     expect(holds).toEqual([]);
     expect(driftHoldsText(holds, at(20))).toBe('');
   });
