@@ -4,7 +4,9 @@
 import type { FollowRun, FollowState } from './follow-state.js';
 import { out, record, reportDone, reportGate } from './follow-report.js';
 import { diagnoseStall } from './follow-steps.js';
-import { HaltedError, InterruptedError, KarpDriftError, StalledError, TimeoutError } from '../errors.js';
+import { clusterFailure, isApiFailure } from '../cluster/failures.js';
+import { HaltedError, InterruptedError, KarpDriftError, RuntimeFailure, StalledError, TimeoutError } from '../errors.js';
+import { SWITCH_AHEAD_MS } from './pacer-holds.js';
 import { gateEventJson, haltLines, type GateReport } from '../report/gates.js';
 import { blockedEvent, ndjsonLine, stallSummary, type RolloutResult } from '../report/progress.js';
 import type { RolloutProgress } from '../rollout/track.js';
@@ -43,9 +45,36 @@ function isHeld(run: FollowRun): boolean {
 
 async function endFailed(run: FollowRun, state: FollowState, failure: Error, now: Date): Promise<never> {
   const note = await pauseStaged(run, state, 'failed', `the run failed: ${failure.message}`, now);
+  if (!(failure instanceof KarpDriftError) && isApiFailure(failure)) {
+    const lost = lostCluster(run, failure, note);
+    if (!note) reportDone(run, state, 'failed', now, { message: lost.message });
+    throw lost;
+  }
   if (!note) reportDone(run, state, 'failed', now);
   else if (failure instanceof KarpDriftError) failure.message += note.text;
   throw failure;
+}
+
+/**
+ * The API server stopped answering (refused, reset, timed out, TLS) and the retries ran out: a runtime failure (exit
+ * 1) that names it, says what the cluster is left with and until when, and how to go on, never a bug (exit 70).
+ */
+function lostCluster(run: FollowRun, err: Error, note: PausedNote | undefined): RuntimeFailure {
+  const { cluster } = run;
+  const failure = clusterFailure(
+    err,
+    { doing: 'following the rollout', verb: 'watch', resource: 'nodeclaims.karpenter.sh' },
+    { context: cluster.context, server: cluster.server },
+  );
+  const left = !run.settings.pacer
+    ? '; the rollout goes on in the cluster'
+    : note
+      ? note.text
+      : `; karp-drift could not write its holds, so they stay as its last write left them: each NodePool it holds with a budget holds Drifted disruption at 0 by itself within ${SWITCH_AHEAD_MS / 60_000} minutes (its dead man's switch), and node holds stay`;
+  return new RuntimeFailure(`${failure.message}${left}`, {
+    cause: err,
+    hint: `when the API server answers again, run the same command: it goes on from where the cluster stands: ${run.settings.resumeCommand}`,
+  });
 }
 
 function endHeld(run: FollowRun, state: FollowState, now: Date): never {
