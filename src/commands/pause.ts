@@ -29,7 +29,7 @@ export async function pause(options: PauseOptions, ctx: CommandContext): Promise
       ctx.io.out(ctx.globals.output === 'json' ? holdReportJson(report) : 'nothing to pause: karp-drift holds no drift on these NodePools\n');
       return;
     }
-    const choices = chosenHolds(pools, options);
+    const choices = chosenHolds(pools, options, scope.api);
     const holder = lockHolder(`pause${options.held ? ' --held' : ''}${options.nodePools.map((n) => ` --nodepool ${n}`).join('')}`);
     await requireAccess(cluster, holdNeeds(options.lockNamespace, new Set(choices.map((c) => c.mechanism))));
     const outcomes = await withClusterLock(ctx, cluster, options, holder, (signal) =>
@@ -50,8 +50,9 @@ export async function pause(options: PauseOptions, ctx: CommandContext): Promise
 function chosenHolds(
   pools: readonly NodePoolView[],
   options: Pick<PauseOptions, 'holdWith' | 'forceConflicts'>,
+  api: KarpenterApi,
 ): HoldChoice[] {
-  const choices = pools.map((p) => chooseHold(p, options.holdWith, options.forceConflicts));
+  const choices = pools.map((p) => chooseHold(p, options.holdWith, options.forceConflicts, api));
   const refused = choices.filter((c): c is Extract<typeof c, { error: string }> => 'error' in c);
   if (refused.length > 0) {
     throw new RefusedError(refused.map((r) => r.error).join('; '), {

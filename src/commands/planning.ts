@@ -172,6 +172,7 @@ function stagedPlan(thePlan: Plan, inventory: Inventory, request: StagedRequest,
     })),
     request,
     forceConflicts,
+    inventory.karpenterApi,
   );
   if ('usage' in result) throw new UsageError(result.usage, { hint: result.next });
   if ('refused' in result) {

@@ -5,7 +5,7 @@
 // the hold silently disappears. Then karp-drift holds the old Nodes instead, with `karpenter.sh/do-not-disrupt`,
 // which no manager of the NodePool touches. Ownership is read from managedFields exactly as for the EC2NodeClass
 // apply (plan/owners.ts).
-import type { NodePoolView } from '../karpenter/views.js';
+import type { KarpenterApi, NodePoolView } from '../karpenter/views.js';
 import { classifyFieldOwners } from '../plan/owners.js';
 import type { HoldWith } from './request.js';
 
@@ -25,11 +25,30 @@ export interface HoldChoice {
 
 export type HoldChoiceResult = HoldChoice | { nodePool: string; error: string; next: string };
 
+/**
+ * On Karpenter's v1beta1 API (v0.32–v0.37) a budget cannot hold drift alone: v0.34–v0.37 budgets have no `reasons`
+ * (the server prunes it, so `{nodes: "0", reasons: [Drifted]}` is stored as `{nodes: "0"}` and stops consolidation
+ * and emptiness too), and v0.32–v0.33 have no budgets at all (DOMAIN.md §2.9). Node holds work on every version.
+ */
+const V1BETA1_BUDGETS =
+  "Karpenter's v1beta1 API (v0.32–v0.37) has budgets without `reasons` (or no budgets at all): a budget hold would be pruned to one that also stops consolidation, or dropped";
+
 export function chooseHold(
   pool: Pick<NodePoolView, 'name' | 'budgetOwners' | 'labels' | 'annotations'>,
   requested: HoldWith,
   forceConflicts: boolean,
+  api: KarpenterApi = 'v1',
 ): HoldChoiceResult {
+  if (api === 'v1beta1') {
+    if (requested === 'budget') {
+      return {
+        nodePool: pool.name,
+        error: `--hold-with budget: ${V1BETA1_BUDGETS}`,
+        next: 'use --hold-with node (or auto, which picks it here): karp-drift holds the old nodes with karpenter.sh/do-not-disrupt instead',
+      };
+    }
+    return { nodePool: pool.name, mechanism: 'node', why: requested === 'node' ? '--hold-with node' : V1BETA1_BUDGETS };
+  }
   const owners = (pool.budgetOwners ?? []).map((o) => ({ ...o, owns: true }));
   const { conflicts } = classifyFieldOwners(
     owners,

@@ -6,7 +6,7 @@
 // to the NodePool's own Drifted limit, and the wave then lasts about as long as a replacement (launch, readiness,
 // drain) times the rounds that limit forces. How long a replacement takes on this cluster is not known before one
 // has run: the plan assumes REPLACEMENT_MS and says so; the follow loop replaces it with the rate it observes.
-import type { NodePoolView } from '../karpenter/views.js';
+import type { KarpenterApi, NodePoolView } from '../karpenter/views.js';
 import type { StagePlan } from './controller.js';
 import { chooseHold, type HoldChoice, type HoldChoiceResult } from './hold-mechanism.js';
 import type { StagedRequest } from './request.js';
@@ -66,6 +66,7 @@ export function planStages(
   pools: readonly StagePoolInput[],
   request: StagedRequest,
   forceConflicts: boolean,
+  api: KarpenterApi = 'v1',
 ): StagedPlanResult {
   const names = pools.map((p) => p.pool.name);
   const missing = request.canary.filter((c) => !names.includes(c));
@@ -81,7 +82,7 @@ export function planStages(
       next: 'name fewer canary NodePools, or use --waves alone to stage one rollout of them all',
     };
   }
-  const choices: HoldChoiceResult[] = pools.map((p) => chooseHold(p.pool, request.holdWith, forceConflicts));
+  const choices: HoldChoiceResult[] = pools.map((p) => chooseHold(p.pool, request.holdWith, forceConflicts, api));
   const refused = choices.filter((c): c is Extract<HoldChoiceResult, { error: string }> => 'error' in c);
   if (refused.length > 0) {
     return { refused: refused.map((r) => ({ nodePool: r.nodePool, error: r.error })), next: refused[0]!.next };

@@ -61,4 +61,20 @@ describe('chooseHold', () => {
       next: 'use --hold-with node (or auto), which holds the old nodes instead; or pass --force-conflicts to write the budget anyway',
     });
   });
+
+  // DOMAIN.md §2.9: v1beta1 budgets have no `reasons` (v0.34–v0.37) or do not exist (v0.32–v0.33).
+  it.each<[HoldWith, boolean, string]>([
+    ['auto', false, 'node'],
+    ['node', false, 'node'],
+    ['budget', false, 'error'],
+    // Not even with --force-conflicts: the server would prune the hold, not a GitOps tool undo it.
+    ['budget', true, 'error'],
+  ])('on Karpenter v1beta1, --hold-with %s (--force-conflicts %s) → %s', (requested, force, expected) => {
+    const choice = chooseHold(argo, requested, force, 'v1beta1');
+    expect('mechanism' in choice ? choice.mechanism : 'error').toBe(expected);
+    if ('error' in choice) {
+      expect(choice.error).toMatch(/^--hold-with budget: Karpenter's v1beta1 API \(v0\.32–v0\.37\) has budgets without `reasons`/);
+      expect(choice.next).toMatch(/^use --hold-with node/);
+    }
+  });
 });
