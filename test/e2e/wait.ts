@@ -6,12 +6,19 @@ export const writesSince = (sandbox: Sandbox, from: number) =>
     .slice(from)
     .filter((r) => ['create', 'update', 'patch', 'delete', 'deletecollection'].includes(r.verb)).length;
 
-/** Every NodeClaim not being deleted runs an AMI its class resolves now. */
-export function allOnTarget(sandbox: Sandbox): boolean {
+/**
+ * Every NodeClaim not being deleted runs an AMI its class resolves now, or (`pinned`) one its class pins by id: right
+ * after an apply, `status.amis` may still list the old AMIs until Karpenter's class controller has caught up, while the
+ * pinned ids are the target at once.
+ */
+export function allOnTarget(sandbox: Sandbox, by: 'resolved' | 'pinned' = 'resolved'): boolean {
   const amis = new Map(
-    sandbox.kube.store
-      .list('ec2nodeclasses.karpenter.k8s.aws')
-      .map((c) => [c.metadata.name, ((c.status as { amis?: Array<{ id: string }> }).amis ?? []).map((a) => a.id)]),
+    sandbox.kube.store.list('ec2nodeclasses.karpenter.k8s.aws').map((c) => [
+      c.metadata.name,
+      by === 'pinned'
+        ? ((c.spec as { amiSelectorTerms?: Array<{ id?: string }> }).amiSelectorTerms ?? []).flatMap((t) => (t.id ? [t.id] : []))
+        : ((c.status as { amis?: Array<{ id: string }> }).amis ?? []).map((a) => a.id),
+    ]),
   );
   const classOf = new Map(
     sandbox.kube.store
