@@ -2,38 +2,19 @@
 // Nothing is applied; the output is what `kubectl apply -f -` takes.
 import { logger, type CommandContext } from './context.js';
 import type { RenderOptions } from './options.js';
-import { resolveAmis } from '../ami/resolve.js';
-import { checkPinnable, manifestsList, manifestsYaml, pinnedArches, renderManifests } from '../manifests/render.js';
-import { readTemplates } from '../manifests/templates.js';
+import { checkPinnable, manifestsList, manifestsYaml } from '../manifests/render.js';
+import { renderPinned } from './template-plan.js';
 
 export async function render(options: RenderOptions, ctx: CommandContext): Promise<void> {
   const log = logger(ctx.io, ctx.globals);
   if (options.kubernetes.note) log.info(options.kubernetes.note);
   checkPinnable(options.family, options.pin); // before any AWS call
-  const templates = await readTemplates(options.templates);
-  const arches = pinnedArches(templates, options.family);
-
-  // Only the standard variant: id terms carry no variant, and Karpenter keeps one AMI per arch (DOMAIN.md §1.2).
-  const { region, amis } = await resolveAmis(
-    {
-      kubernetes: options.kubernetes,
-      families: [options.family],
-      arches,
-      variants: ['standard'],
-      expand: { families: false, arches: false, variants: false },
-      release: options.release,
-    },
-    { region: ctx.globals.region, profile: ctx.globals.profile, requestTimeoutMs: ctx.globals.requestTimeoutMs },
-    log,
-  );
-  const pinned = amis.filter((a) => a.family === options.family && a.variant === 'standard');
-  const manifests = renderManifests(templates, {
-    name: options.name,
+  const { region, pinned, manifests } = await renderPinned(ctx, log, options, options.pin, {
+    ...(options.templates !== undefined ? { dir: options.templates } : {}),
     clusterName: options.clusterName,
     role: options.role,
     family: options.family,
-    pin: options.pin,
-    amis: pinned,
+    name: options.name,
   });
 
   const terms = manifests.nodeClass.spec.amiSelectorTerms.map((t) => t.alias ?? t.id).join(', ');

@@ -56,7 +56,7 @@ export async function renderPinned(
   log: Logger,
   options: Pick<UpgradeOptions, 'kubernetes' | 'release'>,
   pin: RenderPinMode,
-  t: UpgradeTemplates,
+  t: Pick<UpgradeTemplates, 'dir' | 'clusterName' | 'role' | 'family' | 'name'>,
 ): Promise<PinnedManifests> {
   const templates = await readTemplates(t.dir);
   const arches = pinnedArches(templates, t.family);
@@ -72,6 +72,7 @@ export async function renderPinned(
     { region: ctx.globals.region, profile: ctx.globals.profile, requestTimeoutMs: ctx.globals.requestTimeoutMs },
     log,
   );
+  // Only the standard variant: id terms carry no variant, and Karpenter keeps one AMI per arch (DOMAIN.md §1.2).
   const pinned = amis.filter((a) => a.family === t.family && a.variant === 'standard');
   const { name, clusterName, role, family } = t;
   const manifests = renderManifests(templates, { name, clusterName, role, family, pin, amis: pinned });
