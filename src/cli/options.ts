@@ -374,9 +374,12 @@ export function parseUpgradeOptions(flags: Record<string, unknown>): UpgradeOpti
   return { ...(templates ? { templates } : {}), ...plan, ...apply, forceConflicts: plan.forceConflicts ?? false };
 }
 
-export function parseStatusOptions(flags: Record<string, unknown>): StatusOptions {
-  const o = parseWith(z.object({ nodeclass: nodeClassNames, watch: z.boolean().default(false) }), flags);
-  return { nodeClasses: o.nodeclass, watch: o.watch };
+export function parseStatusOptions(flags: Record<string, unknown>, lockNamespace: string): StatusOptions {
+  const o = parseWith(z.object({ nodeclass: nodeClassNames, watch: z.boolean().default(false) }), {
+    nodeclass: flags.nodeclass,
+    watch: flags.watch,
+  });
+  return { nodeClasses: o.nodeclass, watch: o.watch, lockNamespace };
 }
 
 /** `wait`: the follow's clocks as upgrade parses them; the lock's namespace comes from cli/stage-options.ts. */

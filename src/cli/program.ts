@@ -465,6 +465,11 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
       cmd
         .option('--nodeclass <name>', 'only the NodePools of this EC2NodeClass (repeatable)', repeated)
         .option('-w, --watch', 'keep it live until interrupted')
+        .option(
+          '--lock-namespace <ns>',
+          'namespace of the cluster lock (Lease karp-drift): says whether a live run paces the holds shown',
+          'kube-system',
+        )
         .addHelpText(
           'after',
           examples(bin, [
@@ -475,11 +480,12 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
         )
         .action(async (flags: Record<string, unknown>, cmd: Command) => {
           const ctx = await context(cmd);
-          const [{ parseStatusOptions }, { status }] = await Promise.all([
+          const [{ parseStatusOptions }, { parseLockOptions }, { status }] = await Promise.all([
             import('./options.js'),
+            import('./stage-options.js'),
             import('../commands/status.js'),
           ]);
-          await status(parseStatusOptions(flags), ctx);
+          await status(parseStatusOptions(flags, parseLockOptions(flags).lockNamespace), ctx);
         }),
   );
 

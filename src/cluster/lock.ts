@@ -142,10 +142,13 @@ function refusal(verdict: { holder: string; command?: string; since?: string }, 
   return new RefusedError(
     `another karp-drift run holds the lock on this cluster: ${verdict.holder}${what}${since} (lease ${namespace}/${LEASE_NAME}); it renewed the lease while this run watched`,
     {
-      hint: `wait for it to finish; a run that was killed leaves a lock that the next run takes once it has seen no renewal for ${LEASE_SECONDS} s`,
+      hint: `wait for it to finish (follow it with: karp-drift wait); a run that was killed leaves a lock that the next run takes once it has seen no renewal for ${LEASE_SECONDS} s`,
     },
   );
 }
+
+/** The run lost its cluster lock: not an interrupt (exit 1); `cause`, when set, is the renewal that failed. */
+export class LockLost extends RuntimeFailure {}
 
 function renewing(cluster: Cluster, namespace: string, me: LockHolder, acquired: Date, clock: () => Date): ClusterLock {
   const lost = new AbortController();
@@ -157,7 +160,7 @@ function renewing(cluster: Cluster, namespace: string, me: LockHolder, acquired:
       const now = clock();
       if (lease?.holderIdentity !== holderIdentity(me)) {
         lost.abort(
-          new RuntimeFailure(
+          new LockLost(
             `lost the cluster lock (lease ${namespace}/${LEASE_NAME}) to ${lease === undefined ? 'nobody: it was deleted' : lease.holderIdentity || 'nobody: it was released'}`,
           ),
         );
@@ -168,14 +171,15 @@ function renewing(cluster: Cluster, namespace: string, me: LockHolder, acquired:
         body: leaseBody(me, now, acquired, lease.leaseTransitions ?? 0, namespace, lease.resourceVersion),
       });
       lastRenewal = now.getTime();
-    } catch {
+    } catch (err) {
       // A renewal that failed (API unreachable for a moment) is tried again next period; only past the lease's
-      // duration could another run have taken it, and the next read finds out.
+      // duration could another run have taken it, and the next read finds out. The failure is the cause: the
+      // run's end names the API server that stopped answering, not a lock.
       if (Date.now() - lastRenewal > LEASE_SECONDS * 1000) {
         lost.abort(
-          new RuntimeFailure(
-            `could not renew the cluster lock (lease ${namespace}/${LEASE_NAME}) for ${LEASE_SECONDS} s`,
-          ),
+          new LockLost(`could not renew the cluster lock (lease ${namespace}/${LEASE_NAME}) for ${LEASE_SECONDS} s`, {
+            cause: err,
+          }),
         );
       }
     }

@@ -6,6 +6,7 @@ import { out, record, reportDone, reportGate } from './follow-report.js';
 import { diagnoseStall } from './follow-steps.js';
 import { clusterFailure, isApiFailure } from '../cluster/failures.js';
 import { HaltedError, InterruptedError, KarpDriftError, RuntimeFailure, StalledError, TimeoutError } from '../errors.js';
+import { LockLost } from '../cluster/lock.js';
 import { SWITCH_AHEAD_MS } from './pacer-holds.js';
 import { gateEventJson, haltLines, type GateReport } from '../report/gates.js';
 import { blockedEvent, ndjsonLine, stallSummary, type RolloutResult } from '../report/progress.js';
@@ -28,6 +29,8 @@ export async function endFollow(
 ): Promise<RolloutProgress> {
   const { pacer } = run.settings;
   if (state.failure) return endFailed(run, state, state.failure, now);
+  const lost = lockLost(run);
+  if (result === undefined && lost) return endFailed(run, state, lost, now);
   if (result === undefined) return isHeld(run) ? endHeld(run, state, now) : endInterrupted(run, state, now);
   if (result === 'halted' && state.halt && pacer) return endHalted(run, state, state.halt, pacer, now);
   if (result === 'timeout') return endTimedOut(run, state, now);
@@ -35,6 +38,15 @@ export async function endFollow(
   if (result === 'succeeded' && pacer) await pacer.finish(state.snapshot.nodes, now);
   reportDone(run, state, result, now);
   return state.progress!;
+}
+
+/**
+ * The follow was stopped because the run lost its cluster lock (hold-shared.ts aborts the locked signal with it): a
+ * failure, never an interrupt. Usually the API server stopped answering the renewals; then that is what is said.
+ */
+function lockLost(run: FollowRun): LockLost | undefined {
+  const { signal } = run.ctx;
+  return signal.aborted && signal.reason instanceof LockLost ? signal.reason : undefined;
 }
 
 /** `wait` stopped the follow: the rollout is paused, with no run left to release the holds. */
@@ -45,8 +57,19 @@ function isHeld(run: FollowRun): boolean {
 
 async function endFailed(run: FollowRun, state: FollowState, failure: Error, now: Date): Promise<never> {
   const note = await pauseStaged(run, state, 'failed', `the run failed: ${failure.message}`, now);
-  if (!(failure instanceof KarpDriftError) && isApiFailure(failure)) {
-    const lost = lostCluster(run, failure, note);
+  // A lock lost to an API server that stopped answering is that API server's failure.
+  const apiCause = failure instanceof LockLost && isApiFailure(failure.cause) ? (failure.cause as Error) : undefined;
+  if (apiCause || (!(failure instanceof KarpDriftError) && isApiFailure(failure))) {
+    const lost = lostCluster(run, apiCause ?? failure, note, apiCause ? 'renewing the cluster lock' : 'following the rollout');
+    if (!note) reportDone(run, state, 'failed', now, { message: lost.message });
+    throw lost;
+  }
+  if (failure instanceof LockLost) {
+    const left = note ? note.text : holdsLeftText(run);
+    const lost = new RuntimeFailure(`${failure.message}${left}`, {
+      cause: failure,
+      hint: `see which run holds it and what it holds: karp-drift status; once no other run is live, the same command goes on from where the cluster stands: ${run.settings.resumeCommand}`,
+    });
     if (!note) reportDone(run, state, 'failed', now, { message: lost.message });
     throw lost;
   }
@@ -59,22 +82,24 @@ async function endFailed(run: FollowRun, state: FollowState, failure: Error, now
  * The API server stopped answering (refused, reset, timed out, TLS) and the retries ran out: a runtime failure (exit
  * 1) that names it, says what the cluster is left with and until when, and how to go on, never a bug (exit 70).
  */
-function lostCluster(run: FollowRun, err: Error, note: PausedNote | undefined): RuntimeFailure {
+function lostCluster(run: FollowRun, err: Error, note: PausedNote | undefined, doing: string): RuntimeFailure {
   const { cluster } = run;
   const failure = clusterFailure(
     err,
-    { doing: 'following the rollout', verb: 'watch', resource: 'nodeclaims.karpenter.sh' },
+    { doing, verb: doing.includes('lock') ? 'update' : 'watch', resource: doing.includes('lock') ? 'leases.coordination.k8s.io' : 'nodeclaims.karpenter.sh' },
     { context: cluster.context, server: cluster.server },
   );
-  const left = !run.settings.pacer
-    ? '; the rollout goes on in the cluster'
-    : note
-      ? note.text
-      : `; karp-drift could not write its holds, so they stay as its last write left them: each NodePool it holds with a budget holds Drifted disruption at 0 by itself within ${SWITCH_AHEAD_MS / 60_000} minutes (its dead man's switch), and node holds stay`;
+  const left = !run.settings.pacer ? '; the rollout goes on in the cluster' : note ? note.text : holdsLeftText(run);
   return new RuntimeFailure(`${failure.message}${left}`, {
     cause: err,
     hint: `when the API server answers again, run the same command: it goes on from where the cluster stands: ${run.settings.resumeCommand}`,
   });
+}
+
+/** What a staged run that could not write its pause leaves: its last holds, and the switch that takes over. */
+function holdsLeftText(run: FollowRun): string {
+  if (!run.settings.pacer) return '; the rollout goes on in the cluster';
+  return `; karp-drift could not write its holds, so they stay as its last write left them: each NodePool it holds with a budget holds Drifted disruption at 0 by itself within ${SWITCH_AHEAD_MS / 60_000} minutes (its dead man's switch), and node holds stay`;
 }
 
 function endHeld(run: FollowRun, state: FollowState, now: Date): never {

@@ -54,6 +54,8 @@ export interface PlanOptions {
   forceConflicts?: boolean;
   /** --canary/--waves/--soak/--hold-with (cli/stage-options.ts): a staged rollout. */
   staged?: StagedRequest;
+  /** --lock-namespace: where the cluster lock's Lease lives (whether a live run paces karp-drift's holds). */
+  lockNamespace?: string;
   /** --amis-file: pin exactly the AMIs this `amis -o json` or `plan -o json` document records, instead of SSM's. */
   amisFile?: string;
   /**
@@ -93,6 +95,8 @@ export interface UpgradeOptions extends PlanOptions, ApplyOptions {
 export interface StatusOptions {
   nodeClasses: string[];
   watch: boolean;
+  /** Where the cluster lock's Lease is: whether a live run paces the holds shown. */
+  lockNamespace: string;
 }
 
 export interface WaitOptions {

@@ -98,13 +98,14 @@ async function holdPoolWithBudget(
   if (before === allowance && state.writtenBudget.get(pool) === value && !due && state.writtenSoak.get(pool) === soakUntil)
     return;
   const armAt = rearm ? switchMinute(now) : armed;
-  const stageSize = position.sizes[state.stageOf.get(pool)!] ?? 0;
+  // A stage not yet begun has no size: recording 0 would make a re-run count its waves from a shrinking size.
+  const stageSize = position.sizes[state.stageOf.get(pool)!];
   const poolSize = position.poolSizes?.[pool];
   const record = {
     runId: settings.runId,
     now,
     target: settings.target,
-    stageSize,
+    ...(stageSize ? { stageSize } : {}),
     ...(poolSize !== undefined ? { poolSize } : {}),
     soakUntil,
     armAt,

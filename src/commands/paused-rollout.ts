@@ -7,11 +7,13 @@ import { readLease } from '../cluster/lock.js';
 import { EVENTS, NODES, karpenterResources } from '../karpenter/resources.js';
 import type { EventView, KarpenterApi, NodePoolView, NodeView } from '../karpenter/views.js';
 import { HaltedError } from '../errors.js';
-import { lockAlive, rolloutHold, type RolloutHold } from '../stages/paused.js';
+import { rolloutHold, type RolloutHold } from '../stages/paused.js';
 import { LEASE_NAME } from '../apis/lock.js';
+import { holdStateText, runLock } from '../apis/hold-state.js';
 
 export type Paced = Extract<RolloutHold, { state: 'paced' }>;
 export type Paused = Extract<RolloutHold, { state: 'paused' }>;
+export type Draining = Extract<RolloutHold, { state: 'draining' }>;
 
 /**
  * karp-drift's holds on these NodePools and whether a live run paces them. `nodes` read already (the inventory), or
@@ -32,7 +34,7 @@ export async function holdNow(
       ? (await listAll(cluster, karpenterResources(api).nodePools, { signal })).items.filter((p) => names.has(p.name))
       : pools;
   // A live run's holds pace the rollout, whichever way they are held: the nodes need no look.
-  if (lockAlive(lease, new Date())) return rolloutHold(fresh, nodes ?? [], lease, new Date());
+  if (runLock(lease, new Date()).state !== 'none') return rolloutHold(fresh, nodes ?? [], lease, new Date());
   const allNodes =
     nodes ?? (await listAll(cluster, NODES, { query: { labelSelector: 'karpenter.sh/nodepool' }, signal })).items;
   return rolloutHold(fresh, allNodes, lease, new Date());
@@ -53,8 +55,10 @@ async function whyPaused(cluster: Cluster, hold: Paused, signal: AbortSignal): P
 
 function pausedError(hold: Paused, why: string | undefined): HaltedError {
   const pools = hold.pools.map((p) => `nodepool/${p}`).join(', ');
+  // A dead run's switch that took over is said as such: the run did not stop on purpose, it is gone.
+  const switched = hold.switchedSince !== undefined ? `; ${holdStateText({ state: 'switched', since: hold.switchedSince }, new Date()).replace(/^paused: /, '')}` : '';
   return new HaltedError(
-    `the rollout is paused: karp-drift holds Drifted disruption on ${pools}${hold.since ? ` since ${hold.since}` : ''} (run ${hold.runIds.join(', ') || 'unknown'}), and no karp-drift run holds the cluster lock (lease ${LEASE_NAME}) to release it${why ? `; the run said: ${why}` : ''}`,
+    `the rollout is paused: karp-drift holds Drifted disruption on ${pools}${hold.since ? ` since ${hold.since}` : ''} (run ${hold.runIds.join(', ') || 'unknown'}), and no karp-drift run holds the cluster lock (lease ${LEASE_NAME}) to release it${switched}${why ? `; the run said: ${why}` : ''}`,
     {
       paused: hold.pools,
       gate: {},

@@ -17,6 +17,10 @@ import { neededAmiQueries } from '../plan/targets.js';
 import { promotedAmis, requireFileMinor, type PlanSource } from '../plan/promotion.js';
 import { planStages, type StagedPlan, type StagedRequest } from '../stages/stage-plan.js';
 import { loadSourceCluster, readSourceCluster } from './source-cluster.js';
+import { readLease } from '../cluster/lock.js';
+import { HOLD_ANNOTATION } from '../apis/budget-hold.js';
+import { LEASE_NAMESPACE } from '../apis/lock.js';
+import { runLock, type RunLock } from '../apis/hold-state.js';
 
 export interface Planned {
   cluster: Cluster;
@@ -126,10 +130,11 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
       source = { kind: 'ssm', region: resolved.region };
     }
     if (options.pin === 'name') resolved = { ...resolved, amis: await countNameMatches(resolved.amis, aws, log) };
+    const lock = await lockIfHeld(cluster, inventory, options.lockNamespace, ctx.signal);
     const thePlan = plan(
       inventory,
       resolved.amis,
-      { to, nodeClasses, pin: options.pin, release: options.release, fieldManager: 'karp-drift', forceConflicts: options.forceConflicts, allowDowngrade: options.allowDowngrade, allowDeprecated: options.allowDeprecated, replaceCustomAmis: options.replaceCustomAmis, source },
+      { ...(lock !== undefined ? { lock } : {}), to, nodeClasses, pin: options.pin, release: options.release, fieldManager: 'karp-drift', forceConflicts: options.forceConflicts, allowDowngrade: options.allowDowngrade, allowDeprecated: options.allowDeprecated, replaceCustomAmis: options.replaceCustomAmis, source },
       new Date(),
     );
     const staged = options.staged ? stagedPlan(thePlan, inventory, options.staged, options.forceConflicts ?? false) : undefined;
@@ -138,6 +143,18 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
     cluster.close();
     throw err;
   }
+}
+
+/**
+ * The cluster lock, read only when karp-drift holds something in the inventory: whether the holds are a live run's
+ * (this upgrade would meet its lock) or were left behind. A Lease that cannot be read rules out nothing.
+ */
+async function lockIfHeld(cluster: Cluster, inventory: Inventory, namespace: string | undefined, signal: AbortSignal): Promise<RunLock | undefined> {
+  const held =
+    inventory.nodePools.some((p) => p.annotations?.[HOLD_ANNOTATION] !== undefined) || inventory.nodes.some((n) => n.heldBy !== undefined);
+  if (!held) return undefined;
+  const lease = await readLease(cluster, namespace ?? LEASE_NAMESPACE, signal).catch(() => 'unreadable' as const);
+  return runLock(lease, new Date());
 }
 
 /** The --amis-file, read and parsed: unreadable, not JSON, or not one of the two documents is exit 2. */

@@ -78,7 +78,7 @@ async function prime(
   const o = observe(settings, state, inventory.nodeClaims, nodes);
   const records = recordsOf(inventory.nodePools, settings.target);
   const sizes = plan.stagePlan.stages.map((s) => {
-    const recorded = s.nodePools.map((p) => records.get(p)?.stageSize).filter((n): n is number => n !== undefined);
+    const recorded = s.nodePools.map((p) => records.get(p)?.stageSize).filter((n): n is number => n !== undefined && n > 0);
     return recorded.length > 0 ? Math.max(...recorded) : undefined;
   });
   const soaks = [...records.values()].map((r) => r.soakUntil).filter((s): s is string => s !== undefined);

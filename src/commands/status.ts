@@ -15,6 +15,9 @@ import { snapshotStatus, statusJson, statusTable, type StatusContext } from '../
 import { recordSummary } from '../report/summary.js';
 import { applyChange, inventorySnapshot, karpenterNodesOf } from '../rollout/snapshot.js';
 import { liveDisplay } from './live-display.js';
+import { readLease } from '../cluster/lock.js';
+import { runLock } from '../apis/hold-state.js';
+import type { LeaseView } from '../apis/lock.js';
 import { connect, readScope } from './planning.js';
 
 /** How often --watch looks for a change to show: a burst of changes is one redraw. */
@@ -26,16 +29,25 @@ export async function status(options: StatusOptions, ctx: CommandContext): Promi
   const { cluster } = await connect(ctx);
   try {
     const { discovery, inventory } = await readScope(ctx, cluster, options.nodeClasses);
+    const lease = await readLockLease(cluster, options, ctx.signal);
     if (!options.watch) {
-      const s = snapshotStatus(inventorySnapshot(inventory), scoped(inventory, options), new Date());
+      const s = snapshotStatus(inventorySnapshot(inventory), scoped({ ...inventory, lock: runLock(lease, new Date()) }, options), new Date());
       if (ctx.summary) recordSummary(ctx.summary, { type: 'status', ...(JSON.parse(statusJson(s, cluster.identity)) as object) });
       ctx.io.out(render(ctx, cluster, s));
       return;
     }
-    await watch(cluster, discovery, inventory, options, ctx);
+    await watch(cluster, discovery, { inventory, lease }, options, ctx);
   } finally {
     cluster.close();
   }
+}
+
+/**
+ * The cluster lock's Lease, which says whether a live run paces the holds shown (apis/hold-state.ts). One that cannot
+ * be read (no RBAC for it, a failed request) rules out nothing: 'unreadable', and status says so.
+ */
+async function readLockLease(cluster: Cluster, options: StatusOptions, signal: AbortSignal): Promise<LeaseView | undefined | 'unreadable'> {
+  return readLease(cluster, options.lockNamespace, signal).catch(() => 'unreadable' as const);
 }
 
 /** --nodeclass narrows the NodePools shown to those of the named classes. */
@@ -48,7 +60,15 @@ function render(ctx: CommandContext, cluster: Cluster, s: ReturnType<typeof snap
   return ctx.globals.output === 'json' ? statusJson(s, cluster.identity, stream) : statusTable(s, { wide: ctx.globals.wide });
 }
 
-async function watch(cluster: Cluster, discovery: Discovery, inventory: Inventory, options: StatusOptions, ctx: CommandContext): Promise<void> {
+async function watch(
+  cluster: Cluster,
+  discovery: Discovery,
+  first: { inventory: Inventory; lease: LeaseView | undefined | 'unreadable' },
+  options: StatusOptions,
+  ctx: CommandContext,
+): Promise<void> {
+  const { inventory } = first;
+  let { lease } = first;
   const snapshot = inventorySnapshot(inventory);
   let reads: StatusContext = inventory;
   const stop = new AbortController();
@@ -70,7 +90,8 @@ async function watch(cluster: Cluster, discovery: Discovery, inventory: Inventor
   try {
     for (;;) {
       // A view says "N minutes ago" and budget windows open and close: it is recomputed every time, printed on change.
-      const next = render(ctx, cluster, snapshotStatus(snapshot, scoped(reads, options), new Date()), true);
+      const now = new Date();
+      const next = render(ctx, cluster, snapshotStatus(snapshot, scoped({ ...reads, lock: runLock(lease, now) }, options), now), true);
       if (next !== shown) {
         const lines = next.replace(/\n$/, '').split('\n');
         if (display) display.show((screen) => fitLines(lines, screen, (n) => `… ${n} more lines: a taller terminal shows them, as does status without --watch`));
@@ -86,6 +107,7 @@ async function watch(cluster: Cluster, discovery: Discovery, inventory: Inventor
         readAt = Date.now();
         const fresh: DiagnosisReads | undefined = await readDiagnosisReads(cluster, discovery, karpenterNodesOf(snapshot), stop.signal).catch(() => undefined);
         if (fresh) reads = { ...reads, ...fresh };
+        lease = await readLockLease(cluster, options, stop.signal);
       }
     }
   } finally {

@@ -14,7 +14,8 @@ import { UsageError, type HaltedError } from '../errors.js';
 import type { WaitOptions } from './options.js';
 import type { RolloutProgress } from '../rollout/track.js';
 import { followRollout } from './follow-rollout.js';
-import { holdNow, pausedRolloutError, type Paced, type Paused } from './paused-rollout.js';
+import { holdNow, pausedRolloutError, type Draining, type Paced, type Paused } from './paused-rollout.js';
+import { holdStateNext, holdStateText } from '../apis/hold-state.js';
 import { connect, readScope } from './planning.js';
 import { event } from './upgrade-shared.js';
 import { recordSummary } from '../report/summary.js';
@@ -90,7 +91,7 @@ function reportWaiting(
   log: Logger,
   cluster: Cluster,
   { pools, classes, targetMinor }: WaitTarget,
-  hold: Paced | undefined,
+  hold: Paced | Draining | undefined,
 ): void {
   if (ctx.summary) recordSummary(ctx.summary, { type: 'wait', cluster: cluster.identity, targetMinor });
   if (ctx.globals.output === 'json') {
@@ -104,14 +105,34 @@ function reportWaiting(
           amis: c.statusAmis.map((a) => a.id),
         })),
         nodePools: pools.map((p) => p.name),
-        ...(hold ? { pacedBy: hold.holder } : {}),
+        ...(hold?.state === 'paced' ? { pacedBy: hold.holder } : {}),
+        ...(hold?.state === 'draining' ? { draining: drainingJson(hold) } : {}),
       }),
     );
   } else {
     log.info(
-      `Waiting for ${pools.map((p) => `nodepool/${p.name}`).join(', ')} to run the AMIs Karpenter resolved for ${classes.map((c) => `ec2nodeclass/${c.name}`).join(', ')} (Kubernetes ${targetMinor})${hold ? `; paced by ${hold.holder}${hold.command ? ` (karp-drift ${hold.command})` : ''}` : ''}`,
+      `Waiting for ${pools.map((p) => `nodepool/${p.name}`).join(', ')} to run the AMIs Karpenter resolved for ${classes.map((c) => `ec2nodeclass/${c.name}`).join(', ')} (Kubernetes ${targetMinor})${hold?.state === 'paced' ? `; paced by ${hold.holder}${hold.command ? ` (karp-drift ${hold.command})` : ''}` : ''}`,
     );
+    if (hold?.state === 'draining') log.warn(drainingText(hold));
   }
+}
+
+/**
+ * A dead run's hold that still lets Karpenter start replacements: `wait` follows them (nodes move), and says how to
+ * stop them; once the hold's switch fires the rollout is paused and `wait` ends there.
+ */
+function drainingText(hold: Draining): string {
+  const lines = hold.holds.map((h) => `nodepool/${h.nodePool}: ${holdStateText(h.hold, new Date())}`);
+  const first = hold.holds[0]!;
+  const next = holdStateNext(first.hold, hold.holds.length === 1 ? first.nodePool : undefined);
+  return `karp-drift's hold was left by a run that is gone (run ${hold.runIds.join(', ') || 'unknown'}): ${lines.join('; ')}\n  next: ${next}`;
+}
+
+function drainingJson(hold: Draining) {
+  return hold.holds.map((h) => ({
+    nodePool: h.nodePool,
+    ...(h.hold.state === 'draining' ? { allowance: h.hold.allowance, ...(h.hold.until !== undefined ? { until: h.hold.until } : {}) } : {}),
+  }));
 }
 
 /**

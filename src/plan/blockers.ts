@@ -5,6 +5,7 @@ import type { Inventory, NodePoolView, PodView } from '../karpenter/views.js';
 import { check, type Check } from './checks.js';
 import type { BlockingBudget, DriftingNodeClaim, NodePoolPlan } from './pools.js';
 import { plural } from '../text/words.js';
+import { holdState, holdStateLabel, holdStateNext, holdStateText, type RunLock } from '../apis/hold-state.js';
 
 const BLOCKED_EVENT = 'No allowed disruptions for disruption reason Drifted due to blocking budget';
 
@@ -25,26 +26,42 @@ export function budgetText(b: BlockingBudget): string {
 
 
 /**
- * karp-drift holds the NodePool's drift (a pause, or a staged rollout that ended early): a staged upgrade re-run takes
- * the hold over and goes on; anything else waits for `karp-drift resume`.
+ * karp-drift holds the NodePool's drift: a live run paces it (this upgrade would wait for its lock), a pause or a
+ * staged rollout that ended early left it (a staged upgrade re-run takes the hold over and goes on; anything else
+ * waits for `karp-drift resume`), or a dead run's hold still lets Karpenter drain. `lock`: the cluster lock as read
+ * (absent: not read, and the hold is described without saying whether a run is live).
  */
-export function heldChecks(plan: NodePoolPlan, inventory: Inventory): Check[] {
+export function heldChecks(plan: NodePoolPlan, inventory: Inventory, pool: NodePoolView, lock: RunLock | undefined, now: Date): Check[] {
   if (plan.toDrift === 0) return [];
   const drifting = new Set(plan.drifting.flatMap((d) => (d.node !== undefined ? [d.node] : [])));
   const nodes = inventory.nodes.filter((n) => n.heldBy !== undefined && drifting.has(n.name));
   const budget = plan.heldByKarpDrift;
   if (budget === undefined && nodes.length === 0) return [];
+  const state = lock !== undefined ? holdState(pool, nodes.length, lock, now) : undefined;
+  const evidence = [
+    ...(budget !== undefined
+      ? [`budget {nodes: "${budget.allowance}", reasons: [Drifted]} added by karp-drift run ${budget.runId} at ${budget.since}`]
+      : []),
+    ...(nodes.length > 0 ? [`${plural(nodes.length, 'node')} with karpenter.sh/do-not-disrupt from karp-drift (${[...new Set(nodes.map((n) => `run ${n.heldBy}`))].join(', ')})`] : []),
+  ];
+  if (state !== undefined && state.state !== 'paused' && state.state !== 'switched') {
+    return [
+      check(
+        'DRIFT-HELD',
+        state.state === 'draining' ? 'warning' : 'info',
+        `nodepool/${plan.name}: karp-drift holds its Drifted disruption: ${holdStateText(state, now)}`,
+        evidence,
+        holdStateNext(state, plan.name),
+      ),
+    ];
+  }
+  const label = state !== undefined ? ` (${holdStateLabel(state)})` : '';
   return [
     check(
       'DRIFT-HELD',
       'info',
-      `nodepool/${plan.name}: karp-drift holds its Drifted disruption (paused): a staged upgrade re-run takes the hold over and goes on; otherwise none of its ${plural(plan.toDrift, 'drifting node')} is replaced until karp-drift resume`,
-      [
-        ...(budget !== undefined
-          ? [`budget {nodes: "${budget.allowance}", reasons: [Drifted]} added by karp-drift run ${budget.runId} at ${budget.since}`]
-          : []),
-        ...(nodes.length > 0 ? [`${plural(nodes.length, 'node')} with karpenter.sh/do-not-disrupt from karp-drift (${[...new Set(nodes.map((n) => `run ${n.heldBy}`))].join(', ')})`] : []),
-      ],
+      `nodepool/${plan.name}: karp-drift holds its Drifted disruption${label}: a staged upgrade re-run takes the hold over and goes on; otherwise none of its ${plural(plan.toDrift, 'drifting node')} is replaced until karp-drift resume`,
+      evidence,
       `karp-drift resume --nodepool ${plan.name} releases it (the NodePool's own budgets come back exactly)`,
     ),
   ];

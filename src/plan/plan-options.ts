@@ -1,4 +1,5 @@
 // What a plan is asked for (the flags of plan and upgrade, parsed), below plan.ts and the per-class planning of pin.ts.
+import type { RunLock } from '../apis/hold-state.js';
 import type { RenderPinMode } from '../manifests/render.js';
 import type { PlanSource } from './promotion.js';
 
@@ -23,6 +24,8 @@ export interface PlanOptions {
   replaceCustomAmis?: boolean;
   /** Where the AMIs came from: SSM (the default), or a promoted `--amis-file`. */
   source?: PlanSource;
+  /** The cluster lock as read, when anything is held: whether a live run paces karp-drift's holds. */
+  lock?: RunLock;
   /** Set by plan() from its `now`, for the checks that judge time. */
   now?: Date;
 }

@@ -67,7 +67,7 @@ export function plan(inventory: Inventory, amis: readonly ResolvedAmi[], options
     .map((pool) => {
       const targets = new Set(nodeClasses.find((c) => c.name === pool.nodeClass)!.targets.map((t) => t.id));
       const poolPlan = nodePoolPlan(pool, inventory, targets, now);
-      checks.push(...budgetChecks(poolPlan, pool), ...heldChecks(poolPlan, inventory));
+      checks.push(...budgetChecks(poolPlan, pool), ...heldChecks(poolPlan, inventory, pool, options.lock, now));
       return poolPlan;
     });
   checks.push(...podBlockerChecks(inventory, nodePools, now));

@@ -7,6 +7,7 @@ import type { Budget } from '../karpenter/budgets.js';
 import { humanDuration, plural, utcTime } from '../text/words.js';
 import { decodeHoldRecord, heldAllowance, HOLD_ANNOTATION, switchTime } from '../apis/budget-hold.js';
 import type { HoldMechanism } from '../stages/hold-mechanism.js';
+import { holdState, holdStateNext, holdStateText, liveRunText, type HoldState, type RunLock } from '../apis/hold-state.js';
 import { columns } from '../text/table.js';
 
 export interface DriftHold {
@@ -29,16 +30,25 @@ export interface DriftHold {
   switchAt?: string;
   /** A hand-edited record karp-drift will not guess at (resume refuses it too). */
   error?: string;
+  /** What the hold means now: paced by a live run, paused, a dead run's switch, still draining (apis/hold-state.ts). */
+  state: HoldState;
 }
 
-/** The holds on `pools` (budget first, then node holds by run), NodePools by name. */
-export function driftHolds(pools: readonly NodePoolView[], nodes: Iterable<NodeView>, now: Date): DriftHold[] {
+/** The holds on `pools` (budget first, then node holds by run), NodePools by name; `lock`: the cluster lock read. */
+export function driftHolds(
+  pools: readonly NodePoolView[],
+  nodes: Iterable<NodeView>,
+  now: Date,
+  lock: RunLock = { state: 'none' },
+): DriftHold[] {
   const all = [...nodes];
   const holds: DriftHold[] = [];
   for (const pool of [...pools].sort((a, b) => a.name.localeCompare(b.name))) {
     const record = decodeHoldRecord(pool.annotations?.[HOLD_ANNOTATION]);
+    const heldNodes = all.filter((n) => n.nodePool === pool.name && n.heldBy !== undefined).length;
+    const state = holdState(pool, heldNodes, lock, now) ?? { state: 'paused' };
     if (record !== undefined && 'error' in record) {
-      holds.push({ nodePool: pool.name, mechanism: 'budget', error: record.error });
+      holds.push({ nodePool: pool.name, mechanism: 'budget', error: record.error, state });
     } else if (record !== undefined) {
       const allowance = heldAllowance(pool.budgets, record);
       const switchAt = switchTime(pool.budgets, now);
@@ -50,6 +60,7 @@ export function driftHolds(pools: readonly NodePoolView[], nodes: Iterable<NodeV
         ...(allowance !== undefined ? { allowance } : {}),
         budgets: record.budgets,
         ...(switchAt !== undefined ? { switchAt: switchAt.toISOString() } : {}),
+        state,
       });
     }
     const byRun = new Map<string, number>();
@@ -57,7 +68,7 @@ export function driftHolds(pools: readonly NodePoolView[], nodes: Iterable<NodeV
       if (nodePool === pool.name && heldBy !== undefined) byRun.set(heldBy, (byRun.get(heldBy) ?? 0) + 1);
     }
     for (const [runId, count] of [...byRun].sort(([a], [b]) => a.localeCompare(b))) {
-      holds.push({ nodePool: pool.name, mechanism: 'node', runId, nodes: count });
+      holds.push({ nodePool: pool.name, mechanism: 'node', runId, nodes: count, state });
     }
   }
   return holds;
@@ -111,12 +122,34 @@ export function driftHoldsText(holds: readonly DriftHold[], now: Date): string {
         `nodepool/${h.nodePool}: ${h.error}\n` +
         `  next: set its budgets as they should be, then: kubectl annotate nodepool ${h.nodePool} ${HOLD_ANNOTATION}-\n`,
     );
+  return ['Drift held by karp-drift:\n', table, ...unreadable, ...holdsFooter(holds, now)].join('');
+}
+
+/**
+ * What the holds mean now and the commands that will work: a live run's holds are its own to release (resume would
+ * wait for its lock); a dead run's hold that still drains is stopped with pause; the rest are paused.
+ */
+function holdsFooter(holds: readonly DriftHold[], now: Date): string[] {
+  const paced = holds.find((h) => h.state.state === 'paced')?.state;
+  if (paced?.state === 'paced') {
+    return [`Paced by ${liveRunText(paced.lock, now)}\n`, `  next: ${holdStateNext(paced)}\n`];
+  }
+  const unknown = holds.find((h) => h.state.state === 'unknown')?.state;
+  if (unknown !== undefined) return [`Whether a run is live: ${holdStateText(unknown, now)}\n`, `  next: ${holdStateNext(unknown)}\n`];
+  const draining = holds.filter((h) => h.state.state === 'draining');
   return [
-    'Drift held by karp-drift:\n',
-    table,
-    ...unreadable,
-    'karp-drift resume [--nodepool <name>] releases them; re-run the upgrade to go on\n',
-  ].join('');
+    ...draining.flatMap((h) => [
+      `nodepool/${h.nodePool}: ${holdStateText(h.state, now)}\n`,
+      `  next: ${holdStateNext(h.state, h.nodePool)}\n`,
+    ]),
+    ...(draining.length < holds.length
+      ? [
+          holds.some((h) => h.state.state === 'switched')
+            ? `The run that paced them is gone; its dead man's switch holds drift at 0. karp-drift resume [--nodepool <name>] releases them; re-run the upgrade to go on\n`
+            : 'karp-drift resume [--nodepool <name>] releases them; re-run the upgrade to go on\n',
+        ]
+      : []),
+  ];
 }
 
 /** `-o json`'s `holds[]`: the documented keys in order, absent ones left out. */
@@ -131,5 +164,7 @@ export function driftHoldsJson(holds: readonly DriftHold[]): Array<Record<string
     ...(h.budgets !== undefined ? { budgets: h.budgets } : {}),
     ...(h.switchAt !== undefined ? { switchAt: h.switchAt } : {}),
     ...(h.error !== undefined ? { error: h.error } : {}),
+    state: h.state.state,
+    ...(h.state.state === 'paced' ? { pacedBy: h.state.lock.holder } : {}),
   }));
 }

@@ -11,6 +11,7 @@ import { claimsByNodePool, nodeOf, rolloutProgress, type RolloutScope } from '..
 import { blockerText } from './progress.js';
 import { driftHolds, driftHoldsJson, driftHoldsText, type DriftHold } from './status-holds.js';
 import { columns } from '../text/table.js';
+import type { RunLock } from '../apis/hold-state.js';
 
 export interface NodePoolStatus {
   name: string;
@@ -46,6 +47,8 @@ export interface ClusterStatus {
 export type StatusContext = DiagnosisReads &
   Pick<Inventory, 'karpenterApi'> & {
     controlPlane: Pick<Inventory['controlPlane'], 'minor'>;
+    /** The cluster lock as read (absent: not read): whether a live run paces karp-drift's holds. */
+    lock?: RunLock;
   };
 
 export function clusterStatus(inventory: Inventory, now: Date): ClusterStatus {
@@ -75,6 +78,7 @@ export function snapshotStatus(snapshot: Snapshot, inventory: StatusContext, now
       pdbs: inventory.pdbs,
       pods: inventory.pods,
       karpenterApi: inventory.karpenterApi,
+      ...(inventory.lock !== undefined ? { lock: inventory.lock } : {}),
     },
     now,
   );
@@ -107,7 +111,7 @@ export function snapshotStatus(snapshot: Snapshot, inventory: StatusContext, now
         ),
       };
     }),
-    holds: driftHolds(inventory.nodePools, snapshot.nodes.values(), now),
+    holds: driftHolds(inventory.nodePools, snapshot.nodes.values(), now, inventory.lock),
     at: now,
   };
 }

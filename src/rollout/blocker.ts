@@ -3,6 +3,7 @@
 import type { EventView, KarpenterApi, NodeClaimView, NodeClassView, NodePoolView, PdbView, PodView } from '../karpenter/views.js';
 import type { Snapshot } from './snapshot.js';
 import type { RolloutScope } from './track.js';
+import type { RunLock } from '../apis/hold-state.js';
 
 export type StallCode =
   | 'STALL-AMIS-NOT-READY'
@@ -33,6 +34,8 @@ export interface DiagnosisContext {
   /** Pods on the NodePools' nodes. */
   pods: PodView[];
   karpenterApi: KarpenterApi;
+  /** The cluster lock, when the caller read it: whether karp-drift's holds are a live run's or left behind. */
+  lock?: RunLock;
 }
 
 /** A NodePool in scope as the checks see it (stalls.ts and pod-stalls.ts). */

@@ -10,7 +10,8 @@ import { listed, quotes } from './evidence.js';
 import { podBlockers } from './pod-stalls.js';
 import type { Blocker, DiagnosisContext, Facts, Pool, StallCode } from './blocker.js';
 import { eventTime, type Snapshot } from './snapshot.js';
-import { HOLD_ANNOTATION, karpDriftHold } from '../apis/budget-hold.js';
+import { HOLD_ANNOTATION, karpDriftHold, switchTime } from '../apis/budget-hold.js';
+import { holdState, holdStateLabel, holdStateNext, liveRunText } from '../apis/hold-state.js';
 import { claimsByNodePool, isDisrupting, isTrue, nodeOf, type RolloutScope } from './track.js';
 import { amiSelectorTermText, humanDuration, plural, utcTime } from '../text/words.js';
 import { launchesNothing, rollbackCommand, unresolvedAlias } from './readiness.js';
@@ -226,24 +227,37 @@ function heldByKarpDrift(f: Facts, pool: Pool): Blocker[] {
     const node = nodeOf(f.snapshot, claim);
     return node?.heldBy !== undefined && !claim.deleting && !isDisrupting(claim, node) ? [node] : [];
   });
-  const budgetHeld = hold !== undefined && hold.allowance === 0 && pool.old.some((c) => !c.deleting);
+  // A dead run's switch that fired holds drift at 0 whatever the hold beside it allows.
+  const fired = pool.view !== undefined ? switchTime(pool.view.budgets, f.now) : undefined;
+  const switched = fired !== undefined && fired.getTime() <= f.now.getTime() && hold !== undefined && hold.allowance > 0 ? fired : undefined;
+  const budgetHeld = hold !== undefined && (hold.allowance === 0 || switched !== undefined) && pool.old.some((c) => !c.deleting);
   if (!budgetHeld && nodes.length === 0) return [];
   const runs = [...new Set([...(budgetHeld ? [hold.record.runId] : []), ...nodes.map((n) => n.heldBy!)])];
+  // What the hold means now, when the caller read the cluster lock: a live run's pacing is not a pause.
+  const state = f.context.lock !== undefined && pool.view !== undefined ? holdState(pool.view, nodes.length, f.context.lock, f.now) : undefined;
+  const label = state === undefined || state.state === 'unknown' ? '' : ` (${holdStateLabel(state)})`;
   return [
     {
       code: 'STALL-HELD',
       nodePool: pool.name,
-      message: `karp-drift holds Drifted disruption on NodePool ${pool.name} (paused)`,
+      message: `karp-drift holds Drifted disruption on NodePool ${pool.name}${label}`,
       evidence: [
-        ...(budgetHeld
+        ...(budgetHeld && switched !== undefined
+          ? [`the dead man's switch of karp-drift run ${hold.record.runId} ({nodes: "0", reasons: [Drifted]} from ${utcTime(switched)}) holds drift at 0: the run stopped renewing it`]
+          : []),
+        ...(budgetHeld && switched === undefined
           ? [`budget {nodes: "0", reasons: [Drifted]} added by karp-drift run ${hold.record.runId} at ${hold.record.since}; the NodePool's own budgets are recorded in the ${HOLD_ANNOTATION} annotation`]
           : []),
+        ...(state?.state === 'paced' ? [`${liveRunText(state.lock, f.now)}`] : []),
         ...listed(
           nodes.map((n) => `node ${n.name} has karpenter.sh/do-not-disrupt from karp-drift run ${n.heldBy}`),
           'nodes',
         ),
       ],
-      next: `re-run the staged upgrade to go on from where the cluster stands, or release the hold${runs.length > 1 ? 's' : ''} and let Karpenter go at the NodePool's own budgets: karp-drift resume --nodepool ${pool.name}`,
+      next:
+        state !== undefined && state.state !== 'paused' && state.state !== 'switched'
+          ? holdStateNext(state, pool.name)
+          : `re-run the staged upgrade to go on from where the cluster stands, or release the hold${runs.length > 1 ? 's' : ''} and let Karpenter go at the NodePool's own budgets: karp-drift resume --nodepool ${pool.name}`,
     },
   ];
 }

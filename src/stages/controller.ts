@@ -193,7 +193,8 @@ export function decideStages(
     }
     const stage = plan.stages[pos.stage]!;
     const { untouched, inflight } = countsOf(pools, stage.nodePools);
-    pos.sizes[pos.stage] ??= untouched + inflight;
+    // A stage's size is fixed when it begins (a size of 0 is none: a run before recorded a stage not yet begun).
+    if (!pos.sizes[pos.stage]) pos.sizes[pos.stage] = untouched + inflight;
     const size = Math.max(pos.sizes[pos.stage]!, untouched + inflight);
     const targets = waveTargets(plan.waves, size);
     const started = size - untouched;

@@ -284,7 +284,7 @@ describe('parsePlanOptions / parseUpgradeOptions / parseStatusOptions / parseSan
   });
 
   it('status and sandbox', () => {
-    expect(parseStatusOptions({ nodeclass: ['default'], watch: true })).toEqual({ nodeClasses: ['default'], watch: true });
+    expect(parseStatusOptions({ nodeclass: ['default'], watch: true }, 'kube-system')).toEqual({ nodeClasses: ['default'], watch: true, lockNamespace: 'kube-system' });
     expect(parseSandboxOptions({ speed: '120', port: '6443' })).toEqual({ scenario: 'default', speed: 120, port: 6443 });
     expect(usageMessage(() => parseSandboxOptions({ port: '70000' }))).toBe('--port "70000" is not valid; expected a whole number from 1 to 65535');
   });

@@ -1,28 +1,53 @@
-// The API server goes away mid-wave and does not come back within the follow's retries: a staged run ends with the
+// The API server goes away mid-wave and does not come back within the run's retries: a staged run ends with the
 // retryable exit 1, names the API server, says what the cluster is left with, and gives the command that goes on;
-// never "internal error" (exit 70). The stopped API server refuses connections at once, so the run ends within
-// seconds (a server that hangs instead is given the follow's 120 s of retries).
+// never "internal error" (exit 70), never "interrupted" (130). Both ways a cluster goes away: a closed port (refused at
+// once) and a frozen server (the port open, nothing answered: the lock's renewals time out first). The sandbox keeps
+// its objects through the outage, so the same command, re-run once it is back, resumes where the cluster stands.
 import { describe, expect, it } from 'vitest';
-import { scenario } from './cli-sandbox.js';
+import { karpDrift, scenario } from './cli-sandbox.js';
 import { follow } from './staged.js';
 
+const STAGED_SOAK = ['upgrade', '--to', '1.30', '--canary', 'canary', '--waves', '1,100%', '--soak', '1h', '--yes', '-o', 'json'];
+const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 describe('a staged run that loses its API server', () => {
-  it('exits 1 with the API server named, what is left held, and the command that goes on', async () => {
-    const sandbox = await scenario('staged', 30);
-    const run = follow(sandbox, ['upgrade', '--to', '1.30', '--canary', 'canary', '--waves', '1,100%', '--soak', '1h', '--yes', '-o', 'json']);
+  it('refused: exits 1 with the API server named, what is left held, and the command that goes on; a re-run resumes to exit 0', async () => {
+    const sandbox = await scenario('staged', 120);
+    const run = follow(sandbox, [...STAGED_SOAK.slice(0, -4), '20s', '--yes', '-o', 'json']);
     await run.until((e) => e.type === 'soak', 60_000);
-    await sandbox.kube.stop();
+    await sandbox.kube.outage('refuse');
     const code = await run.exited;
     expect(code, run.stderr()).toBe(1);
     expect(run.stderr()).not.toContain('internal error');
     const server = sandbox.kube.url.replace(/\/$/, '');
     expect(run.stderr()).toMatch(
-      new RegExp(`^error: cannot reach the Kubernetes API at ${server.replace(/[.]/g, '\\.')} \\(context "[^"]+"\\): .*; karp-drift could not write its holds, so they stay as its last write left them: each NodePool it holds with a budget holds Drifted disruption at 0 by itself within 3 minutes \\(its dead man's switch\\), and node holds stay$`, 'm'),
+      new RegExp(`^error: cannot reach the Kubernetes API at ${escaped(server)} \\(context "[^"]+"\\): .*; karp-drift could not write its holds, so they stay as its last write left them: each NodePool it holds with a budget holds Drifted disruption at 0 by itself within 3 minutes \\(its dead man's switch\\), and node holds stay$`, 'm'),
     );
-    expect(run.stderr()).toMatch(/^ {2}next: when the API server answers again, run the same command: .*karp-drift upgrade --to 1\.30 --canary canary --waves 1,100% --soak 1h --yes/m);
+    expect(run.stderr()).toMatch(/^ {2}next: when the API server answers again, run the same command: .*karp-drift upgrade --to 1\.30 --canary canary --waves 1,100% --soak 20s --yes/m);
     // The done event carries that message, not a stale progress line.
     const done = run.events.at(-1)!;
     expect(done).toMatchObject({ type: 'done', result: 'failed' });
     expect(done.message as string).toMatch(/^cannot reach the Kubernetes API at /);
-  }, 200_000);
+    // Back: the same command goes on from where the cluster stands (the dead run's lease is taken once seen silent).
+    await sandbox.kube.restore();
+    const again = await karpDrift(sandbox, [...STAGED_SOAK.slice(0, -4), '20s', '--yes', '-o', 'json'], 180_000);
+    expect(again.code, again.stderr).toBe(0);
+    const events = again.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; result?: string });
+    expect(events.at(-1)).toMatchObject({ type: 'done', result: 'succeeded' });
+  }, 300_000);
+
+  it('frozen (nothing answered): the lock is lost to the API server, said as such: exit 1, not 130', async () => {
+    const sandbox = await scenario('staged', 30);
+    const run = follow(sandbox, ['--request-timeout', '5s', ...STAGED_SOAK]);
+    await run.until((e) => e.type === 'soak', 60_000);
+    await sandbox.kube.outage('hang');
+    const code = await run.exited;
+    expect(code, run.stderr()).toBe(1);
+    expect(run.stderr()).not.toMatch(/internal error|interrupted|nothing more was changed/);
+    expect(run.stderr()).toMatch(
+      new RegExp(`^error: (renewing the cluster lock|following the rollout)?.*(no answer from|cannot reach the Kubernetes API at ${escaped(sandbox.kube.url.replace(/\/$/, ''))}).*; karp-drift could not write its holds, so they stay as its last write left them: .*dead man's switch`, 'm'),
+    );
+    expect(run.stderr()).toMatch(/^ {2}next: when the API server answers again, run the same command: /m);
+    await sandbox.kube.restore();
+  }, 300_000);
 });

@@ -93,6 +93,18 @@ describe('staged rollout interrupted, and its lock', () => {
     expect(second.stderr).toMatch(
       /another karp-drift run holds the lock on this cluster: .*upgrade --to 1\.30 --canary canary/,
     );
+    // Every command that sees the holds says they are a live run's, names it, and offers only what works.
+    expect(second.stdout + second.stderr).toMatch(/nodepool\/general: karp-drift holds its Drifted disruption: paced by the live run .*\(karp-drift upgrade --to 1\.30 --canary canary/);
+    expect(second.stdout + second.stderr).not.toMatch(/\(paused\)|until karp-drift resume/);
+    const status = await karpDrift(sandbox, ['status']);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/Paced by the live run .*\(karp-drift upgrade --to 1\.30 --canary canary.*\), lease renewed \d+s ago/);
+    expect(status.stdout).toContain('follow it with: karp-drift wait');
+    expect(status.stdout).not.toMatch(/\(paused\)|resume \[--nodepool/);
+    const json = await karpDrift(sandbox, ['status', '-o', 'json']);
+    const holds = (JSON.parse(json.stdout) as { holds: Array<{ state: string; pacedBy?: string }> }).holds;
+    expect(holds.length).toBeGreaterThan(0);
+    expect(holds.every((h) => h.state === 'paced' && /\(run /.test(h.pacedBy ?? ''))).toBe(true);
     const pause = await karpDrift(sandbox, ['pause']);
     expect(pause.code).toBe(3);
     first.child.kill('SIGINT'); // during a soak
@@ -102,5 +114,18 @@ describe('staged rollout interrupted, and its lock', () => {
     const resume = await karpDrift(sandbox, ['resume']);
     expect(resume.code, resume.stderr).toBe(0);
     expect(heldNodes(sandbox)).toEqual([]);
+  }, 120_000);
+
+  it('status after the run was interrupted: paused, resume offered', async () => {
+    const sandbox = await scenario('staged', 60);
+    const first = follow(sandbox, [...STAGED, '--soak', '30s']);
+    await first.until((e) => e.type === 'soak');
+    first.child.kill('SIGINT');
+    expect(await first.exited).toBe(130);
+    const status = await karpDrift(sandbox, ['status']);
+    expect(status.stdout).toContain('karp-drift resume [--nodepool <name>] releases them; re-run the upgrade to go on');
+    expect(status.stdout).not.toContain('Paced by');
+    const json = await karpDrift(sandbox, ['status', '-o', 'json']);
+    expect((JSON.parse(json.stdout) as { holds: Array<{ state: string }> }).holds.map((h) => h.state)).toContain('paused');
   }, 120_000);
 });

@@ -626,6 +626,7 @@ const EXACT: Array<[string, Case, Check]> = [
           }),
         ],
       },
+      options: { lock: { state: 'none' } },
     },
     {
       code: 'DRIFT-HELD',
@@ -634,6 +635,54 @@ const EXACT: Array<[string, Case, Check]> = [
         'nodepool/general: karp-drift holds its Drifted disruption (paused): a staged upgrade re-run takes the hold over and goes on; otherwise none of its 3 drifting nodes is replaced until karp-drift resume',
       evidence: ['budget {nodes: "0", reasons: [Drifted]} added by karp-drift run run-1 at 2024-11-13T08:00:00Z'],
       next: "karp-drift resume --nodepool general releases it (the NodePool's own budgets come back exactly)",
+    },
+  ],
+  [
+    'DRIFT-HELD: a live run paces it (a second upgrade meets its lock): said as live, resume not offered',
+    {
+      inventory: {
+        nodePools: [
+          nodePool({
+            budgets: [{ nodes: '1' }, { nodes: '1', reasons: ['Drifted'] }],
+            annotations: {
+              'karp-drift.io/drift-hold': JSON.stringify({ runId: 'run-1', since: '2024-11-13T08:00:00Z', budgets: [{ nodes: '1' }] }),
+            },
+          }),
+        ],
+      },
+      options: { lock: { state: 'live', holder: 'ci@runner-7 (run run-1)', command: 'upgrade --to 1.31 --canary general' } },
+    },
+    {
+      code: 'DRIFT-HELD',
+      level: 'info',
+      message:
+        'nodepool/general: karp-drift holds its Drifted disruption: paced by the live run ci@runner-7 (run run-1) (karp-drift upgrade --to 1.31 --canary general)',
+      evidence: ['budget {nodes: "1", reasons: [Drifted]} added by karp-drift run run-1 at 2024-11-13T08:00:00Z'],
+      next: 'the live run releases its holds as it goes and when it ends; follow it with: karp-drift wait (pause, resume, rollback and another upgrade are refused while it holds the cluster lock)',
+    },
+  ],
+  [
+    'DRIFT-HELD: a dead run whose hold still lets replacements start: a warning, and pause stops it',
+    {
+      inventory: {
+        nodePools: [
+          nodePool({
+            budgets: [{ nodes: '1' }, { nodes: '2', reasons: ['Drifted'] }],
+            annotations: {
+              'karp-drift.io/drift-hold': JSON.stringify({ runId: 'run-1', since: '2024-11-13T08:00:00Z', budgets: [{ nodes: '1' }] }),
+            },
+          }),
+        ],
+      },
+      options: { lock: { state: 'none' } },
+    },
+    {
+      code: 'DRIFT-HELD',
+      level: 'warning',
+      message:
+        'nodepool/general: karp-drift holds its Drifted disruption: not paused: no run is live, and the hold still lets Karpenter start up to 2 more replacements',
+      evidence: ['budget {nodes: "2", reasons: [Drifted]} added by karp-drift run run-1 at 2024-11-13T08:00:00Z'],
+      next: 'stop it now: karp-drift pause --nodepool general; then re-run the staged upgrade to go on, or karp-drift rollback',
     },
   ],
   [

@@ -22,7 +22,8 @@ const heldNode = (name: string, nodePoolName: string, runId?: string): NodeView 
   node({ name, nodePool: nodePoolName, doNotDisrupt: true, ...(runId !== undefined ? { heldBy: runId } : {}) });
 
 describe('drift holds in status', () => {
-  it.each<[string, NodePoolView[], NodeView[], Array<Record<string, unknown>>, string[]]>([
+  const PAUSED = ['karp-drift resume [--nodepool <name>] releases them; re-run the upgrade to go on', ''];
+  it.each<[string, NodePoolView[], NodeView[], Array<Record<string, unknown>>, string[], string[]?]>([
     [
       'a NodePool paused with a budget',
       [held('general', record(), [{ nodes: '20%' }, hold])],
@@ -35,6 +36,7 @@ describe('drift holds in status', () => {
           runId: RUN,
           allowance: 0,
           budgets: [{ nodes: '20%' }],
+          state: 'paused',
         },
       ],
       ['general    budget (Drifted: 0 more)   12m   3f2a9c1e…'],
@@ -56,9 +58,16 @@ describe('drift holds in status', () => {
           runId: RUN,
           allowance: 2,
           budgets: null,
+          state: 'draining',
         },
       ],
       ['batch      budget (Drifted: 2 more)   12m   3f2a9c1e…'],
+      [
+        // No live run, no switch (a hold written before the switch existed): Karpenter may go on starting two.
+        'nodepool/batch: not paused: no run is live, and the hold still lets Karpenter start up to 2 more replacements',
+        '  next: stop it now: karp-drift pause --nodepool batch; then re-run the staged upgrade to go on, or karp-drift rollback',
+        '',
+      ],
     ],
     [
       'a record whose budget a GitOps sync took away: it holds nothing, and resume clears it',
@@ -71,6 +80,7 @@ describe('drift holds in status', () => {
           since: '2025-08-20T14:08:00Z',
           runId: RUN,
           budgets: [{ nodes: '20%' }],
+          state: 'paused',
         },
       ],
       ['general    budget gone, record left   12m   3f2a9c1e…'],
@@ -79,7 +89,7 @@ describe('drift holds in status', () => {
       'a hand-edited record is shown as such, never guessed at',
       [held('general', '{budgets: oops', [{ nodes: '20%' }, hold])],
       [],
-      [{ nodePool: 'general', mechanism: 'budget', error: 'annotation karp-drift.io/drift-hold is not JSON' }],
+      [{ nodePool: 'general', mechanism: 'budget', error: 'annotation karp-drift.io/drift-hold is not JSON', state: 'paused' }],
       [
         'general    unreadable record   -     -',
         'nodepool/general: annotation karp-drift.io/drift-hold is not JSON',
@@ -97,25 +107,74 @@ describe('drift holds in status', () => {
         heldNode('ip-general-1', 'general', RUN),
       ],
       [
-        { nodePool: 'arm', mechanism: 'node', runId: RUN, nodes: 2 },
-        { nodePool: 'arm', mechanism: 'node', runId: OTHER_RUN, nodes: 1 },
+        { nodePool: 'arm', mechanism: 'node', runId: RUN, nodes: 2, state: 'paused' },
+        { nodePool: 'arm', mechanism: 'node', runId: OTHER_RUN, nodes: 1, state: 'paused' },
       ],
       [
         'arm        do-not-disrupt on 2 nodes   -     3f2a9c1e…',
         'arm        do-not-disrupt on 1 node    -     77ab12cd…',
       ],
     ],
-  ])('%s', (_name, pools, nodes, json, lines) => {
-    const holds = driftHolds(pools, nodes, at(20));
+  ])('%s', (_name, pools, nodes, json, lines, footer = PAUSED) => {
+    const holds = driftHolds(pools, nodes, at(20), { state: 'none' });
     expect(driftHoldsJson(holds)).toEqual(json);
     const text = driftHoldsText(holds, at(20)).split('\n');
     expect(text[0]).toBe('Drift held by karp-drift:');
     expect(text[1]).toMatch(/^NODEPOOL +HOLD +AGE +RUN$/);
     expect(text.slice(2, 2 + lines.length)).toEqual(lines);
-    expect(text.slice(2 + lines.length)).toEqual([
-      'karp-drift resume [--nodepool <name>] releases them; re-run the upgrade to go on',
-      '',
-    ]);
+    expect(text.slice(2 + lines.length)).toEqual(footer);
+  });
+
+  // What the holds mean depends on the cluster lock and on the hold's dead man's switch: the footer offers only
+  // commands that will work (a live run's lock refuses resume).
+  it.each<[string, NodePoolView[], NodeView[], Parameters<typeof driftHolds>[3], string[]]>([
+    [
+      'a live run paces them: its holds, followed with wait; no resume offered',
+      [held('general', record(), [{ nodes: '20%' }, switchBudget(at(23)), { nodes: '1', reasons: ['Drifted'] }])],
+      [],
+      { state: 'live', holder: 'alice@laptop (run 3f2a9c1e)', command: 'upgrade --to 1.30 --canary canary', renewedAt: iso(at(19, 55)) },
+      [
+        'Paced by the live run alice@laptop (run 3f2a9c1e) (karp-drift upgrade --to 1.30 --canary canary), lease renewed 5s ago',
+        '  next: the live run releases its holds as it goes and when it ends; follow it with: karp-drift wait (pause, resume, rollback and another upgrade are refused while it holds the cluster lock)',
+        '',
+      ],
+    ],
+    [
+      "the run is gone and its switch fired: paused by the switch",
+      [held('general', record(), [{ nodes: '20%' }, switchBudget(at(17)), { nodes: '1', reasons: ['Drifted'] }])],
+      [],
+      { state: 'none' },
+      [
+        "The run that paced them is gone; its dead man's switch holds drift at 0. karp-drift resume [--nodepool <name>] releases them; re-run the upgrade to go on",
+        '',
+      ],
+    ],
+    [
+      'the run is gone and its switch has not fired yet: still draining, until when, and pause stops it',
+      [held('general', record(), [{ nodes: '20%' }, switchBudget(at(22)), { nodes: '1', reasons: ['Drifted'] }])],
+      [],
+      { state: 'none' },
+      [
+        "nodepool/general: not paused: no run is live, and the hold still lets Karpenter start up to 1 more replacement until 14:22 UTC (its dead man's switch then holds drift at 0)",
+        '  next: stop it now: karp-drift pause --nodepool general; then re-run the staged upgrade to go on, or karp-drift rollback',
+        '',
+      ],
+    ],
+    [
+      'a lock that cannot be read: said, with how to look',
+      [held('general', record(), [{ nodes: '20%' }, hold])],
+      [],
+      { state: 'unreadable' },
+      [
+        'Whether a run is live: the cluster lock (lease karp-drift) could not be read, so whether a run is live is not known',
+        '  next: see whether a run is live: kubectl get lease karp-drift -n <lock namespace> -o yaml (reading it needs get on that Lease)',
+        '',
+      ],
+    ],
+  ])('%s', (_name, pools, nodes, lock, footer) => {
+    const holds = driftHolds(pools, nodes, at(20), lock);
+    const text = driftHoldsText(holds, at(20)).split('\n');
+    expect(text.slice(3)).toEqual(footer);
   });
 
   it.each<[string, string, string]>([

@@ -215,7 +215,8 @@ describe('status report', () => {
             "nodePool": "frozen",
             "mechanism": "node",
             "runId": "77ab12cd-0000-4000-8000-000000000000",
-            "nodes": 2
+            "nodes": 2,
+            "state": "paused"
           },
           {
             "nodePool": "general",
@@ -227,7 +228,8 @@ describe('status report', () => {
               {
                 "nodes": "20%"
               }
-            ]
+            ],
+            "state": "paused"
           }
         ]
       }

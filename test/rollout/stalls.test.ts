@@ -27,6 +27,7 @@ import {
   scope,
   snapshotOf,
 } from './factories.js';
+import type { RunLock } from '../../src/apis/hold-state.js';
 
 interface World {
   claims?: NodeClaimView[];
@@ -38,6 +39,7 @@ interface World {
   pods?: PodView[];
   scope?: RolloutScope;
   karpenterApi?: 'v1' | 'v1beta1';
+  lock?: RunLock;
 }
 
 function diagnosis(w: World, now = at(20)): Blocker[] {
@@ -56,6 +58,7 @@ function diagnosis(w: World, now = at(20)): Blocker[] {
       pdbs: w.pdbs ?? [],
       pods: w.pods ?? [],
       karpenterApi: w.karpenterApi ?? 'v1',
+      ...(w.lock !== undefined ? { lock: w.lock } : {}),
     },
     now,
   );
@@ -75,7 +78,7 @@ describe('STALL-HELD', () => {
   });
 
   it("says karp-drift's own budget hold is a pause, with karp-drift's way out, and no STALL-BUDGET for it", () => {
-    expect(diagnosis({ claims: [old1, old2], nodePools: [held] })).toEqual<Blocker[]>([
+    expect(diagnosis({ claims: [old1, old2], nodePools: [held], lock: { state: 'none' } })).toEqual<Blocker[]>([
       {
         code: 'STALL-HELD',
         nodePool: 'general',
@@ -86,6 +89,33 @@ describe('STALL-HELD', () => {
         next: "re-run the staged upgrade to go on from where the cluster stands, or release the hold and let Karpenter go at the NodePool's own budgets: karp-drift resume --nodepool general",
       },
     ]);
+  });
+
+  // The same hold means different things by the cluster lock and the hold's own switch (apis/hold-state.ts).
+  const live: RunLock = { state: 'live', holder: 'alice@laptop (run run-7)', command: 'upgrade --to 1.30 --canary canary', renewedAt: at(20).toISOString() };
+  const switchOf = (armAt: Date) => ({
+    nodes: '0',
+    reasons: ['Drifted' as const],
+    schedule: `${armAt.getUTCMinutes()} ${armAt.getUTCHours()} ${armAt.getUTCDate()} ${armAt.getUTCMonth() + 1} *`,
+    duration: '720h',
+  });
+  const pacing = (armAt: Date, allowance: string) =>
+    nodePool({ budgets: [{ nodes: '50%' }, switchOf(armAt), { nodes: allowance, reasons: ['Drifted'] }], annotations: { 'karp-drift.io/drift-hold': record } });
+  it.each<[string, World, string | undefined, RegExp | undefined]>([
+    ['a lock not read: the hold is not called a pause', { nodePools: [held] }, 'karp-drift holds Drifted disruption on NodePool general', /karp-drift resume --nodepool general/],
+    ['a live run paces it: not a pause, and only wait is offered', { nodePools: [held], lock: live }, 'karp-drift holds Drifted disruption on NodePool general (paced by a live run)', /karp-drift wait/],
+    [
+      "a dead run's switch fired: held at 0 by the switch, said as such",
+      { nodePools: [pacing(at(15), '2')], lock: { state: 'none' } },
+      "karp-drift holds Drifted disruption on NodePool general (paused: its run is gone and its dead man's switch holds drift at 0)",
+      /karp-drift resume --nodepool general/,
+    ],
+    ['a dead run still draining (switch ahead, allowance 2): no STALL-HELD, Karpenter may go on', { nodePools: [pacing(at(22), '2')], lock: { state: 'none' } }, undefined, undefined],
+  ])('%s', (_name, world, message, next) => {
+    const blockers = only(diagnosis({ claims: [old1, old2], ...world }), 'STALL-HELD');
+    expect(blockers[0]?.message).toBe(message);
+    if (next) expect(blockers[0]!.next).toMatch(next);
+    if (world.lock?.state === 'live') expect(blockers[0]!.evidence).toContain('the live run alice@laptop (run run-7) (karp-drift upgrade --to 1.30 --canary canary), lease renewed 0s ago');
   });
 
   it("karp-drift's do-not-disrupt on nodes is STALL-HELD, not STALL-DO-NOT-DISRUPT", () => {

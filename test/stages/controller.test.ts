@@ -223,6 +223,26 @@ describe('initialPosition: a re-run resumes where the cluster stands', () => {
   });
 });
 
+describe('a later stage recorded with no size (0) by a run that died in the canary', () => {
+  // The run before wrote its hold on `general` while stage 2 had not begun: no size yet. A re-run that took that 0
+  // for the stage's size counted it from the old nodes left, so each finished replacement shrank the stage and the
+  // wave's "started" fell back to 0: a wave of 1 waited forever with its hold at 0.
+  it("the stage's size is fixed when it begins: a finished replacement counts as started", () => {
+    // Re-run while the canary's last replacement is in flight: the rollout stage has not begun yet.
+    const position0 = initialPosition(canaryPlan, [pool('canary', 0, 1), pool('general', 24), pool('batch', 6)], [3, 0]);
+    expect(position0.stage).toBe(0);
+    const start = [pool('canary', 0), pool('general', 24), pool('batch', 6)];
+    let d = decideStages(canaryPlan, start, position0, at(0));
+    d = decideStages(canaryPlan, start, d.position, at(20)); // the canary's soak is over: the rollout stage begins
+    expect(d.allowances).toMatchObject({ general: 1 });
+    const position = d.position;
+    const oneDone = [pool('canary', 0), pool('general', 23), pool('batch', 6)];
+    d = decideStages(canaryPlan, oneDone, position, at(10));
+    expect(d.stage).toMatchObject({ size: 30, started: 1 });
+    expect(d.phase).not.toBe('wave');
+  });
+});
+
 describe('initialPosition: a soak recorded by a run that ended early', () => {
   const soak = (untilMinute: number, nowMinute = 0) => ({ until: at(untilMinute), now: at(nowMinute) });
 

@@ -1,6 +1,6 @@
 // `wait` tells holds that pace a live staged upgrade from holds left behind (a halt, an interrupt, `pause`).
 import { describe, expect, it } from 'vitest';
-import { HOLD_ANNOTATION } from '../../src/apis/budget-hold.js';
+import { HOLD_ANNOTATION, switchBudget } from '../../src/apis/budget-hold.js';
 import type { LeaseView } from '../../src/apis/lock.js';
 import { rolloutHold } from '../../src/stages/paused.js';
 import { node, nodePool } from '../rollout/factories.js';
@@ -34,7 +34,24 @@ describe('rolloutHold', () => {
         pools: ['general'],
         holder: 'alice@laptop (run run-a)',
         command: 'upgrade --to 1.30 --canary canary',
+        renewedAt: '2026-11-26T09:59:55.000Z',
       },
+    ],
+    [
+      "a dead run's hold that still lets Karpenter start replacements: draining, not paused",
+      [[nodePool({ name: 'general', budgets: [{ nodes: '10%' }, switchBudget(new Date('2026-11-26T10:02:00Z')), { nodes: '2', reasons: ['Drifted'] }], annotations: { [HOLD_ANNOTATION]: record('run-a', '2026-11-26T09:40:00Z') } })], [], lease(31), now],
+      {
+        state: 'draining',
+        pools: ['general'],
+        runIds: ['run-a'],
+        since: '2026-11-26T09:40:00Z',
+        holds: [{ nodePool: 'general', hold: { state: 'draining', allowance: 2, until: '2026-11-26T10:02:00.000Z' } }],
+      },
+    ],
+    [
+      "a dead run's switch fired: paused, and since when the switch holds it",
+      [[nodePool({ name: 'general', budgets: [{ nodes: '10%' }, switchBudget(new Date('2026-11-26T09:57:00Z')), { nodes: '2', reasons: ['Drifted'] }], annotations: { [HOLD_ANNOTATION]: record('run-a', '2026-11-26T09:40:00Z') } })], [], lease(300), now],
+      { state: 'paused', pools: ['general'], runIds: ['run-a'], since: '2026-11-26T09:40:00Z', switchedSince: '2026-11-26T09:57:00.000Z' },
     ],
     [
       'held, the lease expired (the run was killed): paused',

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { text } from 'node:stream/consumers';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -80,6 +81,15 @@ export interface KubeApiServer {
   store: KubeStore;
   faults: KubeFaults;
   requests: KubeRequestRecord[];
+  /**
+   * The API server stops answering, its objects kept (a test of a run that loses its cluster, then a re-run once it
+   * is back): `refuse` closes the port (connection refused, open connections reset), as a killed or restarting
+   * kube-apiserver or a removed load-balancer target does; `hang` keeps the port open and answers nothing (no
+   * response, no watch event), as a frozen (SIGSTOP'd, overloaded, partitioned) one does.
+   */
+  outage(mode: 'refuse' | 'hang'): Promise<void>;
+  /** Answers again on the same port: held requests and watch data go out as a thawed server sends them. */
+  restore(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -168,8 +178,12 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
   const eventReaper = setInterval(() => expireEvents(store, eventTtlMs), Math.min(60_000, eventTtlMs)).unref();
   const stopping = new AbortController();
   let host = '127.0.0.1';
+  // A `hang` outage: requests wait for the thaw; every open connection is corked, so nothing written reaches a client.
+  let frozen: { thawed: Promise<void>; thaw: () => void } | undefined;
+  const sockets = new Set<TLSSocket>();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (frozen) await frozen.thawed;
     const url = new URL(req.url ?? '/', 'https://localhost');
     const info = requestInfo(req.method ?? 'GET', url);
     const body = await text(req);
@@ -238,7 +252,13 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
   });
   const { port } = server.address() as AddressInfo;
   host = `127.0.0.1:${port}`;
+  server.on('secureConnection', (socket) => {
+    sockets.add(socket);
+    if (frozen) socket.cork();
+    socket.once('close', () => sockets.delete(socket));
+  });
   let stopped: Promise<void> | undefined;
+  let refused = false;
   return {
     url: `https://127.0.0.1:${port}`,
     caData: tls.caCert,
@@ -247,9 +267,53 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
     store,
     faults,
     requests,
+    async outage(mode) {
+      if (mode === 'hang') {
+        if (frozen) return;
+        let thaw = () => {};
+        const thawed = new Promise<void>((resolve) => (thaw = resolve));
+        frozen = { thawed, thaw };
+        for (const socket of sockets) socket.cork();
+        return;
+      }
+      if (refused) return;
+      refused = true;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+    async restore() {
+      if (frozen) {
+        const { thaw } = frozen;
+        frozen = undefined;
+        for (const socket of sockets) while (socket.writableCorked > 0) socket.uncork();
+        thaw();
+      }
+      if (refused) {
+        refused = false;
+        await new Promise<void>((resolve, reject) => {
+          server.once('error', reject);
+          server.listen(port, '127.0.0.1', () => {
+            server.off('error', reject);
+            resolve();
+          });
+        });
+      }
+    },
     // Idempotent; cuts open watches and keep-alive connections instead of waiting for them.
     stop: () =>
       (stopped ??= new Promise<void>((resolve, reject) => {
+        frozen?.thaw();
+        frozen = undefined;
+        if (refused) {
+          stopping.abort();
+          faults.clear();
+          clearInterval(compactor);
+          clearInterval(eventReaper);
+          resolve();
+          return;
+        }
         stopping.abort();
         faults.clear();
         clearInterval(compactor);

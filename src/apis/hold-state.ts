@@ -1,0 +1,139 @@
+// What karp-drift's hold on a NodePool means right now, so that every command that sees one says the same true thing
+// and offers only commands that will work (issue: a live run's holds were reported as "paused … until resume", and
+// that resume then met the live run's lock). Four cases, told apart by the cluster lock and the hold's own budgets:
+//   - paced: a live run holds the cluster lock; its holds open wave by wave and it releases them when it ends. Every
+//     writing command (pause, resume, rollback, another upgrade) waits for its lock; `wait` follows it.
+//   - switched: no live run, and the dead man's switch of the run that wrote the hold has fired (budget-hold.ts
+//     `switchBudget`): Karpenter itself holds drift at 0 since then.
+//   - draining: no live run, and the hold still lets Karpenter start replacements (its allowance is above 0 and its
+//     switch has not fired yet, or it has none): `pause` stops it now.
+//   - paused: no live run, drift held at 0 (pause, node holds, a run that stopped and left its holds on purpose).
+// A lock that cannot be read rules out nothing: `unknown`. Pure.
+import type { Budget } from '../karpenter/budgets.js';
+import { humanDuration, utcTime } from '../text/words.js';
+import { decodeHoldRecord, heldAllowance, HOLD_ANNOTATION, switchTime } from './budget-hold.js';
+import { LEASE_NAME, LOCK_ANNOTATIONS, lockVerdict, type LeaseView } from './lock.js';
+
+/** The cluster lock as a reader sees it: a live run, nobody, or a Lease this user may not read. */
+export type RunLock =
+  | { state: 'live'; holder: string; command?: string; renewedAt?: string }
+  | { state: 'none' }
+  | { state: 'unreadable' };
+
+/** No run is the reader: whoever holds a live lease is another. */
+const NOBODY = { runId: '', user: '', host: '', command: '' };
+
+/**
+ * Whether a run holds the lock now, by the holder's renewTime on this machine's clock: what a display says (a run
+ * that takes the lock judges it by its own watch instead, apis/lock.ts `takeVerdict`).
+ */
+export function runLock(lease: LeaseView | undefined | 'unreadable', now: Date): RunLock {
+  if (lease === 'unreadable') return { state: 'unreadable' };
+  const verdict = lockVerdict(lease, NOBODY, now);
+  if (verdict.action !== 'refuse') return { state: 'none' };
+  const renewedAt = lease?.renewTime ?? lease?.acquireTime;
+  return {
+    state: 'live',
+    holder: verdict.holder,
+    ...(lease?.annotations[LOCK_ANNOTATIONS.command] !== undefined ? { command: lease.annotations[LOCK_ANNOTATIONS.command] } : {}),
+    ...(renewedAt !== undefined ? { renewedAt } : {}),
+  };
+}
+
+export type LiveLock = Extract<RunLock, { state: 'live' }>;
+
+export type HoldState =
+  | { state: 'paced'; lock: LiveLock }
+  | { state: 'unknown' }
+  /** The run that wrote the hold is gone; its switch has held drift at 0 since `since` (ISO 8601). */
+  | { state: 'switched'; since: string }
+  /** No live run, and the hold still lets Karpenter start `allowance` more replacements (until `until`, its switch). */
+  | { state: 'draining'; allowance: number; until?: string }
+  | { state: 'paused' };
+
+/**
+ * The state of karp-drift's hold on one NodePool, or undefined when it holds none there. `heldNodes`: how many of
+ * its Nodes carry karp-drift's do-not-disrupt.
+ */
+export function holdState(
+  pool: { budgets?: Budget[]; annotations?: Record<string, string> },
+  heldNodes: number,
+  lock: RunLock,
+  now: Date,
+): HoldState | undefined {
+  const record = decodeHoldRecord(pool.annotations?.[HOLD_ANNOTATION]);
+  if (record === undefined && heldNodes === 0) return undefined;
+  if (lock.state === 'live') return { state: 'paced', lock };
+  if (lock.state === 'unreadable') return { state: 'unknown' };
+  const valid = record !== undefined && !('error' in record) ? record : undefined;
+  const allowance = heldAllowance(pool.budgets, valid);
+  if (allowance === undefined || allowance === 0) return { state: 'paused' };
+  const fires = switchTime(pool.budgets, now);
+  if (fires !== undefined && fires.getTime() <= now.getTime()) return { state: 'switched', since: fires.toISOString() };
+  return { state: 'draining', allowance, ...(fires !== undefined ? { until: fires.toISOString() } : {}) };
+}
+
+/** The states of several NodePools' holds, worst first: what a one-line summary names. */
+const RANK: Record<HoldState['state'], number> = { draining: 0, unknown: 1, paced: 2, switched: 3, paused: 4 };
+
+export function worstHold(states: readonly HoldState[]): HoldState | undefined {
+  return [...states].sort((a, b) => RANK[a.state] - RANK[b.state])[0];
+}
+
+const hhmm = (iso: string) => `${utcTime(new Date(iso)).slice(11, 16)} UTC`;
+
+/** "the live run alice@laptop (run 1f…) (karp-drift upgrade --to 1.30 …), lease renewed 4s ago". */
+export function liveRunText(lock: LiveLock, now: Date): string {
+  const what = lock.command !== undefined ? ` (karp-drift ${lock.command})` : '';
+  const renewed = lock.renewedAt !== undefined ? Date.parse(lock.renewedAt) : NaN;
+  const ago = Number.isFinite(renewed) ? `, lease renewed ${humanDuration(Math.max(0, now.getTime() - renewed))} ago` : '';
+  return `the live run ${lock.holder}${what}${ago}`;
+}
+
+/** A few words for a heading: "(paced by a live run)". */
+export function holdStateLabel(h: HoldState): string {
+  switch (h.state) {
+    case 'paced':
+      return 'paced by a live run';
+    case 'unknown':
+      return 'whether a run is live is not known';
+    case 'switched':
+      return "paused: its run is gone and its dead man's switch holds drift at 0";
+    case 'draining':
+      return 'its run is gone, and the hold still lets replacements start';
+    case 'paused':
+      return 'paused';
+  }
+}
+
+/** What the hold is, in one clause after "karp-drift holds Drifted disruption on nodepool/x". */
+export function holdStateText(h: HoldState, now: Date): string {
+  switch (h.state) {
+    case 'paced':
+      return `paced by ${liveRunText(h.lock, now)}`;
+    case 'unknown':
+      return `the cluster lock (lease ${LEASE_NAME}) could not be read, so whether a run is live is not known`;
+    case 'switched':
+      return `paused: the run that paced it is gone, and its dead man's switch has held drift at 0 since ${hhmm(h.since)}`;
+    case 'draining':
+      return `not paused: no run is live, and the hold still lets Karpenter start up to ${h.allowance} more replacement${h.allowance === 1 ? '' : 's'}${h.until !== undefined ? ` until ${hhmm(h.until)} (its dead man's switch then holds drift at 0)` : ''}`;
+    case 'paused':
+      return 'paused: no karp-drift run is live';
+  }
+}
+
+/** The commands that will work now, for `nodePool` (undefined: all of them). */
+export function holdStateNext(h: HoldState, nodePool?: string): string {
+  const scope = nodePool !== undefined ? ` --nodepool ${nodePool}` : '';
+  switch (h.state) {
+    case 'paced':
+      return 'the live run releases its holds as it goes and when it ends; follow it with: karp-drift wait (pause, resume, rollback and another upgrade are refused while it holds the cluster lock)';
+    case 'unknown':
+      return `see whether a run is live: kubectl get lease ${LEASE_NAME} -n <lock namespace> -o yaml (reading it needs get on that Lease)`;
+    case 'draining':
+      return `stop it now: karp-drift pause${scope}; then re-run the staged upgrade to go on, or karp-drift rollback`;
+    case 'switched':
+    case 'paused':
+      return `re-run the staged upgrade to go on from where the cluster stands, release the hold with karp-drift resume${scope}, or roll back with karp-drift rollback`;
+  }
+}
