@@ -400,6 +400,56 @@ describe('writes', () => {
     });
   });
 
+  it('gives managedFields back through a JSON patch guarded by a test of resourceVersion (issue 23 item 5)', async () => {
+    // What karp-drift's hold does to an object another manager applied: an Update takes the field it changes and owns
+    // the annotation it adds (and the annotations map it created); removing that annotation again leaves no empty
+    // map behind (metav1.ObjectMeta is omitempty), so the writer keeps only the field it took.
+    const original = await apply('kubectl', ec2NodeClass('borrowed'));
+    const before = original.metadata.managedFields;
+    const path = '/apis/karpenter.k8s.aws/v1/ec2nodeclasses/borrowed?fieldManager=karp-drift';
+    const patch = async (contentType: string, body: unknown) => {
+      const res = await rawRequest(cluster.server, 'PATCH', path, {
+        body: JSON.stringify(body),
+        headers: { 'Content-Type': contentType },
+      });
+      return { status: res.status, object: JSON.parse(res.body) as KubeObject & Partial<StatusBody> };
+    };
+    const held = await patch('application/merge-patch+json', {
+      metadata: { annotations: { 'karp-drift.io/drift-hold': '{}' } },
+      spec: { amiSelectorTerms: [{ alias: 'al2023@v20240901' }] },
+    });
+    expect(held.object.metadata.managedFields?.find((m) => m.manager === 'karp-drift')?.fieldsV1).toEqual({
+      'f:metadata': { 'f:annotations': { '.': {}, 'f:karp-drift.io/drift-hold': {} } },
+      'f:spec': { 'f:amiSelectorTerms': {} },
+    });
+    const released = await patch('application/merge-patch+json', {
+      metadata: { annotations: { 'karp-drift.io/drift-hold': null } },
+      spec: { amiSelectorTerms: [{ alias: 'al2023@v20240807' }] },
+    });
+    expect(released.object.metadata.annotations).toBeUndefined();
+    expect(released.object.metadata.managedFields?.find((m) => m.manager === 'karp-drift')?.fieldsV1).toEqual({
+      'f:spec': { 'f:amiSelectorTerms': {} },
+    });
+
+    const giveBack = (resourceVersion: string | undefined) =>
+      patch('application/json-patch+json', [
+        { op: 'test', path: '/metadata/resourceVersion', value: resourceVersion },
+        { op: 'replace', path: '/metadata/managedFields', value: before },
+      ]);
+    // A stale test fails as evanphx/json-patch words it, answered 422 (patch.go NewGenericServerResponse).
+    const stale = await giveBack(original.metadata.resourceVersion);
+    expect(stale.status).toBe(422);
+    expect(stale.object.details?.causes?.[0]?.message).toBe('testing value /metadata/resourceVersion failed: test failed');
+    // The request's entries become the object's as sent, times included, and the writer, which changed nothing
+    // else, gets no entry.
+    const given = await giveBack(released.object.metadata.resourceVersion);
+    expect(given.status).toBe(200);
+    expect(given.object.metadata.managedFields).toEqual(before);
+    // The owner applies a change again without force: nobody else owns the field, so there is nothing to conflict with.
+    const changed = await apply('kubectl', ec2NodeClass('borrowed', { amiSelectorTerms: [{ alias: 'al2023@v20241001' }] }));
+    expect(changed.spec).toMatchObject({ amiSelectorTerms: [{ alias: 'al2023@v20241001' }] });
+  });
+
   it('answers a stale resourceVersion with 409 Conflict and bumps generation on spec changes only', async () => {
     const created = (await custom.createClusterCustomObject({
       ...nodeClasses,

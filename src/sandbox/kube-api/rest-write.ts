@@ -71,7 +71,25 @@ function checkTarget(
       `the name of the object (${typeof metadata.name === 'string' ? metadata.name : ''}) does not match the name on the URL (${info.name})`,
     );
   }
-  return { ...object, apiVersion, kind: r.kind, metadata };
+  return { ...object, apiVersion, kind: r.kind, metadata: withoutEmptyMetadata(metadata) };
+}
+
+// Decoding a body goes through metav1.ObjectMeta, whose maps and lists are `omitempty`: for custom resources the
+// apiextensions decoder's `schemaobjectmeta.SetObjectMeta` turns metadata back into JSON with runtime's converter
+// (`isZero`: an empty map or list is left out); a built-in kind's empty map is left out when it is encoded and when
+// the field manager compares it. So an empty `annotations: {}` (a merge patch that removed the last annotation) is no
+// field at all, and whoever owned the map itself owns nothing there afterwards.
+const OMIT_EMPTY = ['labels', 'annotations', 'finalizers', 'ownerReferences'] as const;
+
+function withoutEmptyMetadata(metadata: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...metadata };
+  for (const field of OMIT_EMPTY) {
+    const value = out[field];
+    if ((Array.isArray(value) && value.length === 0) || (isRecord(value) && Object.keys(value).length === 0)) {
+      delete out[field];
+    }
+  }
+  return out;
 }
 
 export function writeVerb(
