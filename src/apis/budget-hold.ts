@@ -5,7 +5,8 @@
 // stricter; it never loosens a budget the user has, and never touches consolidation (other reasons). Budgets are not
 // hashed, so the write causes no drift. `spec.disruption.budgets` is an atomic list: the edge writes the whole list
 // with the read resourceVersion as precondition, and the list as it was is recorded in an annotation so that the
-// release puts it back exactly (same order, same values; an absent field stays absent).
+// release puts it back exactly (same order, same values; an absent field stays absent). The record also names the
+// managers that owned the list, to whom the release gives it back (budget-owners.ts).
 import { DEFAULT_BUDGETS, type Budget } from '../karpenter/budgets.js';
 
 /** Annotation on the NodePool: the budgets as they were before karp-drift's hold, and which run holds it. */
@@ -28,6 +29,21 @@ export interface HoldRecord {
   poolSize?: number;
   /** A soak under way when the run ended early (ISO 8601): a re-run soaks out the rest before the next wave. */
   soakUntil?: string;
+  /**
+   * The managedFields entries that owned the budgets before the hold took them (budget-owners.ts): the release gives
+   * them back. Empty: nobody did (an absent field, or one nobody tracks); absent: a record from before karp-drift
+   * kept them.
+   */
+  owners?: BudgetOwner[];
+}
+
+/** A managedFields entry that owned the budgets: enough to find it again, or to write it anew. */
+export interface BudgetOwner {
+  manager: string;
+  operation: 'Apply' | 'Update';
+  apiVersion: string;
+  /** The entry's time when recorded: an entry written anew (its owner was left with nothing) gets it back. */
+  time?: string;
 }
 
 export function encodeHoldRecord(record: HoldRecord): string {
@@ -51,6 +67,9 @@ export function decodeHoldRecord(text: string | undefined): HoldRecord | { error
   if (v.budgets != null && !(Array.isArray(v.budgets) && v.budgets.every(isBudget))) {
     return { error: `annotation ${HOLD_ANNOTATION} has no budgets list` };
   }
+  if (v.owners !== undefined && !(Array.isArray(v.owners) && v.owners.every(isBudgetOwner))) {
+    return { error: `annotation ${HOLD_ANNOTATION} has a malformed owners list` };
+  }
   return {
     runId: v.runId,
     since: v.since,
@@ -59,11 +78,24 @@ export function decodeHoldRecord(text: string | undefined): HoldRecord | { error
     ...(typeof v.stageSize === 'number' ? { stageSize: v.stageSize } : {}),
     ...(typeof v.poolSize === 'number' ? { poolSize: v.poolSize } : {}),
     ...(typeof v.soakUntil === 'string' ? { soakUntil: v.soakUntil } : {}),
+    ...(v.owners !== undefined ? { owners: v.owners } : {}),
   };
 }
 
 function isBudget(value: unknown): value is Budget {
   return typeof value === 'object' && value != null && typeof (value as Budget).nodes === 'string';
+}
+
+function isBudgetOwner(value: unknown): value is BudgetOwner {
+  const o = value as BudgetOwner;
+  return (
+    typeof value === 'object' &&
+    value != null &&
+    typeof o.manager === 'string' &&
+    (o.operation === 'Apply' || o.operation === 'Update') &&
+    typeof o.apiVersion === 'string' &&
+    (o.time === undefined || typeof o.time === 'string')
+  );
 }
 
 /** The one budget karp-drift adds: at most `allowance` more drift replacements may start (0 holds). */

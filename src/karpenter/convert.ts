@@ -9,6 +9,7 @@ import type {
   EventView,
   FieldOwner,
   LabelSelector,
+  ManagedFieldsEntry,
   NodeClaimView,
   NodeClassView,
   NodePoolView,
@@ -34,7 +35,7 @@ export interface ApiObject {
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
     ownerReferences?: Array<{ kind?: string; apiVersion?: string; name?: string; controller?: boolean }>;
-    managedFields?: Array<{ manager?: string; operation?: string; fieldsV1?: unknown; subresource?: string }>;
+    managedFields?: ManagedFieldsEntry[];
   };
   spec?: unknown;
   status?: unknown;

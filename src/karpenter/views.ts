@@ -234,7 +234,10 @@ export type ClusterChange =
 export interface ManagedFieldsEntry {
   manager?: string;
   operation?: string;
+  apiVersion?: string;
+  time?: string;
   subresource?: string;
+  fieldsType?: string;
   fieldsV1?: unknown;
 }
 

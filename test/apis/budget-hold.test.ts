@@ -132,6 +132,11 @@ describe('hold record', () => {
     const r = record([{ nodes: '20%' }, nightly]);
     expect(decodeHoldRecord(encodeHoldRecord(r))).toEqual(r);
     expect(decodeHoldRecord(encodeHoldRecord(record(null)))).toEqual(record(null));
+    const owned: HoldRecord = {
+      ...record([{ nodes: '20%' }]),
+      owners: [{ manager: 'kubectl', operation: 'Apply', apiVersion: 'karpenter.sh/v1', time: '2026-11-20T09:00:00Z' }],
+    };
+    expect(decodeHoldRecord(encodeHoldRecord(owned))).toEqual(owned);
   });
 
   it.each<[string | undefined, unknown]>([
@@ -142,6 +147,10 @@ describe('hold record', () => {
     [
       '{"runId":"a","since":"x","budgets":[{"n":1}]}',
       { error: 'annotation karp-drift.io/drift-hold has no budgets list' },
+    ],
+    [
+      '{"runId":"a","since":"x","budgets":null,"owners":[{"manager":"kubectl","operation":"Patch","apiVersion":"v1"}]}',
+      { error: 'annotation karp-drift.io/drift-hold has a malformed owners list' },
     ],
   ])('decodes %j', (text, expected) => {
     expect(decodeHoldRecord(text)).toEqual(expected);
