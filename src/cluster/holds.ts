@@ -1,7 +1,8 @@
 // Writes the holds of a staged rollout, pause and resume (stages/ decides what they are). Idempotent: writing the
 // same hold twice changes nothing, and every write carries the resourceVersion it was computed from, so a change
 // somebody else made meanwhile (a GitOps sync, kubectl edit, Karpenter's own status writes on a Node) is read again
-// and folded in, never overwritten (409 → read → decide → write).
+// and folded in, never overwritten (409 → read → decide → write). A release gives the budgets back to the managers
+// that owned them before the hold (apis/budget-owners.ts), so karp-drift owns nothing it only borrowed.
 import { RuntimeFailure } from '../errors.js';
 import type { Budget } from '../karpenter/budgets.js';
 import {
@@ -13,12 +14,19 @@ import {
   userBudgets,
   type HoldRecord,
 } from '../apis/budget-hold.js';
+import {
+  budgetOwners,
+  HOLD_FIELD_MANAGER,
+  keptOwners,
+  releasedManagedFields,
+  type BudgetOwner,
+} from '../apis/budget-owners.js';
 import { DO_NOT_DISRUPT } from '../karpenter/labels.js';
 import { NODE_HOLD_ANNOTATION } from '../karpenter/views.js';
 import type { Cluster } from './client.js';
 import { nodePoolView } from '../karpenter/convert.js';
 import { ApiError, getJson, sendJson } from './request.js';
-import type { KarpenterApi, NodePoolView } from '../karpenter/views.js';
+import type { KarpenterApi, ManagedFieldsEntry, NodePoolView } from '../karpenter/views.js';
 
 const CONFLICT_RETRIES = 5;
 
@@ -43,15 +51,16 @@ export async function readHeldNodePool(
   api: KarpenterApi,
   name: string,
   signal?: AbortSignal,
-): Promise<{ view: NodePoolView; record?: HoldRecord }> {
-  const view = nodePoolView(await getJson<RawObject>(cluster, nodePoolPath(api, name), {}, signal));
+): Promise<{ view: NodePoolView; record?: HoldRecord; managedFields: ManagedFieldsEntry[] }> {
+  const raw = await getJson<RawObject>(cluster, nodePoolPath(api, name), {}, signal);
+  const view = nodePoolView(raw);
   const record = decodeHoldRecord(view.annotations?.[HOLD_ANNOTATION]);
   if (record !== undefined && 'error' in record) {
     throw new RuntimeFailure(`nodepool/${name}: ${record.error}`, {
       hint: `look at the NodePool's budgets, set them as they should be, then remove the annotation: kubectl annotate nodepool ${name} ${HOLD_ANNOTATION}-`,
     });
   }
-  return { view, ...(record !== undefined ? { record } : {}) };
+  return { view, managedFields: raw.metadata?.managedFields ?? [], ...(record !== undefined ? { record } : {}) };
 }
 
 /** Holds `name` so that at most `allowance` more drift replacements start. */
@@ -73,10 +82,12 @@ export async function holdWithBudget(
   signal?: AbortSignal,
 ): Promise<BudgetHoldResult> {
   return withConflictRetries(name, async () => {
-    const { view, record } = await readHeldNodePool(cluster, api, name, signal);
+    const { view, record, managedFields } = await readHeldNodePool(cluster, api, name, signal);
     const user = userBudgets(view.budgets, record);
     const write = heldBudgets(user, allowance, run.armAt);
     if ('error' in write) throw new RuntimeFailure(`nodepool/${name}: ${write.error}`);
+    // Who the release gives the budgets back to: whoever owns them before this write takes them.
+    const owners = record === undefined ? budgetOwners(managedFields) : keptOwners(managedFields, record.owners);
     const next: HoldRecord = {
       runId: run.runId,
       since: record?.since ?? run.now.toISOString(),
@@ -102,6 +113,7 @@ export async function holdWithBudget(
         : run.soakUntil === undefined && record?.soakUntil !== undefined
         ? { soakUntil: record.soakUntil }
         : {}),
+      ...(owners !== undefined ? { owners } : {}),
     };
     const annotation = encodeHoldRecord(next);
     // The same hold written by an earlier run (a second pause): nothing to change, and the record keeps its run.
@@ -134,19 +146,24 @@ export async function holdWithBudget(
   });
 }
 
-/** Puts the NodePool's own budgets back exactly and drops the record; nothing to do when karp-drift holds none. */
+/**
+ * Puts the NodePool's own budgets back exactly and drops the record, then gives the budgets back to their owners;
+ * nothing to do when karp-drift holds none.
+ */
 export async function releaseBudgetHold(
   cluster: Cluster,
   api: KarpenterApi,
   name: string,
   signal?: AbortSignal,
 ): Promise<BudgetHoldResult> {
-  return withConflictRetries(name, async () => {
-    const { view, record } = await readHeldNodePool(cluster, api, name, signal);
-    if (record === undefined) return { nodePool: name, budgets: view.budgets ?? null, changed: false };
+  const { result, handBack } = await withConflictRetries(name, async () => {
+    const { view, record, managedFields } = await readHeldNodePool(cluster, api, name, signal);
+    if (record === undefined) return { result: { nodePool: name, budgets: view.budgets ?? null, changed: false } };
     const user = userBudgets(view.budgets, record);
+    // Read before this write takes the budgets from whoever edited them while the pool was held.
+    const owners = keptOwners(managedFields, record.owners) ?? [];
     // null removes a key in a merge patch: the annotation, and the budgets field when it was absent before.
-    await conditionalPatch(
+    const written = await conditionalPatch(
       cluster,
       nodePoolPath(api, name),
       view.resourceVersion,
@@ -154,8 +171,62 @@ export async function releaseBudgetHold(
       { disruption: { budgets: user } },
       signal,
     );
-    return { nodePool: name, budgets: user, changed: true, record };
+    return { result: { nodePool: name, budgets: user, changed: true, record }, handBack: { written, owners } };
   });
+  if (handBack !== undefined) await giveBudgetsBack(cluster, api, name, handBack.written, handBack.owners, signal);
+  return result;
+}
+
+/**
+ * The release's second write: the NodePool's managedFields as if karp-drift had never held it (apis/budget-owners.ts),
+ * as a JSON patch that first tests the resourceVersion they were computed from. It changes no other field, so the API
+ * server takes the entries as sent and gives karp-drift none for it; a write in between (Karpenter's status, a sync)
+ * fails the test (422), and they are computed again from a fresh read. A run that ends between the two writes leaves
+ * the budgets right and karp-drift owning them, as every release did before it gave them back.
+ */
+async function giveBudgetsBack(
+  cluster: Cluster,
+  api: KarpenterApi,
+  name: string,
+  written: RawObject,
+  owners: readonly BudgetOwner[],
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const path = nodePoolPath(api, name);
+  let fresh: RawObject | undefined = written;
+  await withConflictRetries(
+    name,
+    async () => {
+      let object = fresh;
+      fresh = undefined;
+      if (object === undefined) {
+        try {
+          object = await getJson<RawObject>(cluster, path, {}, signal);
+        } catch (err) {
+          if (err instanceof ApiError && err.code === 404) return; // deleted meanwhile: nobody to give them to
+          throw err;
+        }
+      }
+      const entries = releasedManagedFields(object.metadata?.managedFields ?? [], owners);
+      if (entries === undefined) return;
+      await sendJson(
+        cluster,
+        path,
+        {
+          method: 'PATCH',
+          contentType: 'application/json-patch+json',
+          body: [
+            { op: 'test', path: '/metadata/resourceVersion', value: object.metadata?.resourceVersion },
+            // `[{}]` says "none" (internal/fieldmanager.go isResetManagedFields); an empty list would keep them all.
+            { op: 'replace', path: '/metadata/managedFields', value: entries.length > 0 ? entries : [{}] },
+          ],
+        },
+        { fieldManager: HOLD_FIELD_MANAGER },
+        signal,
+      );
+    },
+    (err) => err.code === 409 || err.code === 422,
+  );
 }
 
 interface RawNode {
@@ -216,8 +287,8 @@ async function conditionalPatch(
   annotations: Record<string, string | null>,
   spec: Record<string, unknown> | undefined,
   signal: AbortSignal | undefined,
-): Promise<void> {
-  await sendJson(
+): Promise<RawObject> {
+  return sendJson<RawObject>(
     cluster,
     path,
     {
@@ -225,17 +296,22 @@ async function conditionalPatch(
       contentType: 'application/merge-patch+json',
       body: { metadata: { resourceVersion, annotations }, ...(spec !== undefined ? { spec } : {}) },
     },
-    { fieldManager: 'karp-drift' },
+    { fieldManager: HOLD_FIELD_MANAGER },
     signal,
   );
 }
 
-async function withConflictRetries<T>(what: string, attempt: () => Promise<T>): Promise<T> {
+/** `retry`: what a fresh read may fix (a 409 from a resourceVersion precondition, by default). */
+async function withConflictRetries<T>(
+  what: string,
+  attempt: () => Promise<T>,
+  retry: (err: ApiError) => boolean = (err) => err.code === 409,
+): Promise<T> {
   for (let i = 0; ; i++) {
     try {
       return await attempt();
     } catch (err) {
-      if (err instanceof ApiError && err.code === 409 && i < CONFLICT_RETRIES) continue;
+      if (err instanceof ApiError && retry(err) && i < CONFLICT_RETRIES) continue;
       if (err instanceof ApiError) {
         throw new RuntimeFailure(
           `writing the drift hold of ${what.includes('/') ? what : `nodepool/${what}`}: ${err.message}`,

@@ -2,14 +2,21 @@
 // made meanwhile folded in (409 → read again), and node holds that never touch the user's own do-not-disrupt.
 import { describe, expect, it } from 'vitest';
 import { holdNode, holdWithBudget, readHeldNodePool, releaseBudgetHold, releaseNode } from '../../src/cluster/holds.js';
+import { sendJson } from '../../src/cluster/request.js';
 import type { Budget } from '../../src/karpenter/budgets.js';
+import type { ManagedFieldsEntry } from '../../src/karpenter/views.js';
+import { rawRequest } from '../sandbox/kube-api-sandbox.js';
 import { sandboxCluster } from './helpers.js';
 
 const NODEPOOLS = 'nodepools.karpenter.sh';
 type Obj = {
-  metadata: { annotations?: Record<string, string>; resourceVersion?: string };
+  metadata: { annotations?: Record<string, string>; resourceVersion?: string; managedFields?: ManagedFieldsEntry[] };
   spec: { disruption?: { budgets?: Budget[] } };
 };
+const budgetOwners = (o: Obj) =>
+  (o.metadata.managedFields ?? [])
+    .filter((m) => JSON.stringify(m.fieldsV1).includes('"f:budgets"'))
+    .map((m) => `${m.manager} ${m.operation}`);
 const run = { runId: 'r1', now: new Date('2026-11-25T12:00:00Z') };
 
 async function setUp() {
@@ -22,12 +29,18 @@ async function setUp() {
     else p.spec.disruption = { ...p.spec.disruption, budgets };
     store.update(NODEPOOLS, p as never);
   };
-  return { sandbox, cluster, pool, setBudgets };
+  // Karpenter's status writes: another writer between two of karp-drift's (a new resourceVersion, no spec change).
+  const writeStatus = () => {
+    const p = pool() as Obj & { status?: Record<string, unknown> };
+    store.update(NODEPOOLS, { ...p, status: { ...p.status, nodes: Math.random() } } as never, { subresource: 'status' });
+  };
+  return { sandbox, cluster, pool, setBudgets, writeStatus };
 }
 
 describe('budget holds', () => {
   it('appends a Drifted budget, lowers it, and puts the user list back exactly', async () => {
     const { cluster, pool, setBudgets } = await setUp();
+    const applied = pool().metadata.managedFields?.find((m) => m.manager === 'kubectl-client-side-apply');
     const user: Budget[] = [
       { nodes: '20%' },
       {
@@ -51,6 +64,8 @@ describe('budget holds', () => {
       budgets: user,
       target: '1.31',
       stageSize: 7,
+      // kubectl apply created the NodePool: its entry owned the budgets, and gets them back on release.
+      owners: [{ manager: 'kubectl-client-side-apply', operation: 'Update', apiVersion: 'karpenter.sh/v1', time: applied?.time }],
     });
 
     expect((await holdWithBudget(cluster, 'v1', 'general', 0, run)).changed).toBe(false);
@@ -103,7 +118,96 @@ describe('budget holds', () => {
   });
 });
 
+describe('budget holds and field ownership', () => {
+  it('gives the budgets back to the manager that set them: managedFields after the release equal those before', async () => {
+    const { sandbox, cluster, pool, writeStatus } = await setUp();
+    const before = pool().metadata.managedFields;
+    expect(budgetOwners(pool())).toEqual(['kubectl-client-side-apply Update']);
+    await holdWithBudget(cluster, 'v1', 'general', 0, run);
+    expect(budgetOwners(pool())).toEqual(['karp-drift Update']);
+    await holdWithBudget(cluster, 'v1', 'general', 2, run);
+    // Karpenter writes the NodePool's status between the release's two writes: the second fails its resourceVersion
+    // test (422) and is computed again from a fresh read.
+    const patches = () => sandbox.kube.requests.filter((r) => r.verb === 'patch' && r.resource === 'nodepools').length;
+    const patched = patches();
+    sandbox.kube.faults.beforeNext({ verbs: ['patch'], resources: ['nodepools'] }, () =>
+      sandbox.kube.faults.beforeNext({ verbs: ['patch'], resources: ['nodepools'] }, writeStatus),
+    );
+    await releaseBudgetHold(cluster, 'v1', 'general');
+    expect(patches() - patched).toBe(3);
+    expect(pool().metadata.managedFields).toEqual(before);
+    expect(pool().metadata.managedFields?.some((m) => m.manager === 'karp-drift')).toBe(false);
+  });
+
+  it('budgets nobody owns (defaulted under a server-side apply that did not set them) stay nobody\'s', async () => {
+    const { cluster, sandbox } = await setUp();
+    const spec = structuredClone((sandbox.kube.store.get(NODEPOOLS, 'arm') as unknown as { spec: Obj['spec'] }).spec);
+    delete spec.disruption?.budgets;
+    const manifest = { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name: 'applied' }, spec };
+    const applied = await rawRequest(sandbox.kube, 'PATCH', '/apis/karpenter.sh/v1/nodepools/applied?fieldManager=kubectl', {
+      body: JSON.stringify(manifest),
+      headers: { 'Content-Type': 'application/apply-patch+yaml' },
+    });
+    expect(applied.status).toBe(201);
+    const pool = () => sandbox.kube.store.get(NODEPOOLS, 'applied') as unknown as Obj;
+    const before = pool().metadata.managedFields;
+    expect(pool().spec.disruption?.budgets).toEqual([{ nodes: '10%' }]);
+    expect(budgetOwners(pool())).toEqual([]);
+    await holdWithBudget(cluster, 'v1', 'applied', 0, run);
+    expect(budgetOwners(pool())).toEqual(['karp-drift Update']);
+    await releaseBudgetHold(cluster, 'v1', 'applied');
+    expect(pool().spec.disruption?.budgets).toEqual([{ nodes: '10%' }]);
+    expect(pool().metadata.managedFields).toEqual(before);
+  });
+
+  it('whoever changed the budgets while they were held owns them afterwards, as they would have without the hold', async () => {
+    const { cluster, pool } = await setUp();
+    await holdWithBudget(cluster, 'v1', 'general', 0, run);
+    // kubectl edit of the first budget, keeping karp-drift's hold last.
+    const held = pool();
+    await sendJson(
+      cluster,
+      '/apis/karpenter.sh/v1/nodepools/general',
+      {
+        method: 'PATCH',
+        contentType: 'application/merge-patch+json',
+        body: { spec: { disruption: { budgets: [{ nodes: '30%' }, ...held.spec.disruption!.budgets!.slice(1)] } } },
+      },
+      { fieldManager: 'kubectl-edit' },
+    );
+    expect(budgetOwners(pool())).toEqual(['kubectl-edit Update']);
+    await holdWithBudget(cluster, 'v1', 'general', 1, run);
+    await releaseBudgetHold(cluster, 'v1', 'general');
+    expect(pool().spec.disruption?.budgets).toEqual([{ nodes: '30%' }]);
+    expect(budgetOwners(pool())).toEqual(['kubectl-edit Update']);
+  });
+});
+
 describe('node holds', () => {
+  it('leave no field karp-drift owns: managedFields after the release equal those before', async () => {
+    const { sandbox, cluster } = await setUp();
+    const store = sandbox.kube.store;
+    // The sandbox's controllers write Nodes without managedFields; a real Node has the kubelet's (and Karpenter's).
+    const name = (store.list('nodes')[0] as unknown as { metadata: { name: string } }).metadata.name;
+    const node = () => store.get('nodes', name) as unknown as Obj;
+    const kubelet: ManagedFieldsEntry = {
+      manager: 'kubelet',
+      operation: 'Update',
+      apiVersion: 'v1',
+      time: '2026-11-20T09:00:00Z',
+      fieldsType: 'FieldsV1',
+      fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:kubernetes.io/arch': {} } }, 'f:spec': { 'f:providerID': {} } },
+    };
+    store.update('nodes', { ...node(), metadata: { ...node().metadata, managedFields: [kubelet] } } as never);
+    const before = node().metadata.managedFields;
+    expect(await holdNode(cluster, name, 'r1')).toBe(true);
+    expect(node().metadata.managedFields?.map((m) => m.manager)).toEqual(['kubelet', 'karp-drift']);
+    expect(await releaseNode(cluster, name)).toBe(true);
+    // Removing both annotations removed them (and the map karp-drift created) from its entry, which went with them.
+    expect(node().metadata.annotations).toBeUndefined();
+    expect(node().metadata.managedFields).toEqual(before);
+  });
+
   it('holds and releases only its own do-not-disrupt', async () => {
     const { sandbox, cluster } = await setUp();
     const nodes = sandbox.kube.store.list('nodes') as unknown as Array<Obj & { metadata: { name: string } }>;
