@@ -1,12 +1,33 @@
 // pause and resume through the built CLI against the sandbox, as a person or a CI job runs them.
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Budget } from '../../src/karpenter/budgets.js';
+import type { ManagedFieldsEntry } from '../../src/karpenter/views.js';
+import type { Sandbox } from '../../src/sandbox/sandbox.js';
+import { rawRequest } from '../sandbox/kube-api-sandbox.js';
 import { httpWrites, karpDrift, scenario } from './cli-sandbox.js';
 
 type Obj = {
-  metadata: { name: string; annotations?: Record<string, string>; labels?: Record<string, string> };
+  metadata: {
+    name: string;
+    annotations?: Record<string, string>;
+    labels?: Record<string, string>;
+    managedFields?: ManagedFieldsEntry[];
+  };
   spec: { disruption?: { budgets?: Budget[] } };
 };
+
+const ownsBudgets = (m: ManagedFieldsEntry) => JSON.stringify(m.fieldsV1 ?? {}).includes('"f:budgets"');
+
+/** `kubectl apply --server-side` of a NodePool over HTTP, as kubectl sends it: manager `kubectl`, force only if asked. */
+async function kubectlApply(sandbox: Sandbox, manifest: object, force = false) {
+  const name = (manifest as Obj).metadata.name;
+  const query = `fieldManager=kubectl${force ? '&force=true' : ''}`;
+  const res = await rawRequest(sandbox.kube, 'PATCH', `/apis/karpenter.sh/v1/nodepools/${name}?${query}`, {
+    body: JSON.stringify(manifest),
+    headers: { 'Content-Type': 'application/apply-patch+yaml' },
+  });
+  return { status: res.status, body: JSON.parse(res.body) as Obj & { message?: string } };
+}
 
 describe('pause and resume', () => {
   it('holds every NodePool, records it on them, and puts back exactly what was there', async () => {
@@ -55,6 +76,40 @@ describe('pause and resume', () => {
     }
   });
 
+  it('gives the budgets back to the managers that owned them: managedFields after resume equal those before', async () => {
+    const sandbox = await scenario('default');
+    const pools = () => sandbox.kube.store.list('nodepools.karpenter.sh') as unknown as Obj[];
+    const pool = (name: string) => pools().find((p) => p.metadata.name === name)!;
+    // The platform team moved general to server-side apply with a new budget (`kubectl apply --server-side
+    // --force-conflicts`), so the `kubectl` manager alone owns its budgets (arm and system stay
+    // kubectl-client-side-apply's, the scenario's).
+    const { metadata } = pool('general');
+    const spec = { ...pool('general').spec, disruption: { ...pool('general').spec.disruption, budgets: [{ nodes: '25%' }] } };
+    const manifest = { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name: metadata.name }, spec };
+    expect((await kubectlApply(sandbox, manifest, true)).status).toBe(200);
+    const before = Object.fromEntries(pools().map((p) => [p.metadata.name, p.metadata.managedFields]));
+    expect(before.general!.filter(ownsBudgets).map((m) => `${m.manager} ${m.operation}`)).toEqual(['kubectl Apply']);
+
+    const paused = await karpDrift(sandbox, ['pause']);
+    expect(paused.code, paused.stderr).toBe(0);
+    // Holding writes the budgets, and every write takes what it changes: karp-drift owns them while it holds them.
+    for (const p of pools()) expect(p.metadata.managedFields?.filter(ownsBudgets).map((m) => m.manager)).toEqual(['karp-drift']);
+
+    const resumed = await karpDrift(sandbox, ['resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    for (const p of pools()) {
+      // The same entries, field for field and time for time: the budgets are their owners' again, and karp-drift
+      // owns nothing on the NodePool.
+      expect(p.metadata.managedFields, p.metadata.name).toEqual(before[p.metadata.name]);
+      expect(p.metadata.managedFields?.some((m) => m.manager === 'karp-drift')).toBe(false);
+    }
+    // So the owner's next apply of a changed budget goes through without --force-conflicts.
+    const changed = { ...manifest, spec: { ...spec, disruption: { ...spec.disruption, budgets: [{ nodes: '30%' }] } } };
+    const applied = await kubectlApply(sandbox, changed);
+    expect(applied.status, applied.body.message).toBe(200);
+    expect(applied.body.spec.disruption?.budgets).toEqual([{ nodes: '30%' }]);
+  });
+
   it('--held: only what karp-drift holds, at zero; nothing held is exit 0 and no write', async () => {
     const sandbox = await scenario('default');
     const pools = () => sandbox.kube.store.list('nodepools.karpenter.sh') as unknown as Obj[];
@@ -85,6 +140,19 @@ describe('pause and resume', () => {
       (sandbox.kube.store.list('nodes') as unknown as Obj[]).filter(
         (n) => n.metadata.labels?.['karpenter.sh/nodepool'] === 'arm',
       );
+    // The sandbox's controllers write Nodes without managedFields; real Nodes carry the kubelet's.
+    for (const n of nodes()) {
+      const kubelet: ManagedFieldsEntry = {
+        manager: 'kubelet',
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: '2026-11-20T09:00:00Z',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:karpenter.sh/nodepool': {} } } },
+      };
+      sandbox.kube.store.update('nodes', { ...n, metadata: { ...n.metadata, managedFields: [kubelet] } } as never);
+    }
+    const managedBefore = Object.fromEntries(nodes().map((n) => [n.metadata.name, n.metadata.managedFields]));
     const user = nodes()[0]!;
     sandbox.kube.store.update('nodes', {
       ...user,
@@ -109,6 +177,8 @@ describe('pause and resume', () => {
         .map((n) => n.metadata.name),
     ).toEqual([user.metadata.name]);
     expect(after.some((n) => n.metadata.annotations?.['karp-drift.io/held-by'] !== undefined)).toBe(false);
+    // Adding the annotations and removing them again leaves karp-drift no field on any node.
+    for (const n of after) expect(n.metadata.managedFields, n.metadata.name).toEqual(managedBefore[n.metadata.name]);
   });
 
   it.each<[string, number, string[], RegExp]>([

@@ -3,12 +3,13 @@
 import { describe, expect, it } from 'vitest';
 import { HOLD_ANNOTATION } from '../../src/apis/budget-hold.js';
 import { karpDrift, scenario } from './cli-sandbox.js';
-import { budgetsOf, follow, heldNodes, STAGE_POOLS, STAGED } from './staged.js';
+import { budgetsOf, follow, heldNodes, managedFieldsOf, STAGE_POOLS, STAGED } from './staged.js';
 
 describe('staged rollout (upgrade --canary --waves --soak)', () => {
   it('goes canary first, then three waves, never starting more than a wave allows, soaking between, and puts every budget back', async () => {
     const sandbox = await scenario('staged', 60);
     const before = budgetsOf(sandbox);
+    const owners = managedFieldsOf(sandbox);
     const run = await karpDrift(sandbox, [...STAGED, '--soak', '3s'], 150_000);
     expect(run.code, run.stderr).toBe(0);
     expect(run.events.at(-1)).toMatchObject({ type: 'done', result: 'succeeded' });
@@ -56,6 +57,8 @@ describe('staged rollout (upgrade --canary --waves --soak)', () => {
         .filter((n) => n.metadata.annotations?.['karpenter.sh/do-not-disrupt'] !== undefined),
     ).toEqual([]);
     expect(budgetsOf(sandbox)).toEqual(before);
+    // And to their owners (kubectl's for canary and general, Argo CD's for batch): karp-drift owns none of them.
+    expect(managedFieldsOf(sandbox)).toEqual(owners);
 
     // What a teammate sees with kubectl get events.
     const reasons = new Set(

@@ -24,6 +24,15 @@ export function budgetsOf(sandbox: Sandbox): Record<string, unknown> {
   );
 }
 
+/** Each NodePool's managedFields but Karpenter's status entry: who owns its spec (its budgets) and metadata. */
+export function managedFieldsOf(sandbox: Sandbox): Record<string, unknown> {
+  return Object.fromEntries<unknown>(
+    sandbox.kube.store
+      .list('nodepools.karpenter.sh')
+      .map((p) => [p.metadata.name ?? '', p.metadata.managedFields?.filter((m) => m.subresource !== 'status')]),
+  );
+}
+
 export const heldNodes = (sandbox: Sandbox) =>
   sandbox.kube.store.list('nodes').filter((n) => n.metadata.annotations?.[NODE_HOLD_ANNOTATION] !== undefined);
 
