@@ -8,14 +8,14 @@ import { startAwsEndpoints, type AwsEndpoints } from './aws/server.js';
 import { scaledClock, type ManualClock, type SimClock } from './karpenter/clock.js';
 import { REGION } from './karpenter/objects.js';
 import { KarpenterSimulator } from './karpenter/simulator.js';
-import { loadKarpenterCrds } from './kube-api/crds.js';
 import { eksVersion } from './kube-api/discovery.js';
 import { writeKubeconfig } from './kube-api/kubeconfig.js';
 import { startKubeApiServer, type KubeApiServer } from './kube-api/server.js';
 import { badAmiFault } from './scenarios/bad-ami.js';
 import { buildCluster, type BuiltCluster } from './scenarios/build.js';
+import { karpenterCrds } from './scenarios/karpenter-crds.js';
 import { loadScenario } from './scenarios/load.js';
-import { karpenterApiOf } from './scenarios/versions.js';
+import { budgetSupport, karpenterVersionOf } from './scenarios/versions.js';
 import { seededRandom } from './scenarios/random.js';
 import type { Scenario } from './scenarios/schema.js';
 
@@ -56,7 +56,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     typeof options.scenario === 'object' ? options.scenario : loadScenario(options.scenario ?? 'default');
   const speed = options.speed ?? scenario.speed;
   const clock: SimClock = options.manualClock ?? scaledClock(speed, new Date());
-  const api = karpenterApiOf(scenario.karpenterVersion);
+  const release = karpenterVersionOf(scenario.karpenterVersion);
+  const api = release.api;
   const aws = await startAwsEndpoints({ seed: scenario.seed, region: REGION, faultSeed: scenario.seed });
   let kube: KubeApiServer | undefined;
   let tempDir: string | undefined;
@@ -64,7 +65,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     kube = await startKubeApiServer({
       port: options.port,
       version: eksVersion(scenario.controlPlaneVersion),
-      crds: loadKarpenterCrds(api),
+      crds: karpenterCrds(release),
       faultSeed: scenario.seed,
       now: () => clock.wall(),
     });
@@ -77,6 +78,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       taken: cluster.taken,
       controlPlaneVersion: scenario.controlPlaneVersion,
       karpenterApi: api,
+      budgets: budgetSupport(release),
       timing: {
         ...scenario.timing,
         registerSeconds: [scenario.timing.registerSeconds[0], scenario.timing.registerSeconds[1]],

@@ -6,6 +6,7 @@ import type { AmiCatalog } from '../aws/types.js';
 import type { KubeStore } from '../kube-api/registry-store.js';
 import type { KubeObject } from '../kube-api/types.js';
 import type { SeededRandom } from '../scenarios/random.js';
+import type { BudgetSupport } from '../scenarios/versions.js';
 import type { SimClock } from './clock.js';
 import type { DueQueue } from './due-queue.js';
 import type { DisruptionLog } from './disruption-log.js';
@@ -200,6 +201,11 @@ export interface SimContext {
   controlPlaneVersion: string;
   /** karpenter.sh/v1, or karpenter.sh/v1beta1 for a v0.3x install. */
   karpenterApi: 'v1' | 'v1beta1';
+  /**
+   * The release's disruption budgets (scenarios/versions.ts): by reason (v1), one allowance for every method (v0.34–
+   * v0.37), or none, one command at a time for the whole cluster (v0.32–v0.33).
+   */
+  budgets: BudgetSupport;
   memory: SimMemory;
   /** The drift commands started and when each ended, for tests (disruption-log.ts). */
   disruptions: DisruptionLog;

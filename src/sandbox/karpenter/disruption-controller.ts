@@ -6,7 +6,7 @@
 // record in ctx.disruptions. The queue waits for the replacement to initialize before deleting the old NodeClaim; a
 // replacement that disappears fails the command.
 import type { KubeObject } from '../kube-api/types.js';
-import { allowedDisruptions, type Budget } from '../../karpenter/budgets.js';
+import { allowedDisruptions, type AllowedDisruptions, type Budget } from '../../karpenter/budgets.js';
 import { budgetMapping } from '../../karpenter/budget-mapping.js';
 import {
   EC2NODECLASSES,
@@ -147,16 +147,19 @@ function budgetCounts(
     );
     const counted = mapped.counted.map((m) => m.claim);
     const disrupting = mapped.disrupting.length;
-    const budgets = spec<{ disruption?: { budgets?: Budget[] } }>(pool).disruption?.budgets;
     counts.set(name, { numNodes: counted.length, disrupting });
-    const result = allowedDisruptions(budgets, { numNodes: counted.length, disrupting }, 'Drifted', now);
+    const result = allowance(ctx, pool, { numNodes: counted.length, disrupting }, now);
     if (result.limit === 0 && counted.length > 0) {
+      // v1beta1's events.go NodePoolBlocked has no reason to name, and dedupes on the NodePool alone.
+      const v1 = ctx.budgets === 'by-reason';
       ctx.events.publish({
         object: pool,
         type: 'Normal',
         reason: 'DisruptionBlocked',
-        message: 'No allowed disruptions for disruption reason Drifted due to blocking budget',
-        dedupe: [pool.metadata.uid ?? '', 'Drifted'],
+        message: v1
+          ? 'No allowed disruptions for disruption reason Drifted due to blocking budget'
+          : 'No allowed disruptions due to blocking budget',
+        dedupe: v1 ? [pool.metadata.uid ?? '', 'Drifted'] : [pool.metadata.uid ?? ''],
         dedupeTimeoutMs: 60_000,
       });
     }
@@ -168,8 +171,30 @@ function budgetCounts(
 function allowedNow(ctx: SimContext, nodePool: string, counts: BudgetCounts | undefined): number {
   const pool = ctx.store.get(NODEPOOLS, nodePool);
   if (!pool || !counts) return 0;
+  return allowance(ctx, pool, counts, ctx.clock.wall()).allowed;
+}
+
+/**
+ * The NodePool's Drifted allowance as the simulated release computes it (scenarios/versions.ts `BudgetSupport`):
+ * - v1: the active budgets that name Drifted or no reason (`GetAllowedDisruptionsByReason`);
+ * - v0.34–v0.37: every active budget, whatever it lists. v1beta1's `Budget` has no `reasons` (the v1beta1 schema
+ *   prunes it, and so does the conversion from v1 in the releases that serve v1), and `GetAllowedDisruptions` takes
+ *   no reason: one allowance per NodePool, which consolidation, emptiness and expiration draw on too;
+ * - v0.32–v0.33: no budgets at all (a `budgets` written through v1 would not survive the real conversion either):
+ *   the controller starts no command while one is in flight anywhere in the cluster, and otherwise any (controller.go
+ *   `if !c.queue.IsEmpty()`). Real drift there puts every empty drifted node in one command; here each empty node is
+ *   its own command, ended at once, so the next pass takes the next.
+ */
+function allowance(
+  ctx: SimContext,
+  pool: KubeObject,
+  counts: BudgetCounts,
+  now: Date,
+): Pick<AllowedDisruptions, 'allowed' | 'limit'> {
+  if (ctx.budgets === 'none') return { allowed: ctx.memory.commands.size > 0 ? 0 : Infinity, limit: Infinity };
   const budgets = spec<{ disruption?: { budgets?: Budget[] } }>(pool).disruption?.budgets;
-  return allowedDisruptions(budgets, counts, 'Drifted', ctx.clock.wall()).allowed;
+  const read = ctx.budgets === 'any-reason' ? budgets?.map(({ reasons: _reasons, ...rest }) => rest) : budgets;
+  return allowedDisruptions(read, counts, 'Drifted', now);
 }
 
 /** A queued candidate as it is now, if it still is one (the cluster moved since the poll that queued it). */

@@ -10,6 +10,7 @@ import type { AmiCatalog } from '../aws/types.js';
 import type { KubeStore } from '../kube-api/registry-store.js';
 import type { SimClock } from './clock.js';
 import type { SeededRandom } from '../scenarios/random.js';
+import type { BudgetSupport } from '../scenarios/versions.js';
 import {
   DEFAULT_TIMING,
   NODECLAIMS,
@@ -44,6 +45,8 @@ export interface SimulatorOptions {
   taken?: TakenNames;
   controlPlaneVersion: string;
   karpenterApi?: 'v1' | 'v1beta1';
+  /** What the release's NodePools have of budgets (scenarios/versions.ts); default: `by-reason` on v1, `any-reason` on v1beta1. */
+  budgets?: BudgetSupport;
   timing?: Partial<SimTiming>;
   faults?: SimFaults;
   /** Karpenter's log lines (`disrupting node(s)`, `launched nodeclaim`, ...), with the simulated time. */
@@ -113,6 +116,7 @@ export class KarpenterSimulator {
       catalog: options.catalog,
       controlPlaneVersion: options.controlPlaneVersion,
       karpenterApi: options.karpenterApi ?? 'v1',
+      budgets: options.budgets ?? (options.karpenterApi === 'v1beta1' ? 'any-reason' : 'by-reason'),
       memory: {
         driftSeenAt: new Map(),
         commands: new Map(),

@@ -74,6 +74,8 @@ export interface CustomResourceDefinition {
     };
     scope: 'Cluster' | 'Namespaced';
     versions: CustomResourceDefinitionVersion[];
+    /** Kept as written: the server converts between versions only by rewriting apiVersion (README, Not emulated). */
+    conversion?: { strategy: 'None' | 'Webhook'; webhook?: Record<string, unknown> };
   };
 }
 

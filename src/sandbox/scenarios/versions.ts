@@ -22,12 +22,50 @@ export function karpenterApi(v: KarpenterVersion): KarpenterApi | undefined {
   return undefined;
 }
 
+/**
+ * What a release's NodePool has of disruption budgets, as each tag's CRDs and `pkg/apis` have it (aws/
+ * karpenter-provider-aws `pkg/apis/crds/karpenter.sh_nodepools.yaml`, kubernetes-sigs/karpenter
+ * `pkg/apis/v1beta1/nodepool.go`, read at every v0.32.x–v0.37.x tag):
+ * - `none`: v0.32.0–v0.33.12. `spec.disruption` is `consolidationPolicy`, `consolidateAfter` and `expireAfter`, so a
+ *   written `budgets` is pruned; the disruption controller starts no command while one is in flight
+ *   (`controller.go`: "TODO this should be removed when disruption budgets are added in").
+ * - `any-reason`: v0.34.0–v0.37.x. `budgets` defaults to `[{nodes: "10%"}]`, but v1beta1's `Budget` never had
+ *   `reasons` (not in any v0.34–v0.37 schema, v0.37 included): `NodePool.GetAllowedDisruptions` takes no reason, and
+ *   the disruption controller builds one allowance per NodePool (`helpers.go` `BuildDisruptionBudgets`) that drift,
+ *   emptiness, expiration and consolidation all draw on.
+ * - `by-reason`: v1.0 on, `reasons` per budget (`GetAllowedDisruptionsByReason`).
+ */
+export type BudgetSupport = 'none' | 'any-reason' | 'by-reason';
+
+export function budgetSupport(v: KarpenterVersion): BudgetSupport {
+  if (v.major >= 1) return 'by-reason';
+  return v.minor >= 34 ? 'any-reason' : 'none';
+}
+
+/**
+ * Whether a v1beta1 release also serves karpenter.sh/v1 and karpenter.k8s.aws/v1 (through its conversion webhook;
+ * v1beta1 stays the storage version): the patches that prepared the upgrade to v1.0, v0.33.6+, v0.34.7+, v0.35.6+,
+ * v0.36.3+ and v0.37.1+ (their CRDs list v1 first, `served: true, storage: false`, with `conversion.strategy:
+ * Webhook`). Earlier patches, and v0.32.x, serve v1beta1 alone.
+ */
+export function servesV1(v: KarpenterVersion): boolean {
+  if (v.major >= 1) return true;
+  const firstPatch: Readonly<Record<number, number>> = { 33: 6, 34: 7, 35: 6, 36: 3, 37: 1 };
+  const first = firstPatch[v.minor];
+  return first !== undefined && v.patch >= first;
+}
+
 /** Parses a version the schema has already accepted. */
 export function karpenterApiOf(text: string): KarpenterApi {
+  return karpenterVersionOf(text).api;
+}
+
+/** A version the schema has already accepted, with the API it serves. */
+export function karpenterVersionOf(text: string): KarpenterVersion & { api: KarpenterApi } {
   const v = parseKarpenterVersion(text);
   const api = v && karpenterApi(v);
   if (!api) throw new Error(`not a Karpenter version the sandbox serves: ${text}`);
-  return api;
+  return { ...v, api };
 }
 
 // karpenter-provider-aws website/content/en/docs/upgrading/compatibility.md: the oldest Karpenter for each minor.
