@@ -129,39 +129,61 @@ export function switchBudget(armAt: Date): Budget {
 
 const SWITCH_SCHEDULE = /^(\d{1,2}) (\d{1,2}) (\d{1,2}) (\d{1,2}) \*$/;
 
-function isOurSwitch(budget: Budget | undefined): boolean {
+/** `pruned`: as a server without budget `reasons` keeps it (below, `ourEntries`). */
+function isOurSwitch(budget: Budget | undefined, pruned = false): boolean {
   return (
     budget !== undefined &&
     budget.nodes === '0' &&
     budget.duration === SWITCH_DURATION &&
     SWITCH_SCHEDULE.test(budget.schedule ?? '') &&
-    budget.reasons?.length === 1 &&
-    budget.reasons[0] === 'Drifted'
+    onlyDrifted(budget, pruned)
   );
 }
 
+const onlyDrifted = (budget: Budget, pruned: boolean): boolean =>
+  pruned ? budget.reasons === undefined : budget.reasons?.length === 1 && budget.reasons[0] === 'Drifted';
+
 /**
  * When the switch in a live list fires (or fired): its minute in the year nearest to `now`. Undefined when the list
- * carries no switch of karp-drift's (a pause, or a hold written before the switch existed).
+ * carries no switch of karp-drift's (a pause, or a hold written before the switch existed). With the NodePool's
+ * record, a switch whose `reasons` the server pruned is found too.
  */
-export function switchTime(live: readonly Budget[] | undefined, now: Date): Date | undefined {
+export function switchTime(live: readonly Budget[] | undefined, now: Date, record?: HoldRecord): Date | undefined {
   const entry = live?.at(-2);
-  if (live === undefined || !isOurHold(live.at(-1)) || !isOurSwitch(entry)) return undefined;
+  if (live === undefined) return undefined;
+  const ours = record !== undefined ? ourEntries(live, record) : isOurHold(live.at(-1)) && isOurSwitch(entry) ? 2 : 0;
+  if (ours !== 2) return undefined;
   const [, minute, hour, day, month] = SWITCH_SCHEDULE.exec(entry!.schedule!)!.map(Number);
   const year = now.getUTCFullYear();
   const candidates = [year - 1, year, year + 1].map((y) => new Date(Date.UTC(y, month! - 1, day, hour, minute)));
   return candidates.reduce((a, b) => (Math.abs(b.getTime() - now.getTime()) < Math.abs(a.getTime() - now.getTime()) ? b : a));
 }
 
-function isOurHold(budget: Budget | undefined): boolean {
+function isOurHold(budget: Budget | undefined, pruned = false): boolean {
   return (
     budget !== undefined &&
     /^[0-9]+$/.test(budget.nodes) &&
     budget.schedule === undefined &&
     budget.duration === undefined &&
-    budget.reasons?.length === 1 &&
-    budget.reasons[0] === 'Drifted'
+    onlyDrifted(budget, pruned)
   );
+}
+
+/**
+ * How many entries at the end of a held NodePool's list are karp-drift's: 1 (the hold), 2 (a staged run's switch and
+ * the hold), or 0 (gone: somebody put a list back). Written with `reasons: [Drifted]`, they are known by it. A server
+ * without budget `reasons` prunes them (Karpenter v1beta1: no v0.34–v0.37 schema has the field, and the releases that
+ * also serve v1 drop it in their conversion; DOMAIN.md §2.9), and the entries come back as a plain `{nodes: "<n>"}`
+ * (and `{nodes: "0", schedule, duration}`), which now hold every disruption method and which a person could have
+ * written too: they are karp-drift's when what stands before them is exactly the list the record kept (or the CRD
+ * default that stood for an absent field). So whatever the server kept of a hold is found again, and released.
+ */
+function ourEntries(live: readonly Budget[], record: HoldRecord): 0 | 1 | 2 {
+  if (isOurHold(live.at(-1))) return isOurSwitch(live.at(-2)) ? 2 : 1;
+  if (!isOurHold(live.at(-1), true)) return 0;
+  const before = record.budgets ?? DEFAULT_BUDGETS;
+  if (isOurSwitch(live.at(-2), true) && sameBudgets(live.slice(0, -2), before)) return 2;
+  return sameBudgets(live.slice(0, -1), before) ? 1 : 0;
 }
 
 /**
@@ -172,8 +194,9 @@ function isOurHold(budget: Budget | undefined): boolean {
 export function userBudgets(live: Budget[] | undefined, record: HoldRecord | undefined): Budget[] | null {
   if (record === undefined) return live ?? null;
   if (live === undefined) return null;
-  if (isOurHold(live.at(-1))) {
-    const rest = live.slice(0, isOurSwitch(live.at(-2)) ? -2 : -1);
+  const ours = ourEntries(live, record);
+  if (ours > 0) {
+    const rest = live.slice(0, -ours);
     // The list karp-drift wrote for an absent field is the CRD default plus the hold.
     if (record.budgets == null && sameBudgets(rest, DEFAULT_BUDGETS)) return null;
     return rest;
@@ -204,7 +227,16 @@ export function heldBudgets(user: Budget[] | null, allowance: number, armAt?: Da
 /** The allowance a live list currently grants through karp-drift's hold, if it carries one. */
 export function heldAllowance(live: Budget[] | undefined, record: HoldRecord | undefined): number | undefined {
   const last = live?.at(-1);
-  return record !== undefined && isOurHold(last) ? Number(last!.nodes) : undefined;
+  return record !== undefined && live !== undefined && ourEntries(live, record) > 0 ? Number(last!.nodes) : undefined;
+}
+
+/**
+ * A hold whose `reasons` the server pruned (`ourEntries`): it holds every disruption method, consolidation and
+ * expiration too, not only drift.
+ */
+export function holdWithoutReasons(live: readonly Budget[] | undefined, record: HoldRecord | undefined): boolean {
+  if (record === undefined || live === undefined) return false;
+  return ourEntries(live, record) > 0 && live.at(-1)!.reasons === undefined;
 }
 
 export function sameBudgets(a: readonly Budget[] | null | undefined, b: readonly Budget[] | null | undefined): boolean {

@@ -5,7 +5,7 @@
 import type { NodePoolView, NodeView } from '../karpenter/views.js';
 import type { Budget } from '../karpenter/budgets.js';
 import { humanDuration, plural, utcTime } from '../text/words.js';
-import { decodeHoldRecord, heldAllowance, HOLD_ANNOTATION, switchTime } from '../apis/budget-hold.js';
+import { decodeHoldRecord, heldAllowance, HOLD_ANNOTATION, holdWithoutReasons, switchTime } from '../apis/budget-hold.js';
 import type { HoldMechanism } from '../stages/hold-mechanism.js';
 import { holdState, holdStateNext, holdStateText, liveRunText, type HoldState, type RunLock } from '../apis/hold-state.js';
 import { columns } from '../text/table.js';
@@ -32,6 +32,11 @@ export interface DriftHold {
   error?: string;
   /** What the hold means now: paced by a live run, paused, a dead run's switch, still draining (apis/hold-state.ts). */
   state: HoldState;
+  /**
+   * Budget holds the server kept without `reasons` (Karpenter v1beta1, DOMAIN.md §2.9): the budget holds every
+   * disruption method, not only drift. Text only.
+   */
+  everyReason?: boolean;
 }
 
 /** The holds on `pools` (budget first, then node holds by run), NodePools by name; `lock`: the cluster lock read. */
@@ -51,7 +56,7 @@ export function driftHolds(
       holds.push({ nodePool: pool.name, mechanism: 'budget', error: record.error, state });
     } else if (record !== undefined) {
       const allowance = heldAllowance(pool.budgets, record);
-      const switchAt = switchTime(pool.budgets, now);
+      const switchAt = switchTime(pool.budgets, now, record);
       holds.push({
         nodePool: pool.name,
         mechanism: 'budget',
@@ -61,6 +66,7 @@ export function driftHolds(
         budgets: record.budgets,
         ...(switchAt !== undefined ? { switchAt: switchAt.toISOString() } : {}),
         state,
+        ...(holdWithoutReasons(pool.budgets, record) ? { everyReason: true } : {}),
       });
     }
     const byRun = new Map<string, number>();
@@ -81,14 +87,15 @@ function holdCell(h: DriftHold, now: Date): string {
   if (h.mechanism === 'node') return `do-not-disrupt on ${plural(h.nodes ?? 0, 'node')}`;
   // The record is there but its budget is not: somebody (a GitOps sync) put the list back; drift is not held.
   if (h.allowance === undefined) return 'budget gone, record left';
+  const which = h.everyReason ? 'every reason' : 'Drifted';
   if (h.switchAt !== undefined && h.allowance > 0) {
     const at = Date.parse(h.switchAt);
     // A staged run's switch: moved ahead while the run lives; once past, the run is gone and Karpenter holds at 0.
     return at <= now.getTime()
       ? `budget 0 since ${shortTime(new Date(at), now)} (run gone)`
-      : `budget (Drifted: up to ${h.allowance}; 0 at ${shortTime(new Date(at), now)})`;
+      : `budget (${which}: up to ${h.allowance}; 0 at ${shortTime(new Date(at), now)})`;
   }
-  return `budget (Drifted: ${h.allowance} more)`;
+  return `budget (${which}: ${h.allowance} more)`;
 }
 
 /** A time of day in UTC (`03:45Z`), with its date when it is not today's, so a cell stays narrow. */

@@ -127,6 +127,58 @@ describe('userBudgets: what a release puts back', () => {
   });
 });
 
+// A server without budget `reasons` (Karpenter v1beta1) keeps karp-drift's entries as plain budgets (DOMAIN.md §2.9):
+// karp-drift's all the same when what stands before them is the list its record kept.
+describe('a hold whose reasons the server pruned', () => {
+  const pruned = (list: Budget[]) => list.map(({ reasons: _reasons, ...rest }) => rest);
+  const nightlyKept: Budget = { nodes: '0', schedule: '0 22 * * *', duration: '8h' };
+
+  it.each<[string, Budget[], Budget[] | null, Budget[] | null, number | undefined]>([
+    ['from an absent field: absent again', [{ nodes: '10%' }, { nodes: '0' }], null, null, 0],
+    [
+      'from an explicit list',
+      [{ nodes: '20%' }, nightlyKept, { nodes: '2' }],
+      [{ nodes: '20%' }, nightlyKept],
+      [{ nodes: '20%' }, nightlyKept],
+      2,
+    ],
+    ['from an explicit empty list', [{ nodes: '0' }], [], [], 0],
+    // Not the recorded list before it: a person's budgets, which a release leaves as they are.
+    ['replaced by the user', [{ nodes: '5' }], [{ nodes: '20%' }], [{ nodes: '5' }], undefined],
+    [
+      'edited by the user while held',
+      [{ nodes: '30%' }, { nodes: '0' }],
+      [{ nodes: '20%' }],
+      [{ nodes: '30%' }, { nodes: '0' }],
+      undefined,
+    ],
+  ])('%s', (_name, live, user, expected, allowance) => {
+    expect(userBudgets(live, record(user))).toEqual(expected);
+    expect(heldAllowance(live, record(user))).toBe(allowance);
+  });
+
+  it('a staged run\'s switch and hold: released together, and the switch still says when it fires', () => {
+    const armAt = new Date('2026-11-28T03:45:00Z');
+    const user: Budget[] = [{ nodes: '10%' }];
+    const live = pruned((heldBudgets(user, 3, armAt) as { budgets: Budget[] }).budgets);
+    expect(live).toEqual([{ nodes: '10%' }, { nodes: '0', schedule: '45 3 28 11 *', duration: '720h' }, { nodes: '3' }]);
+    const rec = { runId: 'r1', since: '2026-11-28T03:40:00Z', budgets: user };
+    expect(userBudgets(live, rec)).toEqual(user);
+    expect(heldAllowance(live, rec)).toBe(3);
+    expect(switchTime(live, new Date('2026-11-28T03:50:00Z'), rec)).toEqual(armAt);
+    // Without the record, plain budgets are nobody's to take.
+    expect(switchTime(live, new Date('2026-11-28T03:50:00Z'))).toBeUndefined();
+  });
+
+  it('restores what the server kept before the hold: hold, prune, release is the identity', () => {
+    for (const user of [null, [], [{ nodes: '20%' }, nightlyKept], [{ nodes: '10%' }], [{ nodes: '0' }]]) {
+      const written = heldBudgets(user, 0);
+      if ('error' in written) throw new Error(written.error);
+      expect(userBudgets(pruned(written.budgets), record(user))).toEqual(user);
+    }
+  });
+});
+
 describe('hold record', () => {
   it('round-trips', () => {
     const r = record([{ nodes: '20%' }, nightly]);

@@ -70,6 +70,23 @@ describe('drift holds in status', () => {
       ],
     ],
     [
+      // Karpenter v1beta1 pruned the hold's reasons (DOMAIN.md §2.9): still karp-drift's, and it holds every method.
+      'a budget hold the server kept without its reasons',
+      [held('general', record(), [{ nodes: '20%' }, { nodes: '0' }])],
+      [],
+      [
+        {
+          nodePool: 'general',
+          mechanism: 'budget',
+          since: '2025-08-20T14:08:00Z',
+          runId: RUN,
+          allowance: 0,
+          budgets: [{ nodes: '20%' }],
+        },
+      ],
+      ['general    budget (every reason: 0 more)   12m   3f2a9c1e…'],
+    ],
+    [
       'a record whose budget a GitOps sync took away: it holds nothing, and resume clears it',
       [held('general', record(), [{ nodes: '20%' }])],
       [],
