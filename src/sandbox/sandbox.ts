@@ -13,7 +13,7 @@ import { writeKubeconfig } from './kube-api/kubeconfig.js';
 import { startKubeApiServer, type KubeApiServer } from './kube-api/server.js';
 import { badAmiFault } from './scenarios/bad-ami.js';
 import { buildCluster, type BuiltCluster } from './scenarios/build.js';
-import { karpenterCrds } from './scenarios/karpenter-crds.js';
+import { karpenterConversions, karpenterCrds } from './scenarios/karpenter-crds.js';
 import { loadScenario } from './scenarios/load.js';
 import { budgetSupport, karpenterVersionOf } from './scenarios/versions.js';
 import { seededRandom } from './scenarios/random.js';
@@ -66,6 +66,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       port: options.port,
       version: eksVersion(scenario.controlPlaneVersion),
       crds: karpenterCrds(release),
+      conversions: karpenterConversions(release),
       faultSeed: scenario.seed,
       now: () => clock.wall(),
     });

@@ -49,6 +49,13 @@ export interface DeleteOptions {
 
 export type ResourceRef = string | ResourceInfo;
 
+/**
+ * What a CRD's conversion webhook does to an object written through a version that is not the storage version, by
+ * group-resource (`nodepools.karpenter.sh`): given the object as validated in the request's version, the object to
+ * store. Everything else about conversion is not emulated (README): reads only rewrite apiVersion.
+ */
+export type StorageConversions = Record<string, (object: KubeObject, from: string, to: string) => KubeObject>;
+
 /** Hooks garbage-collector.ts installs: run after every stored change and before a deletion completes. */
 export interface StoreControllers {
   deleting(store: KubeStore, r: ResourceInfo, object: KubeObject, policy: PropagationPolicy): void;
@@ -57,6 +64,7 @@ export interface StoreControllers {
 
 export class KubeStore {
   controllers: StoreControllers | undefined;
+  conversions: StorageConversions = {};
   private readonly semantics = new WeakMap<ResourceInfo, ListSemanticsLookup>();
   /** Each PDB's covered and healthy pods, kept from the change feed (pdb-index.ts). */
   readonly pdbPods: PdbPodCounts;
@@ -293,6 +301,7 @@ export class KubeStore {
     if (!custom) return object;
     const { object: decoded, causes } = crdValidator(custom.crd).validate(r.version, object, old);
     if (causes.length > 0) throw invalid(r, object.metadata.name ?? '', causes);
-    return decoded as KubeObject;
+    const convert = r.version !== custom.storageVersion ? this.conversions[groupResource(r)] : undefined;
+    return convert ? convert(decoded as KubeObject, r.version, custom.storageVersion) : (decoded as KubeObject);
   }
 }

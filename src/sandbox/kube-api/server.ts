@@ -23,7 +23,7 @@ import {
 import { KubeFaults } from './faults.js';
 import { openApiV3Document, openApiV3Index } from './openapi.js';
 import { sandboxControllers } from './garbage-collector.js';
-import { KubeStore } from './registry-store.js';
+import { KubeStore, type StorageConversions } from './registry-store.js';
 import { requestInfo, type RequestInfo } from './request-info.js';
 import { ResourceRegistry } from './resources.js';
 import { serveResource, type Reply } from './rest.js';
@@ -41,6 +41,8 @@ export interface KubeApiServerOptions {
   token?: string;
   /** CRDs stored at start, e.g. `loadKarpenterCrds('v1')`. */
   crds?: CustomResourceDefinition[];
+  /** What their conversion webhooks do to writes through a version other than storage (registry-store.ts). */
+  conversions?: StorageConversions;
   /** Namespaces besides default, kube-system, kube-public and kube-node-lease. */
   namespaces?: string[];
   /** Changes kept for watches to resume from (default 10,000). */
@@ -154,6 +156,7 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
   const resources = new ResourceRegistry();
   const store = new KubeStore(new ObjectStore(options.historySize), resources, options.now);
   store.controllers = sandboxControllers();
+  store.conversions = options.conversions ?? {};
   for (const name of [...DEFAULT_NAMESPACES, ...(options.namespaces ?? [])]) {
     store.create('namespaces', {
       apiVersion: 'v1',

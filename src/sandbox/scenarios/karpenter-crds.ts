@@ -9,9 +9,12 @@
 // Older releases differ elsewhere too, and those differences are not served: v0.32–v0.34 EC2NodeClasses have no
 // `AL2023` family, EC2NodeClass `status.conditions` arrived in v0.37, NodePool requirement `minValues` in v0.34.
 import { loadKarpenterCrds, type CustomResourceDefinition } from '../kube-api/crds.js';
+import type { StorageConversions } from '../kube-api/registry-store.js';
 import { budgetSupport, servesV1, type KarpenterApi, type KarpenterVersion } from './versions.js';
 
-export function karpenterCrds(release: KarpenterVersion & { api: KarpenterApi }): CustomResourceDefinition[] {
+type Release = KarpenterVersion & { api: KarpenterApi };
+
+export function karpenterCrds(release: Release): CustomResourceDefinition[] {
   const crds = loadKarpenterCrds(release.api);
   if (release.api === 'v1') return crds;
   for (const crd of crds) {
@@ -25,4 +28,25 @@ export function karpenterCrds(release: KarpenterVersion & { api: KarpenterApi })
     }
   }
   return crds;
+}
+
+/**
+ * Of the conversion webhook of a v1beta1 release that serves v1 (above), what it does to NodePool budgets written
+ * through v1 (kubernetes-sigs/karpenter `pkg/apis/v1/nodepool_conversion.go` `Disruption.convertTo`, v0.33.6–v0.37.7):
+ * v0.34.7+ keep `nodes`, `schedule` and `duration` of each budget and drop `reasons`; v0.33.6+ drop the budgets, which
+ * their v1beta1 has not. The rest of the conversion is not emulated (sandbox README, Not emulated).
+ */
+export function karpenterConversions(release: Release): StorageConversions {
+  if (release.api !== 'v1beta1' || !servesV1(release)) return {};
+  const none = budgetSupport(release) === 'none';
+  return {
+    'nodepools.karpenter.sh': (object, from, to) => {
+      const disruption = (object.spec as { disruption?: { budgets?: Array<Record<string, unknown>> } } | undefined)
+        ?.disruption;
+      if (from !== 'v1' || to !== 'v1beta1' || disruption?.budgets === undefined) return object;
+      const { budgets, ...rest } = disruption;
+      const kept = none ? {} : { budgets: budgets.map(({ reasons: _reasons, ...budget }) => budget) };
+      return { ...object, spec: { ...(object.spec as object), disruption: { ...rest, ...kept } } };
+    },
+  };
 }

@@ -6,14 +6,16 @@ import { KubeStore } from '../../../src/sandbox/kube-api/registry-store.js';
 import { ResourceRegistry } from '../../../src/sandbox/kube-api/resources.js';
 import { ObjectStore } from '../../../src/sandbox/kube-api/store.js';
 import type { KubeObject } from '../../../src/sandbox/kube-api/types.js';
-import { karpenterCrds } from '../../../src/sandbox/scenarios/karpenter-crds.js';
+import { karpenterConversions, karpenterCrds } from '../../../src/sandbox/scenarios/karpenter-crds.js';
 import { karpenterVersionOf } from '../../../src/sandbox/scenarios/versions.js';
 
 const HOLD: Budget[] = [{ nodes: '10%' }, { nodes: '0', reasons: ['Drifted'] }];
 
 function storeFor(karpenterVersion: string): KubeStore {
   const store = new KubeStore(new ObjectStore(1000), new ResourceRegistry(), () => new Date('2026-11-23T10:00:00Z'));
-  for (const crd of karpenterCrds(karpenterVersionOf(karpenterVersion))) {
+  const release = karpenterVersionOf(karpenterVersion);
+  store.conversions = karpenterConversions(release);
+  for (const crd of karpenterCrds(release)) {
     store.create('customresourcedefinitions.apiextensions.k8s.io', crd as never);
   }
   return store;
@@ -68,6 +70,8 @@ describe('the Karpenter CRDs of the simulated release', () => {
     expect(servedVersions(last)).toEqual(['v1', 'v1beta1']);
     expect(last.info('nodepools.karpenter.sh').version).toBe('v1beta1');
     expect(budgetsKept(last, HOLD)).toEqual([{ nodes: '10%' }, { nodes: '0' }]);
+    // Through v1, the release's conversion webhook drops them on the way to v1beta1 storage (nodepool_conversion.go).
+    expect(budgetsKept(storeFor('0.37.8'), HOLD, 'v1')).toEqual([{ nodes: '10%' }, { nodes: '0' }]);
   });
 
   it('v0.34–v0.36 default the budgets to 10% and serve v1 from the patches that prepared v1.0', () => {
@@ -89,5 +93,6 @@ describe('the Karpenter CRDs of the simulated release', () => {
     }
     expect(servedVersions(storeFor('0.33.5'))).toEqual(['v1beta1']);
     expect(servedVersions(storeFor('0.33.6'))).toEqual(['v1', 'v1beta1']);
+    expect(budgetsKept(storeFor('0.33.6'), HOLD, 'v1')).toBeUndefined();
   });
 });
