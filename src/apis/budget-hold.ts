@@ -254,10 +254,18 @@ export function sameBudgets(a: readonly Budget[] | null | undefined, b: readonly
 export function karpDriftHold(pool: {
   budgets?: Budget[];
   annotations?: Record<string, string>;
-}): { record: HoldRecord; allowance: number; budgets: Budget[] | undefined } | undefined {
+}): { record: HoldRecord; allowance: number; budgets: Budget[] | undefined; everyReason: boolean } | undefined {
   const record = decodeHoldRecord(pool.annotations?.[HOLD_ANNOTATION]);
   if (record === undefined || 'error' in record) return undefined;
   const allowance = heldAllowance(pool.budgets, record);
   if (allowance === undefined) return undefined;
-  return { record, allowance, budgets: userBudgets(pool.budgets, record) ?? undefined };
+  const budgets = userBudgets(pool.budgets, record) ?? undefined;
+  return { record, allowance, budgets, everyReason: holdWithoutReasons(pool.budgets, record) };
+}
+
+/** The hold's budget as the server keeps it, for the plan and the diagnosis. */
+export function holdBudgetText(allowance: number, everyReason: boolean): string {
+  return everyReason
+    ? `budget {nodes: "${allowance}"} (kept without its reasons, so it holds consolidation too)`
+    : `budget {nodes: "${allowance}", reasons: [Drifted]}`;
 }

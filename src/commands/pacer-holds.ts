@@ -3,7 +3,8 @@
 // periodic check that a budget hold is still there (a GitOps sync or a person may have put the list back).
 import type { PacerSettings, PacerState } from './pacer-steps.js';
 import { holdNode, holdWithBudget, releaseBudgetHold, releaseNode } from '../cluster/holds.js';
-import type { NodeView } from '../karpenter/views.js';
+import { HOLD_ANNOTATION } from '../apis/budget-hold.js';
+import type { NodePoolView, NodeView } from '../karpenter/views.js';
 import { nodeHoldChanges, type OldNode } from '../apis/node-hold.js';
 import type { StageDecision, StagePosition } from '../stages/controller.js';
 import { heldNodesOf, type PoolObservation } from '../stages/counts.js';
@@ -44,6 +45,24 @@ export async function actOnHolds(
     if (allowance === 'release') await releasePool(acting, pool, how, nodes);
     else if (how === 'budget') await holdPoolWithBudget(acting, pool, allowance, o.disrupting.get(pool) ?? 0, d.position);
     else await holdPoolNodes(acting, pool, allowance, o.oldNodes.get(pool) ?? []);
+  }
+}
+
+/**
+ * A budget hold karp-drift left on a NodePool this run holds with its nodes (an earlier `pause` or run; on Karpenter
+ * v1beta1, one an earlier karp-drift wrote there, which the server kept without its reasons) is taken over: it comes
+ * off before the run holds the nodes, or it would keep the NodePool at its allowance (0) the whole rollout long.
+ */
+export async function takeOverBudgetHolds(
+  settings: PacerSettings,
+  state: PacerState,
+  pools: readonly NodePoolView[],
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  for (const p of pools) {
+    if (state.mechanism.get(p.name) !== 'node' || p.annotations?.[HOLD_ANNOTATION] === undefined) continue;
+    const r = await releaseBudgetHold(settings.cluster, settings.api, p.name, signal);
+    if (r.changed) state.report({ type: 'release', nodePool: p.name, mechanism: 'budget', budgets: r.budgets });
   }
 }
 

@@ -2,7 +2,7 @@
 // pure controller decide (stages/controller.ts), and acts: writes the budget or node holds that let each NodePool
 // start only its allowance (pacer-holds.ts), records the stage, wave, soak and release as Events on the NodePools,
 // and reports each step to the caller (NDJSON, log lines, the live display) (pacer-steps.ts).
-import { actOnHolds } from './pacer-holds.js';
+import { actOnHolds, takeOverBudgetHolds } from './pacer-holds.js';
 import {
   newPacerState,
   observe,
@@ -89,6 +89,7 @@ async function prime(
   const decision = decideStages(plan.stagePlan, o.counts, state.position, now, settings.cleared);
   state.decision = decision;
   state.position = decision.position;
+  await takeOverBudgetHolds(settings, state, inventory.nodePools, signal);
   await actOnHolds(settings, state, decision, o, nodes, now, signal);
   await recordStageEvents(settings, state, decision.events, now);
 }

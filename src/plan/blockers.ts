@@ -1,5 +1,6 @@
 // What will hold the drift back once the AMIs change: disruption budgets (DOMAIN.md §2.6), PodDisruptionBudgets and
 // `karpenter.sh/do-not-disrupt` (§2.7), precomputed for the nodes that will drift (§8 requirements 11 and 12).
+import { holdBudgetText } from '../apis/budget-hold.js';
 import { doNotDisrupt, invalidDoNotDisruptMessage, isActivePod, pdbBlock, pdbKey } from '../karpenter/disruptable.js';
 import type { Inventory, NodePoolView, PodView } from '../karpenter/views.js';
 import { check, type Check } from './checks.js';
@@ -40,7 +41,7 @@ export function heldChecks(plan: NodePoolPlan, inventory: Inventory, pool: NodeP
   const state = lock !== undefined ? holdState(pool, nodes.length, lock, now) : undefined;
   const evidence = [
     ...(budget !== undefined
-      ? [`budget {nodes: "${budget.allowance}", reasons: [Drifted]} added by karp-drift run ${budget.runId} at ${budget.since}`]
+      ? [`${holdBudgetText(budget.allowance, budget.everyReason === true)} added by karp-drift run ${budget.runId} at ${budget.since}`]
       : []),
     ...(nodes.length > 0 ? [`${plural(nodes.length, 'node')} with karpenter.sh/do-not-disrupt from karp-drift (${[...new Set(nodes.map((n) => `run ${n.heldBy}`))].join(', ')})`] : []),
   ];

@@ -53,7 +53,7 @@ export interface NodePoolPlan {
   disrupting: DisruptingNodeClaim[];
   blockingBudget?: BlockingBudget;
   /** karp-drift holds its drift with a budget (pause, or a staged rollout that ended early). */
-  heldByKarpDrift?: { runId: string; since: string; allowance: number };
+  heldByKarpDrift?: { runId: string; since: string; allowance: number; everyReason?: boolean };
   /** driftWaves(toDrift, limit): rounds of replacements at the current limit; Infinity = cannot start. */
   waves: number;
 }
@@ -103,7 +103,16 @@ export function nodePoolPlan(
     ...(b !== undefined
       ? { blockingBudget: blockingBudget(b.budget, b.index, budgets === undefined, b.windowEnd, b.error) }
       : {}),
-    ...(held ? { heldByKarpDrift: { runId: held.record.runId, since: held.record.since, allowance: held.allowance } } : {}),
+    ...(held
+      ? {
+          heldByKarpDrift: {
+            runId: held.record.runId,
+            since: held.record.since,
+            allowance: held.allowance,
+            ...(held.everyReason ? { everyReason: true } : {}),
+          },
+        }
+      : {}),
     waves: driftWaves(drifting.length, budget.limit),
   };
 }

@@ -10,7 +10,7 @@ import { listed, quotes } from './evidence.js';
 import { podBlockers } from './pod-stalls.js';
 import type { Blocker, DiagnosisContext, Facts, Pool, StallCode } from './blocker.js';
 import { eventTime, type Snapshot } from './snapshot.js';
-import { HOLD_ANNOTATION, karpDriftHold, switchTime } from '../apis/budget-hold.js';
+import { HOLD_ANNOTATION, holdBudgetText, karpDriftHold, switchTime } from '../apis/budget-hold.js';
 import { holdState, holdStateLabel, holdStateNext, liveRunText } from '../apis/hold-state.js';
 import { claimsByNodePool, isDisrupting, isTrue, nodeOf, type RolloutScope } from './track.js';
 import { amiSelectorTermText, humanDuration, plural, utcTime } from '../text/words.js';
@@ -246,7 +246,7 @@ function heldByKarpDrift(f: Facts, pool: Pool): Blocker[] {
           ? [`the dead man's switch of karp-drift run ${hold.record.runId} ({nodes: "0", reasons: [Drifted]} from ${utcTime(switched)}) holds drift at 0: the run stopped renewing it`]
           : []),
         ...(budgetHeld && switched === undefined
-          ? [`budget {nodes: "0", reasons: [Drifted]} added by karp-drift run ${hold.record.runId} at ${hold.record.since}; the NodePool's own budgets are recorded in the ${HOLD_ANNOTATION} annotation`]
+          ? [`${holdBudgetText(0, hold.everyReason)} added by karp-drift run ${hold.record.runId} at ${hold.record.since}; the NodePool's own budgets are recorded in the ${HOLD_ANNOTATION} annotation`]
           : []),
         ...(state?.state === 'paced' ? [`${liveRunText(state.lock, f.now)}`] : []),
         ...listed(

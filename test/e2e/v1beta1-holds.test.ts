@@ -1,7 +1,8 @@
 // Karpenter v0.36 (the v1beta1 API): budgets there have no `reasons`, so a budget hold would be pruned to one that
-// also stops consolidation, and karp-drift would no longer recognise its own entry (DOMAIN.md §2.9). So pause, resume
-// and a staged rollout hold with do-not-disrupt on the nodes, `--hold-with budget` is refused, and the NodePools'
-// budgets are never touched.
+// also stops consolidation (DOMAIN.md §2.9; the sandbox serves v0.36.2's schema, sandbox/scenarios/karpenter-crds.ts).
+// So pause, resume and a staged rollout hold with do-not-disrupt on the nodes, `--hold-with budget` is refused, and
+// the NodePools' budgets are never touched; a budget hold an earlier karp-drift wrote there (kept without its
+// reasons) is still recognised as karp-drift's, and released.
 import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { HOLD_ANNOTATION } from '../../src/apis/budget-hold.js';
@@ -23,7 +24,8 @@ async function patchNodePool(sandbox: Sandbox, name: string, body: object, field
   kc.loadFromFile(sandbox.kubeconfigPath);
   const api = kc.makeApiClient(CustomObjectsApi);
   const patch = { group: 'karpenter.sh', version: 'v1beta1', plural: 'nodepools', name };
-  await api.patchClusterCustomObject({ ...patch, body, fieldManager }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+  const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+  await api.patchClusterCustomObject({ ...patch, body, fieldManager }, merge);
   const read = (await api.getClusterCustomObject(patch)) as { spec: { disruption: { budgets?: Budget[] } } };
   return read.spec.disruption.budgets;
 }
@@ -45,7 +47,7 @@ describe('holds on Karpenter v1beta1 (v0.36)', () => {
 
   // Before karp-drift held v1beta1 NodePools with do-not-disrupt, `pause` appended `{nodes: "0", reasons: [Drifted]}`
   // there, which the server kept as `{nodes: "0"}`: that hold is still karp-drift's, and resume takes it off.
-  it('a budget hold an earlier karp-drift left (its reasons pruned): status names it, resume puts the budgets back', async () => {
+  it('a budget hold an earlier karp-drift left (reasons pruned): status names it, resume releases it', async () => {
     const sandbox = await v1beta1();
     const before = budgetsOf(sandbox);
     const own = (before.general as { budgets: Budget[] }).budgets;
@@ -69,6 +71,32 @@ describe('holds on Karpenter v1beta1 (v0.36)', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(budgetsOf(sandbox)).toEqual(before);
   });
+
+  it('a staged rollout takes over the budget hold an earlier karp-drift left, and ends with the old budgets', async () => {
+    const sandbox = await v1beta1();
+    const before = budgetsOf(sandbox);
+    const own = (before.general as { budgets: Budget[] }).budgets;
+    const record = { runId: 'old-run-0002', since: new Date().toISOString(), budgets: own };
+    await patchNodePool(
+      sandbox,
+      'general',
+      {
+        metadata: { annotations: { [HOLD_ANNOTATION]: JSON.stringify(record) } },
+        spec: { disruption: { budgets: [...own, { nodes: '0', reasons: ['Drifted'] }] } },
+      },
+      'karp-drift',
+    );
+    const plan = await karpDrift(sandbox, ['plan', '--to', '1.30']);
+    expect(plan.stdout).toContain(
+      'budget {nodes: "0"} (kept without its reasons, so it holds consolidation too) added by karp-drift run old-run-0002',
+    );
+    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--waves', '1,100%', '--yes', '-o', 'json'], 150_000);
+    expect(run.code, run.stderr).toBe(0);
+    const released = run.events.find((e) => e.type === 'release' && e.mechanism === 'budget');
+    expect(released).toMatchObject({ nodePool: 'general', budgets: own });
+    expect(heldNodes(sandbox)).toEqual([]);
+    expect(budgetsOf(sandbox)).toEqual(before);
+  }, 180_000);
 
   it('pause and resume hold the nodes, never the budgets; --hold-with budget is refused and changes nothing', async () => {
     const sandbox = await v1beta1();
