@@ -1,3 +1,0 @@
-import { createRequire as __karpDriftRequire } from 'node:module';
-const require = __karpDriftRequire(import.meta.url);
-import{SSM_BATCH_SIZE,countNameMatches,resolveAmiQueries,resolveAmis,resolvePromotedAmis}from"./chunk-2OVQCU65.js";import"./chunk-XEB26KTO.js";import"./chunk-MNJRGSH3.js";import"./chunk-WCM5GAWS.js";import"./chunk-RWVFMDPA.js";import"./chunk-BGD22AI2.js";import"./chunk-5EREMFG4.js";import"./chunk-TFG732H6.js";import"./chunk-XD23J4YT.js";import"./chunk-JFOF2RAE.js";import"./chunk-XPIS5VAL.js";import"./chunk-DFWIIYUB.js";import"./chunk-CQ5GL7GD.js";import"./chunk-MPF364EL.js";import"./chunk-ZH3YPQ75.js";import"./chunk-A75SA247.js";export{SSM_BATCH_SIZE,countNameMatches,resolveAmiQueries,resolveAmis,resolvePromotedAmis};
