@@ -82,6 +82,7 @@ describe('drift holds in status', () => {
           runId: RUN,
           allowance: 0,
           budgets: [{ nodes: '20%' }],
+          state: 'paused',
         },
       ],
       ['general    budget (every reason: 0 more)   12m   3f2a9c1e…'],
