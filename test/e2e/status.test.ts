@@ -54,7 +54,7 @@ describe('karp-drift status', () => {
     const json = await karpDrift(sandbox, ['status', '-o', 'json']);
     expect(json.code, json.stderr).toBe(0);
     expect((JSON.parse(json.stdout) as StatusDoc).holds).toEqual([
-      { nodePool: 'general', mechanism: 'budget', since, runId, allowance: 0, budgets: [{ nodes: '20%' }] },
+      { nodePool: 'general', mechanism: 'budget', since, runId, allowance: 0, budgets: [{ nodes: '20%' }], state: 'paused' },
     ]);
 
     expect((await karpDrift(sandbox, ['resume'])).code).toBe(0);
