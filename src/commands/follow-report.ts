@@ -80,7 +80,7 @@ export function reportPacerEvent(run: FollowRun, state: FollowState, e: PacerEve
   const now = new Date();
   if (run.json) out(run, `${JSON.stringify(pacerEventJson(e, pacer.plan.stagePlan, now))}\n`);
   else if (!run.ctx.globals.quiet) {
-    const line = pacerLogLine(e, pacer.plan.stagePlan, now);
+    const line = pacerLogLine(e, pacer.plan.stagePlan);
     if (line !== undefined) logLine(run, state, `${elapsed(run, now)} ${line}\n`);
   }
 }

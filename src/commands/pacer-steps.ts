@@ -96,7 +96,6 @@ export async function recordStageEvents(
   settings: PacerSettings,
   state: PacerState,
   events: readonly StageEvent[],
-  now: Date,
 ): Promise<void> {
   const { plan, runId, who } = settings;
   for (const e of events) {
@@ -104,7 +103,7 @@ export async function recordStageEvents(
     const pools = plan.stagePlan.stages[e.stage]!.nodePools;
     const reason: StageEventReason =
       e.type === 'stage' ? 'StagedRolloutStage' : e.type === 'wave' ? 'StagedRolloutWave' : 'StagedRolloutSoak';
-    const text = stageEventText(e, plan.stagePlan, now);
+    const text = stageEventText(e, plan.stagePlan);
     await recordPoolEvents(settings, pools, reason, `${text} (karp-drift run ${runId}, ${who})`);
   }
 }

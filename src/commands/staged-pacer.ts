@@ -91,7 +91,7 @@ async function prime(
   state.position = decision.position;
   await takeOverBudgetHolds(settings, state, inventory.nodePools, signal);
   await actOnHolds(settings, state, decision, o, nodes, now, signal);
-  await recordStageEvents(settings, state, decision.events, now);
+  await recordStageEvents(settings, state, decision.events);
 }
 
 /** One turn of the controller: observe → decide → act → record. */
@@ -113,7 +113,7 @@ async function step(
   state.lastAt = now.getTime();
   state.position = decision.position;
   await actOnHolds(settings, state, decision, o, nodes, now, signal);
-  await recordStageEvents(settings, state, decision.events, now);
+  await recordStageEvents(settings, state, decision.events);
   return stageState(settings, state, decision, o, now);
 }
 

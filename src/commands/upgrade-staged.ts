@@ -148,7 +148,7 @@ function stagedReporter(ctx: CommandContext, { json, log }: UpgradeRun, staged: 
     const now = new Date();
     if (json) ctx.io.out(`${JSON.stringify(pacerEventJson(e, staged.stagePlan, now))}\n`);
     else {
-      const line = pacerLogLine(e, staged.stagePlan, now);
+      const line = pacerLogLine(e, staged.stagePlan);
       if (line !== undefined) log.info(line);
     }
   };

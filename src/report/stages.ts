@@ -41,8 +41,11 @@ export interface StageState {
 const waveList = (targets: readonly number[]) =>
   targets.map((t, i) => (i === 0 ? `${t}` : `+${t - targets[i - 1]!}`)).join(', ');
 
-/** One step, as a log line and as the message of its Event on the NodePools. */
-export function stageEventText(e: StageEvent, plan: StagePlan, now: Date): string {
+/**
+ * One step, as a log line and as the message of its Event on the NodePools. A soak is announced as the soak requested
+ * (--soak) and when it ends: it begins at the decision that saw the wave done, and the line may be written later.
+ */
+export function stageEventText(e: StageEvent, plan: StagePlan): string {
   const stage = plan.stages[e.stage]!;
   const label = `stage ${e.stage + 1}/${plan.stages.length} (${stage.name})`;
   if (e.type === 'stage') {
@@ -56,7 +59,7 @@ export function stageEventText(e: StageEvent, plan: StagePlan, now: Date): strin
       ? `stage ${e.stage + 2}`
       : 'the end'
     : `wave ${e.wave + 2}`;
-  return `${label} wave ${e.wave + 1} done; soaking ${humanDuration(e.until.getTime() - now.getTime() + 999)} until ${utcTime(e.until)} before ${next}`;
+  return `${label} wave ${e.wave + 1} done; soaking ${humanDuration(plan.soakMs)} until ${utcTime(e.until)} before ${next}`;
 }
 
 /** The NDJSON line of a pacer event (`type` and `time` first, as every event). */
@@ -86,14 +89,14 @@ export function pacerEventJson(e: PacerEvent, plan: StagePlan, now: Date): Recor
 }
 
 /** A plain-text log line for the steps a reader follows (stage, wave, soak, release); hold updates only in NDJSON. */
-export function pacerLogLine(e: PacerEvent, plan: StagePlan, now: Date): string | undefined {
+export function pacerLogLine(e: PacerEvent, plan: StagePlan): string | undefined {
   if (e.type === 'hold') return undefined;
   if (e.type === 'release') {
     return e.mechanism === 'budget'
       ? `nodepool/${e.nodePool}: karp-drift's hold released, its own budgets are back`
       : `nodepool/${e.nodePool}: karp-drift's do-not-disrupt removed from ${plural(e.nodes ?? 0, 'node')}`;
   }
-  return stageEventText(e.event, plan, now);
+  return stageEventText(e.event, plan);
 }
 
 /**

@@ -74,7 +74,25 @@ describe('stageEventText', () => {
       'stage 2/2 (rollout) wave 3 done; soaking 15m until 2026-11-25T12:15:00Z before the end',
     ],
   ])('%s', (_name, e, text) => {
-    expect(stageEventText(e, plan, t0)).toBe(text);
+    expect(stageEventText(e, plan)).toBe(text);
+  });
+
+  // Issue 23: `--soak 30s` was announced as "soaking 6s": the time left until the soak's end, measured when the line
+  // was written, 24 s after the decision that began it (the gates had held that turn). The soak announced is the one
+  // requested, and when it ends.
+  it.each<[string, number, Date, string]>([
+    ['--soak 30s', 30_000, new Date(t0.getTime() + 30_000), 'soaking 30s until 2026-11-25T12:00:30Z before wave 2'],
+    [
+      '--soak 30s, the decision made at 12:00:24',
+      30_000,
+      new Date(t0.getTime() + 54_000),
+      'soaking 30s until 2026-11-25T12:00:54Z',
+    ],
+    ['--soak 15m', 15 * MIN, at(15), 'soaking 15m until 2026-11-25T12:15:00Z before wave 2'],
+    ['--soak 90m', 90 * MIN, at(90), 'soaking 90m until 2026-11-25T13:30:00Z before wave 2'],
+  ])('a soak is announced as requested: %s', (_name, soakMs, until, text) => {
+    const e: StageEvent = { type: 'soak', stage: 0, wave: 0, until, stageDone: false };
+    expect(stageEventText(e, { ...plan, soakMs })).toContain(text);
   });
 });
 
@@ -177,7 +195,7 @@ describe('pacerLogLine', () => {
       'stage 1/2 (canary) wave 2/3 opens: up to 2 of 4 old nodes replaced (1 so far)',
     ],
   ])('%s', (_name, e, line) => {
-    expect(pacerLogLine(e, plan, t0)).toBe(line);
+    expect(pacerLogLine(e, plan)).toBe(line);
   });
 });
 
