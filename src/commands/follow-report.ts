@@ -45,10 +45,13 @@ export function report(run: FollowRun, state: FollowState, turn: Turn, blockers:
   } else if (display) {
     const { stage } = state;
     const { pacer } = run.settings;
-    const line = stage && pacer ? stageLine(stage, eta(stage, progress, now, pacer.plan.soakMs)) : undefined;
+    // Drawn at the clock's time, not the turn's: the display redraws it each second (follow-rollout.ts), so the
+    // elapsed time and a soak's time left go on while the next turn waits on the cluster.
     display.show((screen) => {
+      const at = new Date(Math.max(Date.now(), now.getTime()));
+      const line = stage && pacer ? stageLine({ ...stage, at }, eta(stage, progress, at, pacer.plan.soakMs)) : undefined;
       // The stage line is one more row of the frame: cut to the width like every other, and counted in its height.
-      const frame = progressFrame(progress, blockers, now, {
+      const frame = progressFrame(progress, blockers, at, {
         color: ctx.globals.color,
         screen: line ? { ...screen, rows: screen.rows - 1 } : screen,
       });

@@ -31,6 +31,12 @@ const SETTLE_MS = 50;
  */
 const SETTLE_COST_FACTOR = 20;
 const MAX_SETTLE_MS = 250;
+/**
+ * The live display draws its last frame again this often, where the clock in it changed: a turn may wait on the
+ * cluster for seconds (a diagnosis reading 50,000 pods, a hold write the API server is slow to answer), and the frame's
+ * clock must not stop meanwhile.
+ */
+const REDRAW_MS = 250;
 
 /** The loop's timer: when the next turn runs, whether one is running, and how to hand the outcome back. */
 interface Loop {
@@ -65,8 +71,10 @@ export async function followRollout(
   const outcome = new Promise<RolloutResult | undefined>((resolve) => (loop.wake = resolve));
   state.stop.signal.addEventListener('abort', () => loop.wake?.(undefined), { once: true });
   schedule(loop, TICK_MS);
+  const redraw = display ? setInterval(() => display.redraw(), REDRAW_MS) : undefined;
 
   const result = await outcome;
+  clearInterval(redraw);
   settings.gates?.stop();
   clearTimeout(loop.timer);
   state.stop.abort();
@@ -82,7 +90,7 @@ export async function followRollout(
 /** One turn of the controller; the follow goes on while it says 'continue'. */
 async function evaluate(run: FollowRun, state: FollowState): Promise<'continue' | RolloutResult> {
   const turn = observe(run, state, new Date());
-  if (await decideGates(run, state, turn)) return 'halted';
+  if (decideGates(run, state, turn)) return 'halted';
   await paceStages(run, state, turn);
   const blockers = await diagnoseBlockers(run, state, turn);
   report(run, state, turn, blockers);

@@ -39,11 +39,11 @@ export function observe(run: FollowRun, state: FollowState, now: Date): Turn {
  * Gates first: the pacer's step asks them whether a checkpoint is cleared. Once every node is on target the pacer
  * still steps, for the gates at the last wave's end. True when the gates halt the rollout.
  */
-export async function decideGates(run: FollowRun, state: FollowState, turn: Turn): Promise<boolean> {
+export function decideGates(run: FollowRun, state: FollowState, turn: Turn): boolean {
   const { gates } = run.settings;
   if (!gates || !turn.progress.synced) return false;
   const { snapshot, stage, stop } = state;
-  const g = await gates.tick(snapshot.nodeClaims.values(), snapshot.nodes, stage, turn.now, stop.signal);
+  const g = gates.tick(snapshot.nodeClaims.values(), snapshot.nodes, stage, turn.now, stop.signal);
   for (const r of g.reports) reportGate(run, state, r, turn.now);
   if (!g.halt) return false;
   state.halt = g.halt;

@@ -2,6 +2,11 @@
 // often as the rollout needs, lets the pure gates judge (gates/health.ts), runs --gate-cmd at the checkpoints and on
 // its interval, counts failed evaluations (gates/tally.ts), and says when a checkpoint is cleared (the pacer waits on
 // it) and when the rollout must halt. The follow loop calls `tick` before each pacer step.
+//
+// Both kinds of gate run beside the follow loop, never inside its turn: on a big fleet the built-in gates read tens of
+// thousands of pods (10–50 s on the `large` sandbox), and a turn that waited on them would stop the live display's
+// clock, the pacer's holds and the soak's start with it. A tick starts what is due and counts what has finished; the
+// keeper wakes the loop (`onSettled`) when an evaluation or a command ends.
 import type { Cluster } from '../cluster/client.js';
 import type { Discovery } from '../cluster/discovery.js';
 import { readGateReads } from '../cluster/inventory.js';
@@ -34,17 +39,20 @@ export interface GateKeeper {
   readonly request: GateRequest;
   /** For the pacer: have the gates passed at this checkpoint? */
   cleared(checkpoint: Checkpoint): boolean;
-  /** One look: evaluate what is due, collect finished command runs; a halt when the gates say stop. */
+  /**
+   * One look: count the evaluations and command runs that have finished, start what is due (beside the follow loop:
+   * `onSettled` says when it ends); a halt when the gates say stop. `signal` ends what is started.
+   */
   tick(
     claims: Iterable<NodeClaimView>,
     nodes: ReadonlyMap<string, NodeView>,
     stage: StageState | undefined,
     now: Date,
     signal: AbortSignal,
-  ): Promise<{ reports: GateReport[]; halt?: GateReport }>;
+  ): { reports: GateReport[]; halt?: GateReport };
   /** While a checkpoint waits: on what (a command running, pods or nodes still coming up), for the display. */
   waiting(now: Date): string | undefined;
-  /** A command run in flight: the follow loop looks again when it ends. */
+  /** A command run or a built-in evaluation in flight: the follow loop looks again when it ends. */
   onSettled(wake: () => void): void;
   /** The run ends: a command still running is killed. */
   stop(): void;
@@ -60,6 +68,19 @@ interface GateKeeperSettings {
   facts: GateFacts;
 }
 
+/** A built-in evaluation: where it was started (a checkpoint, or on its interval) and, once done, what it found. */
+interface HealthRun {
+  checkpoint: Checkpoint | undefined;
+  startedAt: number;
+}
+
+interface HealthDone extends HealthRun {
+  verdict: HealthVerdict | undefined;
+  unreadable: string | undefined;
+  /** The time it judged at (the reads done), for the tally. */
+  at: Date;
+}
+
 /** What the gate keeper remembers between ticks. */
 interface GateKeeperState {
   readonly settings: GateKeeperSettings;
@@ -67,8 +88,11 @@ interface GateKeeperState {
   lastHealthAt: number;
   lastHealth: HealthVerdict | undefined;
   healthEveryMs: number;
-  /** When each checkpoint was first seen, and whether each gate has passed there since. */
-  readonly reached: Map<string, number>;
+  /** The built-in evaluation in flight, and the one finished that the next tick counts. */
+  evaluating: HealthRun | undefined;
+  evaluated: HealthDone | undefined;
+  /** The checkpoints where a built-in evaluation began, and whether each gate has passed at each. */
+  readonly healthLooked: Set<string>;
   readonly healthPassed: Set<string>;
   readonly commandPassed: Set<string>;
   readonly commandRan: Set<string>;
@@ -83,7 +107,6 @@ interface GateKeeperState {
 interface TickFacts {
   checkpoint: Checkpoint | undefined;
   key: string | undefined;
-  fresh: boolean;
   claims: NodeClaimView[];
   nodes: ReadonlyMap<string, NodeView>;
   stage: StageState | undefined;
@@ -101,7 +124,9 @@ export function createGateKeeper(settings: GateKeeperSettings): GateKeeper {
     lastHealthAt: 0,
     lastHealth: undefined,
     healthEveryMs: HEALTH_EVERY_MS,
-    reached: new Map(),
+    evaluating: undefined,
+    evaluated: undefined,
+    healthLooked: new Set(),
     healthPassed: new Set(),
     commandPassed: new Set(),
     commandRan: new Set(),
@@ -122,7 +147,9 @@ export function createGateKeeper(settings: GateKeeperSettings): GateKeeper {
     waiting(now) {
       if (state.running) return `--gate-cmd for ${humanDuration(now.getTime() - state.lastCommandAt)}`;
       const pending = state.lastHealth?.result === 'pending' ? state.lastHealth.pending : [];
-      return pending.length > 0 ? `${pending.length} coming up, e.g. ${pending[0]}` : undefined;
+      if (pending.length > 0) return `${pending.length} coming up, e.g. ${pending[0]}`;
+      const e = state.evaluating;
+      return e?.checkpoint ? `health checks for ${humanDuration(now.getTime() - e.startedAt)}` : undefined;
     },
     onSettled(w) {
       state.wake = w;
@@ -134,28 +161,27 @@ export function createGateKeeper(settings: GateKeeperSettings): GateKeeper {
   };
 }
 
-/** One look: a finished command's verdict, then the built-in gates if due, then the command if due. */
-async function tick(
+/** One look: the verdicts of a finished command and evaluation, then what is due starts. */
+function tick(
   state: GateKeeperState,
   look: { claims: Iterable<NodeClaimView>; nodes: ReadonlyMap<string, NodeView>; stage: StageState | undefined; now: Date },
   signal: AbortSignal,
-): Promise<{ reports: GateReport[]; halt?: GateReport }> {
+): { reports: GateReport[]; halt?: GateReport } {
   const { scope, baseline } = state.settings;
   const checkpoint = look.stage?.phase === 'gating' ? look.stage.checkpoint : undefined;
   const key = checkpoint ? checkpointKey(checkpoint) : undefined;
-  const fresh = key !== undefined && !state.reached.has(key);
-  if (key !== undefined && fresh) state.reached.set(key, look.now.getTime());
   const claims = [...look.claims]; // an iterator of the snapshot: read twice below
   const replaced = gatedClaims(claims, scope, baseline).flatMap((c) => (c.nodeName ? [c.nodeName] : []));
-  const facts: TickFacts = { checkpoint, key, fresh, claims, nodes: look.nodes, stage: look.stage, replaced, now: look.now };
+  const facts: TickFacts = { checkpoint, key, claims, nodes: look.nodes, stage: look.stage, replaced, now: look.now };
 
   const reports: GateReport[] = [];
   const command = countFinishedCommand(state, facts);
   if (command.halt) return { reports, halt: command.halt };
   if (command.report) reports.push(command.report);
-  const health = await evaluateBuiltInGates(state, facts, signal);
+  const health = countFinishedHealth(state);
   if (health.halt) return { reports, halt: health.halt };
   if (health.report) reports.push(health.report);
+  startDueHealth(state, facts, signal);
   startDueCommand(state, facts);
   return { reports };
 }
@@ -188,33 +214,58 @@ function countFinishedCommand(state: GateKeeperState, facts: TickFacts): Step {
 }
 
 /**
- * The built-in gates: at once at a new checkpoint, again while one waits, else on their interval. While a checkpoint
- * waits on pods or nodes still coming up, look again soon; a failure is measured again on the normal interval (each
- * failed evaluation counts toward --failure-limit).
+ * The built-in gates: at once at a checkpoint not evaluated yet, again soon while one waits, else on their interval;
+ * one evaluation at a time, beside the follow loop. While a checkpoint waits on pods or nodes still coming up, look
+ * again soon; a failure is measured again on the normal interval (each failed evaluation counts toward
+ * --failure-limit). An evaluation started before a checkpoint was reached never clears it.
  */
-async function evaluateBuiltInGates(state: GateKeeperState, facts: TickFacts, signal: AbortSignal): Promise<Step> {
-  const { request, scope, baseline } = state.settings;
+function startDueHealth(state: GateKeeperState, facts: TickFacts, signal: AbortSignal): void {
+  const { request, scope, baseline, cluster, discovery } = state.settings;
   const { checkpoint, key, now } = facts;
-  const waitingHere =
-    key !== undefined && request.builtIn && !state.healthPassed.has(key) && state.lastHealth?.result === 'pending';
-  const due =
-    now.getTime() - state.lastHealthAt >= (waitingHere ? Math.min(state.healthEveryMs, 2_000) : state.healthEveryMs);
-  if (!request.builtIn || !(facts.fresh || due)) return {};
+  if (!request.builtIn || state.evaluating !== undefined || state.evaluated !== undefined || signal.aborted) return;
+  const waitingHere = key !== undefined && !state.healthPassed.has(key) && state.lastHealth?.result === 'pending';
+  const every = waitingHere ? Math.min(state.healthEveryMs, 2_000) : state.healthEveryMs;
+  const due = (key !== undefined && !state.healthLooked.has(key)) || now.getTime() - state.lastHealthAt >= every;
+  if (!due) return;
+  if (key !== undefined) state.healthLooked.add(key);
   state.lastHealthAt = now.getTime();
+  const run: HealthRun = { checkpoint, startedAt: now.getTime() };
+  state.evaluating = run;
+  const { claims, nodes, replaced } = facts;
   const started = performance.now();
-  let verdict: HealthVerdict | undefined;
-  let unreadable: string | undefined;
-  try {
-    const reads = await readGateReads(state.settings.cluster, state.settings.discovery, facts.replaced, signal);
-    verdict = evaluateHealth({ nodeClaims: facts.claims, nodes: facts.nodes, ...reads }, scope, baseline, request, now);
-  } catch (e) {
-    if (signal.aborted) throw e;
-    unreadable = e instanceof Error ? e.message : String(e);
-  }
+  const evaluation = readGateReads(cluster, discovery, replaced, signal).then((reads) => {
+    const at = new Date();
+    return { verdict: evaluateHealth({ nodeClaims: claims, nodes, ...reads }, scope, baseline, request, at), at };
+  });
+  void evaluation.then(
+    ({ verdict, at }) => settleHealth(state, { ...run, verdict, unreadable: undefined, at }, started),
+    (e: unknown) => {
+      // Cut short by the end of the follow: nothing to count.
+      if (signal.aborted) return;
+      const why = e instanceof Error ? e.message : String(e);
+      settleHealth(state, { ...run, verdict: undefined, unreadable: why, at: new Date() }, started);
+    },
+  );
+}
+
+function settleHealth(state: GateKeeperState, done: HealthDone, started: number): void {
   state.healthEveryMs = Math.max(HEALTH_EVERY_MS, (performance.now() - started) * COST_FACTOR);
+  state.evaluating = undefined;
+  state.evaluated = done;
+  state.wake();
+}
+
+/** A finished evaluation counts, and at the checkpoint it was started at, it clears (or not) that checkpoint. */
+function countFinishedHealth(state: GateKeeperState): Step {
+  const done = state.evaluated;
+  if (!done) return {};
+  state.evaluated = undefined;
+  const { request } = state.settings;
+  const { verdict, checkpoint } = done;
+  const key = checkpoint ? checkpointKey(checkpoint) : undefined;
   state.lastHealth = verdict;
   const result = verdict?.result ?? 'inconclusive';
-  const counted = tallyEvaluation(state.tally, result, request.failureLimit, now, 'health');
+  const counted = tallyEvaluation(state.tally, result, request.failureLimit, done.at, 'health');
   state.tally = counted.tally;
   if (result === 'passed' && key !== undefined) state.healthPassed.add(key);
   const report: GateReport = {
@@ -222,7 +273,7 @@ async function evaluateBuiltInGates(state: GateKeeperState, facts: TickFacts, si
     point: checkpoint ? checkpoint.point : 'continuous',
     ...(checkpoint ? { checkpoint } : {}),
     result,
-    findings: verdict?.findings ?? [unreadableFinding(unreadable ?? 'unknown error')],
+    findings: verdict?.findings ?? [unreadableFinding(done.unreadable ?? 'unknown error')],
     ...(verdict
       ? { counts: verdict.counts, replacedNodes: verdict.replacedNodes.length, pods: verdict.pods, pdbs: verdict.pdbs }
       : {}),

@@ -8,6 +8,11 @@ import { redrawLines, wrapRows, type Drawn } from '../report/screen.js';
 export interface LiveDisplay {
   /** Draws the frame `render` gives for the screen now, over the previous one; a resize calls it again. */
   show(render: (screen: Screen) => string[]): void;
+  /**
+   * Asks the last `render` again and draws it where it changed (a render that reads the clock: the elapsed time,
+   * the soak left): the frame keeps its clock while the turn that would show the next one waits on the cluster.
+   */
+  redraw(): void;
   /** Prints `text` above the frame (a log line written under it would push a copy of the frame up the screen). */
   log(text: string): void;
   /** Stops following resizes; the last frame stays on screen. */
@@ -21,18 +26,22 @@ export function liveDisplay(io: Io, stream: 'out' | 'err'): LiveDisplay | undefi
   const write = (text: string) => (stream === 'out' ? io.out(text) : io.err(text));
   let drawn: Drawn | undefined;
   let last: ((screen: Screen) => string[]) | undefined;
-  const draw = () => {
+  const draw = (onlyChanged = false) => {
     const screen = size();
     if (screen === undefined || last === undefined) return;
     const lines = last(screen);
+    if (onlyChanged && drawn?.columns === screen.columns && sameLines(drawn.lines, lines)) return;
     write(redrawLines(drawn, lines, screen));
     drawn = { lines, columns: screen.columns };
   };
-  const unsubscribe = io.onResize?.(draw);
+  const unsubscribe = io.onResize?.(() => draw());
   return {
     show(render) {
       last = render;
       draw();
+    },
+    redraw() {
+      draw(true);
     },
     log(text) {
       const screen = size();
@@ -50,3 +59,6 @@ export function liveDisplay(io: Io, stream: 'out' | 'err'): LiveDisplay | undefi
     },
   };
 }
+
+const sameLines = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((l, i) => l === b[i]);

@@ -1,7 +1,8 @@
-// The live display of a staged rollout in a real terminal (terminal.ts): soak and gate lines at 80 columns, and a
-// canary caught and rolled back.
+// The live display of a staged rollout in a real terminal (terminal.ts): soak and gate lines at 80 columns, a clock
+// that goes on while the gates read the cluster, and a canary caught and rolled back.
 import { describe, expect, it } from 'vitest';
-import { pty, why, inTerminal, liveLines } from './terminal.js';
+import { scenario } from './cli-sandbox.js';
+import { pty, why, inTerminal, liveLines, writtenRows } from './terminal.js';
 
 describe.skipIf(pty === undefined)(`live display in a terminal${pty === undefined ? ` (skipped: ${why})` : ''}`, () => {
   it('a staged rollout at 80×24: the stage line in the frame, and log lines longer than the screen printed whole above it', async () => {
@@ -39,6 +40,33 @@ describe.skipIf(pty === undefined)(`live display in a terminal${pty === undefine
       true,
     );
     expect(screen.lines.some((l) => l.startsWith('Rollout complete'))).toBe(true);
+  });
+
+  // Issue 23: on `large` the gates read 50,000 pods at each checkpoint (10–50 s), and the frame stood still meanwhile,
+  // its clock stopped. Here the API server answers every pod list 4 s late: the checkpoint after the canary's first
+  // wave takes at least that long, and the frame drawn meanwhile must show the elapsed time going on.
+  it('the frame keeps its clock while the gates read the cluster at a checkpoint (pod lists answered 4 s late)', async () => {
+    const sandbox = await scenario('staged');
+    sandbox.kube.faults.delay(4_000, { verbs: ['list'], resources: ['pods'] });
+    const passed = /health gates passed at the end of stage 1\/2 \(canary\) wave 1/;
+    const screen = await inTerminal(
+      ['upgrade', '--to', '1.30', '--canary', 'canary', '--waves', '1,100%', '--yes'],
+      80,
+      24,
+      undefined,
+      { env: sandbox.env, interruptAt: passed },
+    );
+    const rows = writtenRows(screen);
+    const from = rows.findIndex((r) => r.startsWith('Stage 1/2 canary, wave 1/2: gates at wave end'));
+    const to = rows.findIndex((r) => passed.test(r));
+    expect(from, rows.join('\n')).toBeGreaterThan(0);
+    expect(to).toBeGreaterThan(from);
+    const clocks = new Set(
+      rows.slice(from - 1, to).flatMap((r) => /^Drift to Kubernetes 1\.30: (\S+) elapsed/.exec(r)?.[1] ?? []),
+    );
+    // At least 4 s of checkpoint: the clock shows at least three different times (once a second, with room for a
+    // loaded machine); the frame that stood still showed one.
+    expect([...clocks].length, [...clocks].join(', ')).toBeGreaterThanOrEqual(3);
   });
 
   it('demo --scenario bad-ami at 80×24: the canary caught, its evidence above the frame, rolled back (exit 6)', async () => {

@@ -26,26 +26,44 @@ interface Screen {
   raw: string;
 }
 
+/** What a run adds: the sandbox's variables (`upgrade` against a sandbox of the test's), and a Ctrl-C once `interruptAt` is written. */
+interface RunOptions {
+  env?: Record<string, string>;
+  interruptAt?: RegExp;
+}
+
 /** Runs the CLI in a pty of `columns`×`rows`; `resizeTo` resizes it once the live frame is on screen. */
 export async function inTerminal(
   args: string[],
   columns: number,
   rows: number,
   resizeTo?: { columns: number; rows: number },
+  options: RunOptions = {},
 ): Promise<Screen> {
   const term = new xterm.Terminal({ cols: columns, rows, scrollback: 5000, allowProposedApi: true });
   const child = pty!.spawn(process.execPath, [MAIN, ...args], {
     cols: columns,
     rows,
     name: 'xterm-256color',
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TERM: 'xterm-256color', NO_COLOR: '1' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      TERM: 'xterm-256color',
+      NO_COLOR: '1',
+      ...options.env,
+    },
   });
   let seen = '';
   let resized = false;
+  let interrupted = false;
   const writes: Array<Promise<void>> = [];
   child.onData((data) => {
     writes.push(new Promise((resolve) => term.write(data, resolve)));
     seen += data;
+    if (options.interruptAt && !interrupted && options.interruptAt.test(seen)) {
+      interrupted = true;
+      child.kill('SIGINT');
+    }
     if (resizeTo && !resized && seen.includes('Drift to Kubernetes')) {
       resized = true;
       // The terminal is resized first, as a window is; the program hears SIGWINCH after.
@@ -75,3 +93,8 @@ export function liveLines(s: Screen): string[] {
   return first < 0 ? [] : s.lines.slice(first, summary < 0 ? undefined : summary);
 }
 
+/** Each row the program wrote, in order, drawn over since or not: every frame, as it was on screen for a moment. */
+export function writtenRows(s: Screen): string[] {
+  // eslint-disable-next-line no-control-regex
+  return s.raw.split(/\u001b\[2K|\n/).map((r) => r.replace(/\u001b\[[0-9;]*[A-Za-z]|\r/g, '')).filter((r) => r !== '');
+}
