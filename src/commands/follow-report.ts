@@ -2,7 +2,6 @@
 // or plain log lines on stderr; and, whatever the output, the same documents as -o json in --summary-file. The words
 // themselves are the pure printers' (report/); this file only picks the output and the moment.
 import type { FollowRun, FollowState, Turn } from './follow-state.js';
-import type { RolloutProgress } from '../rollout/track.js';
 import type { Readiness } from '../rollout/readiness.js';
 import type { Blocker } from '../rollout/stalls.js';
 import {
@@ -25,7 +24,6 @@ import {
   stagedEta,
   stageLine,
   type PacerEvent,
-  type StageState,
 } from '../report/stages.js';
 import { recordSummary } from '../report/summary.js';
 import { humanDuration } from '../text/words.js';
@@ -40,7 +38,7 @@ export function report(run: FollowRun, state: FollowState, turn: Turn, blockers:
   if (run.json) {
     for (const b of fresh) out(run, ndjsonLine(blockedEvent(b, 'early', now)));
     if (!previous || progress.lastProgressAt !== previous.lastProgressAt || progress.message !== previous.message) {
-      out(run, `${JSON.stringify({ ...progressEvent(progress, now), ...stagedProgress(run, state, progress, now) })}\n`);
+      out(run, `${JSON.stringify({ ...progressEvent(progress, now), ...stagedProgress(run, state, now) })}\n`);
     }
   } else if (display) {
     const { stage } = state;
@@ -49,7 +47,7 @@ export function report(run: FollowRun, state: FollowState, turn: Turn, blockers:
     // elapsed time and a soak's time left go on while the next turn waits on the cluster.
     display.show((screen) => {
       const at = new Date(Math.max(Date.now(), now.getTime()));
-      const line = stage && pacer ? stageLine({ ...stage, at }, eta(stage, progress, at, pacer.plan.soakMs)) : undefined;
+      const line = stage && pacer ? stageLine({ ...stage, at }, stagedEta(stage, at, pacer.plan.soakMs)) : undefined;
       // The stage line is one more row of the frame: cut to the width like every other, and counted in its height.
       const frame = progressFrame(progress, blockers, at, {
         color: ctx.globals.color,
@@ -128,22 +126,15 @@ function elapsed(run: FollowRun, now: Date): string {
   return `[${humanDuration(now.getTime() - run.settings.scope.startedAt.getTime())}]`;
 }
 
-function eta(stage: StageState, progress: RolloutProgress, now: Date, soakMs: number): number | undefined {
-  return stagedEta(stage, progress.totals.replaced, now.getTime() - progress.startedAt.getTime(), soakMs);
-}
 
 /** What a staged rollout adds to the NDJSON `progress` event. */
-function stagedProgress(
-  run: FollowRun,
-  state: FollowState,
-  progress: RolloutProgress,
-  now: Date,
-): Record<string, unknown> {
+function stagedProgress(run: FollowRun, state: FollowState, now: Date): Record<string, unknown> {
   const { stage } = state;
   const { pacer } = run.settings;
   if (!stage || !pacer) return {};
   const s = stage.stage;
-  const left = eta(stage, progress, now, pacer.plan.soakMs);
+  const left = stagedEta(stage, now, pacer.plan.soakMs);
+  const replacementMs = stage.eta.replacementMs;
   return {
     stage:
       s === undefined
@@ -160,5 +151,7 @@ function stagedProgress(
             ...(stage.soakUntil !== undefined ? { soakUntil: stage.soakUntil.toISOString() } : {}),
           },
     etaSeconds: left !== undefined && Number.isFinite(left) ? Math.round(left / 1000) : null,
+    // The ETA's replacement time, as observed (the plan assumed assumedReplacementSeconds), to a tenth of a second.
+    replacementSeconds: replacementMs !== undefined ? Math.round(replacementMs / 100) / 10 : null,
   };
 }

@@ -8,6 +8,7 @@ import type { Checkpoint } from '../gates/request.js';
 import { stageEventText, type PacerEvent, type StageState } from '../report/stages.js';
 import type { PoolAllowance, StageDecision, StageEvent, StagePosition } from '../stages/controller.js';
 import { observePools, type PoolObservation, type StagedScope } from '../stages/counts.js';
+import { liveEtaStages, observedReplacementMs, waveRounds, type EtaPosition, type EtaStage } from '../stages/eta.js';
 import type { HoldMechanism } from '../stages/hold-mechanism.js';
 import type { StagedPlan } from '../stages/stage-plan.js';
 
@@ -51,6 +52,12 @@ export interface PacerState {
   /** Time spent soaking so far, and when the last step looked. */
   soakedMs: number;
   lastAt: number | undefined;
+  /**
+   * For the ETA (stages/eta.ts): the open wave's clock (its rounds; `counted` unless it was under way when this run
+   * first saw it), and the time and rounds of the waves done.
+   */
+  waveClock: { key: string; openedAt: number; rounds: number; counted: boolean } | undefined;
+  readonly wavesDone: { ms: number; rounds: number };
 }
 
 export function newPacerState(plan: StagedPlan): PacerState {
@@ -69,6 +76,8 @@ export function newPacerState(plan: StagedPlan): PacerState {
     report: () => undefined,
     soakedMs: 0,
     lastAt: undefined,
+    waveClock: undefined,
+    wavesDone: { ms: 0, rounds: 0 },
   };
 }
 
@@ -141,17 +150,90 @@ export function stageState(
     ...(d.position.soakUntil !== undefined ? { soakUntil: d.position.soakUntil } : {}),
     ...(d.checkpoint !== undefined ? { checkpoint: d.checkpoint } : {}),
     heldAtZero,
-    oldLeft: o.counts.reduce((sum, c) => sum + c.untouched + c.inflight, 0),
     soakedMs: state.soakedMs,
-    soaksLeft: soaksLeft(settings.plan, d),
+    eta: etaOf(settings, state, d, o, now),
     at: now,
   };
 }
 
-/** Each wave still to open is preceded by a soak (one under way is counted by its end time, not here). */
-function soaksLeft(plan: StagedPlan, d: StageDecision): number {
-  if (plan.soakMs <= 0 || d.stage === undefined) return 0;
-  const later = plan.stages.slice(d.stage.index + 1).reduce((sum, s) => sum + s.targets.length, 0);
-  const wavesAfter = Math.max(0, d.stage.targets.length - d.position.wave - 1) + later;
-  return d.phase === 'soak' ? Math.max(0, wavesAfter - 1) : wavesAfter;
+/**
+ * The ETA model's view of the rollout (stages/eta.ts): the stages from the open one on, where it stands in them, and
+ * the replacement time observed so far. Starts the open wave's clock, and stops the last one's when it is done.
+ */
+export function etaOf(
+  settings: PacerSettings,
+  state: PacerState,
+  d: StageDecision,
+  o: PoolObservation,
+  now: Date,
+): StageState['eta'] {
+  const { plan } = settings;
+  const open = d.stage;
+  const running = (d.phase === 'wave' || d.phase === 'finishing') && open !== undefined;
+  const stages =
+    open === undefined
+      ? []
+      : liveEtaStages(
+          plan.stages,
+          plan.stagePlan.waves,
+          { index: open.index, targets: open.targets, poolSizes: d.position.poolSizes ?? {} },
+          new Map(o.counts.map((c) => [c.name, c.untouched + c.inflight])),
+        );
+  const before = open?.targets[d.position.wave - 1] ?? 0;
+  clockWaves(state, running ? { key: `${open.index}/${d.position.wave}`, stages, d, before } : undefined, now);
+  const clock = state.waveClock;
+  const pools = new Set(open ? plan.stagePlan.stages[open.index]!.nodePools : []);
+  const inflight = o.counts.reduce((sum, c) => sum + (pools.has(c.name) ? c.inflight : 0), 0);
+  const replacementMs = observedReplacementMs({
+    doneMs: state.wavesDone.ms,
+    doneRounds: state.wavesDone.rounds,
+    ...(clock?.counted && open
+      ? {
+          open: {
+            elapsedMs: now.getTime() - clock.openedAt,
+            rounds: clock.rounds,
+            replaced: open.started - inflight - before,
+            size: (open.targets[d.position.wave] ?? before) - before,
+          },
+        }
+      : {}),
+  });
+  return {
+    stages,
+    position: { stage: 0, wave: d.position.wave, phase: etaPhase(d) },
+    ...(clock ? { waveOpenedAt: new Date(clock.openedAt) } : {}),
+    ...(replacementMs !== undefined ? { replacementMs } : {}),
+  };
+}
+
+/** The open wave's clock: a wave that was running and is not any more is done, and counts (time and rounds). */
+function clockWaves(
+  state: PacerState,
+  running: { key: string; stages: EtaStage[]; d: StageDecision; before: number } | undefined,
+  now: Date,
+): void {
+  const clock = state.waveClock;
+  if (clock !== undefined && clock.key !== running?.key) {
+    if (clock.counted) {
+      state.wavesDone.ms += now.getTime() - clock.openedAt;
+      state.wavesDone.rounds += clock.rounds;
+    }
+    state.waveClock = undefined;
+  }
+  if (running === undefined || state.waveClock !== undefined) return;
+  const { stages, d, before } = running;
+  state.waveClock = {
+    key: running.key,
+    openedAt: now.getTime(),
+    rounds: waveRounds(stages[0]!)[d.position.wave] ?? 0,
+    // A wave this run finds under way (a re-run): its time so far is not known.
+    counted: (d.stage?.started ?? 0) <= before,
+  };
+}
+
+function etaPhase(d: StageDecision): EtaPosition['phase'] {
+  if (d.phase === 'done') return 'done';
+  if (d.phase === 'soak') return 'soak';
+  if (d.phase === 'gating') return d.checkpoint?.point === 'soak-end' ? 'soak-end' : 'wave-end';
+  return 'wave';
 }

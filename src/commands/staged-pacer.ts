@@ -4,6 +4,7 @@
 // and reports each step to the caller (NDJSON, log lines, the live display) (pacer-steps.ts).
 import { actOnHolds, takeOverBudgetHolds } from './pacer-holds.js';
 import {
+  etaOf,
   newPacerState,
   observe,
   recordPoolEvents,
@@ -90,6 +91,7 @@ async function prime(
   state.decision = decision;
   state.position = decision.position;
   await takeOverBudgetHolds(settings, state, inventory.nodePools, signal);
+  etaOf(settings, state, decision, o, now); // the first wave's clock starts with its holds
   await actOnHolds(settings, state, decision, o, nodes, now, signal);
   await recordStageEvents(settings, state, decision.events);
 }

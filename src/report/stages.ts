@@ -5,6 +5,7 @@ import type { Budget } from '../karpenter/budgets.js';
 import { humanDuration, plural, utcTime } from '../text/words.js';
 import type { StageDecision, StageEvent, StagePlan } from '../stages/controller.js';
 import type { HoldMechanism } from '../stages/hold-mechanism.js';
+import { remainingMs, type EtaPosition, type EtaStage } from '../stages/eta.js';
 import { REPLACEMENT_MS, type StagedPlan } from '../stages/stage-plan.js';
 import { eventTime } from './progress.js';
 import { gatePlanJson, gatePlanLines } from './gates.js';
@@ -26,12 +27,19 @@ export interface StageState {
   soakUntil?: Date;
   /** NodePools karp-drift holds at 0 on purpose now (later stages, a soak): not a blocker to diagnose. */
   heldAtZero: string[];
-  /** Old NodeClaims left in scope. */
-  oldLeft: number;
-  /** Time spent soaking so far: the replacement rate is measured without it. */
+  /** Time spent soaking so far (not counted against --timeout). */
   soakedMs: number;
-  /** Soaks still to come after the current one (if any). */
-  soaksLeft: number;
+  /**
+   * What the ETA model (stages/eta.ts) needs: the stages from the open one on, where the rollout stands in them
+   * (`stage` 0 is the open one), when the open wave opened, and one replacement's duration as observed (none yet:
+   * no replacement done).
+   */
+  eta: {
+    stages: EtaStage[];
+    position: Pick<EtaPosition, 'stage' | 'wave' | 'phase'>;
+    waveOpenedAt?: Date;
+    replacementMs?: number;
+  };
   /** While `gating`: where, and what the gates still wait for (set by the follow loop). */
   checkpoint?: Checkpoint;
   gateWaiting?: string;
@@ -100,16 +108,20 @@ export function pacerLogLine(e: PacerEvent, plan: StagePlan): string | undefined
 }
 
 /**
- * Time left: the old nodes left at the replacement rate seen so far (soaks excluded), plus the soak under way and
- * those still to come; undefined before any replacement is done.
+ * Time left at `now`, by the plan's model (stages/eta.ts) with the replacement time observed in place of the one the
+ * plan assumed: the rest of the open wave, the rounds of the waves after it, the rest of the soak under way and the
+ * soaks to come. Undefined before any replacement is done (the plan's estimate said what it assumed).
  */
-export function stagedEta(state: StageState, replaced: number, elapsedMs: number, soakMs: number): number | undefined {
-  // Before the first replacement there is no rate to speak of: the plan's estimate said what it assumed.
-  if (replaced === 0) return undefined;
-  const active = Math.max(1, elapsedMs - state.soakedMs);
-  const perNode = active / replaced;
-  const soaking = state.soakUntil !== undefined ? Math.max(0, state.soakUntil.getTime() - state.at.getTime()) : 0;
-  return state.oldLeft * perNode + soaking + state.soaksLeft * soakMs;
+export function stagedEta(state: StageState, now: Date, soakMs: number): number | undefined {
+  const { eta } = state;
+  if (eta.position.phase === 'done') return 0;
+  if (eta.replacementMs === undefined) return undefined;
+  const at: EtaPosition = {
+    ...eta.position,
+    waveElapsedMs: eta.waveOpenedAt !== undefined ? now.getTime() - eta.waveOpenedAt.getTime() : 0,
+    soakLeftMs: state.soakUntil !== undefined ? state.soakUntil.getTime() - now.getTime() : 0,
+  };
+  return remainingMs(eta.stages, at, eta.replacementMs, soakMs);
 }
 
 /**
@@ -169,6 +181,8 @@ export function stagedPlanJson(p: StagedPlan): Record<string, unknown> {
       name: s.name,
       size: s.size,
       waves: s.targets,
+      // The estimate's rounds of replacements per wave (null: a wave that never ends, a NodePool allowing none).
+      rounds: s.rounds.map((r) => (Number.isFinite(r) ? r : null)),
       nodePools: s.nodePools.map((n) => ({
         name: n.name,
         oldNodes: n.oldNodes,

@@ -1,22 +1,18 @@
 // What `plan` and `upgrade` show (and `upgrade` then runs) for `--canary`/`--waves`/`--soak`: the stages, each
 // stage's waves at today's node counts, how each NodePool is held, and an estimate. Pure.
 //
-// The estimate is honest about what it cannot know: Karpenter starts one drift command per disruption pass and
-// requeues at once after a success (DOMAIN.md §2.5), so a wave's replacements start within seconds of each other up
-// to the NodePool's own Drifted limit, and the wave then lasts about as long as a replacement (launch, readiness,
-// drain) times the rounds that limit forces. How long a replacement takes on this cluster is not known before one
-// has run: the plan assumes REPLACEMENT_MS and says so; the follow loop replaces it with the rate it observes.
+// The estimate is honest about what it cannot know: it is the ETA model's (eta.ts, the live display's too) from the
+// first wave, at an assumed REPLACEMENT_MS per replacement, which the follow loop replaces with what it observes.
 import type { KarpenterApi, NodePoolView } from '../karpenter/views.js';
 import type { StagePlan } from './controller.js';
 import { chooseHold, type HoldChoice, type HoldChoiceResult } from './hold-mechanism.js';
 import type { StagedRequest } from './request.js';
 import type { GateRequest } from '../gates/request.js';
 import { waveShares, waveSizes, waveTargets } from './waves.js';
+import { REPLACEMENT_MS, remainingMs, waveRounds, type EtaStage } from './eta.js';
 
 export type { StagedRequest } from './request.js';
-
-/** A replacement's duration assumed before any has been observed: launch, registration, readiness and drain. */
-export const REPLACEMENT_MS = 5 * 60_000;
+export { REPLACEMENT_MS } from './eta.js';
 
 export interface PlannedStagePool {
   name: string;
@@ -36,6 +32,8 @@ export interface PlannedStage {
   /** Cumulative targets of the waves at this size, and how many each adds. */
   targets: number[];
   sizes: number[];
+  /** Rounds of replacements each wave needs (eta.ts `waveRounds`): its slowest NodePool at its own limit. */
+  rounds: number[];
 }
 
 export interface StagedPlan {
@@ -107,35 +105,25 @@ export function planStages(
       hold,
       waves: shares.map((s) => s[i]!),
     }));
-    return { name: g.name, nodePools: members, size, targets, sizes: waveSizes(targets) };
+    const stage = { name: g.name, nodePools: members, size, targets, sizes: waveSizes(targets) };
+    return { ...stage, rounds: waveRounds(etaStage(stage)) };
   });
   const waves = stages.reduce((sum, s) => sum + s.targets.length, 0);
   const soaks = request.soakMs > 0 ? Math.max(0, waves - 1) : 0;
+  const first = { stage: 0, wave: 0, phase: 'wave' as const };
   return {
     plan: {
       stages,
       soakMs: request.soakMs,
       soaks,
-      estimateMs: soaks * request.soakMs + stages.reduce((sum, s) => sum + stageRounds(s) * REPLACEMENT_MS, 0),
+      estimateMs: remainingMs(stages.map(etaStage), first, REPLACEMENT_MS, request.soakMs),
       stagePlan: { stages: groups, waves: request.waves, soakMs: request.soakMs },
       ...(request.gates ? { gates: request.gates } : {}),
     },
   };
 }
 
-/**
- * Rounds of replacements a stage needs: per wave, the slowest of its NodePools, each replacing its share of the wave
- * up to its own Drifted limit at once (karp-drift's hold lets a wave's replacements run side by side up to that limit,
- * and only ever lowers it). A NodePool with old nodes whose limit is 0 never replaces them, so the stage never ends,
- * whatever its other NodePools allow.
- */
-function stageRounds(stage: PlannedStage): number {
-  if (stage.nodePools.some((p) => p.oldNodes > 0 && p.limit <= 0)) return Infinity;
-  return stage.targets.reduce((sum, _t, w) => {
-    const rounds = stage.nodePools.map((p) => {
-      const added = p.waves[w]! - (w > 0 ? p.waves[w - 1]! : 0);
-      return added > 0 ? Math.ceil(added / Math.min(p.limit, added)) : 0;
-    });
-    return sum + Math.max(0, ...rounds);
-  }, 0);
+/** A planned stage as the ETA model sees it. */
+export function etaStage(stage: Pick<PlannedStage, 'nodePools' | 'targets'>): EtaStage {
+  return { pools: stage.nodePools.map((p) => ({ oldNodes: p.oldNodes, limit: p.limit })), targets: stage.targets };
 }

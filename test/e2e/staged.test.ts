@@ -24,6 +24,7 @@ describe('staged rollout (upgrade --canary --waves --soak)', () => {
     ]);
     const soaks = run.events.filter((e) => e.type === 'soak');
     expect(soaks).toHaveLength(4); // after every wave but the last
+    expectEtaAsPlanned(run.events);
 
     // The simulated Karpenter's record: at each soak exactly the wave's target has started in the stage's
     // NodePools, and nothing starts while it soaks.
@@ -111,3 +112,41 @@ describe('staged rollout (upgrade --canary --waves --soak)', () => {
     expect(after.metadata.annotations?.[HOLD_ANNOTATION]).toBeUndefined();
   }, 120_000);
 });
+
+/**
+ * The plan's estimate and the live ETA are one model (stages/eta.ts). The plan (its `plan` event) gives each wave's
+ * rounds of replacements and assumes a replacement time; once wave 1 is done, the follow has measured that time
+ * (`replacementSeconds`) and nothing else. Right after wave 1, when wave 2 has opened, the live ETA is the plan's
+ * rounds for the waves left at that time plus a soak before each wave after wave 2, less the part of wave 2 already
+ * run: between the model with wave 2 done and with wave 2 not begun, give or take a second of rounding.
+ */
+function expectEtaAsPlanned(events: Array<Record<string, unknown>>): void {
+  const planned = (events.find((e) => e.type === 'plan')!.plan as { staged: Record<string, unknown> }).staged as {
+    stages: Array<{ rounds: number[] }>;
+    soaks: number;
+    soakSeconds: number;
+    estimateSeconds: number;
+    assumedReplacementSeconds: number;
+  };
+  const rounds = planned.stages.flatMap((s) => s.rounds); // every wave, in order
+  expect(rounds).toEqual([1, 1, 1, 1, 2]);
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  expect(planned.estimateSeconds).toBe(
+    sum(rounds) * planned.assumedReplacementSeconds + planned.soaks * planned.soakSeconds,
+  );
+  const progress = events.find(
+    (e) =>
+      e.type === 'progress' &&
+      (e.stage as { stage?: number; wave?: number } | undefined)?.stage === 1 &&
+      (e.stage as { wave?: number }).wave === 2 &&
+      e.etaSeconds != null,
+  )!;
+  expect(progress, 'a progress event of stage 1 wave 2').toBeDefined();
+  const r = progress.replacementSeconds as number;
+  expect(r).toBeGreaterThan(0);
+  const later = rounds.slice(2); // the waves after wave 2 of stage 1
+  const waveDone = sum(later) * r + later.length * planned.soakSeconds;
+  const eta = progress.etaSeconds as number;
+  expect(eta, `ETA ${eta}s, replacement ${r}s`).toBeGreaterThanOrEqual(waveDone - 1);
+  expect(eta, `ETA ${eta}s, replacement ${r}s`).toBeLessThanOrEqual(waveDone + rounds[1]! * r + 1);
+}

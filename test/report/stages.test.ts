@@ -199,52 +199,73 @@ describe('pacerLogLine', () => {
   });
 });
 
-const state = (o: Partial<StageState> = {}): StageState => ({
+// The open stage of 4 old nodes in one NodePool at a limit of 1 (waves 1, 2, 4: 1, 1 and 2 rounds), and a stage to
+// come of 6 at a limit of 3 (waves 1, 6: 1 and 2 rounds).
+const etaStages = [
+  { pools: [{ oldNodes: 4, limit: 1 }], targets: [1, 2, 4] },
+  { pools: [{ oldNodes: 6, limit: 3 }], targets: [1, 6] },
+];
+const state = (o: Partial<StageState> = {}, eta: Partial<StageState['eta']> = {}): StageState => ({
   phase: 'wave',
   stage: { index: 0, name: 'canary', size: 4, started: 1, targets: [1, 2, 4] },
   stages: 2,
   wave: 1,
   heldAtZero: [],
-  oldLeft: 0,
   soakedMs: 0,
-  soaksLeft: 0,
+  eta: {
+    stages: etaStages,
+    position: { stage: 0, wave: 1, phase: 'wave' },
+    waveOpenedAt: at(58),
+    replacementMs: 5 * MIN,
+    ...eta,
+  },
   at: at(60),
   ...o,
 });
 
 describe('stagedEta', () => {
-  it.each<[string, StageState, number, number, number, number | undefined]>([
-    // No rate observed yet: no ETA (the plan's estimate said what it assumed).
-    ['before any replacement', state({ oldLeft: 10 }), 0, 3 * MIN, 15 * MIN, undefined],
+  // The plan's model (stages/eta.ts) at the replacement time observed; the open wave opened 2 minutes ago.
+  it.each<[string, StageState, number | undefined]>([
+    // No replacement done yet: no ETA (the plan's estimate said what it assumed).
+    ['before any replacement', state({}, { replacementMs: undefined }), undefined],
     [
-      'before any replacement, with soaks to come',
-      state({ oldLeft: 10, soaksLeft: 2 }),
-      0,
-      3 * MIN,
-      15 * MIN,
-      undefined,
-    ],
-    // 60 minutes, 20 of them soaking: 40 minutes for 8 replacements, 5 minutes each.
-    [
-      'after: the observed rate, soaks excluded',
-      state({ oldLeft: 4, soakedMs: 20 * MIN }),
-      8,
-      60 * MIN,
-      15 * MIN,
-      4 * 5 * MIN,
+      'a wave open: the rest of its round, the 2 + 1 + 2 rounds after it, a soak before each of the 3 waves after it',
+      state(),
+      3 * MIN + 5 * 5 * MIN + 3 * 15 * MIN,
     ],
     [
-      'the rest of the soak under way and the soaks still to come',
-      state({ phase: 'soak', oldLeft: 4, soakedMs: 20 * MIN, soakUntil: at(70), soaksLeft: 2 }),
-      8,
-      60 * MIN,
-      15 * MIN,
-      20 * MIN + 10 * MIN + 30 * MIN,
+      'replacements observed at 1 minute: the rounds at that pace',
+      state({}, { replacementMs: MIN, waveOpenedAt: at(60) }),
+      MIN + 5 * MIN + 3 * 15 * MIN,
     ],
-    ['a soak already over adds nothing', state({ oldLeft: 2, soakUntil: at(50) }), 2, 10 * MIN, 15 * MIN, 10 * MIN],
-    ['nothing left', state({ oldLeft: 0 }), 24, 90 * MIN, 15 * MIN, 0],
-  ])('%s', (_name, s, replaced, elapsedMs, soakMs, expected) => {
-    expect(stagedEta(s, replaced, elapsedMs, soakMs)).toBe(expected);
+    [
+      'a wave that has run past its rounds: nothing more for it',
+      state({}, { waveOpenedAt: at(40) }),
+      5 * 5 * MIN + 3 * 15 * MIN,
+    ],
+    [
+      'the gates at the end of the wave: the waves after it and their soaks',
+      state({ phase: 'gating' }, { position: { stage: 0, wave: 1, phase: 'wave-end' } }),
+      5 * 5 * MIN + 3 * 15 * MIN,
+    ],
+    [
+      'soaking: the rest of the soak under way, then a soak before each wave but the next',
+      state({ phase: 'soak', soakUntil: at(70) }, { position: { stage: 0, wave: 1, phase: 'soak' } }),
+      10 * MIN + 5 * 5 * MIN + 2 * 15 * MIN,
+    ],
+    [
+      'the gates at the end of a soak',
+      state({ phase: 'gating' }, { position: { stage: 0, wave: 1, phase: 'soak-end' } }),
+      5 * 5 * MIN + 2 * 15 * MIN,
+    ],
+    [
+      'a soak already over adds nothing',
+      state({ phase: 'soak', soakUntil: at(50) }, { position: { stage: 0, wave: 1, phase: 'soak' } }),
+      5 * 5 * MIN + 2 * 15 * MIN,
+    ],
+    ['done', state({ phase: 'done' }, { stages: [], position: { stage: 0, wave: 0, phase: 'done' } }), 0],
+  ])('%s', (_name, s, expected) => {
+    expect(stagedEta(s, at(60), 15 * MIN)).toBe(expected);
   });
 });
 
@@ -336,8 +357,8 @@ const planOf = (pools: StagePoolInput[], r: Partial<StagedRequest>, force = fals
   return result.plan;
 };
 
-// Canary: 2 nodes, 1,50%,100% → 1, 2 (50 % of 2 is 1: collapses); 2 rounds. Rollout: 13 nodes → 1, 7, 13 at a
-// parallel of min(10, 2) + 3 = 5: 1 + 2 + 2 rounds. 7 rounds of 5m and 4 soaks of 15m: 95m.
+// Canary: 2 nodes, 1,50%,100% → 1, 2 (50 % of 2 is 1: collapses); 2 rounds. Rollout: 13 nodes → 1, 7, 13, of which
+// general (limit 2) replaces 1, +4, +5: 1 + 2 + 3 rounds, the slowest. 8 rounds of 5m and 4 soaks of 15m: 100m.
 const small = planOf([input('general', 10, 2), input('canary', 2), input('gitops', 3, Infinity, true)], {
   canary: ['canary'],
   waves: waves('1,50%,100%'),
@@ -392,6 +413,7 @@ describe('stagedPlanJson', () => {
           name: 'canary',
           size: 2,
           waves: [1, 2],
+          rounds: [1, 1],
           nodePools: [
             {
               name: 'canary',
@@ -405,6 +427,7 @@ describe('stagedPlanJson', () => {
           name: 'rollout',
           size: 13,
           waves: [1, 7, 13],
+          rounds: [1, 2, 3],
           nodePools: [
             {
               name: 'general',
