@@ -44,20 +44,23 @@ describe.skipIf(pty === undefined)(`live display in a terminal${pty === undefine
 
   // Issue 23: on `large` the gates read 50,000 pods at each checkpoint (10–50 s), and the frame stood still meanwhile,
   // its clock stopped. Here the API server answers every pod list 4 s late: the checkpoint after the canary's first
-  // wave takes at least that long, and the frame drawn meanwhile must show the elapsed time going on.
-  it('the frame keeps its clock while the gates read the cluster at a checkpoint (pod lists answered 4 s late)', async () => {
+  // wave takes at least that long, and the frame drawn meanwhile must show the elapsed time going on, and follow a
+  // window narrowed to 60 columns as the checkpoint begins.
+  it('the frame keeps its clock and follows a resize while the gates read the cluster (pod lists 4 s late)', async () => {
     const sandbox = await scenario('staged');
     sandbox.kube.faults.delay(4_000, { verbs: ['list'], resources: ['pods'] });
-    const passed = /health gates passed at the end of stage 1\/2 \(canary\) wave 1/;
+    const gating = /Stage 1\/2 canary, wave 1\/2: gates at wave end/;
+    // The first checkpoint passed (at 60 columns the rest of that log line is on the next row).
+    const passed = /health gates passed at the end of stage 1\/2/;
     const screen = await inTerminal(
       ['upgrade', '--to', '1.30', '--canary', 'canary', '--waves', '1,100%', '--yes'],
       80,
       24,
-      undefined,
-      { env: sandbox.env, interruptAt: passed },
+      { columns: 60, rows: 24 },
+      { env: sandbox.env, resizeAt: gating, interruptAt: passed },
     );
     const rows = writtenRows(screen);
-    const from = rows.findIndex((r) => r.startsWith('Stage 1/2 canary, wave 1/2: gates at wave end'));
+    const from = rows.findIndex((r) => gating.test(r));
     const to = rows.findIndex((r) => passed.test(r));
     expect(from, rows.join('\n')).toBeGreaterThan(0);
     expect(to).toBeGreaterThan(from);
@@ -67,6 +70,10 @@ describe.skipIf(pty === undefined)(`live display in a terminal${pty === undefine
     // At least 4 s of checkpoint: the clock shows at least three different times (once a second, with room for a
     // loaded machine); the frame that stood still showed one.
     expect([...clocks].length, [...clocks].join(', ')).toBeGreaterThanOrEqual(3);
+    // Drawn again at the new width before the gates are done: the stage line cut to 60 columns.
+    const narrowed = rows.slice(from, to).filter((r) => r.startsWith('Stage 1/2 canary') && r.endsWith('…'));
+    expect(narrowed.length, rows.slice(from, to).join('\n')).toBeGreaterThan(0);
+    expect(narrowed.every((r) => r.length <= 60)).toBe(true);
   });
 
   it('demo --scenario bad-ami at 80×24: the canary caught, its evidence above the frame, rolled back (exit 6)', async () => {

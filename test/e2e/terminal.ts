@@ -26,13 +26,17 @@ interface Screen {
   raw: string;
 }
 
-/** What a run adds: the sandbox's variables (`upgrade` against a sandbox of the test's), and a Ctrl-C once `interruptAt` is written. */
+/**
+ * What a run may add: the sandbox's variables (`upgrade` against a sandbox of the test's), when to resize (default:
+ * once the live frame is on screen), and a Ctrl-C once `interruptAt` is written.
+ */
 interface RunOptions {
   env?: Record<string, string>;
+  resizeAt?: RegExp;
   interruptAt?: RegExp;
 }
 
-/** Runs the CLI in a pty of `columns`×`rows`; `resizeTo` resizes it once the live frame is on screen. */
+/** Runs the CLI in a pty of `columns`×`rows`; `resizeTo` resizes it at `options.resizeAt`. */
 export async function inTerminal(
   args: string[],
   columns: number,
@@ -64,7 +68,7 @@ export async function inTerminal(
       interrupted = true;
       child.kill('SIGINT');
     }
-    if (resizeTo && !resized && seen.includes('Drift to Kubernetes')) {
+    if (resizeTo && !resized && (options.resizeAt ?? /Drift to Kubernetes/).test(seen)) {
       resized = true;
       // The terminal is resized first, as a window is; the program hears SIGWINCH after.
       term.resize(resizeTo.columns, resizeTo.rows);
