@@ -238,7 +238,8 @@ describe("the sandbox API server at scale", () => {
     });
     const w = openWatch(
       s,
-      "/api/v1/namespaces/default/pods?watch=true&allowWatchBookmarks=true&timeoutSeconds=1",
+      // 3 s: time to create the 4,000 pods on a loaded machine before the watch ends (1 s lost some under load).
+      "/api/v1/namespaces/default/pods?watch=true&allowWatchBookmarks=true&timeoutSeconds=3",
     );
     const res = await w.response;
     res.pause();
@@ -251,7 +252,7 @@ describe("the sandbox API server at scale", () => {
       if (i % 500 === 499)
         await new Promise((resolve) => setImmediate(resolve));
     }
-    await new Promise((resolve) => setTimeout(resolve, 1_500)); // past the timeout, bookmarks still due every 20 ms
+    await new Promise((resolve) => setTimeout(resolve, 3_500)); // past the timeout, bookmarks still due every 20 ms
     res.resume();
     await until(w.ended, "the end of the watch");
     expect(w.lines.filter((l) => l.includes('"type":"ADDED"')).length).toBe(
