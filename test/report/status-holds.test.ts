@@ -152,7 +152,8 @@ describe('drift holds in status', () => {
       [],
       { state: 'live', holder: 'alice@laptop (run 3f2a9c1e)', command: 'upgrade --to 1.30 --canary canary', renewedAt: iso(at(19, 55)) },
       [
-        'Paced by the live run alice@laptop (run 3f2a9c1e) (karp-drift upgrade --to 1.30 --canary canary), lease renewed 5s ago',
+        'Paced by a live run, lease renewed 5s ago:',
+        '  alice@laptop (run 3f2a9c1e): karp-drift upgrade --to 1.30 --canary canary',
         '  next: the live run releases its holds as it goes and when it ends; follow it with: karp-drift wait (pause, resume, rollback and another upgrade are refused while it holds the cluster lock)',
         '',
       ],
