@@ -53,10 +53,16 @@ export class HaltedError extends KarpDriftError {
   /** The NodePools left held, and the failed gate as its NDJSON `gate` event (for the `done` a rollback reports). */
   readonly paused: string[];
   readonly gate: Record<string, unknown>;
-  constructor(message: string, options: KarpDriftErrorOptions & { paused: string[]; gate: Record<string, unknown> }) {
+  /** The rollout's NodePools as its `done` counts them at the halt (what was replaced), when a rollout was followed. */
+  readonly nodePools?: Array<Record<string, unknown>>;
+  constructor(
+    message: string,
+    options: KarpDriftErrorOptions & { paused: string[]; gate: Record<string, unknown>; nodePools?: Array<Record<string, unknown>> },
+  ) {
     super(message, options);
     this.paused = options.paused;
     this.gate = options.gate;
+    if (options.nodePools !== undefined) this.nodePools = options.nodePools;
   }
 }
 /** SIGINT/SIGTERM. */

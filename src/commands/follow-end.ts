@@ -9,7 +9,7 @@ import { HaltedError, InterruptedError, KarpDriftError, RuntimeFailure, StalledE
 import { LockLost } from '../cluster/lock.js';
 import { SWITCH_AHEAD_MS } from './pacer-holds.js';
 import { gateEventJson, haltLines, type GateReport } from '../report/gates.js';
-import { blockedEvent, ndjsonLine, stallSummary, type RolloutResult } from '../report/progress.js';
+import { blockedEvent, doneEvent, ndjsonLine, stallSummary, type RolloutResult } from '../report/progress.js';
 import type { RolloutProgress } from '../rollout/track.js';
 import { humanDuration } from '../text/words.js';
 import type { Pacer } from './staged-pacer.js';
@@ -96,6 +96,11 @@ function lostCluster(run: FollowRun, err: Error, note: PausedNote | undefined, d
   });
 }
 
+function haltedPools(run: FollowRun, state: FollowState, now: Date): Array<Record<string, unknown>> {
+  const done = doneEvent('halted', state.progress!, run.cluster.identity, now);
+  return 'nodePools' in done ? (done.nodePools as unknown as Array<Record<string, unknown>>) : [];
+}
+
 /** What a staged run that could not write its pause leaves: its last holds, and the switch that takes over. */
 function holdsLeftText(run: FollowRun): string {
   if (!run.settings.pacer) return '; the rollout goes on in the cluster';
@@ -141,6 +146,8 @@ async function endHalted(run: FollowRun, state: FollowState, h: GateReport, pace
     hint: `look at the evidence ${json ? "(the 'gate' event on stdout)" : 'above'}; roll the new AMIs back with karp-drift rollback, or, once you are sure they are fine, release the holds with karp-drift resume (re-running the upgrade evaluates the gates again from a fresh baseline)`,
     paused: note?.pools ?? [],
     gate,
+    // The replacements so far, for the `done` an --on-failure rollback reports: every report counts the same ones.
+    ...(state.progress ? { nodePools: haltedPools(run, state, now) } : {}),
   });
 }
 

@@ -94,6 +94,8 @@ function reportHaltDone(
     time: eventTime(new Date()),
     result: 'halted',
     cause: 'gate',
+    // What the rollout replaced before the halt, as a plain halt's `done` counts it (--result-file's nodesReplaced).
+    ...(halted.nodePools !== undefined ? { nodePools: halted.nodePools } : {}),
     gate: halted.gate,
     rollback: outcome,
     ...extra,
@@ -149,5 +151,6 @@ function rewrap(halted: HaltedError, message: string, hint?: string): HaltedErro
     ...((hint ?? halted.hint) ? { hint: hint ?? halted.hint } : {}),
     paused: halted.paused,
     gate: halted.gate,
+    ...(halted.nodePools !== undefined ? { nodePools: halted.nodePools } : {}),
   });
 }

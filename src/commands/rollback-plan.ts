@@ -8,7 +8,7 @@ import { ANNOTATIONS } from '../cluster/apply.js';
 import type { Inventory } from '../karpenter/views.js';
 import { UsageError } from '../errors.js';
 import { recordSummary } from '../report/summary.js';
-import { amiSelectorTermText } from '../text/words.js';
+import { amiSelectorTermText, plural } from '../text/words.js';
 import { recorded, type Restore } from './rollback-restore.js';
 import { heldIn, type HeldDrift } from './release-holds.js';
 import { event } from './upgrade-shared.js';
@@ -18,6 +18,8 @@ export interface RollbackPlan {
   restores: Restore[];
   pools: Inventory['nodePools'];
   nodes: number;
+  /** Of those, the nodes that run the AMIs pinned now (or are launching from them): what the rollback replaces. */
+  onPinned: number;
 }
 
 /** The selections recorded on the classes named (all when none); none at all is a usage error. */
@@ -32,8 +34,18 @@ export function rollbackPlan(inventory: Inventory, named: readonly string[]): Ro
     );
   }
   const pools = inventory.nodePools.filter((p) => restores.some((r) => r.view.name === p.nodeClass));
-  const nodes = inventory.nodeClaims.filter((c) => !c.deleting && pools.some((p) => p.name === c.nodePool)).length;
-  return { restores, pools, nodes };
+  const claims = inventory.nodeClaims.filter((c) => !c.deleting && pools.some((p) => p.name === c.nodePool));
+  return { restores, pools, nodes: claims.length, onPinned: onPinnedAmis(inventory, claims) };
+}
+
+/**
+ * How many of `claims` run the AMIs their class selects now (`status.amis`), or are still launching (from them):
+ * these drift back. A node that never left the previous AMIs (a halted canary's other nodes) is not replaced again.
+ */
+export function onPinnedAmis(inventory: Inventory, claims: Inventory['nodeClaims']): number {
+  const pinned = new Map(inventory.nodeClasses.map((c) => [c.name, new Set(c.statusAmis.map((a) => a.id))]));
+  const classOf = new Map(inventory.nodePools.map((p) => [p.name, p.nodeClass]));
+  return claims.filter((c) => c.imageId === undefined || pinned.get(classOf.get(c.nodePool ?? '') ?? '')?.has(c.imageId) === true).length;
 }
 
 export function reportRollbackPlan(
@@ -60,10 +72,9 @@ export function reportRollbackPlan(
 }
 
 /** Warns that every node drifts back, and of the holds a staged rollout left, which are returned. */
-export function warnOfReplacements(log: Logger, { pools, nodes }: RollbackPlan, inventory: Inventory): HeldDrift {
-  log.warn(
-    `rolling back drifts every node of ${pools.map((p) => `nodepool/${p.name}`).join(', ') || 'these classes'} (${nodes} nodes) back to the previous AMIs: nodes already replaced are replaced again`,
-  );
+export function warnOfReplacements(log: Logger, plan: RollbackPlan, inventory: Inventory): HeldDrift {
+  const { pools } = plan;
+  log.warn(replacementWarning(plan));
   // A staged rollout that paused or halted left its holds: Karpenter would never drift these nodes back under
   // them, so the rollback lifts them, but only once the previous AMIs are resolved and no node on them is still
   // marked Drifted (lifted earlier, Karpenter could replace an old node with one more node on the new AMI).
@@ -73,6 +84,14 @@ export function warnOfReplacements(log: Logger, { pools, nodes }: RollbackPlan, 
       `karp-drift holds drift on ${held.pools.map((p) => `nodepool/${p.name}`).join(', ')} (a staged rollout paused or halted there): the rollback releases the holds once Karpenter has resolved the previous AMIs`,
     );
   return held;
+}
+
+/** What the rollback replaces: the nodes on the AMIs pinned now, counted, and the others left as they are. */
+export function replacementWarning({ pools, nodes, onPinned }: Pick<RollbackPlan, 'pools' | 'nodes' | 'onPinned'>): string {
+  const where = pools.map((p) => `nodepool/${p.name}`).join(', ') || 'these classes';
+  if (onPinned === 0) return `rolling back replaces no node of ${where}: none of their ${plural(nodes, 'node')} runs the AMIs pinned now`;
+  const others = nodes - onPinned;
+  return `rolling back drifts the ${plural(onPinned, 'node')} of ${where} that run${onPinned === 1 ? 's' : ''} the AMIs pinned now back to the previous AMIs: ${onPinned === 1 ? 'it was' : 'they were'} replaced once already and ${onPinned === 1 ? 'is' : 'are'} replaced again${others > 0 ? ` (the other ${plural(others, 'node')} never left the previous AMIs and ${others === 1 ? 'stays' : 'stay'})` : ''}`;
 }
 
 /** rollback's `plan` document: upgrade's keys (`plan -o json`) that a restore has, filled the same way. */

@@ -45,7 +45,7 @@ export async function rollback(options: RollbackOptions, ctx: CommandContext): P
     await confirmOrRefuse(
       ctx,
       options,
-      `Restore ${planned.restores.length} EC2NodeClass(es)? Karpenter will replace up to ${planned.nodes} node(s) through drift.`,
+      `Restore ${planned.restores.length} EC2NodeClass(es)? Karpenter will replace ${planned.onPinned} node(s) through drift.`,
       'rollback',
     );
     const lockNamespace = options.lockNamespace ?? LEASE_NAMESPACE;

@@ -1,6 +1,9 @@
 // Health gates end to end: the built CLI runs a staged rollout on the `bad-ami` sandbox (gates.ts): the canary caught
 // and held, rolled back, and gate commands that fail or time out. Deadlines are given in real seconds, as the CLI
 // measures them (the sandbox runs 60× faster).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { karpDrift } from './cli-sandbox.js';
 import { CANARY, GOOD, badAmi, imagesByPool, nodePools, startedIn, gates, findingsOf } from './gates.js';
@@ -56,8 +59,12 @@ describe('health gates on a bad AMI (bad-ami sandbox)', () => {
     expect(sandbox.simulator.disruptions.entries().filter((d) => d.time > halted)).toEqual([]);
 
     // A human looked and rolls back: the holds come off once the old AMIs are resolved, and the canary comes back.
+    const onNew = Object.values(imagesByPool(sandbox)).flat().filter((i) => !old.has(i)).length;
     const back = await karpDrift(sandbox, ['rollback', '--yes', '-o', 'json'], 120_000);
     expect(back.code, back.stderr).toBe(0);
+    // It replaces only what runs the new AMI, and says so (not every node of both NodePools).
+    const warned = /rolling back drifts the (\d+) nodes? of nodepool\/canary, nodepool\/general that runs? the AMIs pinned now/.exec(back.stderr);
+    expect(Number(warned?.[1]), back.stderr).toBe(onNew);
     expect(
       back.events
         .filter((e) => e.type === 'release')
@@ -76,8 +83,15 @@ describe('health gates on a bad AMI (bad-ami sandbox)', () => {
     const sandbox = await badAmi();
     const before = nodePools(sandbox);
     const old = new Set(Object.values(imagesByPool(sandbox)).flat());
-    const run = await karpDrift(sandbox, [...CANARY, '--on-failure', 'rollback'], 150_000);
+    const dir = mkdtempSync(join(tmpdir(), 'karp-drift-gates-'));
+    const resultFile = join(dir, 'result.json');
+    const run = await karpDrift(sandbox, [...CANARY, '--on-failure', 'rollback', '--result-file', resultFile], 150_000);
     expect(run.code, run.stderr).toBe(6);
+    // Every report counts the canary's replacements on the bad AMI (the result file said 0 once rolled back).
+    const result = JSON.parse(readFileSync(resultFile, 'utf8')) as { nodesReplaced: number; done: { nodePools: Array<{ name: string; replaced: number }> } };
+    expect(result.nodesReplaced).toBeGreaterThan(0);
+    expect(result.nodesReplaced).toBe(result.done.nodePools.find((p) => p.name === 'canary')!.replaced);
+    rmSync(dir, { recursive: true, force: true });
     expect(run.stderr).toContain('Health gate failed while the rollout runs');
     expect(run.stderr).toContain('--on-failure rollback: restoring ec2nodeclass/default');
     expect(run.stderr).toMatch(

@@ -16,7 +16,7 @@ describe('karp-drift rollback', () => {
 
     const back = await karpDrift(sandbox, ['rollback', '--yes', '-o', 'json', '--stall-timeout', '20s']);
     expect(back.code, back.stderr).toBe(0);
-    expect(back.stderr).toContain('nodes already replaced are replaced again');
+    expect(back.stderr).toMatch(/rolling back drifts the \d+ nodes of nodepool\/.* that run the AMIs pinned now back to the previous AMIs: they were replaced once already and are replaced again/);
     const nc = store.get(EC2NODECLASSES, 'default')!;
     expect((nc.spec as { amiSelectorTerms: unknown }).amiSelectorTerms).toEqual(original);
     expect(nc.metadata.annotations?.['karp-drift.io/previous-ami-selector-terms']).toBeUndefined();
