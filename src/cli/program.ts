@@ -514,8 +514,8 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
           'after',
           examples(bin, [
             [
-              'One CI job applies, a later one waits (exit 0 done, 4 stalled, 5 timed out, 6 paused)',
-              'upgrade --to 1.30 --yes --no-wait && karp-drift wait --timeout 5h',
+              'After upgrade --no-wait in an earlier CI job (exit 0 done, 4 stalled, 5 timeout, 6 paused)',
+              'wait --timeout 5h',
             ],
             [
               'In an Argo CD PostSync hook: follow the drift the sync caused, as NDJSON',
@@ -551,6 +551,14 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
         'with --hold-with budget: write the budget even where a GitOps/IaC tool owns the budgets',
       )
       .option('--lock-namespace <ns>', 'namespace of the cluster lock (Lease karp-drift)', 'kube-system')
+      .addHelpText(
+        'after',
+        examples(bin, [
+          ['Stop every drift replacement now, before a freeze (consolidation goes on)', 'pause'],
+          ['A dead staged run\'s hold still lets Karpenter drain (status says): hold at 0', 'pause --held'],
+          ['One NodePool whose budgets Argo CD owns: hold its nodes instead', 'pause --nodepool batch --hold-with node'],
+        ]),
+      )
       .action(async (flags: Record<string, unknown>, cmd: Command) => {
         const ctx = await context(cmd);
         const [{ parsePauseOptions }, { pause }] = await Promise.all([
@@ -569,6 +577,13 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
         repeated,
       )
       .option('--lock-namespace <ns>', 'namespace of the cluster lock (Lease karp-drift)', 'kube-system')
+      .addHelpText(
+        'after',
+        examples(bin, [
+          ["Release every hold: each NodePool's own budgets come back exactly", 'resume'],
+          ['Only one NodePool (see what is held first: karp-drift status)', 'resume --nodepool general'],
+        ]),
+      )
       .action(async (flags: Record<string, unknown>, cmd: Command) => {
         const ctx = await context(cmd);
         const [{ parseResumeOptions }, { resume }] = await Promise.all([

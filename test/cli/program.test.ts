@@ -227,7 +227,7 @@ describe('exit codes', () => {
 });
 
 describe('--help', () => {
-  const commands = ['amis', 'render', 'plan', 'upgrade', 'rollback', 'status', 'demo', 'sandbox'];
+  const commands = ['amis', 'render', 'plan', 'upgrade', 'rollback', 'pause', 'resume', 'wait', 'status', 'demo', 'sandbox'];
   it.each([[[] as string[]], ...commands.map((c) => [[c]])])(
     '%j --help ends with examples of itself',
     async (command) => {
