@@ -514,7 +514,7 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
           'after',
           examples(bin, [
             [
-              'After upgrade --no-wait in an earlier job (0 done, 4 stalled, 5 timeout, 6 paused)',
+              'After an upgrade --no-wait (exit 0 done, 4 stalled, 5 timeout, 6 paused)',
               'wait --timeout 5h',
             ],
             [
