@@ -1,7 +1,15 @@
 // A bad AMI release (the scenario's `faults.badAmi`, resolved by scenarios/bad-ami.ts) shows only on the nodes
 // launched from it, judged as karp-drift's health gates must judge it: by the NodeClaim's status.imageID. Nodes on
 // any other release, an older one of the same minor included, behave normally. The symptoms:
-// - never-registers: the kubelet never joins (lifecycle-controller.ts, the `neverRegisters` path);
+// - never-registers: the kubelet never joins (lifecycle-controller.ts, the `neverRegisters` path), so liveness deletes
+//   the NodeClaim 15 minutes after its creation;
+// - never-ready: the kubelet registers the Node but its CNI never comes up, so the Node is never Ready and the
+//   NodeClaim never Initialized: the drift command times out after 10 minutes, and the replacement stays, NotReady
+//   (liveness stops watching a NodeClaim once it has registered, and node repair is off by default);
+// - launch-fails: EC2 refuses to launch the AMI on the instance type (an AMI without ENA support on a Nitro type):
+//   `Launched=Unknown` `LaunchFailed` "Instance launch failed", retried until liveness deletes the NodeClaim 5 minutes
+//   after its creation. The launch is refused, so the claim never gets a status.imageID: the AMI it would launch
+//   (status.amis for its instance type) is what is judged;
 // - crash-loop: the node is fine, every container started on it crashes (crash-loop.ts);
 // - not-ready: the node registers and initializes, so the drift command completes and the old node drains onto it;
 //   `afterSeconds` later its kubelet reports NotReady because the CNI never came up, and stays so. The node lifecycle
@@ -15,10 +23,22 @@ import { conditionOf, rfc3339 } from './objects.js';
 export const CNI_NOT_READY =
   'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized';
 
+/**
+ * What EC2 answers CreateFleet for an AMI that lacks ENA support on a Nitro instance type, and what the AWS provider
+ * makes of it (`combineFleetErrors`, `ToReasonMessage`: no rule matches, so the generic reason).
+ */
+export const ENA_REQUIRED = (instanceType: string): string =>
+  `InvalidParameterCombination: Enhanced networking with the Elastic Network Adapter (ENA) is required for the '${instanceType}' instance type. Ensure that you are using an AMI that is enabled for ENA.`;
+export const LAUNCH_FAILED = { reason: 'LaunchFailed', message: 'Instance launch failed' } as const;
+
 /** The symptom a NodeClaim shows: its AMI is of the bad release and its EC2NodeClass is affected. */
 export function badAmiSymptom(ctx: SimContext, claim: KubeObject): BadAmiSymptom | undefined {
+  return imageSymptom(ctx, claim, status<{ imageID?: string }>(claim).imageID);
+}
+
+/** The symptom of the image a NodeClaim is launched from (before launch: the one it would be). */
+export function imageSymptom(ctx: SimContext, claim: KubeObject, imageId: string | undefined): BadAmiSymptom | undefined {
   const bad = ctx.faults.badAmi;
-  const imageId = status<{ imageID?: string }>(claim).imageID;
   if (!bad || imageId === undefined || !bad.imageIds.has(imageId)) return undefined;
   const nodeClass = spec<{ nodeClassRef?: { name?: string } }>(claim).nodeClassRef?.name ?? '';
   return bad.nodeClasses === undefined || bad.nodeClasses.has(nodeClass) ? bad.symptom : undefined;

@@ -36,8 +36,11 @@ export const DEFAULT_TIMING: SimTiming = {
   disruptionPollSeconds: 10,
 };
 
-/** How a bad AMI release shows on the nodes launched from it (bad-ami.ts). */
-export const BAD_AMI_SYMPTOMS = ['not-ready', 'crash-loop', 'never-registers'] as const;
+/**
+ * How a bad AMI release shows on the nodes launched from it (bad-ami.ts): they never register, register but never go
+ * Ready, go NotReady a while after initializing, crash every container, or never launch at all.
+ */
+export const BAD_AMI_SYMPTOMS = ['never-registers', 'never-ready', 'not-ready', 'crash-loop', 'launch-fails'] as const;
 export type BadAmiSymptom = (typeof BAD_AMI_SYMPTOMS)[number];
 
 /** A bad AMI release as the simulator applies it: the scenario's `faults.badAmi` resolved against the catalog. */
@@ -109,14 +112,15 @@ export interface DriftQueue {
 }
 
 export interface LifecyclePhase {
+  /**
+   * Simulated ms of the NodeClaim's creation: both of liveness's clocks start there, as operatorpkg stamps Launched and
+   * Registered with the creationTimestamp (DOMAIN.md §1.4).
+   */
+  createdAt: number;
   launchAt: number;
-  /** Set when EC2 answered. */
-  launchedAt?: number;
   nodeName?: string;
   registerAt?: number;
   initializeAt?: number;
-  /** Simulated ms of the first failed launch attempt (liveness counts its launch timeout from there). */
-  launchFailedAt?: number;
   /** The launch fails with this reason (an injected fault). */
   fail?: string;
 }
@@ -126,6 +130,10 @@ export interface SimMemory {
   commands: Map<string, Command>;
   /** NodeClaim lifecycle deadlines (simulated ms): launch, register, initialize. */
   lifecycle: Map<string, LifecyclePhase>;
+  /** NodeClaim → simulated ms of its creation, seen on the store's change feed (liveness counts from there). */
+  createdAt: Map<string, number>;
+  /** NodePool uid → its last launch outcomes, the buffer behind NodeRegistrationHealthy (registration-health.ts). */
+  registrationHealth: Map<string, boolean[]>;
   launchFailuresLeft: number;
   /** Pods evicted and terminating: namespace/name → simulated ms when they are gone. */
   terminating: Map<string, number>;
@@ -239,15 +247,19 @@ export function writeStatus(
   return ctx.store.update(resource, { ...o, status: next }, { subresource: 'status', manager: MANAGER });
 }
 
-/** Sets status conditions (a transition time only where the status changes), as Karpenter's controllers patch them. */
+/**
+ * Sets status conditions (a transition time only where the status changes), as Karpenter's controllers patch them.
+ * `at` is the transition time of a condition that changes (default: now).
+ */
 export function setConditions(
   ctx: SimContext,
   resource: string,
   o: KubeObject,
   updates: Array<Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>>,
   extra: Record<string, unknown> = {},
+  at?: Date,
 ): KubeObject {
-  const now = ctx.clock.wall();
+  const now = at ?? ctx.clock.wall();
   let conditions = status<{ conditions?: Condition[] }>(o).conditions;
   for (const u of updates)
     conditions = withCondition(conditions, { ...u, observedGeneration: o.metadata.generation ?? 1 }, now);

@@ -4,7 +4,7 @@
 // oldest drift next, runs the scheduling simulation for each candidate whose NodePool has budget left (budgets read
 // again on every pass), and starts one command at a time: taint, DisruptionReason, replacement NodeClaim, and a
 // record in ctx.disruptions. The queue waits for the replacement to initialize before deleting the old NodeClaim; a
-// replacement that disappears fails the command.
+// replacement that is gone from the API, or not initialized 10 minutes after the command started, fails the command.
 import type { KubeObject } from '../kube-api/types.js';
 import { allowedDisruptions, type AllowedDisruptions, type Budget } from '../../karpenter/budgets.js';
 import { budgetMapping } from '../../karpenter/budget-mapping.js';
@@ -314,7 +314,8 @@ function startCommand(ctx: SimContext, c: Candidate, budgetAllowed: number): voi
   const name = c.claim.metadata.name ?? '';
   taint(ctx, c.node);
   setConditions(ctx, NODECLAIMS, c.claim, [
-    { type: 'DisruptionReason', status: 'True', reason: 'Drifted', message: '' },
+    // queue.go markDisrupted: SetTrueWithReason(DisruptionReason, reason, reason).
+    { type: 'DisruptionReason', status: 'True', reason: 'Drifted', message: 'Drifted' },
   ]);
   const command: Command = {
     candidate: name,
@@ -354,15 +355,20 @@ function startCommand(ctx: SimContext, c: Candidate, budgetAllowed: number): voi
   if (c.empty) finishCommand(ctx, command);
 }
 
+// queue.go waitOrTerminate: a replacement that is not found (ICE, a launch or registration timeout: deleted and its
+// finalizer gone; one still terminating is found, and waited on) fails the command at once; one not initialized when
+// the command is 10 minutes old fails it too ("command reached timeout").
 function processQueue(ctx: SimContext): void {
   const now = ctx.clock.now().getTime();
   for (const command of [...ctx.memory.commands.values()]) {
     const replacement = command.replacement ? ctx.store.get(NODECLAIMS, command.replacement) : undefined;
-    if (
-      command.replacement &&
-      (!replacement || replacement.metadata.deletionTimestamp || now - command.startedAt > COMMAND_TIMEOUT_MS)
-    ) {
-      failCommand(ctx, command);
+    if (command.replacement && !replacement) {
+      failCommand(ctx, command, `replacement was deleted, nodeclaims.karpenter.sh "${command.replacement}" not found`);
+      continue;
+    }
+    if (replacement && !isTrue(replacement, 'Initialized') && now - command.startedAt > COMMAND_TIMEOUT_MS) {
+      const error = `waiting for replacement initialization, nodeclaim not initialized (NodeClaim=${command.replacement})`;
+      failCommand(ctx, command, `command reached timeout, ${error}`);
       continue;
     }
     if (replacement && !isTrue(replacement, 'Initialized')) {
@@ -402,7 +408,7 @@ function finishCommand(ctx: SimContext, command: Command): void {
   ctx.log(`command succeeded: deleting nodeclaim ${command.candidate}`);
 }
 
-function failCommand(ctx: SimContext, command: Command): void {
+function failCommand(ctx: SimContext, command: Command, error: string): void {
   ctx.memory.commands.delete(command.candidate);
   ctx.disruptions.failed(command.candidate, ctx.clock.wall());
   // queue.go bails on the command and that is all: no back-off for the candidate, which the next disruption pass
@@ -413,7 +419,5 @@ function failCommand(ctx: SimContext, command: Command): void {
   if (claim && !claim.metadata.deletionTimestamp) clearDisruptionReason(ctx, claim);
   // The queue leaves a replacement that did not initialize in time alone: it may still join, and the lifecycle's
   // liveness check deletes it if it never registers (queue.go; lifecycle-controller.ts).
-  ctx.log(
-    `failed terminating nodes while executing a disruption command: replacement ${command.replacement} did not initialize`,
-  );
+  ctx.log(`failed terminating nodes while executing a disruption command: ${error}`);
 }

@@ -1,17 +1,19 @@
 // The NodeClaim lifecycle (kubernetes-sigs/karpenter pkg/controllers/nodeclaim/lifecycle/{launch,registration,
 // initialization,liveness}.go): Launched (EC2 answered, status.imageID set) → Registered (the kubelet's Node appeared)
-// → Initialized (Node Ready, karpenter.sh/initialized) → Ready. Launch failures, as launch.go and the AWS provider's
-// Create treat them: insufficient capacity publishes `InsufficientCapacityError` and deletes the claim; a class with
-// Ready=False (NodeClassNotReady) deletes it with a log line only; a class with Ready=Unknown, or any other create
-// error, leaves Launched=Unknown with the error's reason until the launch timeout (5 minutes). Liveness deletes a
-// claim not launched by then, or not registered 15 minutes after its Registered condition was set (at launch), and
-// sets the NodePool's NodeRegistrationHealthy=False.
+// → Initialized (Node Ready, karpenter.sh/initialized) → Ready. The first reconcile writes all four Unknown, stamped
+// with the NodeClaim's creationTimestamp (operatorpkg's ConditionSet initialises dependent conditions so, and a
+// condition's lastTransitionTime moves only when its status does). Launch failures, as launch.go and the AWS
+// provider's Create treat them: insufficient capacity publishes `InsufficientCapacityError` and deletes the claim; a
+// class with Ready=False (NodeClassNotReady) deletes it with a log line only; a class with Ready=Unknown, or any other
+// create error, leaves Launched=Unknown with the error's reason. Liveness (liveness.go) measures from those
+// lastTransitionTimes, so from the creation: a claim not launched 5 minutes after it, or not registered 15 minutes
+// after it, is deleted, with the log line "terminating due to timeout" and no event. Each registration and each
+// deletion by liveness is an outcome for the NodePool's NodeRegistrationHealthy (registration-health.ts).
 import type { KubeObject } from '../kube-api/types.js';
-import { badAmiSymptom, scheduleNotReady } from './bad-ami.js';
+import { badAmiSymptom, CNI_NOT_READY, ENA_REQUIRED, imageSymptom, LAUNCH_FAILED, scheduleNotReady } from './bad-ami.js';
 import {
   EC2NODECLASSES,
   NODECLAIMS,
-  NODEPOOLS,
   setConditions,
   spec,
   status,
@@ -26,23 +28,27 @@ import {
   nodeInfoForImage,
   nodeObject,
   nodeReadyCondition,
+  rfc3339,
   ZONES,
-  type Condition,
 } from './objects.js';
+import { recordLaunchOutcome } from './registration-health.js';
 import { instanceTypeOf, newInstance } from './replacement.js';
 import { LAUNCH_TTL_MS } from '../../karpenter/lifecycle.js';
 
 const ICE = 'InsufficientCapacityError';
+const AWAITING = { status: 'Unknown', reason: 'AwaitingReconciliation', message: 'object is awaiting reconciliation' } as const;
 
 export function reconcileLifecycle(ctx: SimContext): void {
-  for (const claim of ctx.store.list(NODECLAIMS)) {
-    if (claim.metadata.deletionTimestamp || isTrue(claim, 'Initialized')) continue;
+  for (const listed of ctx.store.list(NODECLAIMS)) {
+    if (listed.metadata.deletionTimestamp || isTrue(listed, 'Initialized')) continue;
     if (ctx.budget.exhausted()) return;
+    let claim = listed;
     const name = claim.metadata.name ?? '';
     const now = ctx.clock.now().getTime();
     let phase = ctx.memory.lifecycle.get(name);
     if (!phase) {
-      phase = { launchAt: now + ctx.timing.launchSeconds * 1000 };
+      const createdAt = ctx.memory.createdAt.get(name) ?? now;
+      phase = { createdAt, launchAt: createdAt + ctx.timing.launchSeconds * 1000 };
       const failures = ctx.faults.launchFailures;
       if (
         failures &&
@@ -54,20 +60,46 @@ export function reconcileLifecycle(ctx: SimContext): void {
       }
       ctx.memory.lifecycle.set(name, phase);
       ctx.log(`created nodeclaim ${name}`);
+      if (!conditionOf(claim, 'Launched')) claim = stampConditions(ctx, claim);
     }
     if (!isTrue(claim, 'Launched')) {
-      if (phase.launchFailedAt !== undefined && now - phase.launchFailedAt >= LAUNCH_TTL_MS)
-        timeOut(ctx, claim, 'launch_timeout');
+      if (now - phase.createdAt >= LAUNCH_TTL_MS) timeOut(ctx, claim, 'launch_timeout', LAUNCH_TTL_MS);
       else if (now >= phase.launchAt) launch(ctx, claim, phase, now);
     } else if (!isTrue(claim, 'Registered')) {
-      if (now - (phase.launchedAt ?? now) >= ctx.timing.registrationTimeoutMinutes * 60_000)
-        timeOut(ctx, claim, 'registration_timeout');
+      const timeout = ctx.timing.registrationTimeoutMinutes * 60_000;
+      if (now - phase.createdAt >= timeout) timeOut(ctx, claim, 'registration_timeout', timeout);
       else register(ctx, claim, phase, now);
     } else if (phase.initializeAt !== undefined && now >= phase.initializeAt) {
       initialize(ctx, claim);
       ctx.memory.lifecycle.delete(name);
     }
   }
+}
+
+/**
+ * The first reconcile of a NodeClaim: operatorpkg's `ConditionSet.For` sets Ready, Launched, Registered and Initialized
+ * Unknown with the object's creationTimestamp as their lastTransitionTime, and registration.go finds no Node yet.
+ */
+function stampConditions(ctx: SimContext, claim: KubeObject): KubeObject {
+  const created = new Date(claim.metadata.creationTimestamp ?? ctx.clock.wall().toISOString());
+  return setConditions(
+    ctx,
+    NODECLAIMS,
+    claim,
+    [
+      { type: 'Launched', ...AWAITING },
+      { type: 'Registered', status: 'Unknown', reason: 'NodeNotFound', message: 'Node not registered with cluster' },
+      { type: 'Initialized', ...AWAITING },
+      {
+        type: 'Ready',
+        status: 'Unknown',
+        reason: 'ReconcilingDependents',
+        message: 'Launched=Unknown, Registered=Unknown, Initialized=Unknown',
+      },
+    ],
+    {},
+    created,
+  );
 }
 
 function launch(ctx: SimContext, claim: KubeObject, phase: Phase, now: number): void {
@@ -88,7 +120,7 @@ function launch(ctx: SimContext, claim: KubeObject, phase: Phase, now: number): 
     return;
   }
   if (ready?.status !== 'True')
-    return launchFailed(ctx, claim, phase, now, 'NodeClassReadinessUnknown', 'NodeClass is in Ready=Unknown');
+    return launchFailed(ctx, claim, 'NodeClassReadinessUnknown', 'NodeClass is in Ready=Unknown');
   if (phase.fail === ICE) {
     return insufficientCapacity(
       ctx,
@@ -96,10 +128,15 @@ function launch(ctx: SimContext, claim: KubeObject, phase: Phase, now: number): 
       `creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: We currently do not have sufficient ${instanceType.name} capacity in the Availability Zone you requested (${zone}).`,
     );
   }
-  if (phase.fail) return launchFailed(ctx, claim, phase, now, phase.fail, `creating instance, ${phase.fail}`);
+  if (phase.fail) return launchFailed(ctx, claim, phase.fail, `creating instance, ${phase.fail}`);
   const ami = chosenAmi(status<{ amis?: StatusAmi[] }>(nodeClass).amis ?? [], claim.metadata.labels ?? {});
   // No AMI fits the instance type: the provider filters that type out and has nothing left to launch.
   if (!ami) return insufficientCapacity(ctx, claim, 'all requested instance types were unavailable during launch');
+  // A bad AMI EC2 will not launch: CreateFleet answers with a fleet error that is not about capacity, which the
+  // provider returns as a CreateError (combineFleetErrors) and launch.go records on Launched; the reconcile fails and
+  // is retried with back-off, each attempt failing alike, until liveness deletes the claim.
+  if (imageSymptom(ctx, claim, ami.id) === 'launch-fails')
+    return launchFailed(ctx, claim, LAUNCH_FAILED.reason, LAUNCH_FAILED.message, ENA_REQUIRED(instanceType.name));
   const zoneIndex = zoneIndexOf(zone);
   const { instanceId, nodeName } = newInstance(ctx, zoneIndex);
   const launched = launchedStatus(
@@ -113,7 +150,6 @@ function launch(ctx: SimContext, claim: KubeObject, phase: Phase, now: number): 
     [
       { type: 'Launched', status: 'True', reason: 'Launched', message: '' },
       { type: 'Registered', status: 'Unknown', reason: 'NodeNotFound', message: 'Node not registered with cluster' },
-      { type: 'Initialized', status: 'Unknown', reason: 'NodeNotFound', message: 'Node not registered with cluster' },
       {
         type: 'Ready',
         status: 'Unknown',
@@ -128,7 +164,6 @@ function launch(ctx: SimContext, claim: KubeObject, phase: Phase, now: number): 
     ...phase,
     registerAt: now + (lo + ctx.rng.next() * (hi - lo)) * 1000,
     nodeName,
-    launchedAt: now,
   });
   ctx.log(`launched nodeclaim ${name}: ${instanceType.name} ${ami.id} (${ami.name ?? ''})`);
 }
@@ -141,38 +176,38 @@ function insufficientCapacity(ctx: SimContext, claim: KubeObject, error: string)
   ctx.store.delete(NODECLAIMS, name);
 }
 
-/** Any other create error: Launched=Unknown with the error's reason, retried until liveness gives up on it. */
-function launchFailed(
-  ctx: SimContext,
-  claim: KubeObject,
-  phase: Phase,
-  now: number,
-  reason: string,
-  message: string,
-): void {
+/**
+ * Any other create error: Launched=Unknown with the error's reason (its lastTransitionTime stays the creation's, the
+ * status being Unknown already), retried until liveness gives up on it. The reconcile's error is logged once.
+ */
+function launchFailed(ctx: SimContext, claim: KubeObject, reason: string, message: string, error = message): void {
   const name = claim.metadata.name ?? '';
   const launched = conditionOf(claim, 'Launched');
   if (launched?.reason !== reason || launched.message !== message) {
     setConditions(ctx, NODECLAIMS, claim, [{ type: 'Launched', status: 'Unknown', reason, message }]);
-    ctx.memory.lifecycle.set(name, { ...phase, launchFailedAt: now });
-    ctx.log(`launching nodeclaim ${name}: ${message}`);
+    ctx.log(`reconciler error: nodeclaim ${name}: launching nodeclaim, creating nodeclaim, ${error}`);
   }
 }
 
-/** liveness.go: NodeRegistrationHealthy=False on the NodePool, then the claim is deleted. */
-function timeOut(ctx: SimContext, claim: KubeObject, reason: 'launch_timeout' | 'registration_timeout'): void {
+/**
+ * liveness.go: the launch's outcome for NodeRegistrationHealthy, then the claim deleted, logged (at debug) with the
+ * timeout and its reason; Karpenter publishes no event for it.
+ */
+function timeOut(
+  ctx: SimContext,
+  claim: KubeObject,
+  reason: 'launch_timeout' | 'registration_timeout',
+  timeoutMs: number,
+): void {
   const name = claim.metadata.name ?? '';
-  const launched = conditionOf(claim, 'Launched');
-  setRegistrationHealth(
-    ctx,
-    claim.metadata.labels?.['karpenter.sh/nodepool'] ?? '',
-    false,
-    launched?.status === 'True' ? undefined : launched,
-  );
+  recordLaunchOutcome(ctx, claim, false);
   ctx.store.delete(NODECLAIMS, name);
   ctx.memory.lifecycle.delete(name);
-  ctx.log(`terminating due to timeout: nodeclaim ${name} (${reason})`);
+  ctx.log(`terminating due to timeout: nodeclaim ${name} (timeout=${goMinutes(timeoutMs)}, reason=${reason})`);
 }
+
+/** A whole number of minutes as Go's time.Duration prints it: 15m0s. */
+const goMinutes = (ms: number): string => `${Math.floor(ms / 60_000)}m${Math.round((ms % 60_000) / 1000)}s`;
 
 function register(ctx: SimContext, claim: KubeObject, phase: Phase, now: number): void {
   const name = claim.metadata.name ?? '';
@@ -180,7 +215,8 @@ function register(ctx: SimContext, claim: KubeObject, phase: Phase, now: number)
   const pool = claim.metadata.labels?.['karpenter.sh/nodepool'] ?? '';
   // The instance runs but its kubelet never joins (the neverRegisters fault, or a bad AMI with that symptom): liveness
   // deletes the claim at the registration timeout.
-  if (ctx.faults.neverRegisters?.nodePool === pool || badAmiSymptom(ctx, claim) === 'never-registers') return;
+  const symptom = badAmiSymptom(ctx, claim);
+  if (ctx.faults.neverRegisters?.nodePool === pool || symptom === 'never-registers') return;
   if (p.registerAt === undefined || now < p.registerAt || !p.nodeName) return;
   const s = status<{ imageID?: string; providerID?: string }>(claim);
   const image = ctx.catalog.images.get(s.imageID ?? '');
@@ -200,6 +236,12 @@ function register(ctx: SimContext, claim: KubeObject, phase: Phase, now: number)
     ready: false,
     ...info,
   });
+  // A never-ready AMI's kubelet registers the Node, but its CNI never comes up: NotReady from the start.
+  if (symptom === 'never-ready') {
+    const t = rfc3339(ctx.clock.wall());
+    const notReady = { ...nodeReadyCondition(false, ctx.clock.wall()), message: CNI_NOT_READY, lastHeartbeatTime: t };
+    node.status = { ...(node.status as object), conditions: [notReady] };
+  }
   ctx.store.create('nodes', node, { wholeObject: true, manager: 'kubelet' });
   setConditions(
     ctx,
@@ -211,8 +253,11 @@ function register(ctx: SimContext, claim: KubeObject, phase: Phase, now: number)
     ],
     { nodeName: p.nodeName },
   );
-  ctx.memory.lifecycle.set(name, { ...p, initializeAt: now + ctx.timing.initializeSeconds * 1000 });
+  // A Node that is never Ready is never initialized (initialization.go keeps Initialized Unknown NodeNotReady).
+  const initializeAt = symptom === 'never-ready' ? undefined : now + ctx.timing.initializeSeconds * 1000;
+  ctx.memory.lifecycle.set(name, { ...p, initializeAt });
   ctx.log(`registered nodeclaim ${name}: node ${p.nodeName}`);
+  recordLaunchOutcome(ctx, claim, true);
 }
 
 /** The index of a NodeClaim's zone label among the sandbox's zones (the first for an unknown one). */
@@ -244,42 +289,7 @@ function initialize(ctx: SimContext, claim: KubeObject): void {
     { type: 'Initialized', status: 'True', reason: 'Initialized', message: '' },
     { type: 'Ready', status: 'True', reason: 'Ready', message: '' },
   ]);
-  setRegistrationHealth(ctx, claim.metadata.labels?.['karpenter.sh/nodepool'] ?? '', true);
   ctx.log(`initialized nodeclaim ${claim.metadata.name}: node ${nodeName}`);
   // A bad AMI's broken CNI shows only after the node has joined and taken pods.
   if (badAmiSymptom(ctx, claim) === 'not-ready') scheduleNotReady(ctx, nodeName);
-}
-
-/**
- * The NodePool's NodeRegistrationHealthy (liveness.go, registration.go): False with RegistrationFailed "Failed to
- * register node" when a launched claim never registered, or with the Launched condition's reason and message when
- * the launch itself timed out; True again once a node registers.
- */
-export function setRegistrationHealth(
-  ctx: SimContext,
-  poolName: string,
-  healthy: boolean,
-  launchFailure?: Condition,
-): void {
-  const pool = ctx.store.get(NODEPOOLS, poolName);
-  if (!pool) return;
-  const current = conditionOf(pool, 'NodeRegistrationHealthy');
-  if (current?.status === (healthy ? 'True' : 'False')) return;
-  setConditions(ctx, NODEPOOLS, pool, [
-    healthy
-      ? { type: 'NodeRegistrationHealthy', status: 'True', reason: 'NodeRegistrationHealthy', message: '' }
-      : launchFailure !== undefined
-        ? {
-            type: 'NodeRegistrationHealthy',
-            status: 'False',
-            reason: launchFailure.reason,
-            message: launchFailure.message,
-          }
-        : {
-            type: 'NodeRegistrationHealthy',
-            status: 'False',
-            reason: 'RegistrationFailed',
-            message: 'Failed to register node',
-          },
-  ]);
 }

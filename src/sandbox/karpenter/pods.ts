@@ -184,7 +184,9 @@ export function reconcilePods(ctx: SimContext): void {
     ctx.memory.starting.delete(podKey);
     const [namespace, name] = podKey.split('/') as [string, string];
     const pod = ctx.store.get('pods', name, namespace);
-    if (pod)
+    // A never-ready AMI's node has no pod network: the kubelet never starts a pod there (its DaemonSet pods, the only
+    // ones bound to it, stay Pending).
+    if (pod && nodeSymptom(ctx, spec<{ nodeName?: string }>(pod).nodeName) !== 'never-ready')
       ctx.store.update(
         'pods',
         { ...pod, status: startedStatus(ctx, pod) },

@@ -32,6 +32,7 @@ import { reconcileLifecycle } from './lifecycle-controller.js';
 import { reconcileNodeClasses } from './nodeclass-controller.js';
 import { NodePoolCounts } from './nodepool-counts.js';
 import { reconcileNodePools } from './nodepool-controller.js';
+import { reconcileRegistrationHealth } from './registration-health.js';
 import { DaemonSets, SchedulableNodes } from './indexes.js';
 import { reconcilePods, schedulable } from './pods.js';
 import { reconcileTermination } from './termination-controller.js';
@@ -67,12 +68,13 @@ export interface SimulatorWork {
 
 type Step = readonly [name: string, run: (ctx: SimContext) => void];
 
-// Karpenter's order, in which one pass settles: class status, NodePool status (counts, readiness), lifecycle, drift, disruption, termination; then the
-// rest of the cluster: DaemonSet pods for new nodes, pods bound and started, a bad AMI's nodes going NotReady, and
+// Karpenter's order, in which one pass settles: class status, NodePool status (counts, readiness, registration health),
+// lifecycle, drift, disruption, termination; then the rest of the cluster: DaemonSet pods for new nodes, pods bound and started, a bad AMI's nodes going NotReady, and
 // crash-looping containers restarted.
 const STEPS: readonly Step[] = [
   ['nodeclass', reconcileNodeClasses],
   ['nodepool', reconcileNodePools],
+  ['registration-health', reconcileRegistrationHealth],
   ['lifecycle', reconcileLifecycle],
   ['drift', reconcileDrift],
   ['disruption', reconcileDisruption],
@@ -121,6 +123,8 @@ export class KarpenterSimulator {
         driftSeenAt: new Map(),
         commands: new Map(),
         lifecycle: new Map(),
+        createdAt: new Map(),
+        registrationHealth: new Map(),
         launchFailuresLeft: faults.launchFailures?.count ?? 0,
         terminating: new Map(),
         starting: new Map(),
@@ -138,10 +142,17 @@ export class KarpenterSimulator {
       log: (line) => options.log?.(`${options.clock.wall().toISOString()} ${line}`),
     };
     // A command is over when its old NodeClaim is gone, however it went (the termination controller, or a client
-    // that removed the finalizer): the store's change feed sees every way.
+    // that removed the finalizer): the store's change feed sees every way. It also says when each NodeClaim was
+    // created, in simulated time, whoever created it: liveness counts from there.
+    const createdAt = this.ctx.memory.createdAt;
     this.unsubscribe = options.store.objects.subscribe((change) => {
-      if (change.type === 'DELETED' && change.groupResource === NODECLAIMS)
-        this.disruptions.gone(change.object.metadata.name ?? '', options.clock.wall());
+      if (change.groupResource !== NODECLAIMS) return;
+      const name = change.object.metadata.name ?? '';
+      if (change.type === 'ADDED') createdAt.set(name, options.clock.now().getTime());
+      else if (change.type === 'DELETED') {
+        createdAt.delete(name);
+        this.disruptions.gone(name, options.clock.wall());
+      }
     });
   }
 

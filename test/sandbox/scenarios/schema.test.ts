@@ -394,7 +394,9 @@ describe('parseScenario', () => {
     [
       'a bad AMI symptom that is not one',
       edit((s) => (s.faults = { badAmi: { symptom: 'slow' } })),
-      ['faults.badAmi.symptom: Invalid option: expected one of "not-ready"|"crash-loop"|"never-registers"'],
+      [
+        'faults.badAmi.symptom: Invalid option: expected one of "never-registers"|"never-ready"|"not-ready"|"crash-loop"|"launch-fails"',
+      ],
     ],
     [
       'a bad AMI naming missing or repeated classes, a delay for a symptom without one, and a release in the wrong format',
