@@ -21,13 +21,21 @@ export class ScenarioError extends UsageError {
 }
 
 export function parseScenario(yamlText: string, source: string): Scenario {
-  let document: unknown;
+  return parseScenarioDocument(loadScenarioYaml(yamlText, source), source);
+}
+
+/** The YAML document of a scenario, not yet checked; a syntax error is a ScenarioError naming the source. */
+export function loadScenarioYaml(yamlText: string, source: string): unknown {
   try {
-    document = load(yamlText, { filename: source });
+    return load(yamlText, { filename: source }) ?? {};
   } catch (err) {
     throw new ScenarioError(source, [`(document): not valid YAML: ${(err as Error).message}`]);
   }
-  const parsed = scenarioSchema.safeParse(document ?? {});
+}
+
+/** A scenario document (YAML already read, any `extends` already applied: load.ts) checked and defaulted. */
+export function parseScenarioDocument(document: unknown, source: string): Scenario {
+  const parsed = scenarioSchema.safeParse(document);
   // Cross-references are checked once every field has its shape: checks.ts reads the typed scenario.
   const problems = parsed.success ? scenarioProblems(parsed.data) : parsed.error.issues.flatMap(issueProblems);
   if (problems.length > 0)

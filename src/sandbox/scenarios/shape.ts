@@ -119,7 +119,7 @@ const faults = z.strictObject({
       reason: z.string().min(1).default('InsufficientCapacityError'),
     })
     .optional(),
-  /** Replacements' Nodes never become Ready. */
+  /** The NodePool's new NodeClaims launch but their kubelets never register (liveness deletes them). */
   neverRegisters: z.strictObject({ nodePool: z.string() }).optional(),
   slowDrain: z.strictObject({ podTerminationSeconds: z.number().positive() }).optional(),
   /** The simulated Karpenter cannot see the AMIs the class is later changed to (not shared with the account). */
@@ -132,7 +132,9 @@ const faults = z.strictObject({
     .optional(),
   watchDrops: z.strictObject({ everySeconds: z.number().positive() }).optional(),
   /**
-   * A bad AMI release: only nodes launched from it misbehave (karpenter/bad-ami.ts). `release` defaults to the newest
+   * A bad AMI release: only nodes launched from it misbehave (karpenter/bad-ami.ts), as `symptom` says: they never
+   * register, register but never go Ready, go NotReady after initializing, crash-loop every container, or never launch.
+   * `release` defaults to the newest
    * release of the control plane's minor for each class's family (what `upgrade --to <minor>` pins by default);
    * `nodeClasses` defaults to every class; `afterSeconds` (not-ready only, default 60) counts from initialization.
    */

@@ -14,11 +14,14 @@ import { NODECLAIMS, claimsOf, imageOf, kubectl, manualSandbox, pinToControlPlan
 
 type Started = Awaited<ReturnType<typeof manualSandbox>>;
 
-async function started(badAmi?: ScenarioBadAmi, options: { pdbs?: false } = {}): Promise<Started> {
+async function started(
+  badAmi?: ScenarioBadAmi,
+  options: { pdbs?: false; log?: (line: string) => void } = {},
+): Promise<Started> {
   const scenario = loadScenario('bad-ami');
   if (badAmi) scenario.faults.badAmi = badAmi;
   if (options.pdbs === false) scenario.workloads = scenario.workloads.map(({ pdb: _pdb, ...w }) => w);
-  const sandbox = await manualSandbox(scenario);
+  const sandbox = await manualSandbox(scenario, options.log);
   onTestFinished(() => sandbox.stop());
   return sandbox;
 }
@@ -244,7 +247,7 @@ describe('a bad AMI release (faults.badAmi)', () => {
     expect([allowed(8), allowed(0)]).toEqual([0, 7]);
   });
 
-  it('never-registers: the replacements never join; the commands give up after 10 minutes and liveness deletes them, with NodeRegistrationHealthy=False on the NodePool', async () => {
+  it('never-registers: the replacements never join; the commands give up after 10 minutes and liveness deletes them 15 minutes after their creation, with NodeRegistrationHealthy=False on the NodePool', async () => {
     const sandbox = await started({ symptom: 'never-registers' });
     const bad = await pinToControlPlane(sandbox, 'default');
     const store = sandbox.kube.store;
@@ -268,8 +271,8 @@ describe('a bad AMI release (faults.badAmi)', () => {
     expect(Date.parse(again[1]!.time) - Date.parse(failed.failed!)).toBeLessThanOrEqual(10_000);
     expect(canary().slice(0, 3).every((e) => e.failed !== undefined)).toBe(true);
     expect(store.get(NODECLAIMS, replacement.metadata.name!)).toBeDefined();
-    run(sandbox, 6 * 60);
-    expect(store.get(NODECLAIMS, replacement.metadata.name!)).toBeUndefined();
+    while (store.get(NODECLAIMS, replacement.metadata.name!)) run(sandbox, 1);
+    expect(sandbox.clock.now().getTime() - Date.parse(replacement.metadata.creationTimestamp!)).toBe(15 * 60_000);
     expect(conditionOf(store.get('nodepools.karpenter.sh', 'canary')!, 'NodeRegistrationHealthy')).toMatchObject({
       status: 'False',
       reason: 'RegistrationFailed',
@@ -280,7 +283,93 @@ describe('a bad AMI release (faults.badAmi)', () => {
     expect(store.list('pods').every((p) => isTrue(p, 'Ready'))).toBe(true);
   });
 
-  it.each<ScenarioBadAmi['symptom']>(['crash-loop', 'not-ready', 'never-registers'])(
+  it('never-ready: the replacements register but never go Ready; each command times out after 10 minutes, the old node is retried at once, and the NotReady replacements stay', async () => {
+    const sandbox = await started({ symptom: 'never-ready' });
+    const bad = await pinToControlPlane(sandbox, 'default');
+    const store = sandbox.kube.store;
+    const canary = () => sandbox.simulator.disruptions.entries().filter((e) => e.nodePool === 'canary');
+    run(sandbox, 5 * 60);
+    const replacement = store.get(NODECLAIMS, canary()[0]!.replacement!)!;
+    expect(isTrue(replacement, 'Registered')).toBe(true);
+    expect(conditionOf(replacement, 'Initialized')).toMatchObject({ status: 'Unknown', reason: 'NodeNotReady' });
+    const node = store.get('nodes', nodeNameOf(replacement))!;
+    expect(conditionOf(node, 'Ready')).toMatchObject({ status: 'False', reason: 'KubeletNotReady', message: CNI_NOT_READY });
+    expect(node.metadata.labels?.['karpenter.sh/initialized']).toBeUndefined();
+    // The DaemonSet put its pod there; with no pod network the kubelet never starts it.
+    const agents = podsOn(sandbox, node.metadata.name!);
+    expect(agents.map((p) => [owner(p), (p.status as { phase: string }).phase])).toEqual([['DaemonSet', 'Pending']]);
+    // Registration succeeded, so Karpenter's own signal says nothing is wrong.
+    expect(conditionOf(store.get('nodepools.karpenter.sh', 'canary')!, 'NodeRegistrationHealthy')?.status).toBe('True');
+
+    while (!canary().some((e) => e.failed !== undefined)) run(sandbox, 1);
+    const failed = canary().find((e) => e.failed !== undefined)!;
+    expect(Date.parse(failed.failed!) - Date.parse(failed.time)).toBe(10 * 60_000 + 1000);
+    expect(store.get(NODECLAIMS, failed.replacement!)).toBeDefined();
+    // Retried within the next poll (no back-off): a second command for the same old NodeClaim, whose DisruptionReason
+    // was removed and set again by it.
+    run(sandbox, 10);
+    const again = canary().filter((e) => e.nodeClaim === failed.nodeClaim);
+    expect(again).toHaveLength(2);
+    expect(Date.parse(again[1]!.time) - Date.parse(failed.failed!)).toBeLessThanOrEqual(10_000);
+    const old = store.get(NODECLAIMS, failed.nodeClaim)!;
+    expect(old.metadata.deletionTimestamp).toBeUndefined();
+    expect(Date.parse(conditionOf(old, 'DisruptionReason')!.lastTransitionTime)).toBe(Date.parse(again[1]!.time));
+    // Another round: every canary node has had two replacements, none deleted, none Ready.
+    run(sandbox, 11 * 60);
+    const replacements = claimsOf(sandbox, 'canary').filter((c) => bad.includes(imageOf(c) ?? ''));
+    expect(replacements.length).toBeGreaterThanOrEqual(6);
+    expect(replacements.every((c) => !c.metadata.deletionTimestamp && !isTrue(c, 'Initialized'))).toBe(true);
+    const launched = claimsOf(sandbox, 'canary').filter((c) => imageOf(c) !== undefined);
+    expect(launched.filter((c) => !bad.includes(imageOf(c)!))).toHaveLength(3);
+    expect(store.list('pods').filter((p) => owner(p) === 'ReplicaSet').every((p) => isTrue(p, 'Ready'))).toBe(true);
+  });
+
+  it('launch-fails: EC2 refuses the AMI, so the replacements never launch; liveness deletes each 5 minutes after its creation, the command fails and is retried, and the second deletion sets NodeRegistrationHealthy=False', async () => {
+    const logs: string[] = [];
+    const sandbox = await started({ symptom: 'launch-fails' }, { log: (l) => logs.push(l) });
+    const bad = await pinToControlPlane(sandbox, 'default');
+    const store = sandbox.kube.store;
+    const canary = () => sandbox.simulator.disruptions.entries().filter((e) => e.nodePool === 'canary');
+    run(sandbox, 2 * 60);
+    const first = store.get(NODECLAIMS, canary()[0]!.replacement!)!;
+    const name = first.metadata.name!;
+    expect(conditionOf(first, 'Launched')).toMatchObject({
+      status: 'Unknown',
+      reason: 'LaunchFailed',
+      message: 'Instance launch failed',
+      lastTransitionTime: first.metadata.creationTimestamp,
+    });
+    expect(imageOf(first)).toBeUndefined();
+    const ena = `InvalidParameterCombination: Enhanced networking with the Elastic Network Adapter (ENA) is required for the '${first.metadata.labels!['node.kubernetes.io/instance-type']}' instance type. Ensure that you are using an AMI that is enabled for ENA.`;
+    expect(logs.filter((l) => l.includes(`nodeclaim ${name}: launching`))).toEqual([
+      expect.stringContaining(`reconciler error: nodeclaim ${name}: launching nodeclaim, creating nodeclaim, ${ena}`),
+    ]);
+    const health = () => conditionOf(store.get('nodepools.karpenter.sh', 'canary')!, 'NodeRegistrationHealthy');
+    expect(health()?.status).toBe('Unknown');
+
+    while (store.get(NODECLAIMS, name)) run(sandbox, 1);
+    expect(sandbox.clock.now().getTime() - Date.parse(first.metadata.creationTimestamp!)).toBe(5 * 60_000);
+    expect(logs.some((l) => l.endsWith(`nodeclaim ${name} (timeout=5m0s, reason=launch_timeout)`))).toBe(true);
+    // The canary's three commands started together, so their replacements time out together: two failures of the
+    // last four, and NodeRegistrationHealthy=False with the launch's own reason.
+    run(sandbox, 1);
+    expect(health()).toMatchObject({ status: 'False', reason: 'LaunchFailed', message: 'Instance launch failed' });
+    const failed = canary().find((e) => e.replacement === name)!;
+    expect(failed.failed).toBeDefined();
+    run(sandbox, 10);
+    // Retried within the next poll, no back-off: its DisruptionReason was removed, then set again by the new command.
+    const again = canary().filter((e) => e.nodeClaim === failed.nodeClaim);
+    expect(again).toHaveLength(2);
+    expect(Date.parse(again[1]!.time) - Date.parse(failed.failed!)).toBeLessThanOrEqual(10_000);
+    const old = store.get(NODECLAIMS, failed.nodeClaim)!;
+    expect(Date.parse(conditionOf(old, 'DisruptionReason')!.lastTransitionTime)).toBe(Date.parse(again[1]!.time));
+    // Nothing ever launched from the bad AMI: the old nodes are all there, and no Node joined.
+    expect(store.list(NODECLAIMS).filter((c) => bad.includes(imageOf(c) ?? ''))).toEqual([]);
+    expect(claimsOf(sandbox, 'canary').filter((c) => imageOf(c) !== undefined)).toHaveLength(3);
+    expect(store.list('nodes')).toHaveLength(17);
+  });
+
+  it.each<ScenarioBadAmi['symptom']>(['crash-loop', 'not-ready', 'never-registers', 'never-ready', 'launch-fails'])(
     '%s: drifting onto an older 1.30 release, which is good, completes with every pod Ready',
     async (symptom) => {
       const sandbox = await started({ symptom });

@@ -13,9 +13,13 @@ import type { Scenario } from '../../../src/sandbox/scenarios/schema.js';
 
 export const NODECLAIMS = 'nodeclaims.karpenter.sh';
 
-export async function manualSandbox(scenario: string | Scenario): Promise<Sandbox & { clock: ManualClock }> {
+/** `log` receives the simulated Karpenter's log lines. */
+export async function manualSandbox(
+  scenario: string | Scenario,
+  log?: (line: string) => void,
+): Promise<Sandbox & { clock: ManualClock }> {
   const clock = new ManualClock(new Date('2026-11-23T10:00:00Z'));
-  const sandbox = await startSandbox({ scenario, manualClock: clock });
+  const sandbox = await startSandbox({ scenario, manualClock: clock, ...(log ? { log } : {}) });
   return Object.assign(sandbox, { clock });
 }
 

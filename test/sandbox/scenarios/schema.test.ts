@@ -53,6 +53,10 @@ describe('parseScenario', () => {
     expect(builtInScenarioNames()).toEqual([
       'ami-not-found',
       'bad-ami',
+      'bad-ami-launch-fails',
+      'bad-ami-never-ready',
+      'bad-ami-never-registers',
+      'bad-ami-not-ready',
       'budget-blocked',
       'crash-loop',
       'default',
@@ -457,7 +461,7 @@ describe('parseScenario', () => {
 describe('loadScenario', () => {
   it('lists the built-ins when the name is unknown', () => {
     expect(() => loadScenario('nope')).toThrow(
-      'no built-in scenario named "nope" (built-in: ami-not-found, bad-ami, budget-blocked, crash-loop, default, do-not-disrupt, do-not-disrupt-duration, flaky-api, gitops-owned, large, launch-failure, pdb-blocked, staged, unschedulable)',
+      'no built-in scenario named "nope" (built-in: ami-not-found, bad-ami, bad-ami-launch-fails, bad-ami-never-ready, bad-ami-never-registers, bad-ami-not-ready, budget-blocked, crash-loop, default, do-not-disrupt, do-not-disrupt-duration, flaky-api, gitops-owned, large, launch-failure, pdb-blocked, staged, unschedulable)',
     );
   });
 
@@ -473,5 +477,60 @@ describe('loadScenario', () => {
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, dump({ ...base(), nodes: 3 }));
     expect(() => loadScenario(bad)).toThrow(`scenario ${bad} is invalid:\n  nodes: unknown field`);
+  });
+
+  it('gives each bad-ami-* built-in the bad-ami scenario with its own symptom', () => {
+    const badAmi = loadScenario('bad-ami');
+    expect(badAmi.faults).toEqual({ badAmi: { symptom: 'crash-loop' } });
+    for (const symptom of ['never-registers', 'never-ready', 'launch-fails', 'not-ready'] as const) {
+      const variant = loadScenario(`bad-ami-${symptom}`);
+      expect(variant).toEqual({
+        ...badAmi,
+        name: `bad-ami-${symptom}`,
+        description: variant.description,
+        faults: { badAmi: { symptom } },
+      });
+      expect(variant.description).not.toBe(badAmi.description);
+    }
+  });
+
+  it('applies a file to the built-in it extends as a JSON merge patch, then checks the result', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'karp-drift-scenario-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const write = (name: string, text: string) => {
+      writeFileSync(join(dir, name), text);
+      return join(dir, name);
+    };
+    // Mappings merge key by key, null removes a key, a list replaces the built-in's whole.
+    const mine = loadScenario(
+      write(
+        'mine.yaml',
+        [
+          'extends: bad-ami',
+          'name: mine',
+          'seed: 7',
+          'nodePools: [{ name: canary, nodeClass: default, nodes: 1 }]',
+          'workloads: [{ name: web, nodePool: canary, replicas: 2 }]',
+          'faults: { badAmi: { symptom: never-ready }, slowDrain: { podTerminationSeconds: 30 } }',
+        ].join('\n'),
+      ),
+    );
+    expect(mine).toMatchObject({ name: 'mine', seed: 7, controlPlaneVersion: '1.30', speed: 60 });
+    expect(mine.nodePools.map((p) => `${p.name}:${p.nodes}`)).toEqual(['canary:1']);
+    expect(mine.faults).toEqual({ badAmi: { symptom: 'never-ready' }, slowDrain: { podTerminationSeconds: 30 } });
+    expect(loadScenario(write('none.yaml', 'extends: bad-ami\nname: none\nfaults: { badAmi: null }')).faults).toEqual({});
+    // A built-in that extends another: the chain is applied in turn.
+    expect(loadScenario(write('chain.yaml', 'extends: bad-ami-launch-fails\nname: chain')).faults).toEqual({
+      badAmi: { symptom: 'launch-fails' },
+    });
+
+    const nope = write('nope.yaml', 'extends: nope\nname: x');
+    expect(() => loadScenario(nope)).toThrow(`scenario ${nope} is invalid:\n  extends: no built-in scenario named "nope"`);
+    const list = write('list.yaml', 'extends: [bad-ami]\nname: x');
+    expect(() => loadScenario(list)).toThrow(`scenario ${list} is invalid:\n  extends: must name a built-in scenario`);
+    const broken = write('broken.yaml', 'extends: bad-ami\nname: broken\nfaults: { badAmi: { symptom: slow } }');
+    expect(() => loadScenario(broken)).toThrow(
+      `scenario ${broken} is invalid:\n  faults.badAmi.symptom: Invalid option: expected one of`,
+    );
   });
 });
