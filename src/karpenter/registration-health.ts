@@ -1,11 +1,12 @@
-// A NodePool's `NodeRegistrationHealthy` condition as Karpenter v1.8+ keeps it (kubernetes-sigs/karpenter v1.14.1, DOMAIN.md
-// §1.3): a buffer of the NodePool's last 4 launch outcomes (`pkg/state/nodepoolhealth/tracker.go`), a registration
-// adding a success (`pkg/controllers/nodeclaim/lifecycle/registration.go` updateNodePoolRegistrationHealth), a
-// NodeClaim that liveness deletes for its launch or registration timeout adding a failure (`liveness.go`
-// updateNodePoolRegistrationHealth), and the condition reset to Unknown, its buffer cleared, whenever the NodePool's or
-// its NodeClass's generation changes (`pkg/controllers/nodepool/registrationhealth/controller.go`). So False needs 2
-// failures among the last 4 outcomes since the last spec write of either object, and any budget edit clears it: it is
-// a weak signal, never the thing to wait for.
+// A NodePool's `NodeRegistrationHealthy` condition as Karpenter v1.8+ keeps it (kubernetes-sigs/karpenter v1.14.1,
+// DOMAIN.md §1.3): a buffer of the NodePool's last 4 launch outcomes (`pkg/state/nodepoolhealth/tracker.go`), a
+// registration adding a success (`pkg/controllers/nodeclaim/lifecycle/registration.go`
+// updateNodePoolRegistrationHealth), a NodeClaim that liveness deletes for its launch or registration timeout adding a
+// failure (`liveness.go` updateNodePoolRegistrationHealth), and the condition reset to Unknown, its buffer cleared,
+// whenever the NodePool's or its NodeClass's generation changes
+// (`pkg/controllers/nodepool/registrationhealth/controller.go`). So False needs 2 failures among the last 4 outcomes
+// since the last spec write of either object, and any budget edit clears it: it is a weak signal, never the thing to
+// wait for.
 
 /** `BufferSize`: how many of the NodePool's last launches count. */
 export const REGISTRATION_HEALTH_BUFFER = 4;

@@ -37,7 +37,11 @@ export function badAmiSymptom(ctx: SimContext, claim: KubeObject): BadAmiSymptom
 }
 
 /** The symptom of the image a NodeClaim is launched from (before launch: the one it would be). */
-export function imageSymptom(ctx: SimContext, claim: KubeObject, imageId: string | undefined): BadAmiSymptom | undefined {
+export function imageSymptom(
+  ctx: SimContext,
+  claim: KubeObject,
+  imageId: string | undefined,
+): BadAmiSymptom | undefined {
   const bad = ctx.faults.badAmi;
   if (!bad || imageId === undefined || !bad.imageIds.has(imageId)) return undefined;
   const nodeClass = spec<{ nodeClassRef?: { name?: string } }>(claim).nodeClassRef?.name ?? '';

@@ -1,5 +1,5 @@
-// NodeRegistrationHealthy on each NodePool, as Karpenter v1.8+ keeps it (the rules: src/karpenter/registration-health.ts,
-// DOMAIN.md §1.3). The lifecycle controller records each launch's outcome as registration.go and liveness.go do: a
+// NodeRegistrationHealthy on each NodePool, as Karpenter v1.8+ keeps it (the rules:
+// src/karpenter/registration-health.ts, DOMAIN.md §1.3). The lifecycle controller records each launch's outcome as registration.go and liveness.go do: a
 // NodeClaim that registers is a success, one that liveness deletes for its launch or registration timeout a failure,
 // and the condition moves only as the NodePool's last 4 outcomes say (False from 2 failures). This step is
 // Karpenter's nodepool.registrationhealth controller (`pkg/controllers/nodepool/registrationhealth/controller.go`):
@@ -42,7 +42,12 @@ export function reconcileRegistrationHealth(ctx: SimContext): void {
     if (reset) outcomes = [];
     ctx.memory.registrationHealth.set(uid, outcomes);
     if (!reset && observed === classGeneration) continue;
-    const unknown = { type: TYPE, status: 'Unknown', reason: 'AwaitingReconciliation', message: 'object is awaiting reconciliation' } as const;
+    const unknown = {
+      type: TYPE,
+      status: 'Unknown',
+      reason: 'AwaitingReconciliation',
+      message: 'object is awaiting reconciliation',
+    } as const;
     setConditions(ctx, NODEPOOLS, pool, reset ? [unknown] : [], { nodeClassObservedGeneration: classGeneration });
   }
 }
