@@ -8,6 +8,14 @@
 // since the last spec write of either object, and any budget edit clears it: it is a weak signal, never the thing to
 // wait for.
 
+/**
+ * How a release keeps the condition: `buffer` from v1.8.0 (kubernetes-sigs/karpenter#2520, as above); `unknown-only`
+ * in v1.4.0–v1.7.x, where a registration always sets True and a liveness deletion sets False only while the condition
+ * is Unknown (once True it stays True until a generation change resets it); before v1.4.0, and in every v1beta1
+ * release, there is no such condition.
+ */
+export type RegistrationHealthRule = 'buffer' | 'unknown-only';
+
 /** `BufferSize`: how many of the NodePool's last launches count. */
 export const REGISTRATION_HEALTH_BUFFER = 4;
 /** `ThresholdFalse`: the share of failures among BufferSize (not among those recorded) that makes it unhealthy. */
@@ -51,13 +59,19 @@ export interface RegistrationHealthUpdate {
  * A NodeClaim of the NodePool registered (registration.go) or was deleted by liveness (liveness.go): the condition
  * goes True when the buffer with this success is healthy, False when the buffer with this failure is unhealthy and
  * the condition is not False already; the outcome is recorded either way. Only for a NodeClaim the NodePool owns (its
- * ownerReference names the NodePool's uid): any other leaves buffer and condition alone.
+ * ownerReference names the NodePool's uid): any other leaves buffer and condition alone. Under `unknown-only`
+ * (v1.4–v1.7) there is no buffer: True on every registration, False on a failure while the condition is Unknown.
  */
 export function recordLaunch(
   outcomes: LaunchOutcomes,
   registered: boolean,
   current: 'True' | 'False' | 'Unknown' | undefined,
+  rule: RegistrationHealthRule = 'buffer',
 ): RegistrationHealthUpdate {
+  if (rule === 'unknown-only') {
+    if (registered) return { outcomes: [], condition: 'True' };
+    return current === 'True' || current === 'False' ? { outcomes: [] } : { outcomes: [], condition: 'False' };
+  }
   const next = withOutcome(outcomes, registered);
   const health = registrationHealth(next);
   if (registered && health === 'Healthy') return { outcomes: next, condition: 'True' };

@@ -3,7 +3,8 @@
 // - pkg/state/nodepoolhealth/suite_test.go: the tracker (the last 4 outcomes, unhealthy from 2 failures);
 // - pkg/controllers/nodeclaim/lifecycle/liveness_test.go and registration_test.go: when a timeout sets False and a
 //   registration sets True;
-// - pkg/controllers/nodepool/registrationhealth/suite_test.go: the reset to Unknown on a generation change.
+// - pkg/controllers/nodepool/registrationhealth/suite_test.go: the reset to Unknown on a generation change;
+// and, for the rule before the buffer (v1.4.0–v1.7.x), tag v1.7.0's liveness_test.go and registration_test.go.
 // Each row names the `It(...)` it comes from. The controllers' writes are the sandbox's (test/sandbox/karpenter/
 // liveness.slow.test.ts); here, the decisions.
 import { describe, expect, it } from 'vitest';
@@ -115,5 +116,19 @@ describe('registrationhealth/suite_test.go: the reset to Unknown', () => {
     ['a NodePool that never recorded its class generation (0, as Go reads it)', { ...settled, nodeClassObservedGeneration: 0 }, true],
   ])('%s', (_it, generations, expected) => {
     expect(registrationHealthReset(generations)).toBe(expected);
+  });
+});
+
+describe('v1.7.0 liveness_test.go and registration_test.go: before the buffer (unknown-only)', () => {
+  it.each<[string, boolean, 'True' | 'False' | 'Unknown' | undefined, 'True' | 'False' | undefined]>([
+    ["should delete the nodeClaim when the Node hasn't registered past the registration timeout (Unknown → False)", false, 'Unknown', 'False'],
+    ['should not update NodeRegistrationHealthy status condition if it is already set to True', false, 'True', undefined],
+    ['a False condition stays False', false, 'False', undefined],
+    ['should add NodeRegistrationHealthy=true on the nodePool if registration succeeds and if it was previously false', true, 'False', 'True'],
+  ])('%s', (_it, registered, current, expected) => {
+    expect(recordLaunch(after(false, false, false), registered, current, 'unknown-only')).toEqual({
+      outcomes: [],
+      ...(expected ? { condition: expected } : {}),
+    });
   });
 });

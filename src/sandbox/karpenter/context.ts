@@ -2,6 +2,7 @@
 // same validation, finalizer and watch semantics as HTTP requests), simulated time, events, seeded randomness, the
 // scenario's timing and faults, and the little memory a controller keeps between passes (Karpenter keeps the same in
 // its cluster state and orchestration queue).
+import type { RegistrationHealthRule } from '../../karpenter/registration-health.js';
 import type { AmiCatalog } from '../aws/types.js';
 import type { KubeStore } from '../kube-api/registry-store.js';
 import type { KubeObject } from '../kube-api/types.js';
@@ -214,6 +215,8 @@ export interface SimContext {
    * v0.37), or none, one command at a time for the whole cluster (v0.32–v0.33).
    */
   budgets: BudgetSupport;
+  /** How the release keeps NodeRegistrationHealthy (scenarios/versions.ts); undefined: it has no such condition. */
+  registrationHealthRule: RegistrationHealthRule | undefined;
   memory: SimMemory;
   /** The drift commands started and when each ended, for tests (disruption-log.ts). */
   disruptions: DisruptionLog;

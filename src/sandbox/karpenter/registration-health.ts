@@ -20,6 +20,7 @@ const TYPE = 'NodeRegistrationHealthy';
 
 /** registrationhealth/controller.go Reconcile, for every NodePool whose EC2NodeClass exists. */
 export function reconcileRegistrationHealth(ctx: SimContext): void {
+  if (ctx.registrationHealthRule === undefined) return;
   for (const pool of ctx.store.list(NODEPOOLS)) {
     if (pool.metadata.deletionTimestamp) continue;
     const nodeClass = ctx.store.get(EC2NODECLASSES, nodeClassOf(pool) ?? '');
@@ -59,12 +60,18 @@ export function reconcileRegistrationHealth(ctx: SimContext): void {
  * NodePool does not own (its ownerReference names another uid: a NodePool deleted and created again) counts for none.
  */
 export function recordLaunchOutcome(ctx: SimContext, claim: KubeObject, registered: boolean): void {
+  if (ctx.registrationHealthRule === undefined) return;
   const pool = ctx.store.get(NODEPOOLS, claim.metadata.labels?.['karpenter.sh/nodepool'] ?? '');
   if (!pool) return;
   const uid = pool.metadata.uid ?? '';
   if (!claim.metadata.ownerReferences?.some((r) => r.kind === 'NodePool' && r.uid === uid)) return;
   const current = conditionOf(pool, TYPE);
-  const update = recordLaunch(ctx.memory.registrationHealth.get(uid) ?? [], registered, current?.status);
+  const update = recordLaunch(
+    ctx.memory.registrationHealth.get(uid) ?? [],
+    registered,
+    current?.status,
+    ctx.registrationHealthRule,
+  );
   ctx.memory.registrationHealth.set(uid, update.outcomes);
   if (update.condition === 'True' && current?.status !== 'True')
     setConditions(ctx, NODEPOOLS, pool, [{ type: TYPE, status: 'True', reason: TYPE, message: '' }]);

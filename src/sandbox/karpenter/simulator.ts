@@ -11,6 +11,7 @@ import type { KubeStore } from '../kube-api/registry-store.js';
 import type { SimClock } from './clock.js';
 import type { SeededRandom } from '../scenarios/random.js';
 import type { BudgetSupport } from '../scenarios/versions.js';
+import type { RegistrationHealthRule } from '../../karpenter/registration-health.js';
 import {
   DEFAULT_TIMING,
   NODECLAIMS,
@@ -48,6 +49,8 @@ export interface SimulatorOptions {
   karpenterApi?: 'v1' | 'v1beta1';
   /** What the release's NodePools have of budgets (scenarios/versions.ts); default: `by-reason` on v1, `any-reason` on v1beta1. */
   budgets?: BudgetSupport;
+  /** How the release keeps NodeRegistrationHealthy (scenarios/versions.ts); default: `buffer` on v1, none on v1beta1. */
+  registrationHealth?: RegistrationHealthRule | 'none';
   timing?: Partial<SimTiming>;
   faults?: SimFaults;
   /** Karpenter's log lines (`disrupting node(s)`, `launched nodeclaim`, ...), with the simulated time. */
@@ -119,6 +122,10 @@ export class KarpenterSimulator {
       controlPlaneVersion: options.controlPlaneVersion,
       karpenterApi: options.karpenterApi ?? 'v1',
       budgets: options.budgets ?? (options.karpenterApi === 'v1beta1' ? 'any-reason' : 'by-reason'),
+      registrationHealthRule:
+        options.registrationHealth === 'none' || (!options.registrationHealth && options.karpenterApi === 'v1beta1')
+          ? undefined
+          : (options.registrationHealth ?? 'buffer'),
       memory: {
         driftSeenAt: new Map(),
         commands: new Map(),

@@ -1,6 +1,7 @@
 // Which Karpenter API a scenario's Karpenter version serves, and which Kubernetes versions it supports
 // (DOMAIN.md §0 compatibility matrix, §2.9 pre-v1 differences).
 import { minorNumber } from '../../ami/families.js';
+import type { RegistrationHealthRule } from '../../karpenter/registration-health.js';
 
 export type KarpenterApi = 'v1' | 'v1beta1';
 
@@ -40,6 +41,17 @@ export type BudgetSupport = 'none' | 'any-reason' | 'by-reason';
 export function budgetSupport(v: KarpenterVersion): BudgetSupport {
   if (v.major >= 1) return 'by-reason';
   return v.minor >= 34 ? 'any-reason' : 'none';
+}
+
+/**
+ * How a release keeps a NodePool's NodeRegistrationHealthy (src/karpenter/registration-health.ts): the 2-of-4 buffer
+ * from v1.8.0, the first-failure rule in v1.4.0–v1.7.x, and no such condition before v1.4.0 (kubernetes-sigs/karpenter
+ * `pkg/controllers/nodepool/registrationhealth/` appears at v1.4.0, `pkg/state/nodepoolhealth/` at v1.8.0).
+ */
+export function registrationHealthRule(v: KarpenterVersion): RegistrationHealthRule | undefined {
+  if (v.major > 1 || (v.major === 1 && v.minor >= 8)) return 'buffer';
+  if (v.major === 1 && v.minor >= 4) return 'unknown-only';
+  return undefined;
 }
 
 /**

@@ -17,11 +17,12 @@ const NODEPOOLS = 'nodepools.karpenter.sh';
 const LAUNCH_FAILS = '{ launchFailures: { nodePool: general, count: 99, reason: LaunchFailed } }';
 
 /** Two amd64 nodes on 1.29 in NodePool general (the default budget, 10%: one command at a time), with these faults. */
-async function started(faults: string) {
+async function started(faults: string, karpenterVersion = '1.14.1') {
   const scenario = parseScenario(
     [
       'name: liveness',
       'controlPlaneVersion: "1.30"',
+      `karpenterVersion: "${karpenterVersion}"`,
       'nodeClasses: [{ name: default, family: al2023, kubernetesVersion: "1.29" }]',
       'nodePools: [{ name: general, nodeClass: default, nodes: 2, arch: [amd64] }]',
       'workloads: [{ name: web, nodePool: general, replicas: 4, pdb: { maxUnavailable: 1 } }]',
@@ -259,5 +260,19 @@ describe('NodeRegistrationHealthy (state/nodepoolhealth, nodepool/registrationhe
     run(sandbox, 1);
     expect(health(sandbox)).toMatchObject({ status: 'Unknown', reason: 'AwaitingReconciliation' });
     expect(claimsOf(sandbox, 'general').length).toBeGreaterThan(0);
+  });
+
+  it('by release: v1.4–v1.7 set False at the first failure while Unknown; before v1.4 (v1beta1 included) there is no such condition', async () => {
+    const v17 = await started(LAUNCH_FAILS, '1.7.1');
+    await pinToControlPlane(v17, 'default');
+    untilGone(v17, untilReplacement(v17, 1).metadata.name!);
+    expect(health(v17)).toMatchObject({ status: 'False', reason: 'LaunchFailed' });
+
+    const v37 = await started(LAUNCH_FAILS, '0.37.8');
+    await pinToControlPlane(v37, 'default');
+    untilGone(v37, untilReplacement(v37, 1).metadata.name!);
+    untilGone(v37, untilReplacement(v37, 2).metadata.name!);
+    expect(health(v37)).toBeUndefined();
+    expect(v37.kube.store.get(NODEPOOLS, 'general')!.status).not.toHaveProperty('nodeClassObservedGeneration');
   });
 });
