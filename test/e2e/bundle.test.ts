@@ -137,12 +137,12 @@ describe("the bundled CLI", () => {
     [
       "sandbox",
       ["sandbox", "--scenario", "nonexistent"],
-      "built-in: ami-not-found, bad-ami, budget-blocked, crash-loop, default",
+      "built-in: ami-not-found, bad-ami, bad-ami-launch-fails, bad-ami-never-ready, bad-ami-never-registers, bad-ami-not-ready, budget-blocked, crash-loop, default",
     ],
     [
       "demo",
       ["demo", "--scenario", "nonexistent"],
-      "built-in: ami-not-found, bad-ami, budget-blocked, crash-loop, default",
+      "built-in: ami-not-found, bad-ami, bad-ami-launch-fails, bad-ami-never-ready, bad-ami-never-registers, bad-ami-not-ready, budget-blocked, crash-loop, default",
     ],
   ])("%s starts from the bundle", (command, args, message) => {
     const r = run(args, 10 + args.length + command.length);
