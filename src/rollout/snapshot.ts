@@ -41,9 +41,16 @@ export interface Snapshot {
   listedUpTo: Partial<Record<ObjectKind, string>>;
   /** Deleted events' uids (events carry no resourceVersion in their view). */
   deletedEvents: Set<string>;
+  /**
+   * NodeClaims seen deleted, by name: their last view (the DELETED object, or the last one known before a relist
+   * left them out), oldest first, at most MAX_DEPARTED. The health gates judge a replacement deleted before it was
+   * Initialized from it, even when it came and went between two turns of the follow.
+   */
+  departed: Map<string, NodeClaimView>;
 }
 
 export const MAX_EVENTS = 500;
+export const MAX_DEPARTED = 500;
 
 const KEPT_REASONS: ReadonlySet<string> = new Set(KARPENTER_EVENT_REASONS);
 
@@ -59,6 +66,7 @@ export function emptySnapshot(): Snapshot {
     tombstones: { NodeClaim: new Map(), Node: new Map(), EC2NodeClass: new Map() },
     listedUpTo: {},
     deletedEvents: new Set(),
+    departed: new Map(),
   };
 }
 
@@ -127,6 +135,7 @@ function applyObject(s: Snapshot, kind: ObjectKind, type: 'ADDED' | 'MODIFIED' |
       if (older(rv, live.resourceVersion)) return false; // the end of an earlier incarnation of the name
       objects.delete(view.name);
       tombstones.set(view.name, rv);
+      if (kind === 'NodeClaim') depart(s, view as NodeClaimView);
       return true;
     }
     if (!notNewer(rv, tombstones.get(view.name))) tombstones.set(view.name, rv);
@@ -157,6 +166,8 @@ function applySynced(s: Snapshot, kind: WatchedKind, items: SyncedItem[]): boole
     return true;
   }
   const objects = objectsOf(s, kind);
+  // A NodeClaim known before and absent from the new list was deleted while the watch was down.
+  const before = kind === 'NodeClaim' ? new Map(s.nodeClaims) : undefined;
   objects.clear();
   let highest: string | undefined;
   for (const item of items as ObjectView[]) {
@@ -166,6 +177,7 @@ function applySynced(s: Snapshot, kind: WatchedKind, items: SyncedItem[]): boole
       highest = item.resourceVersion;
     }
   }
+  if (before !== undefined) for (const [name, view] of before) if (!objects.has(name)) depart(s, view);
   s.tombstones[kind].clear();
   if (highest === undefined) delete s.listedUpTo[kind];
   else s.listedUpTo[kind] = highest;
@@ -179,6 +191,12 @@ function applySynced(s: Snapshot, kind: WatchedKind, items: SyncedItem[]): boole
   }
   s.synced.add(kind);
   return true;
+}
+
+function depart(s: Snapshot, view: NodeClaimView): void {
+  s.departed.delete(view.name); // re-inserted last: a name used again departs again
+  s.departed.set(view.name, view);
+  if (s.departed.size > MAX_DEPARTED) s.departed.delete(s.departed.keys().next().value as string);
 }
 
 /** RFC 3339 UTC timestamps order as strings; an event without one sorts first. */

@@ -127,6 +127,19 @@ describe('applyChange: NodeClaims, Nodes and EC2NodeClasses', () => {
   });
 });
 
+describe('applyChange: the NodeClaims that departed', () => {
+  const departed = (s: Snapshot) => Object.fromEntries([...s.departed.values()].map((c) => [c.name, c.resourceVersion]));
+  it.each<[string, ClusterChange[], Record<string, string>]>([
+    ['a DELETED keeps its last view', [added('a', '10'), deleted('a', '20')], { a: '20' }],
+    ['one deleted while the watch was down is found by the relist', [synced(['a', '10'], ['b', '11']), synced(['b', '12'])], { a: '10' }],
+    ['the first list proves nothing gone', [synced(['b', '12'])], {}],
+    ['a DELETED of one never seen is no departure (nothing known of it)', [deleted('a', '20')], {}],
+    ['a stale DELETED of an earlier incarnation is none either', [added('a', '30'), deleted('a', '20')], {}],
+  ])('%s', (_name, changes, expected) => {
+    expect(departed(fold(changes))).toEqual(expected);
+  });
+});
+
 describe('applyChange: events', () => {
   const ev = (uid: string, o: Partial<EventView> = {}) => event({ uid, ...o });
   const on = (type: 'ADDED' | 'MODIFIED' | 'DELETED', view: EventView): ClusterChange => ({
