@@ -292,14 +292,17 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
         'with --gate-cmd: kill it after this long; the gate is then inconclusive and the rollout pauses (default 5m)',
       )
       .option('--gate-interval <duration>', 'with --gate-cmd: also run it this often while waves run and soak')
-      .option('--failure-limit <n>', 'with --waves/--canary: failed gate evaluations that halt the rollout (default 1)')
+      .option(
+        '--failure-limit <n>',
+        'with --waves/--canary: failures that halt the rollout: each failed replacement or drift command, each failed gate evaluation (default 1)',
+      )
       .option(
         '--on-failure <action>',
         'with --waves/--canary: pause (hold every NodePool; default) or rollback (also restore the classes and follow the nodes back)',
       )
       .option(
         '--init-deadline <duration>',
-        'with --waves/--canary: a replacement must be Initialized this long after it was created (default 15m)',
+        'with --waves/--canary: a replacement must be Initialized this long after it was created (default 10m)',
       )
       .option(
         '--pod-ready-deadline <duration>',

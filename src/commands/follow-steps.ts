@@ -43,7 +43,13 @@ export function decideGates(run: FollowRun, state: FollowState, turn: Turn): boo
   const { gates } = run.settings;
   if (!gates || !turn.progress.synced) return false;
   const { snapshot, stage, stop } = state;
-  const g = gates.tick(snapshot.nodeClaims.values(), snapshot.nodes, stage, turn.now, stop.signal);
+  const look = {
+    claims: snapshot.nodeClaims.values(),
+    departed: snapshot.departed,
+    nodes: snapshot.nodes,
+    events: snapshot.events.values(),
+  };
+  const g = gates.tick(look, stage, turn.now, stop.signal);
   for (const r of g.reports) reportGate(run, state, r, turn.now);
   if (!g.halt) return false;
   state.halt = g.halt;

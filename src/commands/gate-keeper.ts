@@ -1,7 +1,8 @@
 // The edge of the health gates: reads what the gates need (NodePools, PDBs, the pods on the replaced nodes) as
-// often as the rollout needs, lets the pure gates judge (gates/health.ts), runs --gate-cmd at the checkpoints and on
-// its interval, counts failed evaluations (gates/tally.ts), and says when a checkpoint is cleared (the pacer waits on
-// it) and when the rollout must halt. The follow loop calls `tick` before each pacer step.
+// often as the rollout needs, lets the pure gates judge (gates/health.ts; each turn, the replacements and drift
+// commands that failed, gates/attempts.ts; at a stage's end, what it tested, gates/coverage.ts), runs --gate-cmd at
+// the checkpoints and on its interval, counts failures (gates/tally.ts), and says when a checkpoint is cleared (the
+// pacer waits on it) and when the rollout must halt. The follow loop calls `tick` before each pacer step.
 //
 // Both kinds of gate run beside the follow loop, never inside its turn: on a big fleet the built-in gates read tens of
 // thousands of pods (10–50 s on the `large` sandbox), and a turn that waited on them would stop the live display's
@@ -10,8 +11,11 @@
 import type { Cluster } from '../cluster/client.js';
 import type { Discovery } from '../cluster/discovery.js';
 import { readGateReads } from '../cluster/inventory.js';
-import type { NodeClaimView, NodeView } from '../karpenter/views.js';
+import type { EventView, NodeClaimView, NodeView } from '../karpenter/views.js';
+import { newAttemptLedger, observeAttempts, type AttemptLedger, type FailedAttempt } from '../gates/attempts.js';
 import type { GateBaseline, GateScope } from '../gates/baseline.js';
+import { untestedAmis, untestedFinding, type StageAmi } from '../gates/coverage.js';
+import { judge } from '../gates/judge.js';
 import { runGateCommand } from './gate-command.js';
 import type { GateCommandResult } from '../gates/tally.js';
 import { evaluateHealth, gatedClaims, type GateFinding, type HealthVerdict } from '../gates/health.js';
@@ -44,8 +48,7 @@ export interface GateKeeper {
    * `onSettled` says when it ends); a halt when the gates say stop. `signal` ends what is started.
    */
   tick(
-    claims: Iterable<NodeClaimView>,
-    nodes: ReadonlyMap<string, NodeView>,
+    look: GateLook,
     stage: StageState | undefined,
     now: Date,
     signal: AbortSignal,
@@ -58,6 +61,14 @@ export interface GateKeeper {
   stop(): void;
 }
 
+/** What the watches show: live NodeClaims, those deleted since the follow began, Nodes, Karpenter's events. */
+export interface GateLook {
+  claims: Iterable<NodeClaimView>;
+  departed: ReadonlyMap<string, NodeClaimView>;
+  nodes: ReadonlyMap<string, NodeView>;
+  events: Iterable<EventView>;
+}
+
 interface GateKeeperSettings {
   cluster: Cluster;
   discovery: Discovery;
@@ -65,6 +76,8 @@ interface GateKeeperSettings {
   scope: GateScope;
   baseline: GateBaseline;
   plan: StagePlan;
+  /** Per stage, the target AMIs its old nodes move onto: what it must have tested at its end. */
+  stageAmis?: ReadonlyArray<readonly StageAmi[] | undefined>;
   facts: GateFacts;
 }
 
@@ -72,11 +85,17 @@ interface GateKeeperSettings {
 interface HealthRun {
   checkpoint: Checkpoint | undefined;
   startedAt: number;
+  /** The failed replacements and commands seen since the last evaluation began: this one counts them. */
+  attempts: FailedAttempt[];
+  /** At a stage's last checkpoint, the target AMIs nothing has tested (gates/coverage.ts). */
+  untested: GateFinding[];
 }
 
 interface HealthDone extends HealthRun {
   verdict: HealthVerdict | undefined;
   unreadable: string | undefined;
+  /** The NodePools as read with it: NodeRegistrationHealthy quoted beside a failed replacement. */
+  nodePools: Awaited<ReturnType<typeof readGateReads>>['nodePools'] | undefined;
   /** The time it judged at (the reads done), for the tally. */
   at: Date;
 }
@@ -85,6 +104,10 @@ interface HealthDone extends HealthRun {
 interface GateKeeperState {
   readonly settings: GateKeeperSettings;
   tally: GateTally;
+  /** The replacements and drift commands seen so far, and what became of them. */
+  readonly ledger: AttemptLedger;
+  /** Failures the watches showed that no evaluation has counted yet (one in flight counts the ones before it). */
+  pendingAttempts: FailedAttempt[];
   lastHealthAt: number;
   lastHealth: HealthVerdict | undefined;
   healthEveryMs: number;
@@ -108,6 +131,7 @@ interface TickFacts {
   checkpoint: Checkpoint | undefined;
   key: string | undefined;
   claims: NodeClaimView[];
+  look: GateLook;
   nodes: ReadonlyMap<string, NodeView>;
   stage: StageState | undefined;
   replaced: string[];
@@ -121,6 +145,8 @@ export function createGateKeeper(settings: GateKeeperSettings): GateKeeper {
   const state: GateKeeperState = {
     settings,
     tally: { failures: 0 },
+    ledger: newAttemptLedger(),
+    pendingAttempts: [],
     lastHealthAt: 0,
     lastHealth: undefined,
     healthEveryMs: HEALTH_EVERY_MS,
@@ -157,22 +183,27 @@ export function createGateKeeper(settings: GateKeeperSettings): GateKeeper {
     stop() {
       state.stopRuns.abort();
     },
-    tick: (claims, nodes, stage, now, signal) => tick(state, { claims, nodes, stage, now }, signal),
+    tick: (look, stage, now, signal) => tick(state, look, stage, now, signal),
   };
 }
 
 /** One look: the verdicts of a finished command and evaluation, then what is due starts. */
 function tick(
   state: GateKeeperState,
-  look: { claims: Iterable<NodeClaimView>; nodes: ReadonlyMap<string, NodeView>; stage: StageState | undefined; now: Date },
+  look: GateLook,
+  stage: StageState | undefined,
+  now: Date,
   signal: AbortSignal,
 ): { reports: GateReport[]; halt?: GateReport } {
-  const { scope, baseline } = state.settings;
-  const checkpoint = look.stage?.phase === 'gating' ? look.stage.checkpoint : undefined;
+  const { scope, baseline, request } = state.settings;
+  const checkpoint = stage?.phase === 'gating' ? stage.checkpoint : undefined;
   const key = checkpoint ? checkpointKey(checkpoint) : undefined;
-  const claims = [...look.claims]; // an iterator of the snapshot: read twice below
+  const claims = [...look.claims]; // an iterator of the snapshot: read more than once below
   const replaced = gatedClaims(claims, scope, baseline).flatMap((c) => (c.nodeName ? [c.nodeName] : []));
-  const facts: TickFacts = { checkpoint, key, claims, nodes: look.nodes, stage: look.stage, replaced, now: look.now };
+  const facts: TickFacts = { checkpoint, key, claims, look, nodes: look.nodes, stage, replaced, now };
+  // Every turn: a replacement deleted before Initialized, a drift command given up (the watches show it, wherever
+  // the wave stands); the next evaluation counts it, and starts at once for it.
+  if (request.builtIn) state.pendingAttempts.push(...observeAttempts(state.ledger, { ...look, claims }, scope, baseline, now));
 
   const reports: GateReport[] = [];
   const command = countFinishedCommand(state, facts);
@@ -225,25 +256,29 @@ function startDueHealth(state: GateKeeperState, facts: TickFacts, signal: AbortS
   if (!request.builtIn || state.evaluating !== undefined || state.evaluated !== undefined || signal.aborted) return;
   const waitingHere = key !== undefined && !state.healthPassed.has(key) && state.lastHealth?.result === 'pending';
   const every = waitingHere ? Math.min(state.healthEveryMs, 2_000) : state.healthEveryMs;
-  const due = (key !== undefined && !state.healthLooked.has(key)) || now.getTime() - state.lastHealthAt >= every;
+  const failed = state.pendingAttempts.length > 0;
+  const due = (key !== undefined && !state.healthLooked.has(key)) || now.getTime() - state.lastHealthAt >= every || failed;
   if (!due) return;
   if (key !== undefined) state.healthLooked.add(key);
   state.lastHealthAt = now.getTime();
-  const run: HealthRun = { checkpoint, startedAt: now.getTime() };
+  const attempts = state.pendingAttempts;
+  state.pendingAttempts = [];
+  const run: HealthRun = { checkpoint, startedAt: now.getTime(), attempts, untested: untestedAt(state, facts) };
   state.evaluating = run;
   const { claims, nodes, replaced } = facts;
   const started = performance.now();
   const evaluation = readGateReads(cluster, discovery, replaced, signal).then((reads) => {
     const at = new Date();
-    return { verdict: evaluateHealth({ nodeClaims: claims, nodes, ...reads }, scope, baseline, request, at), at };
+    const verdict = evaluateHealth({ nodeClaims: claims, nodes, ...reads }, scope, baseline, request, at);
+    return { verdict, at, nodePools: reads.nodePools };
   });
   void evaluation.then(
-    ({ verdict, at }) => settleHealth(state, { ...run, verdict, unreadable: undefined, at }, started),
+    ({ verdict, at, nodePools }) => settleHealth(state, { ...run, verdict, unreadable: undefined, nodePools, at }, started),
     (e: unknown) => {
       // Cut short by the end of the follow: nothing to count.
       if (signal.aborted) return;
       const why = e instanceof Error ? e.message : String(e);
-      settleHealth(state, { ...run, verdict: undefined, unreadable: why, at: new Date() }, started);
+      settleHealth(state, { ...run, verdict: undefined, unreadable: why, nodePools: undefined, at: new Date() }, started);
     },
   );
 }
@@ -261,11 +296,14 @@ function countFinishedHealth(state: GateKeeperState): Step {
   if (!done) return {};
   state.evaluated = undefined;
   const { request } = state.settings;
-  const { verdict, checkpoint } = done;
+  const { verdict, checkpoint, attempts } = done;
+  const { baseline } = state.settings;
   const key = checkpoint ? checkpointKey(checkpoint) : undefined;
   state.lastHealth = verdict;
-  const result = verdict?.result ?? 'inconclusive';
-  const counted = tallyEvaluation(state.tally, result, request.failureLimit, done.at, 'health');
+  const untested = verdict?.result === 'passed' && attempts.length === 0 ? done.untested : [];
+  const j = judge(verdict, attempts, untested, { ...(done.nodePools ? { nodePools: done.nodePools } : {}), baseline });
+  const result = j.result;
+  const counted = tallyEvaluation(state.tally, result, request.failureLimit, done.at, 'health', j);
   state.tally = counted.tally;
   if (result === 'passed' && key !== undefined) state.healthPassed.add(key);
   const report: GateReport = {
@@ -273,10 +311,10 @@ function countFinishedHealth(state: GateKeeperState): Step {
     point: checkpoint ? checkpoint.point : 'continuous',
     ...(checkpoint ? { checkpoint } : {}),
     result,
-    findings: verdict?.findings ?? [unreadableFinding(done.unreadable ?? 'unknown error')],
+    findings: result === 'inconclusive' ? [unreadableFinding(done.unreadable ?? 'unknown error')] : j.findings,
     ...(verdict
-      ? { counts: verdict.counts, replacedNodes: verdict.replacedNodes.length, pods: verdict.pods, pdbs: verdict.pdbs }
-      : {}),
+      ? { counts: j.counts, replacedNodes: verdict.replacedNodes.length, pods: verdict.pods, pdbs: verdict.pdbs }
+      : Object.keys(j.counts).length > 0 ? { counts: j.counts } : {}),
     failures: state.tally.failures,
     failureLimit: request.failureLimit,
   };
@@ -284,6 +322,17 @@ function countFinishedHealth(state: GateKeeperState): Step {
   // Reported: a checkpoint passed, and every failed or unreadable evaluation (a pass between is quiet).
   const reported = (result === 'passed' && key !== undefined) || result === 'failed' || result === 'inconclusive';
   return reported ? { report } : {};
+}
+
+/** At a stage's last checkpoint: the stage's target AMIs no Initialized, Ready replacement has tested. */
+function untestedAt(state: GateKeeperState, facts: TickFacts): GateFinding[] {
+  const c = facts.checkpoint;
+  if (c?.stageEnd !== true) return [];
+  const amis = state.settings.stageAmis?.[c.stage] ?? [];
+  const stage = { index: c.stage, name: state.settings.plan.stages[c.stage]?.name ?? '' };
+  return untestedAmis(amis, facts.claims, facts.nodes).map((a) =>
+    untestedFinding(a, stage, facts.claims.filter((x) => x.imageId === a.id && !x.deleting).length),
+  );
 }
 
 /** The command: once per checkpoint, and on its interval while waves run and soak. */

@@ -12,7 +12,8 @@ import { readInventory } from '../cluster/inventory.js';
 import type { Inventory } from '../karpenter/views.js';
 import { RefusedError, UsageError } from '../errors.js';
 import type { PlanOptions } from './options.js';
-import { plan, type Plan } from '../plan/plan.js';
+import { plan, withChecks, type Check, type Plan } from '../plan/plan.js';
+import { canaryChecks, stageAmis } from '../gates/coverage.js';
 import { neededAmiQueries } from '../plan/targets.js';
 import { promotedAmis, requireFileMinor, type PlanSource } from '../plan/promotion.js';
 import { planStages, type StagedPlan, type StagedRequest } from '../stages/stage-plan.js';
@@ -138,7 +139,8 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
       new Date(),
     );
     const staged = options.staged ? stagedPlan(thePlan, inventory, options.staged, options.forceConflicts ?? false) : undefined;
-    return { cluster, discovery, inventory, resolved, plan: thePlan, ...(staged ? { staged } : {}), log };
+    const checked = staged ? withChecks(thePlan, stagedChecks(staged)) : thePlan;
+    return { cluster, discovery, inventory, resolved, plan: checked, ...(staged ? { staged } : {}), log };
   } catch (err) {
     cluster.close();
     throw err;
@@ -195,5 +197,13 @@ function stagedPlan(thePlan: Plan, inventory: Inventory, request: StagedRequest,
   if ('refused' in result) {
     throw new RefusedError(`${result.refused.map((r) => r.error).join('; ')}; nothing was changed`, { hint: result.next });
   }
-  return result.plan;
+  const stages = result.plan.stages.map((s) => ({ ...s, amis: stageAmis(thePlan, inventory, s.nodePools.map((p) => p.name)) }));
+  return { ...result.plan, stages };
+}
+
+/** A canary that can only delete empty nodes (gates/coverage.ts): refused like any error-level check. */
+function stagedChecks(staged: StagedPlan): Check[] {
+  const [first, ...later] = staged.stages;
+  if (first?.name !== 'canary') return [];
+  return canaryChecks(first.amis ?? [], later.flatMap((s) => s.amis ?? []), first.nodePools.map((p) => p.name));
 }

@@ -132,6 +132,7 @@ function gateKeeper(
     scope,
     baseline: takeBaseline(inventory, scope, new Date()),
     plan: staged.stagePlan,
+    stageAmis: staged.stages.map((s) => s.amis),
     facts: {
       target,
       runId,

@@ -1,9 +1,11 @@
 // The built-in health gates over the nodes this run replaced and the pods on them (README "Health gates"). Pure:
 // the gate keeper (commands/gate-keeper.ts) reads, this judges, with `now` an argument.
 //
-// 1. Replacements come up: every replacement NodeClaim Launched, Registered and Initialized within --init-deadline,
-//    its Node Ready from then on, and no NodePool in scope with NodeRegistrationHealthy=False (Karpenter v1.4+'s
-//    bad-AMI signal, DOMAIN.md §1.3) that was not already so at the baseline.
+// 1. Replacements come up: every replacement NodeClaim Launched, Registered and Initialized within --init-deadline
+//    of its creation, its Node Ready from then on. A replacement deleted before it was Initialized, and a drift
+//    command Karpenter gave up, are judged as they happen (attempts.ts); NodeRegistrationHealthy=False on the
+//    NodePool (DOMAIN.md §1.3) is only quoted beside them: it needs 2 failed of the last 4 launches and is reset by
+//    every write of the NodePool's spec, which each budget hold is.
 // 2. Workloads stay healthy: pods on those nodes Ready within --pod-ready-deadline, none held back by the kubelet
 //    (CrashLoopBackOff, ImagePullBackOff, ...) or restarted more than --max-restarts times, and no PDB covering pods
 //    in scope below its desiredHealthy when it was healthy at the baseline.
@@ -26,8 +28,10 @@ export type GateName = 'replacements' | 'workloads' | 'command';
 
 export type FindingCode =
   | 'REPLACEMENT-NOT-INITIALIZED'
+  | 'REPLACEMENT-DELETED'
+  | 'COMMAND-FAILED'
   | 'NODE-NOT-READY'
-  | 'NODE-REGISTRATION-UNHEALTHY'
+  | 'STAGE-UNTESTED'
   | 'POD-FAILING'
   | 'POD-RESTARTING'
   | 'POD-NOT-READY'
@@ -55,6 +59,7 @@ export interface HealthInput {
   /** At least the pods on the replaced nodes (others are ignored). */
   pods: readonly PodView[];
   pdbs: readonly PdbView[];
+  /** Their NodeRegistrationHealthy is quoted beside the replacements' failures (`withRegistrationHealth`). */
   nodePools: readonly NodePoolView[];
 }
 
@@ -96,7 +101,7 @@ export function gatedClaims(
 }
 
 const age = (since: string | undefined, now: Date): number => (since ? now.getTime() - Date.parse(since) : 0);
-const conditionText = (type: string, c: NodeClaimView['conditions'][string] | undefined): string =>
+export const conditionText = (type: string, c: NodeClaimView['conditions'][string] | undefined): string =>
   c === undefined
     ? `${type} not set`
     : `${type}=${c.status}${c.reason ? ` ${c.reason}` : ''}${c.message ? `: ${c.message}` : ''}`;
@@ -122,30 +127,6 @@ export function evaluateHealth(
     if (c.nodeName !== undefined) byNode.set(c.nodeName, c);
     replacement(c, input.nodes.get(c.nodeName ?? ''), limits, now, add, pending);
   }
-  for (const pool of input.nodePools) {
-    const c = pool.conditions.NodeRegistrationHealthy;
-    if (!scope.nodePools.includes(pool.name) || c?.status !== 'False') continue;
-    if (baseline.registrationFailed.get(pool.name) === (c.lastTransitionTime ?? '')) continue;
-    add({
-      gate: 'replacements',
-      code: 'NODE-REGISTRATION-UNHEALTHY',
-      subject: `nodepool/${pool.name}`,
-      nodePool: pool.name,
-      message: `NodePool ${pool.name}: new nodes fail to join the cluster (NodeRegistrationHealthy=False)`,
-      evidence: [
-        conditionText('NodeRegistrationHealthy', c) + (c.lastTransitionTime ? ` (since ${c.lastTransitionTime})` : ''),
-        // Which replacements have not joined, on which AMI: the nodes the user will look at.
-        ...claims
-          .filter((x) => x.nodePool === pool.name && x.conditions.Registered?.status !== 'True')
-          .slice(0, 5)
-          .map(
-            (x) =>
-              `not registered: nodeclaim/${x.name}${x.imageId ? ` (AMI ${x.imageId})` : ''}, created ${humanDuration(age(x.createdAt, now))} ago`,
-          ),
-      ],
-    });
-  }
-
   let podsChecked = 0;
   for (const p of input.pods) {
     const claim = p.nodeName !== undefined ? byNode.get(p.nodeName) : undefined;
@@ -183,13 +164,31 @@ export function evaluateHealth(
   const result = findings.length > 0 ? 'failed' : pending.length > 0 ? 'pending' : 'passed';
   return {
     result,
-    findings,
+    findings: withRegistrationHealth(findings, input.nodePools, baseline),
     counts,
     pending,
     replacedNodes: [...byNode.keys()].sort(),
     pods: podsChecked,
     pdbs: pdbsChecked,
   };
+}
+
+/**
+ * Karpenter's own word on a NodePool whose replacements fail, quoted beside the failures of that NodePool (never a
+ * failure by itself): NodeRegistrationHealthy=False, and whether it was already so before the rollout.
+ */
+export function withRegistrationHealth(
+  findings: readonly GateFinding[],
+  nodePools: readonly NodePoolView[],
+  baseline: GateBaseline,
+): GateFinding[] {
+  return findings.map((f) => {
+    const c = nodePools.find((p) => p.name === f.nodePool)?.conditions.NodeRegistrationHealthy;
+    if (f.gate !== 'replacements' || c?.status !== 'False') return f;
+    const before = baseline.registrationFailed.get(f.nodePool!) === (c.lastTransitionTime ?? '');
+    const since = c.lastTransitionTime ? ` (since ${c.lastTransitionTime}${before ? ', before the rollout' : ''})` : '';
+    return { ...f, evidence: [...f.evidence, `NodePool ${f.nodePool}: ${conditionText('NodeRegistrationHealthy', c)}${since}`] };
+  });
 }
 
 type Add = (f: GateFinding) => void;

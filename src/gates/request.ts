@@ -1,5 +1,6 @@
 // What the health-gate flags ask for (cli/stage-options.ts parses them). Types and defaults only, so options, the pure
 // gates and the plan can share them without importing each other.
+import { COMMAND_TIMEOUT_MS } from '../karpenter/lifecycle.js';
 
 export type OnFailure = 'pause' | 'rollback';
 
@@ -12,7 +13,7 @@ export interface GateRequest {
   podReadyDeadlineMs: number;
   /** --max-restarts: more container restarts than this on a replaced node fail the gate. */
   maxRestarts: number;
-  /** --failure-limit: failed evaluations that halt the rollout. */
+  /** --failure-limit: failures that halt the rollout (failed replacements and commands, failed evaluations). */
   failureLimit: number;
   /** --gate-cmd: run after each wave and at the end of each soak; exit 0 passes. */
   command?: string;
@@ -24,10 +25,14 @@ export interface GateRequest {
   onFailure: OnFailure;
 }
 
-/** Karpenter deletes a NodeClaim not registered 15 minutes after launch (liveness.go): the default init deadline. */
+/**
+ * The init deadline counts from the NodeClaim's creation, as Karpenter's liveness does (it deletes one not registered
+ * 15 minutes after its creation), and defaults to the drift queue's timeout (10 minutes: Karpenter gives the command
+ * up then and picks the old node again): a replacement that slow has failed by Karpenter's own measure.
+ */
 export const DEFAULT_GATES: GateRequest = {
   builtIn: true,
-  initDeadlineMs: 15 * 60_000,
+  initDeadlineMs: COMMAND_TIMEOUT_MS,
   podReadyDeadlineMs: 5 * 60_000,
   maxRestarts: 3,
   failureLimit: 1,
@@ -40,6 +45,11 @@ export interface Checkpoint {
   stage: number;
   wave: number;
   point: 'wave-end' | 'soak-end';
+  /**
+   * The stage's last wave, with a later stage still to begin: the gates pass here only when each target AMI of the
+   * stage has been tested (gates/coverage.ts). Not part of the key: the controller says it the same way each time.
+   */
+  stageEnd?: boolean;
 }
 
 export const checkpointKey = (c: Checkpoint): string => `${c.stage}/${c.wave}/${c.point}`;

@@ -1,5 +1,7 @@
 // Counting gate evaluations, as Argo Rollouts counts analysis measurements: every failed evaluation counts toward
-// --failure-limit, consecutive or not (a flapping node fails again each time it is seen NotReady). A gate that
+// --failure-limit, consecutive or not (a flapping node fails again each time it is seen NotReady), and so does each
+// failed replacement or drift command (gates/attempts.ts), once, however many turn up in one evaluation. A stage
+// that ends with a target AMI untested (gates/coverage.ts) halts at once: nothing more starts to test it. A gate that
 // cannot be evaluated is inconclusive: it never passes, and it halts the rollout (paused) once it has stayed so for
 // INCONCLUSIVE_AFTER_MS (a read that fails once is tried again) or at once for the gate command (it ran to its
 // timeout already). Pure.
@@ -34,10 +36,12 @@ export function tallyEvaluation(
   failureLimit: number,
   now: Date,
   source: 'health' | 'command',
+  /** `failures`: what a failed evaluation adds (default 1); `final`: a failure no later evaluation can undo. */
+  counted: { failures?: number; final?: boolean } = {},
 ): { tally: GateTally; halt?: 'failed' | 'inconclusive' } {
   if (result === 'failed') {
-    const next = { ...tally, failures: tally.failures + 1 };
-    return next.failures >= failureLimit ? { tally: next, halt: 'failed' } : { tally: next };
+    const next = { ...tally, failures: tally.failures + (counted.failures ?? 1) };
+    return next.failures >= failureLimit || counted.final === true ? { tally: next, halt: 'failed' } : { tally: next };
   }
   if (result === 'inconclusive') {
     if (source === 'command') return { tally, halt: 'inconclusive' };

@@ -46,6 +46,17 @@ export function isActivePod(pod: PodFields): boolean {
 }
 
 /**
+ * `IsReschedulable`: a pod Karpenter must find a place for before it disrupts the node (active, or a terminating
+ * StatefulSet pod; not a DaemonSet's, not a mirror pod). A drifted node without one is empty: drift deletes it first,
+ * and without a replacement (`disruption/drift.go`).
+ */
+export function isReschedulable(pod: PodView): boolean {
+  const terminal = pod.phase === 'Succeeded' || pod.phase === 'Failed';
+  const statefulSetLeaving = pod.deleting && !terminal && pod.owner?.startsWith('StatefulSet/') === true;
+  return (isActivePod(pod) || statefulSetLeaving) && !pod.daemonSet && pod.mirror !== true;
+}
+
+/**
  * `IsDisruptable`, negated: an active pod whose do-not-disrupt holds. Karpenter checks this on every pod bound to the
  * node, DaemonSet and mirror pods included ("we will allow Mirror Pods and DaemonSets to block disruption").
  */

@@ -8,3 +8,11 @@
 export const LAUNCH_TTL_MS = 5 * 60_000;
 /** `registrationTimeout`: a NodeClaim not registered this long after its creation is deleted. */
 export const REGISTRATION_TTL_MS = 15 * 60_000;
+
+/**
+ * The disruption queue's `minRetryDuration` (kubernetes-sigs/karpenter v1.14.1 `pkg/controllers/disruption/queue.go`):
+ * a drift command whose replacement is not Initialized this long after the command started fails (more with many
+ * commands in flight, 80 ms each, up to an hour). Karpenter then removes the old node's taint and DisruptionReason
+ * and may pick it again at its next pass, without back-off (DOMAIN.md §2.5 step 6).
+ */
+export const COMMAND_TIMEOUT_MS = 10 * 60_000;

@@ -46,7 +46,12 @@ export const CHECK_CODES = [
 ] as const;
 // `upgrade --templates` only (plan/template-drift.ts): what the rendered objects change besides the AMI selection.
 export const TEMPLATE_CHECK_CODES = ['TEMPLATE-DRIFT', 'TEMPLATE-SELECTORS', 'TEMPLATE-CHANGES'] as const;
-export type CheckCode = (typeof CHECK_CODES)[number] | (typeof TEMPLATE_CHECK_CODES)[number];
+// `--canary` only (gates/coverage.ts): a canary that can only delete empty nodes tests nothing.
+export const STAGED_CHECK_CODES = ['CANARY-EMPTY'] as const;
+export type CheckCode =
+  | (typeof CHECK_CODES)[number]
+  | (typeof TEMPLATE_CHECK_CODES)[number]
+  | (typeof STAGED_CHECK_CODES)[number];
 
 export type CheckLevel = 'error' | 'warning' | 'info';
 export const LEVELS: readonly CheckLevel[] = ['error', 'warning', 'info'];

@@ -91,3 +91,11 @@ export function plan(inventory: Inventory, amis: readonly ResolvedAmi[], options
     blocked: sorted.some((c) => c.level === 'error'),
   };
 }
+
+/** The plan with more checks (a staged rollout's, from gates/coverage.ts): sorted and `blocked` as `plan` makes them. */
+export function withChecks(p: Plan, extra: readonly Check[]): Plan {
+  if (extra.length === 0) return p;
+  const all = [...p.checks, ...extra];
+  const sorted = LEVELS.flatMap((level) => all.filter((c) => c.level === level));
+  return { ...p, checks: sorted, blocked: sorted.some((c) => c.level === 'error') };
+}

@@ -89,10 +89,24 @@ function offeredPairs(
   return pairs;
 }
 
-const claimArch = (c: NodeClaimView): Arch => (c.arch === 'arm64' ? 'arm64' : 'amd64');
+export const claimArch = (c: NodeClaimView): Arch => (c.arch === 'arm64' ? 'arm64' : 'amd64');
+
+/**
+ * The target AMI a NodeClaim is replaced onto: the one of its arch and variant, else (a class whose terms know only
+ * the arch, one AMI per arch) the one of its arch.
+ */
+export function targetOf<T extends { arch: Arch; variant: Variant }>(
+  c: NodeClaimView,
+  family: AmiFamily | undefined,
+  targets: readonly T[],
+): T | undefined {
+  const arch = claimArch(c);
+  const variant = claimVariant(c, family);
+  return targets.find((t) => t.arch === arch && t.variant === variant) ?? targets.find((t) => t.arch === arch);
+}
 
 // Windows AMIs have no variants: Karpenter launches every Windows instance, GPU or not, from the one image.
-function claimVariant(c: NodeClaimView, family: AmiFamily | undefined): Variant {
+export function claimVariant(c: NodeClaimView, family: AmiFamily | undefined): Variant {
   if (family?.startsWith('windows')) return 'standard';
   return c.gpu ? 'nvidia' : c.accelerator ? 'neuron' : 'standard';
 }

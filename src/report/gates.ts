@@ -70,7 +70,7 @@ export function gateLogLine(r: GateReport, plan: StagePlan): string {
   if (r.source === 'command') {
     const c = r.command!;
     const how = c.exitCode !== undefined ? `exit ${c.exitCode}` : (c.why ?? `killed by ${c.signal ?? 'a signal'}`);
-    return `gate command ${r.result} ${at} (${how}, ${humanDuration(c.durationMs)})${r.result === 'failed' ? `: failed evaluation ${r.failures} of --failure-limit ${r.failureLimit}` : ''}`;
+    return `gate command ${r.result} ${at} (${how}, ${humanDuration(c.durationMs)})${r.result === 'failed' ? `: failure ${r.failures} of --failure-limit ${r.failureLimit}` : ''}`;
   }
   if (r.result === 'passed') {
     return `health gates passed ${at}: ${plural(r.replacedNodes ?? 0, 'replaced node')}, ${plural(r.pods ?? 0, 'pod')}, ${plural(r.pdbs ?? 0, 'PDB')}`;
@@ -78,7 +78,7 @@ export function gateLogLine(r: GateReport, plan: StagePlan): string {
   if (r.result === 'inconclusive')
     return `health gates could not be evaluated ${at}: ${r.findings[0]?.message ?? 'the reads failed'}`;
   const first = r.findings[0];
-  return `health gate failed ${at}: ${first ? `${first.code} ${first.message}` : 'see the findings'} (failed evaluation ${r.failures} of --failure-limit ${r.failureLimit})`;
+  return `health gate failed ${at}: ${first ? `${first.code} ${first.message}` : 'see the findings'} (failure ${r.failures} of --failure-limit ${r.failureLimit})`;
 }
 
 /** What to run next for each kind of finding. */
@@ -96,8 +96,11 @@ function nextStep(f: GateFinding): string | undefined {
       return `kubectl describe node ${ns}`;
     case 'REPLACEMENT-NOT-INITIALIZED':
       return `kubectl describe nodeclaim ${ns}`;
-    case 'NODE-REGISTRATION-UNHEALTHY':
-      return `kubectl describe nodepool ${ns}`;
+    case 'REPLACEMENT-DELETED':
+      // The NodeClaim is gone; its events stay (an hour by default), and Karpenter's log says why it deleted it.
+      return `kubectl get events -A --field-selector involvedObject.name=${ns}; Karpenter's log for ${ns} ("terminating due to timeout")`;
+    case 'COMMAND-FAILED':
+      return `kubectl describe nodeclaim ${ns}; Karpenter's log: "failed terminating nodes while executing a disruption command"`;
     case 'PDB-BELOW-DESIRED':
       return `kubectl get pdb -n ${ns} ${name} -o yaml`;
     default:
@@ -112,7 +115,7 @@ export function haltLines(r: GateReport, plan: StagePlan): string[] {
   const lines = [
     r.result === 'inconclusive'
       ? `Health gate inconclusive ${where(r, plan)}: it could not be evaluated, so the rollout stops here (it never passes)`
-      : `Health gate failed ${where(r, plan)} (${plural(r.failures, 'failed evaluation')}, --failure-limit ${r.failureLimit})`,
+      : `Health gate failed ${where(r, plan)} (${plural(r.failures, 'failure')}, --failure-limit ${r.failureLimit})`,
   ];
   const byCode = new Map<FindingCode, GateFinding[]>();
   for (const f of r.findings) byCode.set(f.code, [...(byCode.get(f.code) ?? []), f]);
@@ -132,7 +135,7 @@ export function haltLines(r: GateReport, plan: StagePlan): string[] {
 /** The plan's gates line: what will be checked, and what a failure does. */
 export function gatePlanLines(g: GateRequest): string[] {
   const builtIn = g.builtIn
-    ? `replacements Initialized within ${humanDuration(g.initDeadlineMs)} and staying Ready; pods on them Ready within ${humanDuration(g.podReadyDeadlineMs)}, ≤ ${g.maxRestarts} restarts, PDBs kept`
+    ? `replacements Initialized within ${humanDuration(g.initDeadlineMs)} of their creation and staying Ready; pods on them Ready within ${humanDuration(g.podReadyDeadlineMs)}, ≤ ${g.maxRestarts} restarts, PDBs kept`
     : 'built-in gates off (--no-gates)';
   return [
     `  Health gates: ${builtIn}`,
@@ -141,7 +144,8 @@ export function gatePlanLines(g: GateRequest): string[] {
           `    and the gate command after each wave and soak${g.commandIntervalMs ? ` and every ${humanDuration(g.commandIntervalMs)}` : ''} (timeout ${humanDuration(g.commandTimeoutMs)})`,
         ]
       : []),
-    `    ${g.failureLimit === 1 ? 'one failed evaluation halts' : `${g.failureLimit} failed evaluations halt`} the rollout (exit 6), leaving it paused${g.onFailure === 'rollback' ? ', then roll the changed classes back' : ''}`,
+    `    ${g.failureLimit === 1 ? 'one failure halts' : `${g.failureLimit} failures halt`} the rollout (exit 6), leaving it paused${g.onFailure === 'rollback' ? ', then roll the changed classes back' : ''}`,
+    '    (a failure: a replacement deleted before it was Initialized, a drift command given up, a failed evaluation)',
   ];
 }
 

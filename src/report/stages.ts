@@ -183,6 +183,7 @@ export function stagedPlanJson(p: StagedPlan): Record<string, unknown> {
       waves: s.targets,
       // The estimate's rounds of replacements per wave (null: a wave that never ends, a NodePool allowing none).
       rounds: s.rounds.map((r) => (Number.isFinite(r) ? r : null)),
+      ...(s.amis ? { amis: s.amis.map((a) => ({ id: a.id, label: a.label, nodePools: a.nodePools })) } : {}),
       nodePools: s.nodePools.map((n) => ({
         name: n.name,
         oldNodes: n.oldNodes,

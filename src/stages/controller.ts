@@ -218,8 +218,17 @@ export function decideStages(
       events,
       stage: summary,
     });
+    const last = pos.wave + 1 >= targets.length;
+    // After the last wave of the last stage with old nodes nothing is left to protect: the rollout is done, not
+    // soaking (later stages with nothing to replace are skipped, and the plan counts no soak before them).
+    const lastOfAll =
+      last &&
+      plan.stages.slice(pos.stage + 1).every((s) => {
+        const later = countsOf(pools, s.nodePools);
+        return later.untouched + later.inflight === 0;
+      });
     const gate = (point: Checkpoint['point']): Checkpoint | undefined => {
-      const checkpoint = { stage: pos.stage, wave: pos.wave, point };
+      const checkpoint = { stage: pos.stage, wave: pos.wave, point, ...(last && !lastOfAll ? { stageEnd: true } : {}) };
       return cleared(checkpoint) ? undefined : checkpoint;
     };
 
@@ -277,15 +286,6 @@ export function decideStages(
     const waiting = gate('wave-end');
     if (waiting) return held(pos, 'gating', waiting);
     // The wave's replacements are all done: soak before the next wave, or before the next stage after the last one.
-    const last = pos.wave + 1 >= targets.length;
-    // After the last wave of the last stage with old nodes nothing is left to protect: the rollout is done, not
-    // soaking (later stages with nothing to replace are skipped, and the plan counts no soak before them).
-    const lastOfAll =
-      last &&
-      plan.stages.slice(pos.stage + 1).every((s) => {
-        const later = countsOf(pools, s.nodePools);
-        return later.untouched + later.inflight === 0;
-      });
     if (plan.soakMs > 0 && !lastOfAll) {
       const until = new Date(now.getTime() + plan.soakMs);
       pos = { ...pos, soakUntil: until };

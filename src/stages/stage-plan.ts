@@ -8,6 +8,7 @@ import type { StagePlan } from './controller.js';
 import { chooseHold, type HoldChoice, type HoldChoiceResult } from './hold-mechanism.js';
 import type { StagedRequest } from './request.js';
 import type { GateRequest } from '../gates/request.js';
+import type { StageAmi } from '../gates/coverage.js';
 import { waveShares, waveSizes, waveTargets } from './waves.js';
 import { REPLACEMENT_MS, remainingMs, waveRounds, type EtaStage } from './eta.js';
 
@@ -34,6 +35,8 @@ export interface PlannedStage {
   sizes: number[];
   /** Rounds of replacements each wave needs (eta.ts `waveRounds`): its slowest NodePool at its own limit. */
   rounds: number[];
+  /** The target AMIs its old nodes move onto, with the empty ones (gates/coverage.ts); absent in a plan built by hand. */
+  amis?: StageAmi[];
 }
 
 export interface StagedPlan {

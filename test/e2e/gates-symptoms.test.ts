@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { karpDrift } from './cli-sandbox.js';
-import { CANARY, GOOD, badAmi, claims, imagesByPool, startedIn, gates, findingsOf } from './gates.js';
+import { CANARY, GOOD, badAmi, claims, imagesByPool, nodePools, startedIn, gates, findingsOf } from './gates.js';
 
 describe('health gates on a bad AMI (bad-ami sandbox)', () => {
   it('a good release passes every gate at every checkpoint, the gate command with the run facts in its environment', async () => {
@@ -68,15 +68,32 @@ describe('health gates on a bad AMI (bad-ami sandbox)', () => {
     expect(startedIn(sandbox, 'general')).toEqual([]);
   });
 
-  it('never-registers: replacements that never join fail the replacements gate', async () => {
+  it('never-registers, default gate flags: the failed drift command halts the canary at once, naming its replacement with Karpenter’s event', async () => {
     const sandbox = await badAmi({ symptom: 'never-registers' });
-    const run = await karpDrift(sandbox, [...CANARY, '--init-deadline', '20s', '-o', 'json']);
+    const run = await karpDrift(sandbox, [...CANARY, '--waves', '1,100%', '--soak', '10s', '-o', 'json']);
     expect(run.code, run.stderr).toBe(6);
-    const findings = findingsOf(gates(run).find((g) => g.result === 'failed'));
+    const failed = gates(run).find((g) => g.result === 'failed')!;
+    // Counted as it happened, mid-wave: Karpenter's queue gave the command up (a replacement not Initialized in
+    // time) or liveness deleted the replacement, whichever the gate saw first; NodeRegistrationHealthy is no gate.
+    expect(failed).toMatchObject({ gate: 'health', point: 'continuous', failures: 1, failureLimit: 1 });
+    const findings = findingsOf(failed);
     expect(findings.length).toBeGreaterThan(0);
-    // Whichever comes first: karp-drift's --init-deadline, or Karpenter's own NodeRegistrationHealthy=False.
-    for (const f of findings) expect(['REPLACEMENT-NOT-INITIALIZED', 'NODE-REGISTRATION-UNHEALTHY']).toContain(f.code);
-    expect(findings.every((f) => f.nodePool === 'canary')).toBe(true);
+    for (const f of findings) {
+      expect(['COMMAND-FAILED', 'REPLACEMENT-DELETED']).toContain(f.code);
+      expect(f.nodePool).toBe('canary');
+      const evidence = f.evidence.join('\n');
+      expect(evidence).toMatch(/nodeclaim\/canary-\w+ \(AMI ami-\w+\)/);
+      expect(evidence).toMatch(/Registered=Unknown NodeNotFound/);
+      expect(evidence).toMatch(/event DisruptionWaitingReadiness on NodeClaim\/canary-\w+ .*"Waiting on readiness to continue disruption"/);
+    }
+    expect(run.events.at(-1)).toMatchObject({ type: 'done', result: 'halted', cause: 'gate', paused: ['canary', 'general'] });
+    // Karpenter's record: one drift command, in the canary; nothing outside it touched, every NodePool held at 0.
+    expect(startedIn(sandbox, 'canary')).toHaveLength(1);
     expect(startedIn(sandbox, 'general')).toEqual([]);
+    for (const pool of ['canary', 'general']) {
+      const held = nodePools(sandbox)[pool]!;
+      expect(held.hold, pool).toBeDefined();
+      expect((held.budgets as unknown[]).at(-1)).toEqual({ nodes: '0', reasons: ['Drifted'] });
+    }
   });
 });

@@ -483,5 +483,28 @@ describe('decideStages: health-gate checkpoints', () => {
     const done = [pool('canary', 0), pool('general', 0), pool('batch', 0)];
     expect(decideStages(plan, done, last, t0, only([])).phase).toBe('gating');
     expect(decideStages(plan, done, last, t0, only(['1/0/wave-end'])).phase).toBe('done');
+    // Nothing is left to protect after it: no stage end to test (gates/coverage.ts).
+    expect(decideStages(plan, done, last, t0, only([])).checkpoint?.stageEnd).toBeUndefined();
+  });
+
+  it("a stage's last wave, with a later stage to begin, is its end: the gates must see each target AMI tested", () => {
+    const two: StagePlan = { ...plan, waves: waves('1,100%') };
+    const first: StagePosition = { stage: 0, wave: 0, sizes: [2], announced: { stage: 0, wave: 0 } };
+    const oneOfTwo = [pool('canary', 1), pool('general', 10), pool('batch', 10)];
+    expect(decideStages(two, oneOfTwo, first, t0, only([])).checkpoint).toEqual({ stage: 0, wave: 0, point: 'wave-end' });
+    const second: StagePosition = { ...first, wave: 1, announced: { stage: 0, wave: 1 } };
+    expect(decideStages(two, pools, second, t0, only([])).checkpoint).toEqual({
+      stage: 0,
+      wave: 1,
+      point: 'wave-end',
+      stageEnd: true,
+    });
+    const soaked = { ...second, soakUntil: at(15) };
+    expect(decideStages(two, pools, soaked, at(16), only(['0/1/wave-end'])).checkpoint).toEqual({
+      stage: 0,
+      wave: 1,
+      point: 'soak-end',
+      stageEnd: true,
+    });
   });
 });

@@ -1,0 +1,240 @@
+// What became of each replacement and each drift command of the rollout, remembered from turn to turn (the snapshot
+// forgets a NodeClaim once it is deleted). Karpenter never says "this replacement failed"; it deletes it or gives
+// the command up (DOMAIN.md §1.4, §2.5 step 6):
+// - a replacement NodeClaim deleted before it was Initialized failed: liveness deletes one not registered 15 minutes
+//   after its creation (5 for a launch that keeps failing), a launch with insufficient capacity is deleted at once;
+// - an old NodeClaim that loses DisruptionReason (and its node the karpenter.sh/disrupted taint) without being
+//   deleted is a failed command: its replacement was deleted, or not Initialized within the queue's timeout. The old
+//   node is picked again at once, so the wave's count of started replacements goes back and a wave never ends while
+//   its replacements fail: these failures count toward --failure-limit as soon as they are seen, not at a checkpoint.
+// One failed attempt usually shows both (the command fails because its replacement was deleted): a failure of one
+// kind pairs with an earlier or later one of the other kind in the same NodePool and counts once.
+// Pure: `observeAttempts` folds one look into the ledger in place, as rollout/snapshot.ts folds a change.
+import { LAUNCH_TTL_MS, REGISTRATION_TTL_MS } from '../karpenter/lifecycle.js';
+import type { EventView, NodeClaimView, NodeView } from '../karpenter/views.js';
+import { quotes } from '../rollout/evidence.js';
+import { DISRUPTION_TAINTS } from '../rollout/track.js';
+import { humanDuration } from '../text/words.js';
+import { onTarget, type GateBaseline, type GateScope } from './baseline.js';
+import { conditionText, type GateFinding } from './health.js';
+
+/** The mark a drift command leaves on the old NodeClaim: when DisruptionReason turned True (unknown: only the taint). */
+interface CommandMark {
+  nodePool: string;
+  since?: string;
+}
+
+export interface AttemptLedger {
+  /** Replacements that were Initialized or failed: judged once. */
+  settled: Set<string>;
+  /** Old NodeClaims picked by a drift command, by name. */
+  commands: Map<string, CommandMark>;
+  /** Per NodePool, failures of each kind not yet paired with one of the other kind. */
+  unpaired: Map<string, { replacements: number; commands: number }>;
+}
+
+export interface FailedAttempt {
+  kind: 'replacement' | 'command';
+  finding: GateFinding;
+  /** False when it is the other half of a failure already counted (a command and its replacement). */
+  counts: boolean;
+}
+
+/** What the watches show now: live NodeClaims, those deleted since, Nodes, and Karpenter's events. */
+export interface AttemptLook {
+  claims: readonly NodeClaimView[];
+  departed: ReadonlyMap<string, NodeClaimView>;
+  nodes: ReadonlyMap<string, NodeView>;
+  events: Iterable<EventView>;
+}
+
+export function newAttemptLedger(): AttemptLedger {
+  return { settled: new Set(), commands: new Map(), unpaired: new Map() };
+}
+
+/** A NodeClaim the gates judge as a replacement: on a target AMI, or new and not launched yet (gatedClaims). */
+export function isReplacement(c: NodeClaimView, scope: GateScope, baseline: GateBaseline): boolean {
+  return onTarget(c, scope) || (c.imageId === undefined && !baseline.nodeClaims.has(c.name));
+}
+
+const initialized = (c: NodeClaimView) => c.conditions.Initialized?.status === 'True';
+
+export function observeAttempts(
+  ledger: AttemptLedger,
+  look: AttemptLook,
+  scope: GateScope,
+  baseline: GateBaseline,
+  now: Date,
+): FailedAttempt[] {
+  const pools = new Set(scope.nodePools);
+  let listed: EventView[] | undefined;
+  const events = () => (listed ??= [...look.events]); // read only to quote a failure
+  const failed: FailedAttempt[] = [];
+  const live = new Set<string>();
+  const replacementFailed = (c: NodeClaimView) => {
+    ledger.settled.add(c.name);
+    failed.push(pair(ledger, 'replacement', c.nodePool!, replacementFinding(c, events(), now)));
+  };
+  for (const c of look.claims) {
+    if (c.nodePool === undefined || !pools.has(c.nodePool)) continue;
+    live.add(c.name);
+    if (c.imageId !== undefined && !onTarget(c, scope)) {
+      const f = commandOutcome(ledger, c, look, events, now);
+      if (f) failed.push(pair(ledger, 'command', c.nodePool, f));
+      continue;
+    }
+    if (ledger.settled.has(c.name) || !isReplacement(c, scope, baseline)) continue;
+    if (initialized(c)) ledger.settled.add(c.name);
+    else if (c.deleting) replacementFailed(c);
+  }
+  for (const [name, c] of look.departed) {
+    if (live.has(name) || ledger.settled.has(name)) continue;
+    if (c.nodePool === undefined || !pools.has(c.nodePool) || !isReplacement(c, scope, baseline)) continue;
+    if (initialized(c)) ledger.settled.add(name);
+    else replacementFailed(c);
+  }
+  // An old NodeClaim gone while picked: its command deleted it (or something else did); either way not a failure.
+  for (const name of ledger.commands.keys()) if (!live.has(name)) ledger.commands.delete(name);
+  return failed;
+}
+
+/**
+ * One old NodeClaim: picked by a drift command (DisruptionReason=True/Drifted, or before Karpenter v1.2 only the
+ * Node's disruption taint), let go without being deleted (a failure), or picked again since (a failure too: a turn
+ * of the follow can miss the moment between, but not the new lastTransitionTime).
+ */
+function commandOutcome(
+  ledger: AttemptLedger,
+  c: NodeClaimView,
+  look: AttemptLook,
+  events: () => EventView[],
+  now: Date,
+): GateFinding | undefined {
+  const node = c.nodeName !== undefined ? look.nodes.get(c.nodeName) : undefined;
+  const before = ledger.commands.get(c.name);
+  if (c.deleting || node?.deleting === true) {
+    ledger.commands.delete(c.name);
+    return undefined;
+  }
+  const reason = c.conditions.DisruptionReason;
+  const tainted = node?.taints.some((t) => DISRUPTION_TAINTS.includes(t.key)) ?? false;
+  // A command of another method (consolidation) is not the rollout's.
+  const mark: CommandMark | undefined =
+    reason?.status === 'True'
+      ? reason.reason === 'Drifted'
+        ? { nodePool: c.nodePool!, ...(reason.lastTransitionTime ? { since: reason.lastTransitionTime } : {}) }
+        : undefined
+      : reason === undefined && tainted
+        ? { nodePool: c.nodePool! }
+        : undefined;
+  if (mark) ledger.commands.set(c.name, mark);
+  else ledger.commands.delete(c.name);
+  if (before === undefined) return undefined;
+  if (mark === undefined) return commandFinding(c, node, before, undefined, look, events(), now);
+  if (before.since !== undefined && mark.since !== undefined && before.since !== mark.since)
+    return commandFinding(c, node, before, mark, look, events(), now);
+  return undefined;
+}
+
+function pair(ledger: AttemptLedger, kind: FailedAttempt['kind'], nodePool: string, finding: GateFinding): FailedAttempt {
+  const u = ledger.unpaired.get(nodePool) ?? { replacements: 0, commands: 0 };
+  ledger.unpaired.set(nodePool, u);
+  const other = kind === 'replacement' ? 'commands' : 'replacements';
+  if (u[other] > 0) {
+    u[other] -= 1;
+    return { kind, finding, counts: false };
+  }
+  u[kind === 'replacement' ? 'replacements' : 'commands'] += 1;
+  return { kind, finding, counts: true };
+}
+
+const ms = (t: string | undefined) => (t !== undefined ? Date.parse(t) : NaN);
+const eventsOn = (events: EventView[], kind: string, names: ReadonlySet<string>) =>
+  events.filter((e) => e.involvedKind === kind && e.involvedName !== undefined && names.has(e.involvedName));
+
+/** A replacement deleted before it was Initialized, in Karpenter's words: its conditions when last seen, its events. */
+export function replacementFinding(c: NodeClaimView, events: EventView[], now: Date): GateFinding {
+  const end = Number.isNaN(ms(c.deletionTimestamp)) ? now.getTime() : ms(c.deletionTimestamp);
+  const lived = Number.isNaN(ms(c.createdAt)) ? undefined : end - ms(c.createdAt);
+  const launched = c.conditions.Launched?.status === 'True';
+  const registered = c.conditions.Registered?.status === 'True';
+  const why = !launched
+    ? `it never launched; Karpenter deletes a NodeClaim whose launch fails, at once for insufficient capacity, else ${humanDuration(LAUNCH_TTL_MS)} after its creation`
+    : !registered
+      ? `its node never registered; Karpenter's liveness check deletes a NodeClaim not registered ${humanDuration(REGISTRATION_TTL_MS)} after its creation`
+      : 'its node registered but never became Initialized';
+  const notYet = (['Launched', 'Registered', 'Initialized'] as const).filter((t) => c.conditions[t]?.status !== 'True');
+  return {
+    gate: 'replacements',
+    code: 'REPLACEMENT-DELETED',
+    subject: `nodeclaim/${c.name}`,
+    nodePool: c.nodePool!,
+    ...(c.nodeName ? { node: c.nodeName } : {}),
+    ...(c.imageId ? { ami: c.imageId } : {}),
+    message: `replacement nodeclaim/${c.name} (NodePool ${c.nodePool}${c.imageId ? `, AMI ${c.imageId}` : ''}) was deleted before it was Initialized${lived !== undefined ? `, ${humanDuration(lived)} after it was created` : ''}: ${why}`,
+    evidence: [
+      ...notYet.map((t) => `last seen: ${conditionText(t, c.conditions[t])}`),
+      ...(c.createdAt ? [`created ${c.createdAt}${c.deletionTimestamp ? `, deleted ${c.deletionTimestamp}` : ''}`] : []),
+      ...quotes(eventsOn(events, 'NodeClaim', new Set([c.name])), now),
+    ],
+  };
+}
+
+/** Karpenter creates the replacement right after it marks the old node: within these bounds of DisruptionReason. */
+const LINK_BEFORE_MS = 2_000;
+const LINK_AFTER_MS = 30_000;
+
+/**
+ * A drift command given up: the old NodeClaim with the mark it lost, and the replacements it most likely waited on
+ * (created when the command started; else the NodePool's replacements not Initialized), with their events.
+ */
+function commandFinding(
+  c: NodeClaimView,
+  node: NodeView | undefined,
+  before: CommandMark,
+  again: CommandMark | undefined,
+  look: AttemptLook,
+  events: EventView[],
+  now: Date,
+): GateFinding {
+  const candidates = [
+    ...look.claims.filter((x) => x.nodePool === c.nodePool && !initialized(x) && x.name !== c.name),
+    ...[...look.departed.values()].filter((x) => x.nodePool === c.nodePool && !initialized(x)),
+  ].filter((x) => x.imageId === undefined || x.imageId !== c.imageId);
+  const since = ms(before.since);
+  const linked = Number.isNaN(since)
+    ? []
+    : candidates.filter((x) => ms(x.createdAt) >= since - LINK_BEFORE_MS && ms(x.createdAt) <= since + LINK_AFTER_MS);
+  const replacements = (linked.length > 0 ? linked : candidates).slice(0, 3);
+  const ami = replacements.find((r) => r.imageId !== undefined)?.imageId;
+  const lines = replacements.map((r) => {
+    const gone = look.departed.has(r.name) || r.deleting;
+    const state = (['Launched', 'Registered', 'Initialized'] as const)
+      .filter((t) => r.conditions[t]?.status !== 'True')
+      .map((t) => conditionText(t, r.conditions[t]))
+      .join('; ');
+    return `replacement nodeclaim/${r.name}${r.imageId ? ` (AMI ${r.imageId})` : ''}${gone ? ' deleted' : ''}${state ? `: ${state}` : ''}`;
+  });
+  const names = new Set(replacements.map((r) => r.name));
+  return {
+    gate: 'replacements',
+    code: 'COMMAND-FAILED',
+    subject: `nodeclaim/${c.name}`,
+    nodePool: c.nodePool!,
+    ...(c.nodeName ? { node: c.nodeName } : {}),
+    ...(ami ? { ami } : {}),
+    message: `Karpenter gave up its drift command on nodeclaim/${c.name} (node ${c.nodeName ?? 'unknown'}, NodePool ${c.nodePool}): its replacement was deleted or not Initialized in time, so the old node was let go${again ? ' and picked again' : ''} without being replaced`,
+    evidence: [
+      `DisruptionReason=True Drifted${before.since ? ` since ${before.since}` : ' (the karpenter.sh/disrupted taint)'}: ${again ? `set again since ${again.since ?? 'now'}` : `removed${node && !node.taints.some((t) => DISRUPTION_TAINTS.includes(t.key)) ? ', and the taint with it' : ''}`}, the NodeClaim not deleted`,
+      ...lines,
+      ...quotes(eventsOn(events, 'NodeClaim', names), now),
+      ...quotes(
+        [
+          ...eventsOn(events, 'NodeClaim', new Set([c.name])),
+          ...(c.nodeName ? eventsOn(events, 'Node', new Set([c.nodeName])) : []),
+        ],
+        now,
+      ),
+    ],
+  };
+}

@@ -1,0 +1,359 @@
+// The gate's verdicts for each claim history, look by look, as the follow loop feeds the gate keeper: the watches'
+// NodeClaims (live, and those deleted since), Nodes and Karpenter's events, through the pure pipeline the keeper runs
+// (observeAttempts → evaluateHealth → judge → tallyEvaluation). Karpenter's behaviour behind each history: DOMAIN.md
+// §1.4 (liveness, from the NodeClaim's creation) and §2.5 step 6 (a failed command).
+import { describe, expect, it } from 'vitest';
+import { newAttemptLedger, observeAttempts, type AttemptLook } from '../../src/gates/attempts.js';
+import { takeBaseline, type GateScope } from '../../src/gates/baseline.js';
+import { evaluateHealth } from '../../src/gates/health.js';
+import { judge } from '../../src/gates/judge.js';
+import { DEFAULT_GATES } from '../../src/gates/request.js';
+import { tallyEvaluation, type GateTally } from '../../src/gates/tally.js';
+import type { EventView, NodeClaimView, NodeView } from '../../src/karpenter/views.js';
+import { at, event, iso, nodeClaim, nodeFor } from '../rollout/factories.js';
+
+const scope: GateScope = { nodePools: ['general'], targetImageIds: { default: ['ami-new'] } };
+const old = nodeClaim({ name: 'general-old1', drifted: true });
+const oldNode = nodeFor(old);
+const baseline = takeBaseline(
+  { nodeClaims: [old], nodes: [oldNode], pods: [], pdbs: [], nodePools: [] },
+  scope,
+  at(0),
+);
+
+/** Picked by a drift command at `minute`: DisruptionReason=True/Drifted then, the Node tainted. */
+const picked = (minute: number, o: Partial<NodeClaimView> = {}): NodeClaimView => ({
+  ...old,
+  ...o,
+  conditions: {
+    ...old.conditions,
+    DisruptionReason: {
+      status: 'True',
+      reason: 'Drifted',
+      message: 'Drifted',
+      lastTransitionTime: iso(at(minute)),
+    },
+  },
+});
+const tainted: NodeView = { ...oldNode, taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }] };
+/** The replacement its command created at `minute`. */
+const replacement = (phase: 'created' | 'launched' | 'registered' | 'initialized', o: Partial<NodeClaimView> = {}) =>
+  nodeClaim({
+    name: 'general-new1',
+    phase,
+    createdAt: iso(at(2)),
+    launchedAt: at(2),
+    ...(phase === 'created' ? {} : { imageId: 'ami-new' }),
+    ...o,
+  });
+const deleted = (c: NodeClaimView, minute: number): NodeClaimView => ({
+  ...c,
+  deleting: true,
+  deletionTimestamp: iso(at(minute)),
+});
+const waiting = event({
+  uid: 'ev-wait',
+  reason: 'DisruptionWaitingReadiness',
+  message: 'Waiting on readiness to continue disruption',
+  involvedKind: 'NodeClaim',
+  involvedName: 'general-new1',
+  count: 12,
+  firstTimestamp: iso(at(2)),
+  lastTimestamp: iso(at(16)),
+});
+const ice = event({
+  uid: 'ev-ice',
+  type: 'Warning',
+  reason: 'InsufficientCapacityError',
+  message: 'NodeClaim general-new1 event: all requested instance types were unavailable during launch',
+  involvedKind: 'NodeClaim',
+  involvedName: 'general-new1',
+  firstTimestamp: iso(at(2)),
+  lastTimestamp: iso(at(2)),
+});
+
+const underutilized = { status: 'True' as const, reason: 'Underutilized', message: 'Underutilized' };
+
+interface Look {
+  minute: number;
+  claims: NodeClaimView[];
+  nodes?: NodeView[];
+  /** Deleted since the follow began (the snapshot's `departed`). */
+  departed?: NodeClaimView[];
+  events?: EventView[];
+}
+
+/** Each look through the keeper's pure pipeline; what the gate says after each (`-` where nothing is reported). */
+function verdicts(looks: Look[], failureLimit = 3) {
+  const ledger = newAttemptLedger();
+  let tally: GateTally = { failures: 0 };
+  return looks.map((l) => {
+    const nodes = new Map((l.nodes ?? l.claims.filter((c) => c.nodeName).map((c) => nodeFor(c))).map((n) => [n.name, n]));
+    const look: AttemptLook = {
+      claims: l.claims,
+      departed: new Map((l.departed ?? []).map((c) => [c.name, c])),
+      nodes,
+      events: l.events ?? [],
+    };
+    const now = at(l.minute);
+    const attempts = observeAttempts(ledger, look, scope, baseline, now);
+    const health = evaluateHealth(
+      { nodeClaims: l.claims, nodes, pods: [], pdbs: [], nodePools: [] },
+      scope,
+      baseline,
+      DEFAULT_GATES,
+      now,
+    );
+    const j = judge(health, attempts, [], { baseline });
+    const counted = tallyEvaluation(tally, j.result, failureLimit, now, 'health', j);
+    tally = counted.tally;
+    return {
+      result: j.result,
+      codes: j.findings.map((f) => f.code).join(' ') || '-',
+      failures: tally.failures,
+      ...(counted.halt ? { halt: counted.halt } : {}),
+    };
+  });
+}
+
+describe("the gate's verdicts for each claim history", () => {
+  it.each<[string, Look[], Array<{ result: string; codes: string; failures: number; halt?: string }>]>([
+    [
+      'deleted before Initialized (liveness: never registered): a failed replacement, counted when its deletion shows',
+      [
+        { minute: 3, claims: [picked(2), replacement('launched')], nodes: [tainted] },
+        { minute: 17, claims: [picked(2), deleted(replacement('launched'), 17)], nodes: [tainted], events: [waiting] },
+      ],
+      [
+        { result: 'pending', codes: '-', failures: 0 },
+        { result: 'failed', codes: 'REPLACEMENT-DELETED', failures: 1 },
+      ],
+    ],
+    [
+      'deleted between two looks (insufficient capacity): found among the departed, never launched',
+      [
+        { minute: 2, claims: [picked(2)], nodes: [tainted] },
+        { minute: 3, claims: [picked(2)], nodes: [tainted], departed: [deleted(replacement('created'), 2)], events: [ice] },
+      ],
+      [
+        { result: 'passed', codes: '-', failures: 0 },
+        { result: 'failed', codes: 'REPLACEMENT-DELETED', failures: 1 },
+      ],
+    ],
+    [
+      'command failed (DisruptionReason and the taint removed, not deleted), then its replacement deleted: one failure',
+      [
+        { minute: 3, claims: [picked(2), replacement('launched')], nodes: [tainted] },
+        { minute: 11, claims: [old, replacement('launched')], nodes: [oldNode] },
+        { minute: 17, claims: [old], nodes: [oldNode], departed: [deleted(replacement('launched'), 17)] },
+      ],
+      [
+        { result: 'pending', codes: '-', failures: 0 },
+        { result: 'failed', codes: 'COMMAND-FAILED', failures: 1 },
+        { result: 'failed', codes: 'REPLACEMENT-DELETED', failures: 1 },
+      ],
+    ],
+    [
+      'replacement deleted (insufficient capacity), then its command failed: one failure the other way round',
+      [
+        { minute: 2, claims: [picked(2), replacement('created')], nodes: [tainted] },
+        { minute: 3, claims: [picked(2)], nodes: [tainted], departed: [deleted(replacement('created'), 2)] },
+        { minute: 4, claims: [old], nodes: [oldNode], departed: [deleted(replacement('created'), 2)] },
+      ],
+      [
+        { result: 'pending', codes: '-', failures: 0 },
+        { result: 'failed', codes: 'REPLACEMENT-DELETED', failures: 1 },
+        { result: 'failed', codes: 'COMMAND-FAILED', failures: 1 },
+      ],
+    ],
+    [
+      'a replacement past --init-deadline (measured from its creation) fails on every evaluation until it is gone',
+      [
+        { minute: 3, claims: [picked(2), replacement('registered')], nodes: [tainted] },
+        { minute: 12, claims: [picked(2), replacement('registered')], nodes: [tainted] },
+        { minute: 13, claims: [picked(2), replacement('registered')], nodes: [tainted] },
+      ],
+      [
+        { result: 'pending', codes: '-', failures: 0 },
+        { result: 'failed', codes: 'REPLACEMENT-NOT-INITIALIZED', failures: 1 },
+        { result: 'failed', codes: 'REPLACEMENT-NOT-INITIALIZED', failures: 2 },
+      ],
+    ],
+    [
+      'command failed and picked again between two looks: the new lastTransitionTime shows it',
+      [
+        { minute: 3, claims: [picked(2)], nodes: [tainted] },
+        { minute: 13, claims: [picked(12)], nodes: [tainted] },
+      ],
+      [
+        { result: 'passed', codes: '-', failures: 0 },
+        { result: 'failed', codes: 'COMMAND-FAILED', failures: 1 },
+      ],
+    ],
+    [
+      'NotReady after Initialized: the health gate fails it, on every evaluation',
+      [
+        { minute: 5, claims: [deleted(picked(2), 5), replacement('initialized')] },
+        {
+          minute: 7,
+          claims: [replacement('initialized')],
+          nodes: [{ ...nodeFor(replacement('initialized')), ready: false }],
+        },
+        {
+          minute: 8,
+          claims: [replacement('initialized')],
+          nodes: [{ ...nodeFor(replacement('initialized')), ready: false }],
+        },
+      ],
+      [
+        { result: 'passed', codes: '-', failures: 0 },
+        { result: 'failed', codes: 'NODE-NOT-READY', failures: 1 },
+        { result: 'failed', codes: 'NODE-NOT-READY', failures: 2 },
+      ],
+    ],
+    [
+      'empty-node delete: picked, then deleted without a replacement: no failure (and nothing tested, coverage.ts)',
+      [
+        { minute: 3, claims: [picked(2)], nodes: [tainted] },
+        { minute: 4, claims: [deleted(picked(2), 4)], nodes: [tainted] },
+        { minute: 5, claims: [], departed: [deleted(picked(2), 4)] },
+      ],
+      [
+        { result: 'passed', codes: '-', failures: 0 },
+        { result: 'passed', codes: '-', failures: 0 },
+        { result: 'passed', codes: '-', failures: 0 },
+      ],
+    ],
+    [
+      'a replacement Initialized, then deleted (consolidation later): not a failure',
+      [
+        { minute: 5, claims: [replacement('initialized')] },
+        { minute: 30, claims: [], departed: [deleted(replacement('initialized'), 30)] },
+      ],
+      [
+        { result: 'passed', codes: '-', failures: 0 },
+        { result: 'passed', codes: '-', failures: 0 },
+      ],
+    ],
+    [
+      'the taint before DisruptionReason (Karpenter taints first): one command, not a new one',
+      [
+        { minute: 2, claims: [old], nodes: [tainted] },
+        { minute: 3, claims: [picked(2)], nodes: [tainted] },
+        { minute: 4, claims: [deleted(picked(2), 4)], nodes: [tainted] },
+      ],
+      [
+        { result: 'passed', codes: '-', failures: 0 },
+        { result: 'passed', codes: '-', failures: 0 },
+        { result: 'passed', codes: '-', failures: 0 },
+      ],
+    ],
+    [
+      "a consolidation command given up: not the rollout's",
+      [
+        { minute: 4, claims: [{ ...old, conditions: { ...old.conditions, DisruptionReason: underutilized } }] },
+        { minute: 5, claims: [old] },
+      ],
+      [
+        { result: 'passed', codes: '-', failures: 0 },
+        { result: 'passed', codes: '-', failures: 0 },
+      ],
+    ],
+  ])('%s', (_name, looks, expected) => {
+    expect(verdicts(looks)).toEqual(expected);
+  });
+
+  it('the default --failure-limit 1 halts at the first failed command, wherever the wave stands', () => {
+    const [, second] = verdicts(
+      [
+        { minute: 3, claims: [picked(2), replacement('launched')], nodes: [tainted] },
+        { minute: 9, claims: [old, replacement('launched')], nodes: [oldNode] },
+      ],
+      1,
+    );
+    expect(second).toEqual({ result: 'failed', codes: 'COMMAND-FAILED', failures: 1, halt: 'failed' });
+  });
+});
+
+describe("the findings, in Karpenter's words", () => {
+  const run = (looks: Look[]) => {
+    const ledger = newAttemptLedger();
+    return looks.flatMap((l) =>
+      observeAttempts(
+        ledger,
+        {
+          claims: l.claims,
+          departed: new Map((l.departed ?? []).map((c) => [c.name, c])),
+          nodes: new Map((l.nodes ?? []).map((n) => [n.name, n])),
+          events: l.events ?? [],
+        },
+        scope,
+        baseline,
+        at(l.minute),
+      ),
+    );
+  };
+
+  it('a replacement liveness deleted: its conditions when last seen and its events', () => {
+    const [f] = run([
+      { minute: 3, claims: [replacement('launched')] },
+      { minute: 17, claims: [deleted(replacement('launched'), 17)], events: [waiting] },
+    ]);
+    expect(f).toEqual({
+      kind: 'replacement',
+      counts: true,
+      finding: {
+        gate: 'replacements',
+        code: 'REPLACEMENT-DELETED',
+        subject: 'nodeclaim/general-new1',
+        nodePool: 'general',
+        ami: 'ami-new',
+        message:
+          "replacement nodeclaim/general-new1 (NodePool general, AMI ami-new) was deleted before it was Initialized, 15m after it was created: its node never registered; Karpenter's liveness check deletes a NodeClaim not registered 15m after its creation",
+        evidence: [
+          'last seen: Registered=Unknown NodeNotFound: Node not registered with cluster',
+          'last seen: Initialized=Unknown NodeNotFound: Node not registered with cluster',
+          'created 2025-08-20T14:02:00Z, deleted 2025-08-20T14:17:00Z',
+          'event DisruptionWaitingReadiness on NodeClaim/general-new1 (60s ago, x12 over 15m): "Waiting on readiness to continue disruption"',
+        ],
+      },
+    });
+  });
+
+  it('a launch with insufficient capacity: never launched, with the event', () => {
+    const [f] = run([{ minute: 3, claims: [], departed: [deleted(replacement('created'), 2)], events: [ice] }]);
+    expect(f!.finding.message).toBe(
+      'replacement nodeclaim/general-new1 (NodePool general) was deleted before it was Initialized, 0s after it was created: it never launched; Karpenter deletes a NodeClaim whose launch fails, at once for insufficient capacity, else 5m after its creation',
+    );
+    expect(f!.finding.evidence.at(-1)).toBe(
+      'event InsufficientCapacityError on NodeClaim/general-new1 (60s ago): "NodeClaim general-new1 event: all requested instance types were unavailable during launch"',
+    );
+  });
+
+  it('a failed command names the old node and the replacement it waited on, with its events', () => {
+    const [f] = run([
+      { minute: 3, claims: [picked(2), replacement('launched')], nodes: [tainted] },
+      { minute: 12, claims: [old, replacement('launched')], nodes: [oldNode], events: [{ ...waiting, count: 10, lastTimestamp: iso(at(11)) }] },
+    ]);
+    expect(f!.finding).toEqual({
+      gate: 'replacements',
+      code: 'COMMAND-FAILED',
+      subject: 'nodeclaim/general-old1',
+      nodePool: 'general',
+      node: 'ip-general-old1',
+      ami: 'ami-new',
+      message:
+        'Karpenter gave up its drift command on nodeclaim/general-old1 (node ip-general-old1, NodePool general): its replacement was deleted or not Initialized in time, so the old node was let go without being replaced',
+      evidence: [
+        'DisruptionReason=True Drifted since 2025-08-20T14:02:00Z: removed, and the taint with it, the NodeClaim not deleted',
+        'replacement nodeclaim/general-new1 (AMI ami-new): Registered=Unknown NodeNotFound: Node not registered with cluster; Initialized=Unknown NodeNotFound: Node not registered with cluster',
+        'event DisruptionWaitingReadiness on NodeClaim/general-new1 (60s ago, x10 over 10m): "Waiting on readiness to continue disruption"',
+      ],
+    });
+  });
+
+  it('a NodeClaim of a NodePool out of scope, or of the baseline still launching, is not judged', () => {
+    const elsewhere = deleted(replacement('launched', { nodePool: 'batch' }), 17);
+    expect(run([{ minute: 17, claims: [], departed: [elsewhere] }])).toEqual([]);
+  });
+});
