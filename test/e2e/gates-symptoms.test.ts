@@ -96,4 +96,19 @@ describe('health gates on a bad AMI (bad-ami sandbox)', () => {
       expect((held.budgets as unknown[]).at(-1)).toEqual({ nodes: '0', reasons: ['Drifted'] });
     }
   });
+
+  it('never-registers with --on-failure rollback: halted at the failed command, the classes restored and the nodes followed back', async () => {
+    const sandbox = await badAmi({ symptom: 'never-registers' });
+    const before = nodePools(sandbox);
+    const terms = sandbox.kube.store.get('ec2nodeclasses.karpenter.k8s.aws', 'default')!.spec as { amiSelectorTerms: unknown };
+    const old = new Set(Object.values(imagesByPool(sandbox)).flat());
+    const run = await karpDrift(sandbox, [...CANARY, '--waves', '1,100%', '--soak', '10s', '--on-failure', 'rollback'], 150_000);
+    expect(run.code, run.stderr).toBe(6);
+    expect(run.stderr).toMatch(/error: halted by a health gate: (COMMAND-FAILED|REPLACEMENT-DELETED) .*; rolled back: ec2nodeclass\/default restored/);
+    expect(startedIn(sandbox, 'general')).toEqual([]);
+    const restored = sandbox.kube.store.get('ec2nodeclasses.karpenter.k8s.aws', 'default')!.spec as { amiSelectorTerms: unknown };
+    expect(restored.amiSelectorTerms).toEqual(terms.amiSelectorTerms);
+    expect(Object.values(imagesByPool(sandbox)).flat().every((i) => old.has(i))).toBe(true);
+    expect(nodePools(sandbox)).toEqual(before);
+  }, 180_000);
 });

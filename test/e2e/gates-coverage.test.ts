@@ -1,0 +1,74 @@
+// A canary that tests nothing (gates/coverage.ts), end to end on the `bad-ami` sandbox with a good release: drift
+// deletes an empty node without a replacement, so a canary of empty nodes is refused by the plan (CANARY-EMPTY,
+// exit 3, nothing changed), and a canary emptied after the plan does not pass its gate (STAGE-UNTESTED, exit 6).
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
+import { loadScenario } from '../../src/sandbox/scenarios/load.js';
+import { httpWrites, karpDrift } from './cli-sandbox.js';
+import { CANARY, GOOD, findingsOf, gates, nodePools, startedIn } from './gates.js';
+
+/** The bad-ami cluster with the canary's only workload gone (`edge`): its nodes run DaemonSet pods alone. */
+async function emptyCanary(): Promise<Sandbox> {
+  const scenario = loadScenario('bad-ami');
+  scenario.workloads = scenario.workloads.filter((w) => w.name !== 'edge');
+  const sandbox = await startSandbox({ scenario });
+  onTestFinished(() => sandbox.stop());
+  return sandbox;
+}
+
+const edgePods = (sandbox: Sandbox) =>
+  sandbox.kube.store.list('pods').filter((p) => p.metadata.namespace === 'shop' && p.metadata.name?.startsWith('edge-'));
+
+describe('a canary that tests nothing (bad-ami sandbox, good release)', () => {
+  it('a canary of empty nodes: plan reports CANARY-EMPTY with its reason, upgrade refuses it (exit 3), nothing changed', async () => {
+    const sandbox = await emptyCanary();
+    const planned = await karpDrift(sandbox, ['plan', '--to', '1.30', '--release', GOOD, '--canary', 'canary', '-o', 'json']);
+    expect(planned.code, planned.stderr).toBe(3);
+    const doc = JSON.parse(planned.stdout) as {
+      checks: Array<{ code: string; level: string; message: string; evidence: string[]; next: string }>;
+      staged: { stages: Array<{ name: string; amis: Array<{ nodePools: Array<{ oldNodes: number; emptyNodes: string[] }> }> }> };
+    };
+    const empty = doc.checks.filter((c) => c.code === 'CANARY-EMPTY');
+    expect(empty).toHaveLength(1);
+    expect(empty[0]).toMatchObject({ level: 'error', next: expect.stringContaining('--canary general') as string });
+    expect(empty[0]!.message).toMatch(/^--canary canary: every old node of the canary is empty, so it can only delete them/);
+    expect(empty[0]!.evidence.filter((e) => e.endsWith('no pod but DaemonSet and static pods'))).toHaveLength(3);
+    expect(doc.staged.stages[0]!.amis[0]!.nodePools[0]).toMatchObject({ oldNodes: 3 });
+    expect(doc.staged.stages[0]!.amis[0]!.nodePools[0]!.emptyNodes).toHaveLength(3);
+
+    const writes = httpWrites(sandbox);
+    const run = await karpDrift(sandbox, [...CANARY, '--release', GOOD]);
+    expect(run.code, run.stderr).toBe(3);
+    expect(run.stderr).toContain('CANARY-EMPTY');
+    expect(httpWrites(sandbox)).toBe(writes);
+  });
+
+  it('a canary emptied after the plan: its nodes deleted without replacements, the stage does not pass (STAGE-UNTESTED, exit 6)', async () => {
+    const scenario = loadScenario('bad-ami');
+    const sandbox = await startSandbox({ scenario });
+    onTestFinished(() => sandbox.stop());
+    expect(edgePods(sandbox)).toHaveLength(3);
+    // The first hold is written after the plan read the pods, before the apply: the canary's pods go away then.
+    const emptied = new Promise<void>((resolve) => {
+      const timer = setInterval(() => {
+        if (!sandbox.kube.requests.some((r) => r.resource === 'nodepools' && r.verb === 'patch')) return;
+        for (const p of edgePods(sandbox)) sandbox.kube.store.delete('pods', p.metadata.name!, 'shop');
+        clearInterval(timer);
+        resolve();
+      }, 5);
+      onTestFinished(() => clearInterval(timer));
+    });
+    const run = await karpDrift(sandbox, [...CANARY, '--release', GOOD, '-o', 'json']);
+    await emptied;
+    expect(run.code, run.stderr).toBe(6);
+    const halt = gates(run).at(-1)!;
+    expect(halt).toMatchObject({ gate: 'health', point: 'wave-end', stage: 1, result: 'failed' });
+    expect(findingsOf(halt).map((f) => f.code)).toEqual(['STAGE-UNTESTED']);
+    expect(findingsOf(halt)[0]!.message).toMatch(/^stage 1 \(canary\) ends without a replacement on al2023 amd64 standard AMI ami-\w+ that is Initialized and Ready/);
+    // Karpenter deleted the canary's empty nodes, replaced none, and never reached general; both are held.
+    expect(startedIn(sandbox, 'canary').map((d) => d.replacement ?? 'none')).toEqual(['none', 'none', 'none']);
+    expect(startedIn(sandbox, 'general')).toEqual([]);
+    for (const pool of ['canary', 'general']) expect(nodePools(sandbox)[pool]!.hold, pool).toBeDefined();
+    expect(run.events.at(-1)).toMatchObject({ type: 'done', result: 'halted', cause: 'gate' });
+  });
+});
