@@ -18,7 +18,7 @@ import { humanDuration } from '../text/words.js';
 import { onTarget, type GateBaseline, type GateScope } from './baseline.js';
 import { conditionText, type GateFinding } from './health.js';
 
-/** The mark a drift command leaves on the old NodeClaim: when DisruptionReason turned True (unknown: only the taint). */
+/** The mark a drift command leaves on an old NodeClaim: when DisruptionReason turned True (unset: only the taint). */
 interface CommandMark {
   nodePool: string;
   since?: string;
@@ -118,14 +118,15 @@ function commandOutcome(
   }
   const reason = c.conditions.DisruptionReason;
   const tainted = node?.taints.some((t) => DISRUPTION_TAINTS.includes(t.key)) ?? false;
-  // A command of another method (consolidation) is not the rollout's.
+  // A command of another method (consolidation) is not the rollout's. The taint alone (Karpenter taints before it
+  // sets the condition, and removes it first) keeps the time the condition showed.
   const mark: CommandMark | undefined =
     reason?.status === 'True'
       ? reason.reason === 'Drifted'
         ? { nodePool: c.nodePool!, ...(reason.lastTransitionTime ? { since: reason.lastTransitionTime } : {}) }
         : undefined
       : reason === undefined && tainted
-        ? { nodePool: c.nodePool! }
+        ? { nodePool: c.nodePool!, ...(before?.since !== undefined ? { since: before.since } : {}) }
         : undefined;
   if (mark) ledger.commands.set(c.name, mark);
   else ledger.commands.delete(c.name);
@@ -136,7 +137,12 @@ function commandOutcome(
   return undefined;
 }
 
-function pair(ledger: AttemptLedger, kind: FailedAttempt['kind'], nodePool: string, finding: GateFinding): FailedAttempt {
+function pair(
+  ledger: AttemptLedger,
+  kind: FailedAttempt['kind'],
+  nodePool: string,
+  finding: GateFinding,
+): FailedAttempt {
   const u = ledger.unpaired.get(nodePool) ?? { replacements: 0, commands: 0 };
   ledger.unpaired.set(nodePool, u);
   const other = kind === 'replacement' ? 'commands' : 'replacements';

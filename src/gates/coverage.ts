@@ -67,7 +67,11 @@ export function stageAmis(
  * The canary can test a target AMI only with replacements: where every canary node that moves onto it is empty,
  * Karpenter deletes them and the canary passes having tested nothing. An error: the run is refused (exit 3).
  */
-export function canaryChecks(canary: readonly StageAmi[], later: readonly StageAmi[], canaryPools: readonly string[]): Check[] {
+export function canaryChecks(
+  canary: readonly StageAmi[],
+  later: readonly StageAmi[],
+  canaryPools: readonly string[],
+): Check[] {
   const untestable = canary.filter((a) => withPods(a) === 0 && a.nodePools.length > 0);
   if (untestable.length === 0) return [];
   const all = untestable.length === canary.length;
@@ -116,7 +120,11 @@ export function untestedAmis(
   return amis.filter((a) => withPods(a) > 0 && !tested.has(a.id));
 }
 
-export function untestedFinding(a: StageAmi, stage: { index: number; name: string }, replacements: number): GateFinding {
+export function untestedFinding(
+  a: StageAmi,
+  stage: { index: number; name: string },
+  replacements: number,
+): GateFinding {
   const old = a.nodePools.reduce((n, p) => n + p.oldNodes, 0);
   const empty = a.nodePools.reduce((n, p) => n + p.emptyNodes.length, 0);
   return {

@@ -4,7 +4,13 @@
 import type { NodePoolView } from '../karpenter/views.js';
 import type { FailedAttempt } from './attempts.js';
 import type { GateBaseline } from './baseline.js';
-import { MAX_PER_CODE, withRegistrationHealth, type FindingCode, type GateFinding, type HealthVerdict } from './health.js';
+import {
+  MAX_PER_CODE,
+  withRegistrationHealth,
+  type FindingCode,
+  type GateFinding,
+  type HealthVerdict,
+} from './health.js';
 import type { EvaluationResult } from './tally.js';
 
 export interface Judgement {

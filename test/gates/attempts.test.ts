@@ -191,6 +191,21 @@ describe("the gate's verdicts for each claim history", () => {
       ],
     ],
     [
+      'a command given up in two steps (DisruptionReason cleared, then the taint): one failure, when both are gone',
+      [
+        { minute: 3, claims: [picked(2)], nodes: [tainted] },
+        { minute: 12, claims: [old], nodes: [tainted] },
+        { minute: 12, claims: [old], nodes: [oldNode] },
+        { minute: 13, claims: [old], nodes: [oldNode] },
+      ],
+      [
+        { result: 'passed', codes: '-', failures: 0 },
+        { result: 'passed', codes: '-', failures: 0 },
+        { result: 'failed', codes: 'COMMAND-FAILED', failures: 1 },
+        { result: 'passed', codes: '-', failures: 1 },
+      ],
+    ],
+    [
       'NotReady after Initialized: the health gate fails it, on every evaluation',
       [
         { minute: 5, claims: [deleted(picked(2), 5), replacement('initialized')] },
