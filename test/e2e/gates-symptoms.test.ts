@@ -1,11 +1,14 @@
 // Health gates end to end, one bad-AMI symptom at a time (gates.ts): a good release passes every gate, and
-// replacements that go NotReady or never register are caught. Deadlines are given in real seconds, as the CLI
-// measures them (the sandbox runs 60× faster).
+// replacements that go NotReady, never register or cannot launch are caught, with the default gate flags: Karpenter
+// gives the drift command up or deletes the replacement, and the gate counts that as it happens. Deadlines are given
+// in real seconds, as the CLI measures them (the sandbox runs 60× faster).
 import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { startSandbox } from '../../src/sandbox/sandbox.js';
+import { loadScenario } from '../../src/sandbox/scenarios/load.js';
 import { karpDrift } from './cli-sandbox.js';
 import { CANARY, GOOD, badAmi, claims, imagesByPool, nodePools, startedIn, gates, findingsOf } from './gates.js';
 
@@ -111,4 +114,19 @@ describe('health gates on a bad AMI (bad-ami sandbox)', () => {
     expect(Object.values(imagesByPool(sandbox)).flat().every((i) => old.has(i))).toBe(true);
     expect(nodePools(sandbox)).toEqual(before);
   }, 180_000);
+
+  it('a launch into insufficient capacity: the replacement deleted at once is a failed replacement, quoted with Karpenter’s event', async () => {
+    const scenario = loadScenario('bad-ami');
+    scenario.faults.launchFailures = { nodePool: 'canary', count: 1, reason: 'InsufficientCapacityError' };
+    const sandbox = await startSandbox({ scenario });
+    onTestFinished(() => sandbox.stop());
+    const run = await karpDrift(sandbox, [...CANARY, '--release', GOOD, '-o', 'json']);
+    expect(run.code, run.stderr).toBe(6);
+    const failed = gates(run).find((g) => g.result === 'failed')!;
+    expect(failed).toMatchObject({ point: 'continuous', failures: 1 });
+    const deleted = findingsOf(failed).find((f) => f.code === 'REPLACEMENT-DELETED')!;
+    expect(deleted.message).toMatch(/was deleted before it was Initialized, .*: it never launched/);
+    expect(deleted.evidence.join('\n')).toMatch(/event InsufficientCapacityError on NodeClaim\/canary-\w+ .*"NodeClaim canary-\w+ event: /);
+    expect(startedIn(sandbox, 'general')).toEqual([]);
+  });
 });
