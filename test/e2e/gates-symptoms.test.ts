@@ -100,6 +100,28 @@ describe('health gates on a bad AMI (bad-ami sandbox)', () => {
     }
   });
 
+  // The other ways a real bad AMI fails (the sandbox's bad-ami variants), each with default gate flags: the canary
+  // halts (exit 6), nothing outside it is touched, every NodePool is held at 0, and the NDJSON names the replacement.
+  it.each<[string, 'never-ready' | 'launch-fails', RegExp]>([
+    ['never-ready: registers, never Ready, never Initialized', 'never-ready', /NODE-NOT-READY|REPLACEMENT-NOT-INITIALIZED|COMMAND-FAILED|REPLACEMENT-DELETED/],
+    ['launch-fails: EC2 refuses the AMI, the replacement never launches', 'launch-fails', /COMMAND-FAILED|REPLACEMENT-DELETED/],
+  ])('%s, default gate flags: halted in the canary, nothing else touched', async (_name, symptom, codes) => {
+    const sandbox = await badAmi({ symptom });
+    const run = await karpDrift(sandbox, [...CANARY, '--waves', '1,100%', '--soak', '10s', '-o', 'json'], 150_000);
+    expect(run.code, run.stderr).toBe(6);
+    const failed = gates(run).find((g) => g.result === 'failed')!;
+    const findings = findingsOf(failed);
+    expect(findings.length).toBeGreaterThan(0);
+    for (const f of findings) {
+      expect(f.code).toMatch(codes);
+      expect(f.nodePool).toBe('canary');
+      expect(`${(f as { subject?: string }).subject ?? ''}\n${f.evidence.join('\n')}`).toMatch(/nodeclaim\/canary-\w+|node\/\S+/);
+    }
+    expect(run.events.at(-1)).toMatchObject({ type: 'done', result: 'halted', cause: 'gate', paused: ['canary', 'general'] });
+    expect(startedIn(sandbox, 'general')).toEqual([]);
+    for (const pool of ['canary', 'general']) expect((nodePools(sandbox)[pool]!.budgets as unknown[]).at(-1)).toEqual({ nodes: '0', reasons: ['Drifted'] });
+  }, 180_000);
+
   it('never-registers with --on-failure rollback: halted at the failed command, the classes restored and the nodes followed back', async () => {
     const sandbox = await badAmi({ symptom: 'never-registers' });
     const before = nodePools(sandbox);
