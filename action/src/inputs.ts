@@ -1,6 +1,7 @@
 // Pure: the action's inputs (action.yml) turned into the karp-drift command line it runs, checked first so that a
 // wrong input fails the step with what to change, before anything reaches a cluster.
 import { parseArgsStringToArgv } from 'string-argv';
+import { likelyMinor, yamlFloatNote } from '../../src/ami/minors.js';
 
 export const ACTION_COMMANDS = ['plan', 'upgrade', 'status', 'wait', 'rollback'] as const;
 export type ActionCommand = (typeof ACTION_COMMANDS)[number];
@@ -63,6 +64,10 @@ export function invocation(inputs: ActionInputs, files: { result: string; summar
     throw new InputError(
       `input to is required for command ${cmd}: the Kubernetes minor to move the nodes to, e.g. to: '1.31' (quoted, or YAML reads 1.30 as 1.3)`,
     );
+  }
+  const meant = likelyMinor(to);
+  if (COMMANDS_WITH_TO.includes(cmd) && meant !== undefined) {
+    throw new InputError(`input to: ${to} is no Kubernetes minor EKS ever ran; did you mean ${meant}? ${yamlFloatNote(meant)}`);
   }
   if (!COMMANDS_WITH_TO.includes(cmd) && to !== '') {
     throw new InputError(

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { AMI_FAMILIES, ARCHES, VARIANTS, type AmiFamily, type Arch, type Variant } from './families.js';
 import { imageNameFields } from './verify.js';
 import { UsageError } from '../errors.js';
+import { issueWords } from '../text/issues.js';
 
 /** One tested AMI: what it is for, and the image that was tested (its ID there, and its name, which names the release). */
 export interface PromotedAmi {
@@ -58,10 +59,10 @@ const ami = {
   arch: z.enum(ARCHES),
   variant: z.enum(VARIANTS),
   release: z.string().min(1),
-  id: z.string().regex(/^ami-[0-9a-z]+$/, 'not an AMI ID (ami-...)'),
+  id: z.string().regex(/^ami-[0-9a-z]+$/, 'is not an AMI ID (ami-...)'),
   name: z.string().min(1),
 };
-const minor = z.string().regex(/^1\.\d+$/, 'not a Kubernetes minor such as 1.31');
+const minor = z.string().regex(/^1\.\d+$/, 'is not a Kubernetes minor such as 1.31');
 
 // `amis -o json` (report/amis.ts amisJson); extra keys (parameter, state, problems, ...) are allowed and ignored.
 const amisDocument = z.object({
@@ -85,7 +86,7 @@ function issueText(error: z.ZodError): string {
     issue.path.length > 0
       ? issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')
       : 'the document';
-  return `${where.replace(/^\./, '')}: ${issue.message}`;
+  return `${where.replace(/^\./, '')} ${issue.message}`;
 }
 
 /** Parses the file's text; anything that is not one of the two documents is a usage error naming the file and the field. */
@@ -106,7 +107,8 @@ export function parseAmisFile(text: string, path: string): AmisFile {
       hint: next,
     });
   }
-  const parsed = shape === 'amis' ? amisDocument.safeParse(doc) : planDocument.safeParse(doc);
+  const words = { error: issueWords };
+  const parsed = shape === 'amis' ? amisDocument.safeParse(doc, words) : planDocument.safeParse(doc, words);
   if (!parsed.success) {
     throw new UsageError(
       `--amis-file ${path} is not a valid \`${shape} -o json\` document: ${issueText(parsed.error)}`,

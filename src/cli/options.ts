@@ -4,9 +4,11 @@ import * as z from 'zod'; // a namespace import: a bundle keeps only the parts o
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
+import { issueWords } from '../text/issues.js';
 import { AMI_FAMILIES, ARCHES, VARIANTS } from '../ami/families.js';
 import { parseExpectedCluster } from '../cluster/expected-cluster.js';
 import type { GlobalOptions, OutputFormat } from '../commands/context.js';
+import { FIRST_EKS_MINOR, preEksMinor, yamlFloatNote } from '../ami/minors.js';
 import type { KubernetesMinor } from '../ami/select.js';
 import type {
   AmisOptions,
@@ -33,6 +35,14 @@ export function parseKubernetesMinor(value: string, flag = '--to'): KubernetesMi
     throw new UsageError(`${flag} ${JSON.stringify(value)} is not a Kubernetes version; ${MINOR_FORMS}`);
   }
   const version = `1.${Number(m[2])}`;
+  const old = preEksMinor(value);
+  if (old !== undefined) {
+    throw new UsageError(`${flag} ${value}: EKS never ran Kubernetes ${old.minor} (it began with 1.${FIRST_EKS_MINOR}), so no EKS-optimized AMI exists for it`, {
+      hint: old.meant
+        ? `did you mean ${flag} ${old.meant}? ${yamlFloatNote(old.meant)}`
+        : `give a minor EKS supports, e.g. ${flag} 1.31 (${MINOR_FORMS})`,
+    });
+  }
   if (m[3] !== undefined) {
     return { version, note: `${flag} ${value}: EKS-optimized AMIs are published per minor; using ${version}` };
   }
@@ -88,27 +98,76 @@ export function parseRelease(value: string): string {
   );
 }
 
-// Each flag parser throws UsageError; this turns it into a zod issue so one schema reports the first bad flag.
+// Each flag parser throws UsageError; it rides on a zod issue (hint and all) so one schema reports the first bad flag.
 function flag<T>(parse: (v: string) => T) {
   return z.string().transform((v, ctx) => {
     try {
       return parse(v);
     } catch (err) {
-      ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
+      ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err), params: { error: err } });
       return z.NEVER;
     }
   });
 }
 
+/** `summaryFile` → `--summary-file`: the flag commander camel-cased into the key. */
+const flagOf = (key: string): string => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
+// An empty value is nearly always a shell variable that is not set (`--summary-file "$GITHUB_STEP_SUMMARY"` outside a
+// job): say so, and what the flag wants, rather than how the value fails a check.
+const EMPTY_VALUES: Record<string, { cause?: string; give: string }> = {
+  '--summary-file': {
+    cause: 'is $GITHUB_STEP_SUMMARY unset? GitHub Actions sets it only inside a job step',
+    give: 'pass the file to append the summary to, or leave --summary-file out',
+  },
+  '--result-file': { give: 'pass the file to write the result to (e.g. "$RUNNER_TEMP/karp-drift.json"), or leave --result-file out' },
+  '--kubeconfig': { give: 'pass the kubeconfig file, or leave --kubeconfig out to use $KUBECONFIG or ~/.kube/config' },
+  '--context': { give: 'pass a context of the kubeconfig (kubectl config get-contexts), or leave --context out for its current one' },
+  '--region': { give: 'pass an AWS region (e.g. us-west-2), or leave --region out for the SDK chain\'s ($AWS_REGION, the profile)' },
+  '--profile': { give: 'pass a profile of ~/.aws/config, or leave --profile out' },
+  '--to': { give: 'pass the Kubernetes minor to move the nodes to, e.g. --to 1.31' },
+  '--amis-file': { give: 'pass the file `amis -o json` or `plan -o json` wrote where the AMIs were tested' },
+  '--from-context': { give: 'pass the kubeconfig context of the cluster the AMIs were tested in (e.g. staging)' },
+  '--from-kubeconfig': { give: 'pass the kubeconfig that reaches the cluster the AMIs were tested in' },
+  '--templates': { give: 'pass the folder with ec2nodeclass.yaml and nodepool.yaml, or leave --templates out for the bundled ones' },
+  '--cluster-name': { give: 'pass the cluster name the subnets and security groups are tagged with (karpenter.sh/discovery)' },
+  '--role': { give: 'pass the IAM role of the nodes (e.g. KarpenterNodeRole-prod)' },
+  '--expect-cluster': { give: 'pass the EKS cluster name or ARN the context must reach, or leave --expect-cluster out' },
+};
+
+/** `--summary-file ""`: the flag, the likely cause, and what it wants. */
+function emptyValue(flag: string): UsageError {
+  const known = EMPTY_VALUES[flag];
+  const cause = known?.cause ?? 'is the shell variable you passed unset?';
+  return new UsageError(`${flag} is empty (${cause})`, { hint: known?.give ?? `pass a value, or leave ${flag} out` });
+}
+
+/** The first flag given an empty value (a repeatable flag's values too), if any. */
+function firstEmpty(flags: unknown): string | undefined {
+  if (flags == null || typeof flags !== 'object') return undefined;
+  const blank = (v: unknown) => typeof v === 'string' && v.trim() === '';
+  const found = Object.entries(flags).find(([, v]) => blank(v) || (Array.isArray(v) && v.some(blank)));
+  return found && flagOf(found[0]);
+}
+
+/**
+ * Flags in, typed options out, every refusal in the CLI's words: a flag's own parser says what it expects, an empty
+ * value is reported as the unset variable it most likely is, and what zod finds is worded by text/issues.ts after the
+ * flag's name (never zod's "Too small: expected string to have >=1 characters").
+ */
 export function parseWith<S extends z.ZodType>(schema: S, flags: unknown): z.output<S> {
-  const result = schema.safeParse(flags);
+  const empty = firstEmpty(flags);
+  if (empty !== undefined) throw emptyValue(empty);
+  const result = schema.safeParse(flags, { error: (issue) => issueWords(issue) });
   if (!result.success) {
     const issue = result.error.issues[0]!;
-    const where =
-      issue.path.length > 0 && issue.code !== 'custom'
-        ? `--${issue.path.join('.').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: `
-        : '';
-    throw new UsageError(`${where}${issue.message}`);
+    const original = issue.code === 'custom' ? (issue.params as { error?: unknown } | undefined)?.error : undefined;
+    if (original instanceof UsageError) throw original;
+    if (issue.code === 'custom' || /^-/.test(issue.message)) throw new UsageError(issue.message);
+    const key = issue.path[0];
+    const value = typeof key === 'string' ? (flags as Record<string, unknown>)[key] : undefined;
+    const where = typeof key === 'string' ? flagOf(key) : 'a flag';
+    throw new UsageError(`${where}${typeof value === 'string' ? ` ${JSON.stringify(value)}` : ''} ${issue.message}`);
   }
   return result.data;
 }
@@ -295,7 +354,6 @@ const planFlags = {
 
 export function parsePlanOptions(flags: Record<string, unknown>): PlanOptions {
   const o = parseWith(z.object(planFlags), flags);
-  if (o.amisFile !== undefined && o.amisFile.trim() === '') throw new UsageError('--amis-file is empty; give the path of the file `amis -o json` or `plan -o json` wrote');
   // The file names the release: a second source of truth for it could only disagree.
   if (o.amisFile !== undefined && o.release !== 'latest') {
     throw new UsageError(`--release ${o.release} cannot go with --amis-file: the file records the releases to pin`, {
@@ -326,8 +384,6 @@ function parseFromCluster(o: {
 }): PlanOptions['fromCluster'] {
   const { fromContext: context, fromKubeconfig: kubeconfig } = o;
   if (context === undefined && kubeconfig === undefined) return undefined;
-  if (context?.trim() === '') throw new UsageError('--from-context is empty; give the kubeconfig context of the cluster the AMIs were tested in (e.g. staging)');
-  if (kubeconfig?.trim() === '') throw new UsageError('--from-kubeconfig is empty; give the path of the kubeconfig that reaches the cluster the AMIs were tested in');
   const flag = context !== undefined ? `--from-context ${context}` : `--from-kubeconfig ${kubeconfig}`;
   if (o.amisFile !== undefined) {
     throw new UsageError(`${flag} cannot go with --amis-file: both name the AMIs to promote`, {

@@ -10,7 +10,7 @@ export const NODEPOOL_API_VERSION = 'karpenter.sh/v1';
 /** `spec.amiFamily` enum of the v1 CRD. */
 export const AMI_FAMILY_FIELDS = ['AL2', 'AL2023', 'Bottlerocket', 'Custom', 'Windows2019', 'Windows2022', 'Windows2025'] as const;
 
-const metadata = z.looseObject({ name: z.string().min(1, 'metadata.name is required') });
+const metadata = z.looseObject({ name: z.string().min(1, 'is required') });
 const tags = z.record(z.string(), z.string());
 const selectorTerms = z.array(z.looseObject({ tags: tags.optional(), id: z.string().optional() })).min(1).max(30);
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { loadAll, YAMLException } from 'js-yaml';
 import { UsageError } from '../errors.js';
 import { packagePath } from '../package-root.js';
+import { issueWords } from '../text/issues.js';
 import {
   EC2NODECLASS_API_VERSION,
   NODEPOOL_API_VERSION,
@@ -90,7 +91,7 @@ export function checkTemplate<R extends keyof TemplateObjects>(text: string, fil
       hint: apiHint(apiVersion, kind, want.kind),
     });
   }
-  const parsed = want.schema.safeParse(doc);
+  const parsed = want.schema.safeParse(doc, { error: issueWords });
   if (!parsed.success) {
     throw new UsageError(`${file} is not a valid ${want.kind}: ${schemaIssues(parsed.error).join('; ')}`, { hint: `fix ${file}` });
   }

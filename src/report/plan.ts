@@ -6,6 +6,7 @@ import { utcMinute } from '../plan/blockers.js';
 import type { Check, CheckLevel } from '../plan/checks.js';
 import type { AmiSpec, NodeClassPlan, Plan } from '../plan/plan.js';
 import type { NodePoolPlan } from '../plan/pools.js';
+import type { PlanSource } from '../plan/promotion.js';
 import { plural } from '../text/words.js';
 
 export const ANSI = { red: 31, green: 32, yellow: 33, cyan: 36, bold: 1 } as const;
@@ -112,11 +113,11 @@ function finalLine(plan: Plan): string {
   return line;
 }
 
-// "latest release" (SSM), or where promoted AMIs came from and how they were found here.
-function sourceText(plan: Plan): string {
-  const s = plan.source;
-  if (s === undefined || s.kind === 'ssm') return plan.release === 'latest' ? 'latest release' : `release ${plan.release}`;
-  const releases = [...new Set(plan.nodeClasses.flatMap((c) => c.targets.map((t) => t.release)))].join(', ');
+// "latest release" (SSM), or where promoted AMIs came from and how they were found here: the terminal's plan and the
+// summary file's (summary.ts, from the plan document) say it in the same words.
+export function amiSourceText(source: PlanSource | undefined, release: string, releases: readonly string[]): string {
+  const s = source;
+  if (s === undefined || s.kind === 'ssm') return release === 'latest' ? 'latest release' : `release ${release}`;
   const theirs = s.kind === 'file' ? s.fileRegion : s.sourceRegion;
   const whose = s.kind === 'file' ? "the file's IDs are" : `context ${s.context}'s IDs are`;
   const found =
@@ -124,7 +125,12 @@ function sourceText(plan: Plan): string {
       ? `verified by ID in ${s.region}`
       : `found by image name in ${s.region}${theirs != null ? ` (${whose} ${theirs}'s)` : ''}`;
   const from = s.kind === 'file' ? s.path : `context ${s.context} at ${s.server}`;
-  return `AMIs promoted from ${from}${releases ? ` (release ${releases})` : ''}, ${found}`;
+  const list = [...new Set(releases)].join(', ');
+  return `AMIs promoted from ${from}${list ? ` (release ${list})` : ''}, ${found}`;
+}
+
+function sourceText(plan: Plan): string {
+  return amiSourceText(plan.source, plan.release, plan.nodeClasses.flatMap((c) => c.targets.map((t) => t.release)));
 }
 
 /** `staged`: the stages section of a staged rollout (report/stages.ts), printed before the checks. */

@@ -3,6 +3,8 @@
 // `done`, the blockers and the gate that stopped it, the error and its next step. Whatever the output mode, the command
 // records them (SummaryRecord); the CLI writes the Markdown once the command has ended. Compact by design: GitHub
 // shows at most 1 MiB per step, and a job page is read by a person in a hurry. Pure.
+import type { PlanSource } from '../plan/promotion.js';
+import { amiSourceText } from './plan.js';
 
 type Doc = Record<string, unknown>;
 
@@ -101,6 +103,15 @@ const terms = (side: unknown): string => {
     .join(' ');
 };
 
+/** Where the AMIs came from, as the terminal's plan says it: the release, or the file or cluster they were promoted from. */
+function sourceText(plan: Doc): string {
+  const releases = ((plan.nodeClasses as Doc[] | undefined) ?? []).flatMap((c) =>
+    ((c.targets as Doc[] | undefined) ?? []).map((t) => str(t.release)),
+  );
+  const source = plan.source as PlanSource | null | undefined;
+  return amiSourceText(source ?? undefined, str(plan.release), releases);
+}
+
 function planSection(plan: Doc): string[] {
   const classes = (plan.nodeClasses as Doc[] | undefined) ?? [];
   const pools = (plan.nodePools as Doc[] | undefined) ?? [];
@@ -108,7 +119,7 @@ function planSection(plan: Doc): string[] {
   const out = ['#### Plan', ''];
   if (plan.kubernetesVersion !== undefined)
     out.push(
-      `Kubernetes ${str(plan.kubernetesVersion)} (control plane ${str(plan.controlPlaneVersion)})${plan.release ? `, release ${str(plan.release)}` : ''}${plan.pin ? `, pinned by ${str(plan.pin)}` : ''}`,
+      `Kubernetes ${str(plan.kubernetesVersion)} (control plane ${str(plan.controlPlaneVersion)})${plan.release ? `, ${sourceText(plan)}` : ''}${plan.pin ? `, pinned by ${str(plan.pin)}` : ''}`,
       '',
     );
   out.push(

@@ -97,6 +97,12 @@ describe('the action inputs as a karp-drift command line', () => {
     ['--to in args', { to: '1.31', args: '--to 1.32' }, 'input args: --to is set by the input to'],
     ['--context= in args', { to: '1.31', args: '--context=x' }, 'input args: --context is set by the input context'],
     [
+      'to: 1.30 unquoted, which YAML read as 1.3',
+      { command: 'upgrade', to: '1.3' },
+      "input to: 1.3 is no Kubernetes minor EKS ever ran; did you mean 1.30? YAML reads an unquoted 1.30 as the number 1.3: quote the version (to: '1.30')",
+    ],
+    ['to: 1.20 unquoted, on plan', { to: '1.2' }, 'did you mean 1.20?'],
+    [
       '--result-file in args',
       { to: '1.31', args: '--result-file x' },
       'input args: --result-file is set by the input json',

@@ -110,27 +110,27 @@ describe('parseAmisFile', () => {
     [
       'amis without a region',
       JSON.stringify(amisDoc({ region: undefined })),
-      /^--amis-file f\.json is not a valid `amis -o json` document: region: /,
+      /^--amis-file f\.json is not a valid `amis -o json` document: region is required$/,
     ],
     [
       'amis with no AMIs',
       JSON.stringify(amisDoc({ amis: [] })),
-      /not a valid `amis -o json` document: amis: lists no AMIs/,
+      /not a valid `amis -o json` document: amis lists no AMIs/,
     ],
     [
       'a family karp-drift does not know',
       JSON.stringify(amisDoc({ amis: [{ family: 'ubuntu', ...AMD }] })),
-      /amis\[0\]\.family: /,
+      /amis\[0\]\.family must be one of al2, al2023, .*, not the text "ubuntu"/,
     ],
     [
       'an ID that is not one',
       JSON.stringify(amisDoc({ amis: [{ family: 'al2023', ...AMD, id: 'i-123' }] })),
-      /amis\[0\]\.id: not an AMI ID \(ami-\.\.\.\)/,
+      /amis\[0\]\.id is not an AMI ID \(ami-\.\.\.\)/,
     ],
     [
       'a minor that is not one',
       JSON.stringify(amisDoc({ kubernetesVersion: 'latest' })),
-      /kubernetesVersion: not a Kubernetes minor such as 1\.31/,
+      /kubernetesVersion is not a Kubernetes minor such as 1\.31/,
     ],
     [
       'a plan with no targets',
@@ -142,7 +142,7 @@ describe('parseAmisFile', () => {
       JSON.stringify(
         planDoc({ nodeClasses: [{ name: 'x', family: 'al2023', targets: [{ ...AMD, name: undefined }] }] }),
       ),
-      /nodeClasses\[0\]\.targets\[0\]\.name: /,
+      /nodeClasses\[0\]\.targets\[0\]\.name is required/,
     ],
     [
       'a name that is not an EKS-optimized name (a wildcard)',

@@ -51,6 +51,33 @@ describe('parseKubernetesMinor', () => {
   );
 });
 
+describe('parseKubernetesMinor: a minor EKS never ran', () => {
+  it.each([
+    ['1.3', '1.30'],
+    ['v1.2', '1.20'],
+    ['1.1.0', '1.10'],
+  ])('%j: refused, suggesting %s with the YAML reason', (input, meant) => {
+    const err = (() => {
+      try {
+        parseKubernetesMinor(input);
+      } catch (e) {
+        return e as UsageError;
+      }
+      throw new Error('expected a UsageError');
+    })();
+    expect(err.message).toMatch(new RegExp(`^--to ${input.replace(/\./g, '\\.')}: EKS never ran Kubernetes 1\\.\\d \\(it began with 1\\.10\\)`));
+    expect(err.hint).toBe(`did you mean --to ${meant}? YAML reads an unquoted ${meant} as the number ${Number(meant)}: quote the version (to: '${meant}')`);
+  });
+
+  it('1.0 has no likely meaning: the accepted forms instead', () => {
+    expect(() => parseKubernetesMinor('1.0')).toThrow('EKS never ran Kubernetes 1.0');
+  });
+
+  it('the hint survives the flag schema (upgrade --to 1.3)', () => {
+    expect(() => parseUpgradeOptions({ to: '1.3', yes: true })).toThrow(expect.objectContaining({ hint: expect.stringContaining('did you mean --to 1.30?') }));
+  });
+});
+
 describe('parseChoiceList', () => {
   it.each([
     ['amd64', { values: ['amd64'], all: false }],
@@ -268,16 +295,16 @@ describe('parsePlanOptions / parseUpgradeOptions / parseStatusOptions / parseSan
     [{ to: '1.30', stallTimeout: '0s' }, '--stall-timeout "0s" is not longer than 0; give a duration such as 90s, 15m or 1h30m'],
     [{ to: '1.30', timeout: '0m' }, '--timeout "0m" is not longer than 0; give a duration such as 90s, 15m or 1h30m'],
     [{ to: '1.30', nodeclass: ['Default'] }, '--nodeclass "Default" is not an EC2NodeClass name (a lowercase DNS-1123 name)'],
-    [{ to: '1.30', pin: 'ssm' }, '--pin: --pin must be id, alias or name'],
+    [{ to: '1.30', pin: 'ssm' }, '--pin must be id, alias or name'],
     [{ to: '1.30', acceptTemplateDrift: true }, '--accept-template-drift applies only to upgrade --templates (the render-and-apply flow)'],
     [{ to: '1.30', amisFile: 'amis.json', release: 'v20261023' }, '--release v20261023 cannot go with --amis-file: the file records the releases to pin'],
-    [{ to: '1.30', amisFile: ' ' }, '--amis-file is empty; give the path of the file `amis -o json` or `plan -o json` wrote'],
+    [{ to: '1.30', amisFile: ' ' }, '--amis-file is empty (is the shell variable you passed unset?)'],
     [{ to: '1.30', amisFile: 'amis.json', clusterName: 'prod', role: 'r' }, '--amis-file cannot go with --templates: the render-and-apply flow resolves its AMIs from SSM'],
     [{ to: '1.30', fromContext: 'staging', amisFile: 'amis.json' }, '--from-context staging cannot go with --amis-file: both name the AMIs to promote'],
     [{ to: '1.30', fromKubeconfig: 'staging.yaml', amisFile: 'amis.json' }, '--from-kubeconfig staging.yaml cannot go with --amis-file: both name the AMIs to promote'],
     [{ to: '1.30', fromContext: 'staging', release: 'v20261023' }, '--release v20261023 cannot go with --from-context staging: the releases to pin are the ones its nodes run'],
-    [{ to: '1.30', fromContext: '' }, '--from-context is empty; give the kubeconfig context of the cluster the AMIs were tested in (e.g. staging)'],
-    [{ to: '1.30', fromKubeconfig: ' ' }, '--from-kubeconfig is empty; give the path of the kubeconfig that reaches the cluster the AMIs were tested in'],
+    [{ to: '1.30', fromContext: '' }, '--from-context is empty (is the shell variable you passed unset?)'],
+    [{ to: '1.30', fromKubeconfig: ' ' }, '--from-kubeconfig is empty (is the shell variable you passed unset?)'],
     [{ to: '1.30', fromContext: 'staging', clusterName: 'prod', role: 'r' }, '--from-context cannot go with --templates: the render-and-apply flow resolves its AMIs from SSM'],
   ])('upgrade refuses %j', (flags, message) => {
     expect(usageMessage(() => parseUpgradeOptions(flags))).toBe(message);

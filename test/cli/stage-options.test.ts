@@ -113,7 +113,7 @@ describe('parseStagedOptions: usage errors', () => {
       { canary: ['c'], soak: '15' },
       '--soak "15" is not a duration; use Go durations such as 90s, 15m or 1h30m (units ms, s, m, h)',
     ],
-    ['--hold-with x', { waves: '100%', holdWith: 'x' }, '--hold-with: must be auto, budget or node'],
+    ['--hold-with x', { waves: '100%', holdWith: 'x' }, '--hold-with "x" must be auto, budget or node'],
     [
       '--canary BAD_NAME',
       { canary: ['canary', 'BAD_NAME'] },
@@ -142,7 +142,9 @@ describe('parseLockOptions', () => {
     '--lock-namespace %j',
     (ns) => {
       expect(usageMessage(() => parseLockOptions({ lockNamespace: ns }))).toBe(
-        '--lock-namespace: is not a namespace name (a lowercase DNS-1123 label)',
+        ns === ''
+          ? '--lock-namespace is empty (is the shell variable you passed unset?)'
+          : `--lock-namespace ${JSON.stringify(ns)} is not a namespace name (a lowercase DNS-1123 label)`,
       );
     },
   );

@@ -84,6 +84,9 @@ describe('bad input: the documented exit code, a message that says what and wher
     ['a malformed --to (1.3O)', () => ['upgrade', '--to', '1.3O', '--yes'], 2, /"1\.3O" is not a Kubernetes version; accepted forms/],
     ['--to 2', () => ['upgrade', '--to', '2', '--yes'], 2, /"2" is not a Kubernetes version/],
     ['--to latest', () => ['upgrade', '--to', 'latest', '--yes'], 2, /"latest" is not a Kubernetes version/],
+    // What YAML makes of an unquoted `to: 1.30`: refused before any call, naming the minor it most likely meant.
+    ['--to 1.3 (an unquoted 1.30 in YAML)', () => ['upgrade', '--to', '1.3', '--yes'], 2, /^error: --to 1\.3: EKS never ran Kubernetes 1\.3 \(it began with 1\.10\), so no EKS-optimized AMI exists for it\n {2}next: did you mean --to 1\.30\? YAML reads an unquoted 1\.30 as the number 1\.3: quote the version \(to: '1\.30'\)$/m],
+    ['--summary-file "" (an unset $GITHUB_STEP_SUMMARY)', () => up('--summary-file', ''), 2, /^error: --summary-file is empty \(is \$GITHUB_STEP_SUMMARY unset\? GitHub Actions sets it only inside a job step\)\n {2}next: pass the file to append the summary to, or leave --summary-file out$/m],
     ['a version with no AMIs published', () => ['upgrade', '--to', '1.40', '--yes'], 2, /no EKS-optimized AMI for Kubernetes 1\.40 in us-west-2/],
     ['a target newer than the control plane', () => ['upgrade', '--to', '1.31', '--yes'], 3, /TARGET-NEWER-THAN-CONTROL-PLANE/],
     ['a downgrade below the nodes', () => ['upgrade', '--to', '1.28', '--yes'], 3, /DOWNGRADE/],

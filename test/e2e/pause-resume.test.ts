@@ -201,12 +201,12 @@ describe('pause and resume', () => {
       ['pause', '--nodepool', 'nope'],
       /^error: no NodePool "nope" in this cluster\n {2}next: NodePools here: (arm|general|system), (arm|general|system), (arm|general|system) \(kubectl get nodepools\)$/m,
     ],
-    ['a bad --hold-with', 2, ['pause', '--hold-with', 'taint'], /--hold-with: must be auto, budget or node/],
+    ['a bad --hold-with', 2, ['pause', '--hold-with', 'taint'], /--hold-with "taint" must be auto, budget or node/],
     [
       'a bad --lock-namespace',
       2,
       ['pause', '--lock-namespace', 'Kube_System'],
-      /--lock-namespace: is not a namespace name/,
+      /--lock-namespace "Kube_System" is not a namespace name/,
     ],
   ])('%s: exit %i, nothing written', async (_name, code, args, message) => {
     const sandbox = await scenario('default');

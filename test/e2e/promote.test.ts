@@ -62,9 +62,15 @@ describe('--amis-file: promote exactly the AMIs tested elsewhere', () => {
     expect(text.stdout).toContain(`Kubernetes 1.30 (control plane 1.30), AMIs promoted from ${file} (release `);
     expect(text.stdout).toContain("found by image name in us-west-2 (the file's IDs are us-east-1's), pinned by id");
 
-    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--amis-file', file, '--yes', '-o', 'json']);
+    const summary = join(dir, 'summary.md');
+    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--amis-file', file, '--yes', '-o', 'json', '--summary-file', summary]);
     expect(run.code, run.stderr).toBe(0);
     expect(ssmCalls()).toBe(ssmBefore);
+    // The audit record names the promoted source, as the terminal does, never "release latest".
+    const md = await readFile(summary, 'utf8');
+    expect(md).toContain(`Kubernetes 1.30 (control plane 1.30), AMIs promoted from ${file} (release `);
+    expect(md).toContain("found by image name in us-west-2 (the file's IDs are us-east-1's), pinned by id");
+    expect(md).not.toContain('release latest');
     expect(run.events[0]).toMatchObject({ type: 'resolved', source: { kind: 'file', lookup: 'name' } });
     expect(run.events.at(-1)).toMatchObject({ type: 'done', result: 'succeeded' });
     for (const nc of sandbox.kube.store.list(EC2NODECLASSES)) {

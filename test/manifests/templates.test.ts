@@ -101,7 +101,7 @@ describe('readTemplates: a --templates directory', () => {
       'an EC2NodeClass without subnet selectors',
       'ec2nodeclass.yaml',
       bundledNodeClass.replace(/ {2}subnetSelectorTerms:\n.*\n.*\n/, ''),
-      ' is not a valid EC2NodeClass: spec.subnetSelectorTerms: Invalid input: expected array, received undefined',
+      ' is not a valid EC2NodeClass: spec.subnetSelectorTerms: is required',
     ],
   ])('refuses %s, naming the file', async (_name, file, text, message) => {
     const dir = await templatesDir({ [file]: text });

@@ -74,6 +74,16 @@ describe('summaryMarkdown', () => {
     );
   });
 
+  it('AMIs promoted from an --amis-file: the plan names the file and its releases, as the terminal does', () => {
+    const r = newSummaryRecord('upgrade');
+    const source = { kind: 'file', path: '/ci/amis.json', shape: 'amis', region: 'us-west-2', fileRegion: 'us-west-2', kubernetesVersion: '1.33', lookup: 'id' };
+    const targets = [{ release: '1.33.3' }, { release: 'v20260717' }, { release: 'v20260717' }];
+    recordSummary(r, { type: 'plan', plan: { ...plan, release: 'latest', source, nodeClasses: [{ ...plan.nodeClasses[0], targets }] } });
+    expect(summaryMarkdown(r, 0)).toContain(
+      'Kubernetes 1.30 (control plane 1.30), AMIs promoted from /ci/amis.json (release 1.33.3, v20260717), verified by ID in us-west-2, pinned by id\n',
+    );
+  });
+
   it('a halt: the failed gate with its evidence and the command output, the error and its next step', () => {
     const r = newSummaryRecord('upgrade');
     recordSummary(r, { type: 'gate', result: 'passed', gate: 'health', point: 'wave-end', findings: [] });

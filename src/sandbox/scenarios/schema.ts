@@ -5,6 +5,7 @@
 import { load } from 'js-yaml';
 import type * as z from 'zod';
 import { UsageError } from '../../errors.js';
+import { issueWords } from '../../text/issues.js';
 import { scenarioProblems, type Problem } from './checks.js';
 import { scenarioSchema, type Scenario } from './shape.js';
 
@@ -35,7 +36,7 @@ export function loadScenarioYaml(yamlText: string, source: string): unknown {
 
 /** A scenario document (YAML already read, any `extends` already applied: load.ts) checked and defaulted. */
 export function parseScenarioDocument(document: unknown, source: string): Scenario {
-  const parsed = scenarioSchema.safeParse(document);
+  const parsed = scenarioSchema.safeParse(document ?? {}, { error: issueWords });
   // Cross-references are checked once every field has its shape: checks.ts reads the typed scenario.
   const problems = parsed.success ? scenarioProblems(parsed.data) : parsed.error.issues.flatMap(issueProblems);
   if (problems.length > 0)
@@ -51,8 +52,7 @@ function issueProblems(issue: z.core.$ZodIssue): Problem[] {
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => ({ path: fieldPath([...issue.path, key]), message: 'unknown field' }));
   }
-  const message = /received undefined$/.test(issue.message) ? 'required' : issue.message;
-  return [{ path, message }];
+  return [{ path, message: issue.message === 'is required' ? 'required' : issue.message }];
 }
 
 /** `nodePools[1].nodeClass`, the way kubectl names fields. */
