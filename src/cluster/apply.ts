@@ -6,6 +6,7 @@ import { ApiException, CustomObjectsApi, PatchStrategy, setHeaderOptions } from 
 import { RefusedError, RuntimeFailure } from '../errors.js';
 import { apiClient } from './api-client.js';
 import type { Cluster } from './client.js';
+import { appliedFields, type AppliedFields } from './owned-fields.js';
 import { ApiError } from './request.js';
 import { READ_RETRY, retrying, GaveUp } from './retry.js';
 import type { AmiSelectorTerm, KarpenterApi } from '../karpenter/views.js';
@@ -48,14 +49,44 @@ export interface ApplyResult {
   generation: number;
 }
 
-/** The apply configuration: only the fields karp-drift owns. Pure, for tests and for --dry-run output. */
-export function applyConfiguration(a: NodeClassApply): Record<string, unknown> {
+/**
+ * The apply configuration: the AMI selection and the bookkeeping annotations, plus `kept`, what karp-drift's earlier
+ * applies own besides them (an `upgrade --templates` applied the whole object), so that no field of karp-drift's goes
+ * because this apply left it out. Pure, for tests and for --dry-run output.
+ */
+export function applyConfiguration(a: NodeClassApply, kept: AppliedFields = { labels: {}, annotations: {}, spec: {} }): Record<string, unknown> {
+  const bookkeeping = new Set<string>(Object.values(ANNOTATIONS));
+  const annotations = {
+    ...Object.fromEntries(Object.entries(kept.annotations).filter(([k]) => !bookkeeping.has(k))),
+    ...a.annotations,
+  };
+  const { amiFamily: _family, amiSelectorTerms: _terms, ...spec } = kept.spec;
   return {
     apiVersion: `karpenter.k8s.aws/${a.karpenterApi}`,
     kind: 'EC2NodeClass',
-    metadata: { name: a.name, resourceVersion: a.resourceVersion, annotations: a.annotations },
-    spec: { ...(a.amiFamily ? { amiFamily: a.amiFamily } : {}), amiSelectorTerms: a.amiSelectorTerms },
+    metadata: {
+      name: a.name,
+      resourceVersion: a.resourceVersion,
+      ...(Object.keys(kept.labels).length > 0 ? { labels: kept.labels } : {}),
+      annotations,
+    },
+    spec: { ...spec, ...(a.amiFamily ? { amiFamily: a.amiFamily } : {}), amiSelectorTerms: a.amiSelectorTerms },
   };
+}
+
+/** What karp-drift's applies own on the class now (nothing when it is gone: the apply then says so itself). */
+async function keptFields(api: CustomObjectsApi, a: NodeClassApply): Promise<AppliedFields | undefined> {
+  try {
+    const live = (await withRetries(() =>
+      api.getClusterCustomObject({ group: 'karpenter.k8s.aws', version: a.karpenterApi, plural: 'ec2nodeclasses', name: a.name }),
+    )) as Parameters<typeof appliedFields>[0];
+    return appliedFields(live, FIELD_MANAGER);
+  } catch (err) {
+    if (!(err instanceof ApiException)) throw err;
+    if (err.code === 404) return undefined;
+    const { reason, message } = statusOf(err as ApiException<unknown>);
+    throw new RuntimeFailure(`reading ec2nodeclass/${a.name} before applying it (HTTP ${err.code}, ${reason ?? 'error'}): ${message ?? ''}; nothing was changed`, { cause: err });
+  }
 }
 
 /** The annotations a run records, so `rollback` can restore exactly what was there. */
@@ -110,13 +141,14 @@ async function withRetries<T>(call: () => Promise<T>): Promise<T> {
 export async function applyNodeClass(api: CustomObjectsApi, a: NodeClassApply, options: { dryRun: boolean }): Promise<ApplyResult> {
   const where = `ec2nodeclass/${a.name}`;
   try {
+    const kept = await keptFields(api, a);
     const result = (await withRetries(() => api.patchClusterCustomObject(
       {
         group: 'karpenter.k8s.aws',
         version: a.karpenterApi,
         plural: 'ec2nodeclasses',
         name: a.name,
-        body: applyConfiguration(a),
+        body: applyConfiguration(a, kept),
         fieldManager: FIELD_MANAGER,
         force: a.force,
         ...(options.dryRun ? { dryRun: 'All' } : {}),

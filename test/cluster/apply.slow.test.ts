@@ -130,6 +130,33 @@ describe('applyObject (upgrade --templates)', () => {
   });
 });
 
+describe('applyNodeClass over an object karp-drift applied whole', () => {
+  it('keeps every other field karp-drift owns (the templates\' role, tags, labels), and drops its old bookkeeping', async () => {
+    const { sandbox, api, live } = await setUp('default');
+    const { metadata, ...rest } = structuredClone(sandbox.kube.store.get(EC2NODECLASSES, 'default')!);
+    delete (rest as { status?: unknown }).status;
+    // As `upgrade --templates` applies it: the whole object, a tag and a label karp-drift alone owns, its records.
+    const body = {
+      ...rest,
+      metadata: { name: metadata.name, labels: { team: 'ml' }, annotations: { note: 'from the templates', 'karp-drift.io/run-id': 'run-0' } },
+      spec: { ...(rest.spec as object), role: 'KarpenterNodeRole-templates', tags: { owner: 'ml' } },
+    };
+    await applyObject(api, { group: 'karpenter.k8s.aws', version: 'v1', plural: 'ec2nodeclasses', name: 'default', body, force: true }, { dryRun: false });
+    const before = live();
+    const ids = controlPlaneAmis(sandbox, 'default');
+    await applyNodeClass(
+      api,
+      { name: 'default', karpenterApi: 'v1', resourceVersion: before.resourceVersion, amiFamily: 'AL2023', amiSelectorTerms: ids.map((id) => ({ id })), annotations: { 'karp-drift.io/target': '1.30' }, force: true },
+      { dryRun: false },
+    );
+    const after = sandbox.kube.store.get(EC2NODECLASSES, 'default')!;
+    expect(after.spec).toMatchObject({ role: 'KarpenterNodeRole-templates', tags: { owner: 'ml' }, amiSelectorTerms: ids.map((id) => ({ id })) });
+    expect(after.metadata.labels).toMatchObject({ team: 'ml' });
+    expect(after.metadata.annotations).toMatchObject({ note: 'from the templates', 'karp-drift.io/target': '1.30' });
+    expect(after.metadata.annotations?.['karp-drift.io/run-id']).toBeUndefined();
+  });
+});
+
 describe('applyNodeClass under API faults', () => {
   it('retries a server-side apply answered with 429 (Retry-After) and 500: it is idempotent', async () => {
     const { sandbox, api, live } = await setUp('default');
