@@ -449,10 +449,12 @@ export function parseWaitOptions(flags: Record<string, unknown>, lockNamespace: 
 // then needs what `render` needs. --templates without a directory value is not possible: commander requires one.
 function parseUpgradeTemplates(flags: Record<string, unknown>): UpgradeTemplates | undefined {
   const wanted = ['templates', 'clusterName', 'role'].some((k) => flags[k] !== undefined);
-  if (!wanted && flags.acceptTemplateDrift === true) {
-    throw new UsageError('--accept-template-drift applies only to upgrade --templates (the render-and-apply flow)', {
-      hint: 'e.g. karp-drift upgrade --to 1.30 --templates ./karpenter --cluster-name prod --role KarpenterNodeRole-prod --accept-template-drift',
-    });
+  for (const [key, flag] of [['acceptTemplateDrift', '--accept-template-drift'], ['allowCreate', '--allow-create']] as const) {
+    if (!wanted && flags[key] === true) {
+      throw new UsageError(`${flag} applies only to upgrade --templates (the render-and-apply flow)`, {
+        hint: `e.g. karp-drift upgrade --to 1.30 --templates ./karpenter --cluster-name prod --role KarpenterNodeRole-prod ${flag}`,
+      });
+    }
   }
   if (!wanted) return undefined;
   if (typeof flags.clusterName !== 'string' || typeof flags.role !== 'string') {
@@ -495,6 +497,7 @@ function parseUpgradeTemplates(flags: Record<string, unknown>): UpgradeTemplates
     family: r.family,
     name: r.name,
     acceptTemplateDrift: flags.acceptTemplateDrift === true,
+    allowCreate: flags.allowCreate === true,
   };
 }
 

@@ -383,6 +383,10 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
         '--accept-template-drift',
         'with --templates: apply changes Karpenter hashes or NodePool requirements, re-rolling nodes (otherwise TEMPLATE-DRIFT refuses them)',
       )
+      .option(
+        '--allow-create',
+        'with --templates and --yes: create the EC2NodeClass or NodePool the templates name when absent (the prompt asks otherwise)',
+      )
       .addHelpText(
         'after',
         examples(bin, [

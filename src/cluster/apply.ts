@@ -30,6 +30,8 @@ export const ANNOTATIONS = {
   runId: 'karp-drift.io/run-id',
   /** Set only when the AMIs were promoted from an --amis-file; an apply without it (SSA) removes it. */
   promotedFrom: 'karp-drift.io/promoted-from',
+  /** `upgrade --templates` created the object, in this run: `rollback` deletes it (and nothing it did not create). */
+  createdBy: 'karp-drift.io/created-by-run',
 } as const;
 
 export interface NodeClassApply {

@@ -74,6 +74,8 @@ export interface UpgradeTemplates {
   name: string;
   /** --accept-template-drift: apply template changes Karpenter hashes (or NodePool requirements), re-rolling nodes. */
   acceptTemplateDrift: boolean;
+  /** --allow-create: under --yes, create the objects the templates name when absent (a prompt asks otherwise). */
+  allowCreate: boolean;
 }
 
 /** What upgrade and rollback share: confirm, apply, then follow the rollout. */

@@ -1,6 +1,6 @@
-// What `rollback` restores and shows before it asks: the classes with a recorded selection, shown as upgrade shows its
-// plan (the same `plan` event and summary document, with the keys a restore has), and the warnings that their nodes
-// will be replaced again.
+// What `rollback` restores and deletes, and shows before it asks: the classes with a recorded selection and the
+// objects the last `upgrade --templates` created (rollback-created.ts), shown as upgrade shows its plan (the same
+// `plan` event and summary document, with the keys a restore has), and the warnings that their nodes will be replaced.
 import type { CommandContext } from './context.js';
 import type { Logger } from '../logger.js';
 import type { ClusterIdentity } from '../apis/cluster-identity.js';
@@ -11,11 +11,15 @@ import { recordSummary } from '../report/summary.js';
 import { amiSelectorTermText, plural } from '../text/words.js';
 import { recorded, type Restore } from './rollback-restore.js';
 import { heldIn, type HeldDrift } from './release-holds.js';
+import { createdByUpgrade, createdLines, type CreatedByUpgrade } from './rollback-created.js';
 import { event } from './upgrade-shared.js';
 
-/** The classes a rollback restores, the NodePools that use them, and how many nodes those run. */
+/** The classes a rollback restores, the objects it deletes, the NodePools that follow, and how many nodes those run. */
 export interface RollbackPlan {
   restores: Restore[];
+  /** What the last `upgrade --templates` created: deleted (rollback-created.ts). */
+  created: CreatedByUpgrade;
+  /** The NodePools of the restored classes, without the ones deleted: they drift back. */
   pools: Inventory['nodePools'];
   nodes: number;
   /** Of those, the nodes that run the AMIs pinned now (or are launching from them): what the rollback replaces. */
@@ -25,17 +29,19 @@ export interface RollbackPlan {
 /** The selections recorded on the classes named (all when none); none at all is a usage error. */
 export function rollbackPlan(inventory: Inventory, named: readonly string[]): RollbackPlan {
   const restores = inventory.nodeClasses.flatMap((v) => recorded(v) ?? []);
-  if (restores.length === 0) {
+  const created = createdByUpgrade(inventory);
+  if (restores.length === 0 && created.deletes.length === 0) {
     throw new UsageError(
-      `nothing to roll back: no EC2NodeClass${named.length > 0 ? ` among ${named.join(', ')}` : ''} carries ${ANNOTATIONS.previousTerms}, which karp-drift upgrade records`,
+      `nothing to roll back: no EC2NodeClass${named.length > 0 ? ` among ${named.join(', ')}` : ''} carries ${ANNOTATIONS.previousTerms}, which karp-drift upgrade records, and no object carries the ${ANNOTATIONS.createdBy} of its last upgrade`,
       {
         hint: 'roll back by hand (kubectl edit ec2nodeclass <name>), or upgrade to the release you want with --release',
       },
     );
   }
-  const pools = inventory.nodePools.filter((p) => restores.some((r) => r.view.name === p.nodeClass));
+  const deleted = new Set(created.deletes.filter((d) => d.kind === 'NodePool').map((d) => d.name));
+  const pools = inventory.nodePools.filter((p) => restores.some((r) => r.view.name === p.nodeClass) && !deleted.has(p.name));
   const claims = inventory.nodeClaims.filter((c) => !c.deleting && pools.some((p) => p.name === c.nodePool));
-  return { restores, pools, nodes: claims.length, onPinned: onPinnedAmis(inventory, claims) };
+  return { restores, created, pools, nodes: claims.length, onPinned: onPinnedAmis(inventory, claims) };
 }
 
 /**
@@ -48,21 +54,15 @@ export function onPinnedAmis(inventory: Inventory, claims: Inventory['nodeClaims
   return claims.filter((c) => c.imageId === undefined || pinned.get(classOf.get(c.nodePool ?? '') ?? '')?.has(c.imageId) === true).length;
 }
 
-export function reportRollbackPlan(
-  ctx: CommandContext,
-  { restores, pools }: RollbackPlan,
-  inventory: Inventory,
-  cluster: ClusterIdentity,
-): void {
-  if (ctx.summary)
-    recordSummary(ctx.summary, {
-      type: 'plan',
-      plan: rollbackPlanDocument(restores, pools, inventory, cluster),
-    });
+export function reportRollbackPlan(ctx: CommandContext, plan: RollbackPlan, inventory: Inventory, cluster: ClusterIdentity): void {
+  const { restores } = plan;
+  if (ctx.summary) recordSummary(ctx.summary, { type: 'plan', plan: rollbackPlanDocument(plan, inventory, cluster) });
   if (ctx.globals.output === 'json') {
     // The same `plan` event as upgrade's: one document, the keys a rollback has (no AMI resolution, no checks).
-    ctx.io.out(event('plan', { plan: rollbackPlanDocument(restores, pools, inventory, cluster) }));
+    ctx.io.out(event('plan', { plan: rollbackPlanDocument(plan, inventory, cluster) }));
   } else {
+    const deleting = createdLines(plan.created);
+    if (deleting.length > 0) ctx.io.out(`${deleting.join('\n')}\n`);
     for (const r of restores) {
       ctx.io.out(
         `~ ec2nodeclass/${r.view.name}\n  - amiSelectorTerms: ${r.view.amiSelectorTerms.map(amiSelectorTermText).join(', ')}${r.view.amiFamily ? ` (amiFamily ${r.view.amiFamily})` : ''}\n  + amiSelectorTerms: ${r.terms.map(amiSelectorTermText).join(', ')}${r.amiFamily ? ` (amiFamily ${r.amiFamily})` : ''}\n`,
@@ -74,7 +74,11 @@ export function reportRollbackPlan(
 /** Warns that every node drifts back, and of the holds a staged rollout left, which are returned. */
 export function warnOfReplacements(log: Logger, plan: RollbackPlan, inventory: Inventory): HeldDrift {
   const { pools } = plan;
-  log.warn(replacementWarning(plan));
+  if (plan.restores.length > 0) log.warn(replacementWarning(plan));
+  for (const d of plan.created.deletes.filter((x) => x.kind === 'NodePool' && x.nodes > 0))
+    log.warn(
+      `deleting nodepool/${d.name} terminates its ${plural(d.nodes, 'node')} as Karpenter does for any deleted NodePool: drained, their pods rescheduled on the other NodePools, outside the disruption budgets`,
+    );
   // A staged rollout that paused or halted left its holds: Karpenter would never drift these nodes back under
   // them, so the rollback lifts them, but only once the previous AMIs are resolved and no node on them is still
   // marked Drifted (lifted earlier, Karpenter could replace an old node with one more node on the new AMI).
@@ -95,12 +99,7 @@ export function replacementWarning({ pools, nodes, onPinned }: Pick<RollbackPlan
 }
 
 /** rollback's `plan` document: upgrade's keys (`plan -o json`) that a restore has, filled the same way. */
-function rollbackPlanDocument(
-  restores: Restore[],
-  pools: Inventory['nodePools'],
-  inventory: Inventory,
-  cluster: ClusterIdentity,
-): Record<string, unknown> {
+function rollbackPlanDocument({ restores, pools, created }: RollbackPlan, inventory: Inventory, cluster: ClusterIdentity): Record<string, unknown> {
   return {
     cluster,
     controlPlaneVersion: inventory.controlPlane.minor,
@@ -118,6 +117,8 @@ function rollbackPlanDocument(
       nodeClass: p.nodeClass,
       nodes: inventory.nodeClaims.filter((c) => c.nodePool === p.name && !c.deleting).length,
     })),
+    // Beyond upgrade's keys, and only when there is something to delete (an `upgrade --templates` created it).
+    ...(created.deletes.length > 0 ? { deletes: created.deletes.map((d) => ({ kind: d.kind, name: d.name, nodes: d.nodes })) } : {}),
     checks: [],
     blocked: false,
   };

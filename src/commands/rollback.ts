@@ -17,6 +17,7 @@ import { confirmOrRefuse, event } from './upgrade-shared.js';
 import { awaitRestored, driftCleared, restoreEach } from './rollback-restore.js';
 import { reportRollbackPlan, rollbackPlan, warnOfReplacements, type RollbackPlan } from './rollback-plan.js';
 import { holdMechanisms, releaseHolds, type HeldDrift } from './release-holds.js';
+import { createdRefs, deleteEach, deleteNeeds } from './rollback-created.js';
 import { holdOutcomeText } from '../report/holds.js';
 
 /** The cluster as read, what the rollback restores, and where it reports. */
@@ -42,26 +43,35 @@ export async function rollback(options: RollbackOptions, ctx: CommandContext): P
     const planned = rollbackPlan(inventory, options.nodeClasses);
     reportRollbackPlan(ctx, planned, inventory, cluster.identity);
     const held = warnOfReplacements(log, planned, inventory);
-    await confirmOrRefuse(
-      ctx,
-      options,
-      `Restore ${planned.restores.length} EC2NodeClass(es)? Karpenter will replace ${planned.onPinned} node(s) through drift.`,
-      'rollback',
-    );
+    await confirmOrRefuse(ctx, options, rollbackQuestion(planned), 'rollback');
     const lockNamespace = options.lockNamespace ?? LEASE_NAMESPACE;
     if (!options.dryRun) await requireAccess(cluster, restoreNeeds(planned, options.wait, lockNamespace, held));
     const run: RollbackRun = { ...planned, cluster, discovery, inventory, json, log };
     const done = await restoreSelections(ctx, run, held, options.dryRun, lockNamespace);
     if (options.dryRun || !options.wait) return;
+    if (planned.restores.length === 0) {
+      // Nothing drifts back: the rollback only deleted what the upgrade created.
+      if (!json) ctx.io.out(`Rollback complete: deleted ${createdRefs(planned.created.deletes).join(', ')}.\n`);
+      return;
+    }
     await followBack(ctx, run, options, done);
   } finally {
     cluster.close();
   }
 }
 
-/** What the rollback will do, asked of RBAC before the first write: the restores, the follow, the lock and holds. */
-function restoreNeeds({ restores }: RollbackPlan, wait: boolean, lockNamespace: string, held: HeldDrift): AccessNeed[] {
+/** The question: the classes restored, the objects deleted, the nodes replaced. */
+function rollbackQuestion({ restores, created, onPinned }: RollbackPlan): string {
+  const restore = restores.length > 0 ? `Restore ${restores.length} EC2NodeClass(es)` : '';
+  const deletes = createdRefs(created.deletes);
+  const del = deletes.length > 0 ? `${restore ? ' and delete' : 'Delete'} ${deletes.join(', ')} (created by karp-drift upgrade)` : '';
+  return `${restore}${del}?${restores.length > 0 ? ` Karpenter will replace ${onPinned} node(s) through drift.` : ''}`;
+}
+
+/** What the rollback will do, asked of RBAC before the first write: the restores, the deletes, the follow, the lock and holds. */
+function restoreNeeds({ restores, created }: RollbackPlan, wait: boolean, lockNamespace: string, held: HeldDrift): AccessNeed[] {
   return [
+    ...deleteNeeds(created.deletes),
     ...restores.map((r) => ({
       verb: 'patch',
       group: 'karpenter.k8s.aws',
@@ -89,7 +99,12 @@ async function restoreSelections(
   const { cluster, discovery, restores, json, log } = run;
   const holder = lockHolder('rollback');
   const restore = async (signal: AbortSignal) => {
-    const generations = await restoreEach({ ...ctx, signal }, cluster, discovery, restores, { dryRun, json, log });
+    const how = { dryRun, json, log };
+    const deletes = run.created.deletes;
+    // The created NodePools first: an interrupt after them leaves the restores, which a second rollback still finds.
+    await deleteEach({ ...ctx, signal }, cluster, discovery.karpenterApi, deletes, 'NodePool', how);
+    const generations = await restoreEach({ ...ctx, signal }, cluster, discovery, restores, how);
+    await deleteEach({ ...ctx, signal }, cluster, discovery.karpenterApi, deletes, 'EC2NodeClass', how);
     if (dryRun || held.pools.length === 0) return { generations };
     const restored = await awaitRestored(cluster, discovery, restores, generations, signal);
     await driftCleared(cluster, discovery, restored.targets, signal);
@@ -122,7 +137,7 @@ async function releaseHeld(
 
 async function followBack(
   ctx: CommandContext,
-  { cluster, discovery, inventory, restores, pools, json }: RollbackRun,
+  { cluster, discovery, inventory, restores, pools, created, json }: RollbackRun,
   limits: Pick<RollbackOptions, 'timeoutMs' | 'stallTimeoutMs'>,
   { generations, restored }: RestoresDone,
 ): Promise<void> {
@@ -143,6 +158,6 @@ async function followBack(
   });
   if (!json)
     ctx.io.out(
-      `Rollback complete: ${pools.map((p) => `nodepool/${p.name}`).join(', ')} back on the previous AMIs (Kubernetes ${targetMinor}).\n`,
+      `Rollback complete: ${pools.map((p) => `nodepool/${p.name}`).join(', ')} back on the previous AMIs (Kubernetes ${targetMinor})${created.deletes.length > 0 ? `; deleted ${createdRefs(created.deletes).join(', ')}` : ''}.\n`,
     );
 }

@@ -23,6 +23,7 @@ import type { Check } from '../plan/checks.js';
 import { isPersonManager } from '../plan/owners.js';
 import type { PinMode } from '../plan/plan-options.js';
 import { templateDriftChecks } from '../plan/template-drift.js';
+import { withoutRecords } from './template-records.js';
 
 /** The rendered objects, and the AMIs (resolved in `region`) they pin. */
 export interface PinnedManifests {
@@ -113,7 +114,7 @@ export function templateChanges(
     pin === 'id'
       ? manifests.nodeClass.spec.amiSelectorTerms.flatMap((term) => (term.id ? [term.id] : []))
       : pinned.map((a) => a.id);
-  const diff = manifestDiff(manifests, current, FIELD_MANAGER);
+  const diff = withoutRecords(manifestDiff(manifests, current, FIELD_MANAGER));
   const checks = templateDriftChecks({
     diff,
     nodeClaims: current.nodeClaims,

@@ -2,10 +2,12 @@
 // templates with the pinned AMIs (as `render` does), server-side apply both whole with field manager karp-drift, and
 // follow the NodePool's drift like any upgrade. People's kubectl ownership is taken over; anyone else's is refused
 // unless --force-conflicts. Before anything is applied, the rendered objects are diffed against the live ones: a
-// change Karpenter hashes, or to the NodePool's requirements, is refused unless --accept-template-drift.
+// change Karpenter hashes, or to the NodePool's requirements, is refused unless --accept-template-drift; an object the
+// apply would create is said plainly and needs the prompt's yes (or --allow-create under --yes). The apply records what
+// `rollback` undoes (template-records.ts) and holds the cluster lock, as the pin path's does.
 import type { CommandContext } from './context.js';
 import type { Logger } from '../logger.js';
-import { followNeeds, requireAccess, type AccessNeed } from '../cluster/access.js';
+import { followNeeds, lockNeeds, requireAccess, type AccessNeed } from '../cluster/access.js';
 import { customObjects, applyObject, type ObjectApply } from '../cluster/apply.js';
 import type { Cluster } from '../cluster/client.js';
 import { discoverCluster, type Discovery } from '../cluster/discovery.js';
@@ -18,7 +20,11 @@ import type { Check } from '../plan/checks.js';
 import { ACCEPT_FLAG } from '../plan/template-drift.js';
 import { minorOf } from '../plan/versions.js';
 import { manifestDiffJson, manifestDiffText } from '../report/diff.js';
+import { LEASE_NAMESPACE } from '../apis/lock.js';
 import { followRollout } from './follow-rollout.js';
+import { lockHolder, withClusterLock } from './hold-shared.js';
+import { createdObjects, templateRecords, withRecords } from './template-records.js';
+import { rolledLine, templatePlanText } from '../report/templates.js';
 import { connect } from './planning.js';
 import { confirmOrRefuse, event } from './upgrade-shared.js';
 import {
@@ -38,18 +44,47 @@ export async function upgradeFromTemplates(options: UpgradeOptions, t: UpgradeTe
     refuseUnfitCluster(cluster, discovery, to);
     const pin = renderPin(options.pin, t);
     const rendered = await renderPinned(ctx, log, options, pin, t);
-    const { live, current } = await readOwnedLive(ctx, cluster, t.name, options.forceConflicts);
+    const { current } = await readOwnedLive(ctx, cluster, t.name, options.forceConflicts);
     const changes = templateChanges(pin, rendered, current, t.acceptTemplateDrift);
-    reportRendered(ctx, t.name, rendered, changes, !live);
+    const creates = createdObjects(changes.diff);
+    reportRendered(ctx, t.name, rendered, changes, current);
     refuseTemplateDrift(changes.checks);
-    await confirmOrRefuse(ctx, options, `Apply ec2nodeclass/${t.name} and nodepool/${t.name}?`);
-    if (!options.dryRun) await requireAccess(cluster, templateNeeds(t.name, options.wait));
-    const generation = await applyRendered(ctx, log, cluster, t.name, rendered, current, options.dryRun);
+    refuseUnconfirmedCreation(options, t, creates);
+    await confirmOrRefuse(ctx, options, applyQuestion(t.name, creates));
+    const lockNamespace = options.lockNamespace ?? LEASE_NAMESPACE;
+    if (!options.dryRun) await requireAccess(cluster, templateNeeds(t.name, options.wait, lockNamespace));
+    const holder = lockHolder(`upgrade --to ${to} --templates`);
+    const apply = (signal: AbortSignal) => {
+      const records = templateRecords(rendered.manifests, current, { runId: holder.runId, target: to });
+      const recorded = { ...rendered, manifests: withRecords(rendered.manifests, records) };
+      return applyRendered({ ...ctx, signal }, log, cluster, t.name, recorded, current, options.dryRun);
+    };
+    // The lock covers the writes, as the pin path's: a staged rollout pacing this cluster refuses us, and we it.
+    const generation = options.dryRun ? await apply(ctx.signal) : await withClusterLock(ctx, cluster, { lockNamespace }, holder, apply);
     if (options.dryRun || !options.wait) return;
-    await followTemplates(ctx, cluster, discovery, { name: t.name, targets: changes.targets, generation, to }, options);
+    const follow = { name: t.name, targets: changes.targets, generation, to, creates };
+    await followTemplates(ctx, cluster, discovery, follow, options);
   } finally {
     cluster.close();
   }
+}
+
+/**
+ * Creating an object is more than an upgrade: a new NodePool is capacity Karpenter may launch for any pending pod it
+ * fits. The prompt asks for it in words; --yes alone (a job) does not cover it, --allow-create does.
+ */
+function refuseUnconfirmedCreation(options: Pick<UpgradeOptions, 'yes' | 'dryRun'>, t: UpgradeTemplates, creates: readonly string[]): void {
+  if (creates.length === 0 || options.dryRun || !options.yes || t.allowCreate) return;
+  throw new RefusedError(`upgrade --templates would create ${creates.join(' and ')}, and --yes alone does not create objects; nothing was changed`, {
+    hint: `re-run with --allow-create to create ${creates.length === 1 ? 'it' : 'them'}, or without --yes to be asked; to apply the templates to objects that exist, name them with --name`,
+  });
+}
+
+function applyQuestion(name: string, creates: readonly string[]): string {
+  const applied = [`ec2nodeclass/${name}`, `nodepool/${name}`].filter((o) => !creates.includes(o));
+  const apply = applied.length > 0 ? `Apply ${applied.join(' and ')}` : '';
+  const create = creates.length > 0 ? `${apply ? ' and create' : 'Create'} ${creates.join(' and ')} (new: Karpenter may launch nodes from ${creates.length === 1 ? 'it' : 'them'})` : '';
+  return `${apply}${create}?`;
 }
 
 function refuseUnfitCluster(cluster: Cluster, discovery: Discovery, to: string): void {
@@ -71,9 +106,10 @@ function reportRendered(
   name: string,
   { region, pinned, manifests }: PinnedManifests,
   { diff, checks }: TemplateChanges,
-  creating: boolean,
+  current: LiveManifests,
 ): void {
   const json = ctx.globals.output === 'json';
+  const creates = createdObjects(diff);
   if (json) {
     const amis = pinned.map((a) => ({
       family: a.family,
@@ -89,6 +125,7 @@ function reportRendered(
         nodeClass: manifests.nodeClass,
         nodePool: manifests.nodePool,
         diff: manifestDiffJson(diff),
+        creates,
         checks: checks.map((c) => ({ ...c, next: c.next ?? null })),
       }),
     );
@@ -96,9 +133,7 @@ function reportRendered(
     ctx.io.out(manifestsYaml(manifests));
     ctx.io.out(`\n${manifestDiffText(diff, checks, { color: ctx.globals.color })}`);
   }
-  if (!json && !checks.some((c) => c.level === 'error')) {
-    ctx.io.out(`\nPlan: apply ec2nodeclass/${name} and nodepool/${name} whole (server-side apply, field manager karp-drift)${creating ? ', creating them' : ''}.\n`);
-  }
+  if (!json && !checks.some((c) => c.level === 'error')) ctx.io.out(`\n${templatePlanText(name, manifests, creates, current.nodeClaims)}`);
 }
 
 function refuseTemplateDrift(checks: readonly Check[]): void {
@@ -110,7 +145,7 @@ function refuseTemplateDrift(checks: readonly Check[]): void {
   }
 }
 
-function templateNeeds(name: string, wait: boolean): AccessNeed[] {
+function templateNeeds(name: string, wait: boolean, lockNamespace: string): AccessNeed[] {
   const apply = (group: string, resource: string, kind: string) => ({
     verb: 'patch',
     group,
@@ -122,6 +157,7 @@ function templateNeeds(name: string, wait: boolean): AccessNeed[] {
     apply('karpenter.k8s.aws', 'ec2nodeclasses', 'EC2NodeClass'),
     apply('karpenter.sh', 'nodepools', 'NodePool'),
     ...(wait ? followNeeds() : []),
+    ...lockNeeds(lockNamespace),
   ];
 }
 
@@ -152,14 +188,14 @@ async function followTemplates(
   ctx: CommandContext,
   cluster: Cluster,
   discovery: Discovery,
-  { name, targets, generation, to }: { name: string; targets: string[]; generation: number; to: string },
+  { name, targets, generation, to, creates }: { name: string; targets: string[]; generation: number; to: string; creates: string[] },
   limits: Pick<UpgradeOptions, 'timeoutMs' | 'stallTimeoutMs'>,
 ): Promise<void> {
   const inventory = await readInventory(cluster, { discovery, signal: ctx.signal });
   // Every NodePool of the class drifts, not only the rendered one.
   const pools = new Set([name, ...inventory.nodePools.filter((p) => p.nodeClass === name).map((p) => p.name)]);
   const startedAt = new Date();
-  await followRollout(ctx, cluster, discovery, inventory, {
+  const final = await followRollout(ctx, cluster, discovery, inventory, {
     scope: {
       nodePools: [...pools].map((pool) => ({ name: pool, nodeClass: name })),
       targetImageIds: { [name]: targets },
@@ -171,5 +207,5 @@ async function followTemplates(
     stallTimeoutMs: limits.stallTimeoutMs,
     resumeCommand: `karp-drift upgrade --to ${to} --yes`,
   });
-  if (ctx.globals.output !== 'json') ctx.io.out(`Rollout complete: nodepool/${name} runs Kubernetes ${to} AMIs.\n`);
+  if (ctx.globals.output !== 'json') ctx.io.out(`${rolledLine(final.nodePools, { name, to, creates, ms: Date.now() - startedAt.getTime() })}\n`);
 }

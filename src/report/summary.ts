@@ -128,6 +128,9 @@ function planSection(plan: Doc): string[] {
       classes.map((c) => [code(c.name), terms(c.before), terms(c.after), c.changed ? 'yes' : 'no']),
     ),
   );
+  const deletes = (plan.deletes as Doc[] | undefined) ?? [];
+  if (deletes.length > 0)
+    out.push('', `Deletes what karp-drift upgrade --templates created: ${deletes.map((d) => code(`${str(d.kind).toLowerCase()}/${str(d.name)}`)).join(', ')}`);
   if (pools.length > 0)
     out.push(
       '',

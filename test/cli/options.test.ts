@@ -275,7 +275,8 @@ describe('parsePlanOptions / parseUpgradeOptions / parseStatusOptions / parseSan
   it('upgrade --templates: --accept-template-drift is off unless given', () => {
     const templates = { to: '1.30', clusterName: 'prod', role: 'KarpenterNodeRole-prod' };
     expect(parseUpgradeOptions(templates).templates).toMatchObject({ clusterName: 'prod', acceptTemplateDrift: false });
-    expect(parseUpgradeOptions({ ...templates, acceptTemplateDrift: true }).templates).toMatchObject({ acceptTemplateDrift: true });
+    expect(parseUpgradeOptions({ ...templates, acceptTemplateDrift: true }).templates).toMatchObject({ acceptTemplateDrift: true, allowCreate: false });
+    expect(parseUpgradeOptions({ ...templates, allowCreate: true }).templates).toMatchObject({ allowCreate: true });
   });
 
   it('upgrade: defaults, durations and --no-wait', () => {
@@ -297,6 +298,7 @@ describe('parsePlanOptions / parseUpgradeOptions / parseStatusOptions / parseSan
     [{ to: '1.30', nodeclass: ['Default'] }, '--nodeclass "Default" is not an EC2NodeClass name (a lowercase DNS-1123 name)'],
     [{ to: '1.30', pin: 'ssm' }, '--pin must be id, alias or name'],
     [{ to: '1.30', acceptTemplateDrift: true }, '--accept-template-drift applies only to upgrade --templates (the render-and-apply flow)'],
+    [{ to: '1.30', allowCreate: true }, '--allow-create applies only to upgrade --templates (the render-and-apply flow)'],
     [{ to: '1.30', amisFile: 'amis.json', release: 'v20261023' }, '--release v20261023 cannot go with --amis-file: the file records the releases to pin'],
     [{ to: '1.30', amisFile: ' ' }, '--amis-file is empty (is the shell variable you passed unset?)'],
     [{ to: '1.30', amisFile: 'amis.json', clusterName: 'prod', role: 'r' }, '--amis-file cannot go with --templates: the render-and-apply flow resolves its AMIs from SSM'],

@@ -73,7 +73,7 @@ describe('deploy/rbac.yaml covers what karp-drift does', () => {
     expect(uncovered(sandbox, 'karp-drift-readonly', pausedFrom)).toEqual([]);
   }, 120_000);
 
-  it('upgrade, upgrade --templates and rollback need only karp-drift-upgrade; the read-only role would refuse them', async () => {
+  it('upgrade, upgrade --templates and rollback (deleting the NodePool the templates created) need only karp-drift-upgrade; the read-only role would refuse them', async () => {
     const sandbox = await scenario('default');
     expect((await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes'])).code).toBe(0);
     expect((await karpDrift(sandbox, ['rollback', '--yes', '--no-wait'])).code).toBe(0);
@@ -89,9 +89,11 @@ describe('deploy/rbac.yaml covers what karp-drift does', () => {
           'sandbox',
           '--role',
           'KarpenterNodeRole-sandbox',
+          '--allow-create',
         ])
       ).code,
     ).toBe(0);
+    expect((await karpDrift(sandbox, ['rollback', '--yes', '--no-wait'])).code).toBe(0);
     expect(uncovered(sandbox, 'karp-drift-upgrade')).toEqual([]);
     expect(
       new Set(uncovered(sandbox, 'karp-drift-readonly').filter((r) => !r.includes('coordination.k8s.io/leases'))),
@@ -100,6 +102,7 @@ describe('deploy/rbac.yaml covers what karp-drift does', () => {
         'patch karpenter.k8s.aws/ec2nodeclasses/default',
         'patch karpenter.k8s.aws/ec2nodeclasses/bottlerocket',
         'patch karpenter.sh/nodepools/default',
+        'delete karpenter.sh/nodepools/default',
       ]),
     );
     // The cluster lock around the writes.

@@ -115,9 +115,10 @@ describe('karp-drift upgrade against the sandbox', () => {
 describe('karp-drift upgrade --templates', () => {
   it('renders the bundled templates with the pinned AMIs, applies both objects whole, and follows every NodePool of the class', async () => {
     const sandbox = await scenario('default');
-    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '--cluster-name', 'sandbox', '--role', 'KarpenterNodeRole-sandbox', '-o', 'json']);
+    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '--allow-create', '--cluster-name', 'sandbox', '--role', 'KarpenterNodeRole-sandbox', '-o', 'json']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.events.map((e) => e.type).slice(0, 3)).toEqual(['resolved', 'rendered', 'applied']);
+    expect(run.events[1]!.creates).toEqual(['nodepool/default']);
     // The live class already has this role and these selectors: the template changes its AMI selection (and adds a
     // description annotation), nothing Karpenter hashes; the NodePool "default" is new.
     const rendered = run.events[1] as unknown as { diff: { nodeClass: { changes: Array<{ path: string; class: string }> }; nodePool: { created: boolean } }; checks: Array<{ code: string; level: string }> };
@@ -161,7 +162,7 @@ describe('karp-drift upgrade --templates', () => {
 
   it('applies the same template with --accept-template-drift, the finding kept as a warning', async () => {
     const sandbox = await scenario('default');
-    const run = await karpDrift(sandbox, [...withHashedFields, '--accept-template-drift', '-o', 'json']);
+    const run = await karpDrift(sandbox, [...withHashedFields, '--accept-template-drift', '--allow-create', '-o', 'json']);
     expect(run.code, run.stderr).toBe(0);
     const rendered = run.events.find((e) => e.type === 'rendered') as unknown as { checks: Array<{ code: string; level: string }> };
     expect(rendered.checks.filter((c) => c.code === 'TEMPLATE-DRIFT').map((c) => c.level)).toEqual(['warning']);
@@ -169,6 +170,20 @@ describe('karp-drift upgrade --templates', () => {
     const spec = sandbox.kube.store.get(EC2NODECLASSES, 'default')!.spec as { role: string; tags: Record<string, string> };
     expect(spec.role).toBe('KarpenterNodeRole-other');
     expect(spec.tags).toEqual({ team: 'a', KubernetesVersion: '1.30' });
+  });
+
+  it('creating an object is said plainly and needs the prompt, or --allow-create under --yes (exit 3, nothing changed)', async () => {
+    const sandbox = await scenario('default');
+    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '--cluster-name', 'sandbox', '--role', 'KarpenterNodeRole-sandbox']);
+    expect(run.code, run.stderr).toBe(3);
+    expect(run.stdout).toContain('[+] NodePool default (created)');
+    expect(run.stdout).toContain('Plan: apply ec2nodeclass/default whole and create nodepool/default (server-side apply, field manager karp-drift):\n  + nodepool/default (created): a new NodePool beside nodepool/arm and nodepool/general;');
+    expect(run.stderr).toContain('error: upgrade --templates would create nodepool/default, and --yes alone does not create objects; nothing was changed\n  next: re-run with --allow-create');
+    expect(httpWrites(sandbox)).toBe(0);
+    expect(sandbox.kube.store.get('nodepools.karpenter.sh', 'default')).toBeUndefined();
+    // A dry run creates nothing, so it needs neither.
+    expect((await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--dry-run', '--cluster-name', 'sandbox', '--role', 'KarpenterNodeRole-sandbox'])).code).toBe(0);
+    expect(sandbox.kube.store.get('nodepools.karpenter.sh', 'default')).toBeUndefined();
   });
 
   it('needs --role with --cluster-name (exit 2, nothing changed)', async () => {

@@ -84,6 +84,12 @@ describe('summaryMarkdown', () => {
     );
   });
 
+  it('a rollback that deletes what upgrade --templates created says so under its plan', () => {
+    const r = newSummaryRecord('rollback');
+    recordSummary(r, { type: 'plan', plan: { cluster, controlPlaneVersion: '1.30', nodeClasses: [], nodePools: [], deletes: [{ kind: 'NodePool', name: 'default', nodes: 0 }], checks: [] } });
+    expect(summaryMarkdown(r, 0)).toContain('Deletes what karp-drift upgrade --templates created: `nodepool/default`\n');
+  });
+
   it('a halt: the failed gate with its evidence and the command output, the error and its next step', () => {
     const r = newSummaryRecord('upgrade');
     recordSummary(r, { type: 'gate', result: 'passed', gate: 'health', point: 'wave-end', findings: [] });
