@@ -90,8 +90,11 @@ describe('health gates on a bad AMI (bad-ami sandbox)', () => {
       expect(evidence).toMatch(/event DisruptionWaitingReadiness on NodeClaim\/canary-\w+ .*"Waiting on readiness to continue disruption"/);
     }
     expect(run.events.at(-1)).toMatchObject({ type: 'done', result: 'halted', cause: 'gate', paused: ['canary', 'general'] });
-    // Karpenter's record: one drift command, in the canary; nothing outside it touched, every NodePool held at 0.
-    expect(startedIn(sandbox, 'canary')).toHaveLength(1);
+    // Karpenter's record: the canary's command, and at most one more (Karpenter re-picks the old node at once, with no
+    // back-off, and the wave's hold of 1 allows it until the halt writes 0: on a loaded machine that race is won);
+    // nothing outside the canary touched, every NodePool held at 0.
+    expect(startedIn(sandbox, 'canary').length).toBeGreaterThanOrEqual(1);
+    expect(startedIn(sandbox, 'canary').length).toBeLessThanOrEqual(2);
     expect(startedIn(sandbox, 'general')).toEqual([]);
     for (const pool of ['canary', 'general']) {
       const held = nodePools(sandbox)[pool]!;
