@@ -1,5 +1,6 @@
 // Starts the sandbox API server with the Karpenter v1 CRDs and writes a kubeconfig for it into a temp folder, so
 // tests reach it exactly as karp-drift and kubectl reach a cluster: through the file.
+import { randomBytes } from 'node:crypto';
 import { request } from 'node:https';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import {
   type KubeApiServer,
   type KubeApiServerOptions,
 } from '../../src/sandbox/kube-api/server.js';
+import type { UserInfo } from '../../src/sandbox/kube-api/authn.js';
 import type { KubeObject } from '../../src/sandbox/kube-api/types.js';
 
 export interface TestCluster {
@@ -46,6 +48,21 @@ export async function startTestCluster(options: KubeApiServerOptions = {}): Prom
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A token for `user` (the server authenticates it as that user, whose RBAC then applies: authz.ts) and a kubeconfig
+ * at `path` that uses it, for karp-drift or kubectl to run as someone other than the sandbox's admin.
+ */
+export async function userKubeconfig(
+  server: Pick<KubeApiServer, 'url' | 'caData' | 'auth'>,
+  user: UserInfo,
+  path: string,
+): Promise<{ token: string; kubeconfigPath: string }> {
+  const token = randomBytes(24).toString('hex');
+  server.auth.accept(token, user);
+  await writeKubeconfig(path, { server: server.url, caData: server.caData, token, userName: user.name });
+  return { token, kubeconfigPath: path };
 }
 
 export interface RawResponse {

@@ -1,4 +1,6 @@
 import { pdbStatusOf } from './pdb.js';
+import { aggregatedRules, sameRules } from './rbac-aggregation.js';
+import type { Role } from './rbac.js';
 import type { KubeStore, PropagationPolicy, StoreControllers } from './registry-store.js';
 import { groupResource, groupVersion } from './resources.js';
 import type { KubeObject, ResourceInfo } from './types.js';
@@ -6,8 +8,9 @@ import type { KubeObject, ResourceInfo } from './types.js';
 // The controllers a real control plane runs behind the API that karp-drift can observe, done synchronously after
 // each write: the garbage collector (pkg/controller/garbagecollector: ownerReferences cascade for Background and
 // Foreground, references stripped for Orphan), the namespace controller (content deleted, then the namespace),
-// the CRD finalizer (custom resources deleted, then the CRD), and the disruption controller's PDB status
-// (pdb.ts). Only their outcome is emulated; there are no work queues, so there is no delay either.
+// the CRD finalizer (custom resources deleted, then the CRD), the disruption controller's PDB status (pdb.ts), and
+// the clusterrole-aggregation controller (rbac-aggregation.ts). Only their outcome is emulated; there are no work
+// queues, so there is no delay either.
 
 const FOREGROUND = 'foregroundDeletion';
 
@@ -92,6 +95,19 @@ function deleteAll(store: KubeStore, r: ResourceInfo, namespace?: string): void 
   }
 }
 
+// The clusterrole-aggregation controller (rbac-aggregation.ts): any ClusterRole change may change what an aggregated
+// role selects, so every aggregated role is synced, as its `enqueue` queues them all. A write that changes nothing
+// comes back here and stops.
+function aggregateClusterRoles(store: KubeStore, r: ResourceInfo): void {
+  const roles = [...store.objects.list(groupResource(r))] as unknown as Role[];
+  for (const role of roles) {
+    const rules = aggregatedRules(role, roles);
+    if (rules === undefined || sameRules(role.rules, rules)) continue;
+    const current = store.objects.get(groupResource(r), '', role.metadata.name ?? '');
+    if (current) store.update(r, { ...current, rules }, { manager: 'clusterrole-aggregation-controller' });
+  }
+}
+
 export function sandboxControllers(): StoreControllers {
   const pdbNamespaces = new Set<string>();
 
@@ -146,6 +162,7 @@ export function sandboxControllers(): StoreControllers {
     changed(store: KubeStore, r: ResourceInfo, object: KubeObject, removed: boolean) {
       const namespace = object.metadata.namespace ?? '';
       if ((r.resource === 'pods' && !r.group) || r.resource === 'poddisruptionbudgets') syncPdbs(store, namespace);
+      if (r.resource === 'clusterroles' && r.group === 'rbac.authorization.k8s.io') aggregateClusterRoles(store, r);
       if (!removed) return;
       deleteDependents(store, object);
       for (const ref of object.metadata.ownerReferences ?? []) {

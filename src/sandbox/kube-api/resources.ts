@@ -42,6 +42,11 @@ const BUILTINS: ResourceInfo[] = [
     shortNames: ['crd', 'crds'],
     categories: ['api-extensions'],
   }),
+  // What the RBAC authorizer reads (authz.ts): deploy/rbac.yaml applies to the sandbox as to a cluster.
+  builtin('rbac.authorization.k8s.io', 'clusterroles', 'ClusterRole', false, { status: false }),
+  builtin('rbac.authorization.k8s.io', 'clusterrolebindings', 'ClusterRoleBinding', false, { status: false }),
+  builtin('rbac.authorization.k8s.io', 'roles', 'Role', true, { status: false }),
+  builtin('rbac.authorization.k8s.io', 'rolebindings', 'RoleBinding', true, { status: false }),
 ];
 
 /** The storage key of a resource across its versions: `pods`, `nodeclaims.karpenter.sh`. */

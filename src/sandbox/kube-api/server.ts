@@ -9,7 +9,8 @@ import type { TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { text } from 'node:stream/consumers';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { KubeTokens } from './authn.js';
+import { ANONYMOUS, KubeTokens, type UserInfo } from './authn.js';
+import { decide, forbidden, requestAttributes, selfSubjectAccessReview } from './authz.js';
 import { encodeBody } from './compression.js';
 import type { CustomResourceDefinition } from './crds.js';
 import {
@@ -25,6 +26,7 @@ import { openApiV3Document, openApiV3Index } from './openapi.js';
 import { sandboxControllers } from './garbage-collector.js';
 import { KubeStore, type StorageConversions } from './registry-store.js';
 import { requestInfo, type RequestInfo } from './request-info.js';
+import { BOOTSTRAP_CLUSTER_ROLE_BINDINGS, BOOTSTRAP_CLUSTER_ROLES } from './rbac-bootstrap.js';
 import { ResourceRegistry } from './resources.js';
 import { serveResource, type Reply } from './rest.js';
 import { internalError, pathNotFound, statusBody } from './status.js';
@@ -95,28 +97,9 @@ export interface KubeApiServer {
   stop(): Promise<void>;
 }
 
-// kube-apiserver's system:public-info-viewer role lets anyone read these; everything else needs the token.
 const SELF_SUBJECT_ACCESS_REVIEWS = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
 
-// authorization.k8s.io/v1 SelfSubjectAccessReview, answered from the forbid faults: the sandbox's only RBAC.
-function accessReview(body: string, faults: KubeFaults): Reply {
-  const review = JSON.parse(body || '{}') as { spec?: { resourceAttributes?: { verb?: string; resource?: string } } };
-  const attributes = review.spec?.resourceAttributes ?? {};
-  const allowed = faults.allows(attributes.verb ?? '', attributes.resource);
-  const status = { allowed, ...(allowed ? {} : { reason: 'forbidden by the sandbox (faults.forbid)' }) };
-  return {
-    code: 201,
-    body: JSON.stringify({
-      apiVersion: 'authorization.k8s.io/v1',
-      kind: 'SelfSubjectAccessReview',
-      metadata: {},
-      spec: review.spec ?? {},
-      status,
-    }),
-    headers: {},
-  };
-}
-
+// kube-apiserver's system:public-info-viewer role lets anyone read these; everything else needs a token.
 const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version']);
 const DEFAULT_NAMESPACES = ['default', 'kube-node-lease', 'kube-public', 'kube-system'];
 
@@ -164,6 +147,9 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
       metadata: { name },
     });
   }
+  for (const role of BOOTSTRAP_CLUSTER_ROLES) store.create('clusterroles.rbac.authorization.k8s.io', structuredClone(role));
+  for (const binding of BOOTSTRAP_CLUSTER_ROLE_BINDINGS)
+    store.create('clusterrolebindings.rbac.authorization.k8s.io', structuredClone(binding));
   for (const crd of options.crds ?? []) {
     store.create('customresourcedefinitions.apiextensions.k8s.io', structuredClone(crd) as never);
   }
@@ -205,15 +191,17 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
     res.on('close', () => (record.code = res.statusCode));
     let reply: Reply | undefined;
     try {
-      if (!PUBLIC_PATHS.has(info.path) && !auth.authenticates(req.headers.authorization)) {
-        throw new ApiStatusError(401, 'Unauthorized', 'Unauthorized');
-      }
+      const user = auth.user(req.headers.authorization) ?? (PUBLIC_PATHS.has(info.path) ? ANONYMOUS : undefined);
+      if (!user) throw new ApiStatusError(401, 'Unauthorized', 'Unauthorized');
       const decision = faults.decide(info.verb, info.resource, info.name);
       if (decision.delayMs > 0) await sleep(decision.delayMs, undefined, { signal: stopping.signal });
-      if (decision.failure) throw faultError(decision.failure, info);
+      if (decision.failure) throw faultError(decision.failure, info, user);
+      const attributes = requestAttributes(info, url, user);
+      const authorized = decide(store, attributes);
+      if (!authorized.allowed) throw forbidden(attributes, authorized.reason);
       reply =
         req.method === 'POST' && info.path === SELF_SUBJECT_ACCESS_REVIEWS
-          ? accessReview(body, faults)
+          ? selfSubjectAccessReview(body, user, store, (verb, resource) => faults.allows(verb, resource))
           : info.isResourceRequest
             ? serveResource(req, res, info, body, ctx)
             : nonResource(info, store, version, host);
@@ -340,21 +328,13 @@ function expireEvents(store: KubeStore, ttlMs: number): void {
 }
 
 // API Priority and Fairness answers 429 with Retry-After (apiserver pkg/server/filters/priority-and-fairness.go);
-// RBAC's refusal names the user, verb and resource (authorization/authorizer `forbiddenMessage`).
+// an injected refusal is worded as RBAC's (authz.ts `forbidden`).
 function faultError(
   failure: NonNullable<ReturnType<KubeFaults['decide']>['failure']>,
   info: RequestInfo,
+  user: UserInfo,
 ): ApiStatusError {
-  if (failure.code === 403) {
-    const resource = info.group ? `${info.resource ?? ''}.${info.group}` : (info.resource ?? '');
-    const scope = info.namespace ? `in the namespace "${info.namespace}"` : 'at the cluster scope';
-    const message = `${resource}${info.name ? ` "${info.name}"` : ''} is forbidden: User "karp-drift-sandbox-admin" cannot ${info.verb} resource "${info.resource ?? ''}" in API group "${info.group}" ${scope}`;
-    return new ApiStatusError(403, 'Forbidden', message, {
-      ...(info.name ? { name: info.name } : {}),
-      ...(info.group ? { group: info.group } : {}),
-      kind: info.resource,
-    });
-  }
+  if (failure.code === 403) return forbidden(requestAttributes(info, new URL(`https://localhost${info.path}`), user));
   if (failure.code === 400) {
     // kube-apiserver's wording for a validating webhook's denial (admission/plugin/webhook/errors ToStatusErr).
     return new ApiStatusError(
