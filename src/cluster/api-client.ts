@@ -10,6 +10,7 @@ import {
   createConfiguration,
   wrapHttpLibrary,
   type ApiConstructor,
+  type ApiException,
   type ApiType,
   type RequestContext,
   type ResponseContext,
@@ -36,7 +37,14 @@ export function apiClient<T extends ApiType>(connection: Connection, type: ApiCo
   // One -v line per request, as request.ts logs: method, path and query (never a header), status, duration.
   const logged = async (request: RequestContext): Promise<ResponseContext> => {
     const started = Date.now();
-    const response = await http.send(request).toPromise();
+    // A transport failure (refused, reset, TLS) is said in our words here, where the connection is known: the callers
+    // turn the generated client's ApiException into theirs (apiErrorFrom) and pass a KarpDriftError through.
+    const response = await http
+      .send(request)
+      .toPromise()
+      .catch((err: unknown) => {
+        throw clusterFailure(err, call(request), connection);
+      });
     const url = new URL(request.getUrl());
     connection.log?.(`${request.getHttpMethod().toString()} ${url.pathname}${url.search} ${response.httpStatusCode} in ${Date.now() - started} ms`);
     return response;
@@ -81,4 +89,26 @@ async function statusOf(response: ResponseContext): Promise<StatusBody> {
   } catch {
     return { reason: 'Unauthorized' };
   }
+}
+
+/**
+ * A generated client's ApiException as our ApiError: its code, the Status it carried and its Retry-After. Its own
+ * message is a dump (`HTTP-Code: 403 / Message: Unknown API Status Code! / Body: … / Headers: …`) that no message or
+ * cause of ours may carry.
+ */
+export function apiErrorFrom(err: ApiException<unknown>): ApiError {
+  const headers = (err.headers ?? {}) as Record<string, string | undefined>;
+  const after = Number(headers['retry-after'] ?? headers['Retry-After']);
+  return new ApiError(err.code, statusBodyOf(err.body), Number.isFinite(after) ? after * 1000 : undefined);
+}
+
+function statusBodyOf(body: unknown): StatusBody {
+  if (typeof body === 'string') {
+    try {
+      return JSON.parse(body) as StatusBody;
+    } catch {
+      return { message: body.slice(0, 200) };
+    }
+  }
+  return body != null && typeof body === 'object' ? body : {};
 }

@@ -4,10 +4,9 @@
 // The object's resourceVersion from the plan rides along as a precondition: a class changed since the plan is refused.
 import { ApiException, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { RefusedError, RuntimeFailure } from '../errors.js';
-import { apiClient } from './api-client.js';
+import { apiClient, apiErrorFrom } from './api-client.js';
 import type { Cluster } from './client.js';
 import { appliedFields, type AppliedFields } from './owned-fields.js';
-import { ApiError } from './request.js';
 import { READ_RETRY, retrying, GaveUp } from './retry.js';
 import type { AmiSelectorTerm, KarpenterApi } from '../karpenter/views.js';
 
@@ -126,10 +125,7 @@ async function withRetries<T>(call: () => Promise<T>): Promise<T> {
         return await call();
       } catch (err) {
         if (err instanceof ApiException && (err.code === 429 || err.code >= 500)) {
-          const headers = (err as ApiException<unknown> & { headers?: Record<string, string> }).headers ?? {};
-          const after = Number(headers['retry-after'] ?? headers['Retry-After']);
-          const { reason, message } = statusOf(err as ApiException<unknown>);
-          throw Object.assign(new ApiError(err.code, { reason, message }, Number.isFinite(after) ? after * 1000 : undefined), { original: err });
+          throw Object.assign(apiErrorFrom(err as ApiException<unknown>), { original: err });
         }
         throw err;
       }
@@ -164,19 +160,19 @@ export async function applyNodeClass(api: CustomObjectsApi, a: NodeClassApply, o
     if (err.code === 409 && (status.details?.causes ?? []).some((c) => c.reason === 'FieldManagerConflict')) {
       const owners = (status.details?.causes ?? []).map((c) => `${c.field ?? ''} (${c.message ?? ''})`).join('; ');
       throw new RefusedError(`applying ${where}: ${status.message ?? 'field manager conflict'}: ${owners}; nothing was changed`, {
-        cause: err,
+        cause: apiErrorFrom(err),
         hint: 'change the AMI selection where that manager takes it from (Git, Helm values, Terraform), or re-run with --force-conflicts to take the fields',
       });
     }
     if (err.code === 409) {
       throw new RefusedError(`plan is stale: ${where} changed since it was read (resourceVersion ${a.resourceVersion}); nothing was changed`, {
-        cause: err,
+        cause: apiErrorFrom(err),
         hint: 're-run the command to plan against the current object',
       });
     }
     const causes = (status.details?.causes ?? []).map((c) => `${c.field ?? ''}: ${c.message ?? ''}`).join('; ');
     throw new RuntimeFailure(`the API server rejected the apply of ${where} (HTTP ${err.code}, ${status.reason ?? 'error'}): ${causes || status.message || ''}`, {
-      cause: err,
+      cause: apiErrorFrom(err),
       hint: err.code === 403 ? `grant the karp-drift identity "patch" on ec2nodeclasses.karpenter.k8s.aws (README "RBAC")` : undefined,
     });
   }
@@ -212,16 +208,16 @@ export async function applyObject(api: CustomObjectsApi, a: ObjectApply, options
     const causes = (status.details?.causes ?? []).map((c) => `${c.field ?? ''}: ${c.message ?? ''}`).join('; ');
     if (err.code === 409 && a.resourceVersion && !(status.details?.causes ?? []).some((c) => c.reason === 'FieldManagerConflict')) {
       throw new RefusedError(`${where} changed since its diff was shown (resourceVersion ${a.resourceVersion}); nothing more was changed`, {
-        cause: err,
+        cause: apiErrorFrom(err),
         hint: 're-run the command to diff against the current object',
       });
     }
     if (err.code === 409) {
       throw new RefusedError(`applying ${where}: ${status.message ?? 'conflict'}${causes ? ` (${causes})` : ''}; nothing more was changed`, {
-        cause: err,
+        cause: apiErrorFrom(err),
         hint: 'change these fields where their manager takes them from, or re-run with --force-conflicts',
       });
     }
-    throw new RuntimeFailure(`the API server rejected the apply of ${where} (HTTP ${err.code}, ${status.reason ?? 'error'}): ${causes || status.message || ''}`, { cause: err });
+    throw new RuntimeFailure(`the API server rejected the apply of ${where} (HTTP ${err.code}, ${status.reason ?? 'error'}): ${causes || status.message || ''}`, { cause: apiErrorFrom(err) });
   }
 }

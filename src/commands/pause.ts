@@ -31,7 +31,13 @@ export async function pause(options: PauseOptions, ctx: CommandContext): Promise
     }
     const choices = chosenHolds(pools, options, scope.api);
     const holder = lockHolder(`pause${options.held ? ' --held' : ''}${options.nodePools.map((n) => ` --nodepool ${n}`).join('')}`);
-    await requireAccess(cluster, holdNeeds(options.lockNamespace, new Set(choices.map((c) => c.mechanism))));
+    await requireAccess(
+      cluster,
+      holdNeeds(options.lockNamespace, {
+        nodePools: choices.filter((c) => c.mechanism === 'budget').map((c) => c.nodePool),
+        nodes: choices.some((c) => c.mechanism === 'node'),
+      }),
+    );
     const outcomes = await withClusterLock(ctx, cluster, options, holder, (signal) =>
       holdEach(cluster, scope.api, pools, choices, holder, signal),
     );

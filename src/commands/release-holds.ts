@@ -1,6 +1,7 @@
 // Releasing karp-drift's holds on drift, shared by `resume` and `rollback` (a rollback after a halted or interrupted
 // staged rollout must lift the holds, or Karpenter would never drift the nodes back): put each NodePool's own budgets
 // back exactly, remove only the do-not-disrupt annotations karp-drift added, and record an Event on each NodePool.
+import type { HoldWrites } from '../cluster/access.js';
 import type { Cluster } from '../cluster/client.js';
 import { recordNodePoolEvent } from '../cluster/events.js';
 import { releaseBudgetHold, releaseNode } from '../cluster/holds.js';
@@ -39,11 +40,12 @@ export async function readHeld(
   return heldIn(pools, nodes.items);
 }
 
-export function holdMechanisms(held: HeldDrift): Set<'budget' | 'node'> {
-  return new Set<'budget' | 'node'>([
-    ...(held.pools.some((p) => p.annotations?.[HOLD_ANNOTATION] !== undefined) ? (['budget'] as const) : []),
-    ...(held.nodes.length > 0 ? (['node'] as const) : []),
-  ]);
+/** What releasing `held` writes, for the access review: the budgets of the NodePools holding them, and nodes. */
+export function heldWrites(held: HeldDrift): HoldWrites {
+  return {
+    nodePools: held.pools.filter((p) => p.annotations?.[HOLD_ANNOTATION] !== undefined).map((p) => p.name),
+    nodes: held.nodes.length > 0,
+  };
 }
 
 /** Releases every hold in `held`, NodePool by NodePool; the caller holds the cluster lock. */

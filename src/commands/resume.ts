@@ -10,7 +10,7 @@ import { LEASE_NAME } from '../apis/lock.js';
 import { NODE_HOLD_ANNOTATION } from '../karpenter/views.js';
 import { lockHolder, nodePoolsInScope, withClusterLock } from './hold-shared.js';
 import { connect } from './planning.js';
-import { holdMechanisms, readHeld, releaseHolds } from './release-holds.js';
+import { heldWrites, readHeld, releaseHolds } from './release-holds.js';
 
 export async function resume(options: ResumeOptions, ctx: CommandContext): Promise<void> {
   const { cluster } = await connect(ctx);
@@ -27,7 +27,7 @@ export async function resume(options: ResumeOptions, ctx: CommandContext): Promi
       );
     }
     const holder = lockHolder(`resume${options.nodePools.map((n) => ` --nodepool ${n}`).join('')}`);
-    await requireAccess(cluster, holdNeeds(options.lockNamespace, holdMechanisms(held)));
+    await requireAccess(cluster, holdNeeds(options.lockNamespace, heldWrites(held)));
     const outcomes = await withClusterLock(ctx, cluster, options, holder, (signal) =>
       releaseHolds(cluster, api, held, holder, signal),
     );

@@ -4,7 +4,7 @@
 // amiFamily that the upgrade added and the previous selection lacked is removed with them.
 import type { CommandContext } from './context.js';
 import type { Logger } from '../logger.js';
-import { followNeeds, holdNeeds, lockNeeds, requireAccess, type AccessNeed } from '../cluster/access.js';
+import { applyNeeds, followNeeds, holdNeeds, lockNeeds, requireAccess, type AccessNeed } from '../cluster/access.js';
 import type { Cluster } from '../cluster/client.js';
 import type { Discovery } from '../cluster/discovery.js';
 import { LEASE_NAMESPACE, type LockHolder } from '../apis/lock.js';
@@ -16,7 +16,7 @@ import { connect, readScope } from './planning.js';
 import { confirmOrRefuse, event } from './upgrade-shared.js';
 import { awaitRestored, driftCleared, restoreEach } from './rollback-restore.js';
 import { reportRollbackPlan, rollbackPlan, warnOfReplacements, type RollbackPlan } from './rollback-plan.js';
-import { holdMechanisms, releaseHolds, type HeldDrift } from './release-holds.js';
+import { heldWrites, releaseHolds, type HeldDrift } from './release-holds.js';
 import { createdRefs, deleteEach, deleteNeeds } from './rollback-created.js';
 import { holdOutcomeText } from '../report/holds.js';
 
@@ -45,7 +45,7 @@ export async function rollback(options: RollbackOptions, ctx: CommandContext): P
     const held = warnOfReplacements(log, planned, inventory);
     await confirmOrRefuse(ctx, options, rollbackQuestion(planned), 'rollback');
     const lockNamespace = options.lockNamespace ?? LEASE_NAMESPACE;
-    if (!options.dryRun) await requireAccess(cluster, restoreNeeds(planned, options.wait, lockNamespace, held));
+    await requireAccess(cluster, restoreNeeds(planned, options, lockNamespace, held));
     const run: RollbackRun = { ...planned, cluster, discovery, inventory, json, log };
     const done = await restoreSelections(ctx, run, held, options.dryRun, lockNamespace);
     if (options.dryRun || !options.wait) return;
@@ -68,19 +68,23 @@ function rollbackQuestion({ restores, created, onPinned }: RollbackPlan): string
   return `${restore}${del}?${restores.length > 0 ? ` Karpenter will replace ${onPinned} node(s) through drift.` : ''}`;
 }
 
-/** What the rollback will do, asked of RBAC before the first write: the restores, the deletes, the follow, the lock and holds. */
-function restoreNeeds({ restores, created }: RollbackPlan, wait: boolean, lockNamespace: string, held: HeldDrift): AccessNeed[] {
+/**
+ * What the rollback will do, asked of RBAC before the first write: the restores (a dry run only those: it is
+ * authorized as the write it tries), the reads of the restored classes and the follow, the lock and the holds.
+ */
+function restoreNeeds({ restores, created }: RollbackPlan, options: Pick<RollbackOptions, 'wait' | 'dryRun'>, lockNamespace: string, held: HeldDrift): AccessNeed[] {
+  const names = restores.map((r) => r.view.name);
+  const restore = applyNeeds('karpenter.k8s.aws', 'ec2nodeclasses', names, 'restore amiSelectorTerms');
+  if (options.dryRun) return [...deleteNeeds(created.deletes), ...restore];
+  const holds = held.pools.length > 0;
+  const read = (name: string): AccessNeed => ({ verb: 'get', group: 'karpenter.k8s.aws', resource: 'ec2nodeclasses', name, why: 'wait for the previous AMIs' });
   return [
     ...deleteNeeds(created.deletes),
-    ...restores.map((r) => ({
-      verb: 'patch',
-      group: 'karpenter.k8s.aws',
-      resource: 'ec2nodeclasses',
-      name: r.view.name,
-      why: 'restore amiSelectorTerms',
-    })),
-    ...(wait ? followNeeds() : []),
-    ...(held.pools.length > 0 ? holdNeeds(lockNamespace, holdMechanisms(held)) : lockNeeds(lockNamespace)),
+    ...restore,
+    ...(options.wait || holds ? names.map(read) : []),
+    ...(holds ? [{ verb: 'list', group: 'karpenter.sh', resource: 'nodeclaims', why: 'wait until no node is Drifted before lifting holds' }] : []),
+    ...(options.wait ? followNeeds() : []),
+    ...(holds ? holdNeeds(lockNamespace, heldWrites(held)) : lockNeeds(lockNamespace)),
   ];
 }
 

@@ -7,7 +7,7 @@
 // `rollback` undoes (template-records.ts) and holds the cluster lock, as the pin path's does.
 import type { CommandContext } from './context.js';
 import type { Logger } from '../logger.js';
-import { followNeeds, lockNeeds, requireAccess, type AccessNeed } from '../cluster/access.js';
+import { applyNeeds, followNeeds, lockNeeds, requireAccess, type AccessNeed } from '../cluster/access.js';
 import { customObjects, applyObject, type ObjectApply } from '../cluster/apply.js';
 import type { Cluster } from '../cluster/client.js';
 import { discoverCluster, type Discovery } from '../cluster/discovery.js';
@@ -52,7 +52,7 @@ export async function upgradeFromTemplates(options: UpgradeOptions, t: UpgradeTe
     refuseUnconfirmedCreation(options, t, creates);
     await confirmOrRefuse(ctx, options, applyQuestion(t.name, creates));
     const lockNamespace = options.lockNamespace ?? LEASE_NAMESPACE;
-    if (!options.dryRun) await requireAccess(cluster, templateNeeds(t.name, options.wait, lockNamespace));
+    await requireAccess(cluster, templateNeeds(t.name, options, lockNamespace));
     const holder = lockHolder(`upgrade --to ${to} --templates`);
     const apply = (signal: AbortSignal) => {
       const records = templateRecords(rendered.manifests, current, { runId: holder.runId, target: to });
@@ -145,19 +145,15 @@ function refuseTemplateDrift(checks: readonly Check[]): void {
   }
 }
 
-function templateNeeds(name: string, wait: boolean, lockNamespace: string): AccessNeed[] {
-  const apply = (group: string, resource: string, kind: string) => ({
-    verb: 'patch',
-    group,
-    resource,
-    name,
-    why: `server-side apply of the rendered ${kind}`,
-  });
+/** Both applies (a dry run only those: it is authorized as the write it tries), and the follow. */
+function templateNeeds(name: string, options: Pick<UpgradeOptions, 'wait' | 'dryRun'>, lockNamespace: string): AccessNeed[] {
   return [
-    apply('karpenter.k8s.aws', 'ec2nodeclasses', 'EC2NodeClass'),
-    apply('karpenter.sh', 'nodepools', 'NodePool'),
-    ...(wait ? followNeeds() : []),
-    ...lockNeeds(lockNamespace),
+    ...applyNeeds('karpenter.k8s.aws', 'ec2nodeclasses', [name], 'server-side apply of the rendered EC2NodeClass'),
+    ...applyNeeds('karpenter.sh', 'nodepools', [name], 'server-side apply of the rendered NodePool'),
+    ...(options.wait && !options.dryRun
+      ? [{ verb: 'list', group: 'karpenter.sh', resource: 'nodepools', why: 'read the inventory to follow' }, ...followNeeds()]
+      : []),
+    ...(options.dryRun ? [] : lockNeeds(lockNamespace)),
   ];
 }
 

@@ -3,7 +3,7 @@
 // nothing and follows the rollout where it stands.
 import { randomUUID } from 'node:crypto';
 import type { CommandContext } from './context.js';
-import { followNeeds, holdNeeds, lockNeeds, requireAccess, type AccessNeed } from '../cluster/access.js';
+import { applyNeeds, followNeeds, holdNeeds, lockNeeds, requireAccess, type AccessNeed } from '../cluster/access.js';
 import type { UpgradeOptions } from './options.js';
 import type { NodeClassPlan } from '../plan/plan.js';
 import { amiIdentity } from '../report/amis.js';
@@ -36,8 +36,8 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
     const changes = plan.nodeClasses.filter((c) => c.changed);
     if (changes.length > 0) await confirmPlan(ctx, options, plan, staged);
     const lockNamespace = options.lockNamespace ?? LEASE_NAMESPACE;
-    if ((changes.length > 0 || staged) && !options.dryRun)
-      await requireAccess(cluster, writeNeeds(changes, options.wait, lockNamespace, staged));
+    if (changes.length > 0 || (staged && !options.dryRun))
+      await requireAccess(cluster, writeNeeds(changes, options, lockNamespace, staged));
 
     const run: UpgradeRun = { cluster, discovery, inventory, plan, json: ctx.globals.output === 'json', log };
     const resume = resumeCommand(options, ctx);
@@ -121,24 +121,27 @@ async function confirmPlan(
   );
 }
 
-/** What the run will do, asked of RBAC before the first write: the applies, the follow, the lock and any holds. */
+/**
+ * What the run will do, asked of RBAC before the first write: the applies (a dry run only those: the API server
+ * authorizes a dry run as the write it tries), the follow, the lock, and a staged rollout's holds.
+ */
 function writeNeeds(
   changes: readonly NodeClassPlan[],
-  wait: boolean,
+  options: Pick<UpgradeOptions, 'wait' | 'dryRun'>,
   lockNamespace: string,
   staged: StagedPlan | undefined,
 ): AccessNeed[] {
-  const mechanisms = new Set(staged?.stages.flatMap((s) => s.nodePools.map((p) => p.hold.mechanism)) ?? []);
+  const applies = applyNeeds('karpenter.k8s.aws', 'ec2nodeclasses', changes.map((c) => c.name), 'server-side apply of amiSelectorTerms');
+  if (options.dryRun) return applies;
+  const pools = staged?.stages.flatMap((s) => s.nodePools) ?? [];
+  const holds = {
+    nodePools: pools.filter((p) => p.hold.mechanism === 'budget').map((p) => p.name),
+    nodes: pools.some((p) => p.hold.mechanism === 'node'),
+  };
   return [
-    ...changes.map((c) => ({
-      verb: 'patch',
-      group: 'karpenter.k8s.aws',
-      resource: 'ec2nodeclasses',
-      name: c.name,
-      why: 'server-side apply of amiSelectorTerms',
-    })),
-    ...(wait ? followNeeds() : []),
-    ...(staged ? holdNeeds(lockNamespace, mechanisms) : lockNeeds(lockNamespace)),
+    ...applies,
+    ...(options.wait ? followNeeds() : []),
+    ...(staged ? holdNeeds(lockNamespace, holds) : lockNeeds(lockNamespace)),
   ];
 }
 
