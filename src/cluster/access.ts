@@ -12,7 +12,7 @@ import { KarpDriftError, RefusedError, RuntimeFailure } from '../errors.js';
 import { columns } from '../text/table.js';
 import { apiClient, apiErrorFrom } from './api-client.js';
 import type { Cluster } from './client.js';
-import { clusterFailure, type ApiCall } from './failures.js';
+import { clusterFailure, type ApiCall, type Where } from './failures.js';
 import { ApiError } from './request.js';
 import { GaveUp, READ_RETRY, retrying } from './retry.js';
 
@@ -79,7 +79,7 @@ export async function reviewAccess(cluster: Cluster, needs: readonly AccessNeed[
 }
 
 /** A review that could not be had, in the CLI's words (never the client's `HTTP-Code: … Headers: …` dump). */
-function reviewFailure(err: unknown, need: AccessNeed, cluster: Cluster): KarpDriftError {
+export function reviewFailure(err: unknown, need: AccessNeed, cluster: Where): KarpDriftError {
   if (err instanceof KarpDriftError) return err; // credentials rejected or not to be had, or unreachable (api-client.ts)
   const call: ApiCall = {
     doing: `asking whether it may ${need.verb} ${qualified(need)} ${object(need)} (SelfSubjectAccessReview)`,
