@@ -25,6 +25,7 @@ import { DO_NOT_DISRUPT } from '../karpenter/labels.js';
 import { NODE_HOLD_ANNOTATION } from '../karpenter/views.js';
 import type { Cluster } from './client.js';
 import { nodePoolView } from '../karpenter/convert.js';
+import { clusterFailure, isApiFailure } from './failures.js';
 import { ApiError, getJson, sendJson } from './request.js';
 import type { KarpenterApi, ManagedFieldsEntry, NodePoolView } from '../karpenter/views.js';
 
@@ -81,7 +82,7 @@ export async function holdWithBudget(
   },
   signal?: AbortSignal,
 ): Promise<BudgetHoldResult> {
-  return withConflictRetries(name, async () => {
+  return withConflictRetries(cluster, name, async () => {
     const { view, record, managedFields } = await readHeldNodePool(cluster, api, name, signal);
     const user = userBudgets(view.budgets, record);
     const write = heldBudgets(user, allowance, run.armAt);
@@ -156,7 +157,7 @@ export async function releaseBudgetHold(
   name: string,
   signal?: AbortSignal,
 ): Promise<BudgetHoldResult> {
-  const { result, handBack } = await withConflictRetries(name, async () => {
+  const { result, handBack } = await withConflictRetries(cluster, name, async () => {
     const { view, record, managedFields } = await readHeldNodePool(cluster, api, name, signal);
     if (record === undefined) return { result: { nodePool: name, budgets: view.budgets ?? null, changed: false } };
     const user = userBudgets(view.budgets, record);
@@ -195,6 +196,7 @@ async function giveBudgetsBack(
   const path = nodePoolPath(api, name);
   let fresh: RawObject | undefined = written;
   await withConflictRetries(
+    cluster,
     name,
     async () => {
       let object = fresh;
@@ -235,7 +237,7 @@ interface RawNode {
 
 /** Puts `karpenter.sh/do-not-disrupt: "true"` and the run's annotation on a Node, unless the user's own is there. */
 export async function holdNode(cluster: Cluster, name: string, runId: string, signal?: AbortSignal): Promise<boolean> {
-  return withConflictRetries(`node/${name}`, async () => {
+  return withConflictRetries(cluster, `node/${name}`, async () => {
     const node = await getJson<RawNode>(cluster, nodePath(name), {}, signal);
     const a = node.metadata?.annotations ?? {};
     if (a[NODE_HOLD_ANNOTATION] !== undefined) return false;
@@ -254,7 +256,7 @@ export async function holdNode(cluster: Cluster, name: string, runId: string, si
 
 /** Removes karp-drift's hold from a Node: only where karp-drift's annotation says it put it there. */
 export async function releaseNode(cluster: Cluster, name: string, signal?: AbortSignal): Promise<boolean> {
-  return withConflictRetries(`node/${name}`, async () => {
+  return withConflictRetries(cluster, `node/${name}`, async () => {
     let node: RawNode;
     try {
       node = await getJson<RawNode>(cluster, nodePath(name), {}, signal);
@@ -303,6 +305,7 @@ async function conditionalPatch(
 
 /** `retry`: what a fresh read may fix (a 409 from a resourceVersion precondition, by default). */
 async function withConflictRetries<T>(
+  cluster: Cluster,
   what: string,
   attempt: () => Promise<T>,
   retry: (err: ApiError) => boolean = (err) => err.code === 409,
@@ -324,6 +327,12 @@ async function withConflictRetries<T>(
             cause: err,
           },
         );
+      }
+      // Refused, reset, retries run out: in the CLI's words, not as the transport's error (an "internal error").
+      if (isApiFailure(err)) {
+        const label = what.includes('/') ? what : `nodepool/${what}`;
+        const resource = what.startsWith('node/') ? 'nodes' : 'nodepools.karpenter.sh';
+        throw clusterFailure(err, { doing: `writing the drift hold of ${label}`, verb: 'patch', resource }, cluster);
       }
       throw err;
     }

@@ -14,6 +14,7 @@ import {
   type LockHolder,
 } from '../apis/lock.js';
 import type { Cluster } from './client.js';
+import { clusterFailure, isApiFailure } from './failures.js';
 import { ApiError, getJson, sendJson } from './request.js';
 
 interface LeaseObject {
@@ -225,6 +226,12 @@ function lockFailure(cluster: Cluster, namespace: string, doing: string, err: un
       hint: 'pass --lock-namespace <a namespace that exists>',
       cause: err,
     });
+  }
+  // Anything else the API call met (refused, reset, 5xx after retries) is said in the CLI's words, never as the
+  // transport's own error (which would end the run as an internal error with its stack).
+  if (isApiFailure(err)) {
+    const verb = doing === 'reading' ? 'get' : 'update';
+    return clusterFailure(err, { doing: `${doing} the cluster lock (lease ${namespace}/${LEASE_NAME})`, verb, resource: 'leases.coordination.k8s.io' }, cluster);
   }
   return err instanceof Error ? err : new Error(String(err));
 }

@@ -110,6 +110,41 @@ describe('a server-side apply that fails', () => {
   });
 });
 
+// The API server goes away just as one request of a writing command is sent: the lock, the holds, their Events, the
+// applies. Each ends exit 1 saying it cannot reach the API server, with what to do next (it said "internal error" and
+// printed the transport's stack for the lock's and the holds' requests).
+describe('the API server gone at each write of a writing command', () => {
+  const staged = ['upgrade', '--to', '1.30', '--yes', '--waves', '1,100%', '--soak', '0s'];
+  const upgraded = [[...upgrade]];
+  const paused = [['pause', '--nodepool', 'general'], ['pause', '--nodepool', 'arm', '--hold-with', 'node']];
+  it.each<{ name: string; at: string; before: string[][]; args: string[] }>([
+    { name: 'pause', at: 'get:leases', before: [], args: ['pause', '--nodepool', 'general'] },
+    { name: 'pause', at: 'create:leases', before: [], args: ['pause', '--nodepool', 'general'] },
+    { name: 'pause', at: 'get:nodepools', before: [], args: ['pause', '--nodepool', 'general'] },
+    { name: 'pause', at: 'patch:nodepools', before: [], args: ['pause', '--nodepool', 'general'] },
+    { name: 'pause --hold-with node', at: 'get:nodes', before: [], args: ['pause', '--nodepool', 'arm', '--hold-with', 'node'] },
+    { name: 'pause --hold-with node', at: 'patch:nodes', before: [], args: ['pause', '--nodepool', 'arm', '--hold-with', 'node'] },
+    { name: 'resume', at: 'update:leases', before: paused, args: ['resume'] },
+    { name: 'resume', at: 'patch:nodes', before: paused, args: ['resume'] },
+    { name: 'resume', at: 'create:events', before: paused, args: ['resume'] },
+    { name: 'resume', at: 'patch:nodepools', before: paused, args: ['resume'] },
+    { name: 'a staged upgrade', at: 'patch:nodepools', before: [], args: staged },
+    { name: 'a staged upgrade', at: 'create:events', before: [], args: staged },
+    { name: 'a staged upgrade', at: 'patch:ec2nodeclasses', before: [], args: staged },
+    { name: 'rollback', at: 'update:leases', before: upgraded, args: ['rollback', '--yes', '--no-wait'] },
+    { name: 'rollback', at: 'patch:ec2nodeclasses', before: upgraded, args: ['rollback', '--yes', '--no-wait'] },
+  ])('$name, at $at', async ({ before, args, at }) => {
+    const sandbox = await scenario('default');
+    for (const b of before) expect((await karpDrift(sandbox, b)).code).toBe(0);
+    const [verb = '', resource = ''] = at.split(':');
+    sandbox.kube.faults.beforeNext({ verbs: [verb], resources: [resource] }, () => void sandbox.kube.outage('refuse'));
+    const run = await karpDrift(sandbox, [...args, '-v']);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).toMatch(/^error: cannot reach the Kubernetes API at https:\/\/127\.0\.0\.1:\d+ \(context "karp-drift-sandbox-default"\)/m);
+    inOurWords(run);
+  });
+});
+
 describe('an identity bound to no role', () => {
   it('plan → exit 1 naming the verb, the resource and README "RBAC"', async () => {
     const sandbox = await scenario('default');
