@@ -131,7 +131,7 @@ export class KubeFaults {
     return () => this.watchExpirers.delete(expire);
   }
 
-  /** What a SelfSubjectAccessReview answers: the sandbox's one user may do everything `forbid` has not taken. */
+  /** Whether `forbid` leaves this allowed: a SelfSubjectAccessReview says no where it does not, whatever RBAC says. */
   allows(verb: string, resource: string | undefined): boolean {
     return !this.forbids.some(
       (r) => (r.target.verbs === undefined || r.target.verbs.includes(verb)) && (r.target.resources === undefined || (resource !== undefined && r.target.resources.includes(resource))),
