@@ -303,6 +303,13 @@ async function conditionalPatch(
   );
 }
 
+/**
+ * A hold could not be written because the API call itself failed (no answer, retries run out). `cause` is that
+ * failure: a staged run's end says from it that the API server is gone and what the cluster is left with
+ * (commands/follow-end.ts), as it does for a lock lost the same way.
+ */
+export class HoldWriteFailed extends RuntimeFailure {}
+
 /** `retry`: what a fresh read may fix (a 409 from a resourceVersion precondition, by default). */
 async function withConflictRetries<T>(
   cluster: Cluster,
@@ -332,7 +339,8 @@ async function withConflictRetries<T>(
       if (isApiFailure(err)) {
         const label = what.includes('/') ? what : `nodepool/${what}`;
         const resource = what.startsWith('node/') ? 'nodes' : 'nodepools.karpenter.sh';
-        throw clusterFailure(err, { doing: `writing the drift hold of ${label}`, verb: 'patch', resource }, cluster);
+        const said = clusterFailure(err, { doing: `writing the drift hold of ${label}`, verb: 'patch', resource }, cluster);
+        throw new HoldWriteFailed(said.message, { cause: err, ...(said.hint !== undefined ? { hint: said.hint } : {}) });
       }
       throw err;
     }

@@ -6,6 +6,7 @@ import { out, record, reportDone, reportGate } from './follow-report.js';
 import { diagnoseStall } from './follow-steps.js';
 import { clusterFailure, isApiFailure } from '../cluster/failures.js';
 import { HaltedError, InterruptedError, KarpDriftError, RuntimeFailure, StalledError, TimeoutError } from '../errors.js';
+import { HoldWriteFailed } from '../cluster/holds.js';
 import { LockLost } from '../cluster/lock.js';
 import { SWITCH_AHEAD_MS } from './pacer-holds.js';
 import { gateEventJson, haltLines, type GateReport } from '../report/gates.js';
@@ -57,10 +58,12 @@ function isHeld(run: FollowRun): boolean {
 
 async function endFailed(run: FollowRun, state: FollowState, failure: Error, now: Date): Promise<never> {
   const note = await pauseStaged(run, state, 'failed', `the run failed: ${failure.message}`, now);
-  // A lock lost to an API server that stopped answering is that API server's failure.
-  const apiCause = failure instanceof LockLost && isApiFailure(failure.cause) ? (failure.cause as Error) : undefined;
+  // A lock lost, or a hold not written, because the API server stopped answering is that API server's failure.
+  const lockLost = failure instanceof LockLost && isApiFailure(failure.cause);
+  const holdLost = failure instanceof HoldWriteFailed && isApiFailure(failure.cause);
+  const apiCause = lockLost || holdLost ? (failure.cause as Error) : undefined;
   if (apiCause || (!(failure instanceof KarpDriftError) && isApiFailure(failure))) {
-    const lost = lostCluster(run, apiCause ?? failure, note, apiCause ? 'renewing the cluster lock' : 'following the rollout');
+    const lost = lostCluster(run, apiCause ?? failure, note, lockLost ? 'renewing the cluster lock' : 'following the rollout');
     if (!note) reportDone(run, state, 'failed', now, { message: lost.message });
     throw lost;
   }
