@@ -109,7 +109,9 @@ describe('the sandbox authorizes every request with RBAC', () => {
       expect((await review({ ...lease, name: 'someone-else' })).allowed).toBe(false);
       expect((await review({ ...lease, verb: 'create' })).allowed).toBe(true);
       expect((await review({ verb: 'patch', group: 'karpenter.k8s.aws', resource: 'ec2nodeclasses', name: 'default' })).allowed).toBe(true);
-      expect((await review({ verb: 'delete', group: 'karpenter.k8s.aws', resource: 'ec2nodeclasses', name: 'default' })).allowed).toBe(false);
+      // delete on classes: rollback deletes what upgrade --templates created; never on nodes.
+      expect((await review({ verb: 'delete', group: 'karpenter.k8s.aws', resource: 'ec2nodeclasses', name: 'default' })).allowed).toBe(true);
+      expect((await review({ verb: 'delete', group: '', resource: 'nodes', name: 'ip-10-0-0-1' })).allowed).toBe(false);
       const created = await as('POST', '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases', {
         apiVersion: 'coordination.k8s.io/v1',
         kind: 'Lease',
