@@ -79,9 +79,10 @@ describe('a cancelled job, as the runner runs the committed bundle', () => {
     const sandbox = await scenario('staged', 60);
     const job = await startStaged(sandbox);
     // SIGKILL to the action and to the CLI it started (in its own process group): nothing could clean up.
+    // The action first: killed after its CLI, it could see the CLI die and record a result in the moment between.
     const cli = (await readFile(`/proc/${job.main.pid}/task/${job.main.pid}/children`, 'utf8')).trim().split(/\s+/);
-    for (const pid of cli) process.kill(Number(pid), 'SIGKILL');
     job.main.kill('SIGKILL');
+    for (const pid of cli) process.kill(Number(pid), 'SIGKILL');
     await job.exited;
     expect(budgetsOf(sandbox, 'canary').last).toEqual({ nodes: '1', reasons: ['Drifted'] });
     const state = entries(await readFile(job.files.GITHUB_STATE, 'utf8'));
