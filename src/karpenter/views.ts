@@ -89,6 +89,23 @@ export interface NodeClaimView {
   conditions: Record<string, ConditionView>;
 }
 
+/**
+ * "On target", the one definition plan, upgrade, wait and the result document count with: not being deleted, its
+ * status.imageID one of the target AMIs, and Initialized (a replacement still starting is not there yet). `status`
+ * counts the same against what each class selects now, and calls it UP-TO-DATE.
+ */
+export function isOnTarget(
+  claim: Pick<NodeClaimView, 'deleting' | 'imageId' | 'conditions'>,
+  targets: ReadonlySet<string>,
+): boolean {
+  return (
+    !claim.deleting &&
+    claim.imageId !== undefined &&
+    targets.has(claim.imageId) &&
+    claim.conditions.Initialized?.status === 'True'
+  );
+}
+
 export interface TaintView {
   key: string;
   value?: string;

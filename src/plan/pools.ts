@@ -1,7 +1,7 @@
 // Per NodePool: which NodeClaims the new AMIs make drift, and how fast Karpenter may replace them now. "Will drift"
 // means `status.imageID` is not among the class's target AMIs, the same test Karpenter's AMIDrift makes against
 // `status.amis` (STYLE.md "Domain words"); the pace is the Drifted disruption budget (DOMAIN.md §2.6).
-import type { Inventory, NodeClaimView, NodePoolView } from '../karpenter/views.js';
+import { isOnTarget, type Inventory, type NodeClaimView, type NodePoolView } from '../karpenter/views.js';
 import { allowedDisruptions, driftWaves, type Budget, type DisruptionReason } from '../karpenter/budgets.js';
 import { budgetMapping } from '../karpenter/budget-mapping.js';
 import { karpDriftHold } from '../apis/budget-hold.js';
@@ -94,7 +94,7 @@ export function nodePoolPlan(
     nodeClass: pool.nodeClass,
     nodes: live.length,
     toDrift: drifting.length,
-    onTarget: live.filter((c) => c.imageId !== undefined && targetIds.has(c.imageId)).length,
+    onTarget: live.filter((c) => isOnTarget(c, targetIds)).length,
     launching: live.filter((c) => c.imageId === undefined).length,
     drifting,
     allowedDisruptions: budget.allowed,

@@ -51,7 +51,11 @@ export function progressFrame(
     const counts = (['drifted', 'disrupting', 'launching', 'initializing'] as const).flatMap((k) =>
       pool[k] > 0 ? [`${pool[k]} ${k}`] : [],
     );
-    const head = `${pool.name.padEnd(width)}  ${bar}  ${pool.replaced}/${scale} replaced`;
+    // Nothing was off target when the run first listed it (a re-run, a NodePool already rolled): `0/0 replaced` read
+    // as if nothing had been done, so say where its nodes stand.
+    const count =
+      scale > 0 ? `${pool.replaced}/${scale} replaced` : pool.total === 0 ? 'no nodes' : `${pool.onTarget}/${pool.total} already on target`;
+    const head = `${pool.name.padEnd(width)}  ${bar}  ${count}`;
     const done = pool.done ? `  ${paint(GREEN, 'done')}` : '';
     const indent = ' '.repeat(width + 2);
     const oneLine = [head, ...counts].join('  ');

@@ -2,7 +2,7 @@
 // Event message, and the live display's stage line with an ETA. Pure.
 import type { Checkpoint } from '../gates/request.js';
 import type { Budget } from '../karpenter/budgets.js';
-import { humanDuration, plural, utcTime } from '../text/words.js';
+import { etaDuration, humanDuration, plural, utcTime } from '../text/words.js';
 import type { StageDecision, StageEvent, StagePlan } from '../stages/controller.js';
 import type { HoldMechanism } from '../stages/hold-mechanism.js';
 import { remainingMs, type EtaPosition, type EtaStage } from '../stages/eta.js';
@@ -135,13 +135,13 @@ export function stageLine(state: StageState, etaMs: number | undefined): string 
   const head = `Stage ${s.index + 1}/${state.stages} ${s.name}, wave ${Math.min(state.wave + 1, s.targets.length)}/${s.targets.length}`;
   const what =
     state.phase === 'soak' && state.soakUntil !== undefined
-      ? `soaking, ${humanDuration(state.soakUntil.getTime() - state.at.getTime())} left`
+      ? `soaking, ${etaDuration(state.soakUntil.getTime() - state.at.getTime())} left`
       : state.phase === 'finishing'
         ? `${s.started} of ${s.size} started, last ones finishing`
         : state.phase === 'gating'
           ? `gates at ${state.checkpoint?.point === 'soak-end' ? 'soak' : 'wave'} end${state.gateWaiting ? `: ${state.gateWaiting}` : ''}`
           : `${s.started} of ${s.size} started (wave: up to ${s.targets[state.wave] ?? s.size})`;
-  return `${head}: ${what}${etaMs !== undefined && Number.isFinite(etaMs) ? `; ETA ~${humanDuration(etaMs)}` : ''}`;
+  return `${head}: ${what}${etaMs !== undefined && Number.isFinite(etaMs) ? `; ETA ~${etaDuration(etaMs)}` : ''}`;
 }
 
 /** The plan's stages section (plan and upgrade, before asking). */
@@ -165,7 +165,7 @@ export function stagedPlanLines(p: StagedPlan): string[] {
     });
   });
   const estimate = Number.isFinite(p.estimateMs)
-    ? `about ${humanDuration(p.estimateMs)}`
+    ? `about ${etaDuration(p.estimateMs)}`
     : 'unknown (a NodePool allows no Drifted disruption)';
   lines.push(
     `  Estimate: ${estimate}${p.soaks > 0 ? ` (${plural(p.soaks, 'soak')} of ${humanDuration(p.soakMs)} included)` : ''}, assuming ${humanDuration(REPLACEMENT_MS)} per replacement,`,

@@ -18,8 +18,13 @@ export interface NodePoolStatus {
   nodeClass: string;
   /** NodeClaims of the NodePool not being deleted. */
   nodes: number;
-  /** Those whose status.imageID is in the EC2NodeClass's status.amis. */
-  onTarget: number;
+  /**
+   * Those whose status.imageID is in the EC2NodeClass's status.amis, Initialized: up to date with what the class
+   * selects now, as kubectl's UP-TO-DATE counts replicas on the current template. Not "on target": that word is
+   * plan's and upgrade's, for the AMIs a `--to` pins, and before an upgrade the two differ (3/3 up to date, 0 on the
+   * 1.30 AMIs).
+   */
+  upToDate: number;
   /** Their Nodes' nodeInfo.kubeletVersion → count (NodeClaims not yet registered have none). */
   byKubeletVersion: Record<string, number>;
   /** Their status.imageID → count. */
@@ -99,7 +104,7 @@ export function snapshotStatus(snapshot: Snapshot, inventory: StatusContext, now
         name: p.name,
         nodeClass: p.nodeClass,
         nodes: p.total,
-        onTarget: p.onTarget,
+        upToDate: p.onTarget,
         byKubeletVersion: sorted(byKubeletVersion),
         byImage: sorted(byImage),
         drifted: p.drifted,
@@ -132,7 +137,7 @@ const COLUMNS: Array<{ header: string; wide?: true; cell: (p: NodePoolStatus) =>
   { header: 'NODEPOOL', cell: (p) => p.name },
   { header: 'NODECLASS', cell: (p) => p.nodeClass },
   { header: 'NODES', cell: (p) => String(p.nodes) },
-  { header: 'ON-TARGET', cell: (p) => String(p.onTarget) },
+  { header: 'UP-TO-DATE', cell: (p) => String(p.upToDate) },
   { header: 'DRIFTED', cell: (p) => String(p.drifted) },
   { header: 'DISRUPTING', cell: (p) => String(p.disrupting) },
   { header: 'LAUNCHING', cell: (p) => String(p.launching) },
@@ -170,7 +175,7 @@ export function statusJson(status: ClusterStatus, cluster: ClusterIdentity, comp
       name: p.name,
       nodeClass: p.nodeClass,
       nodes: p.nodes,
-      onTarget: p.onTarget,
+      upToDate: p.upToDate,
       byKubeletVersion: p.byKubeletVersion,
       byImage: p.byImage,
       drifted: p.drifted,

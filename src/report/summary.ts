@@ -192,12 +192,12 @@ function statusSection(status: Doc): string[] {
     '#### NodePools',
     '',
     ...table(
-      ['NodePool', 'EC2NodeClass', 'nodes', 'on target', 'drifted', 'disrupting'],
+      ['NodePool', 'EC2NodeClass', 'nodes', 'up to date', 'drifted', 'disrupting'],
       pools.map((p) => [
         code(p.name),
         code(p.nodeClass),
         str(p.nodes ?? ''),
-        str(p.onTarget ?? ''),
+        str(p.upToDate ?? ''),
         str(p.drifted ?? ''),
         str(p.disrupting ?? ''),
       ]),

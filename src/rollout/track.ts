@@ -1,6 +1,6 @@
 // Where a drift rollout stands, per NodePool, computed from a snapshot (src/rollout/README.md has the phases and
 // what "done" means). Pure: `now` is an argument, and the follow loop decides when to call it.
-import type { ConditionView, NodeClaimView, NodeView } from '../karpenter/views.js';
+import { isOnTarget, type ConditionView, type NodeClaimView, type NodeView } from '../karpenter/views.js';
 import type { Snapshot } from './snapshot.js';
 import { plural } from '../text/words.js';
 
@@ -179,7 +179,7 @@ function nodePoolProgress(
     const drifted = isTrue(claim.conditions, 'Drifted');
     const disrupting = isDisrupting(claim, node);
     if (!claim.deleting) c.total += 1;
-    if (!claim.deleting && onImage && initialized) c.onTarget += 1;
+    if (isOnTarget(claim, targets)) c.onTarget += 1;
     if (drifted) c.drifted += 1;
     if (disrupting) c.disrupting += 1;
     if (!claim.deleting && !registered) c.launching += 1;

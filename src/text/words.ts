@@ -23,6 +23,22 @@ export function utcTime(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+/**
+ * An estimate or a time left, in one form at every size: `45s`, `1m32s`, `12m`, `1h5m`, `2d4h`. HumanDuration (below,
+ * kubectl's AGE) switches from `92s` to `3m15s` at two minutes and drops the seconds at ten, so a ticking ETA read as
+ * two formats; seconds are kept while they are a sizeable part (under ten minutes), minutes while under two days.
+ */
+export function etaDuration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.trunc(seconds / 60);
+  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
+  if (minutes < 60) return `${minutes}m`;
+  const hours = Math.trunc(minutes / 60);
+  if (hours < 48) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
+  return humanDuration(ms);
+}
+
 /** apimachinery util/duration `HumanDuration`: `45s`, `5m30s`, `3h`, `2d4h`, `400d`, `3y12d`. */
 export function humanDuration(ms: number): string {
   const seconds = Math.trunc(ms / 1000);

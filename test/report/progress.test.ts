@@ -92,6 +92,20 @@ describe('terminal frame', () => {
     `);
   });
 
+  it('says where a NodePool stands when nothing was left to replace (a re-run), not "0/0 replaced"', () => {
+    const rolled = members(
+      nodeClaim({ name: 'general-new01', imageId: 'ami-new' }),
+      nodeClaim({ name: 'general-new02', imageId: 'ami-new' }),
+    );
+    const again = track(undefined, snapshotOf(rolled), rollout, at(0, 5));
+    expect(frame(progressFrame(again, [], at(0, 5)))).toMatchInlineSnapshot(`
+      "Drift to Kubernetes 1.30: 5s elapsed
+      general  [████████████████████]  2/2 already on target  done
+      gpu      [████████████████████]  no nodes  done
+      "
+    `);
+  });
+
   it('fits an 80-column screen: the counts get a line of their own, the blocker is cut', () => {
     expect(frame(progressFrame(progress, blockers, at(12, 5), { screen: { columns: 80, rows: 24 } })))
       .toMatchInlineSnapshot(`

@@ -374,7 +374,7 @@ describe('stagedPlanLines', () => {
       '  Stage 2 rollout: 13 old nodes in 3 waves (1, +6, +6)',
       '    nodepool/general  10 old nodes  waves 1, +4, +5  held with budget: no GitOps or IaC tool manages its budgets',
       '    nodepool/gitops    3 old nodes  waves 0, +2, +1  held with node: its budgets are managed by Argo CD (field manager argocd-controller), which would put them back',
-      '  Estimate: about 100m (4 soaks of 15m included), assuming 5m per replacement,',
+      '  Estimate: about 1h40m (4 soaks of 15m included), assuming 5m per replacement,',
       "  in parallel up to each NodePool's own budget; progress shows the real rate.",
     ]);
   });

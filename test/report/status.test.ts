@@ -57,9 +57,9 @@ describe('status report', () => {
 
   it('draws a kubectl-style table, then the blockers', () => {
     expect(statusTable(status, { wide: true })).toMatchInlineSnapshot(`
-      "NODEPOOL   NODECLASS   NODES   ON-TARGET   DRIFTED   DISRUPTING   LAUNCHING   KUBELET                                       AMI                   AMI-SELECTOR
-      frozen     default     2       0           2         0            0           v1.29.8-eks-a1b2c3d=2                         ami-old=2             id=ami-new
-      general    default     3       1           1         1            1           v1.29.8-eks-a1b2c3d=1,v1.30.4-eks-e5f6a7b=1   ami-new=2,ami-old=1   id=ami-new
+      "NODEPOOL   NODECLASS   NODES   UP-TO-DATE   DRIFTED   DISRUPTING   LAUNCHING   KUBELET                                       AMI                   AMI-SELECTOR
+      frozen     default     2       0            2         0            0           v1.29.8-eks-a1b2c3d=2                         ami-old=2             id=ami-new
+      general    default     3       1            1         1            1           v1.29.8-eks-a1b2c3d=1,v1.30.4-eks-e5f6a7b=1   ami-new=2,ami-old=1   id=ami-new
 
       STALL-BUDGET: No allowed disruptions for reason Drifted (NodePool frozen)
         - spec.disruption.budgets[0] {nodes: "0", reasons: [Drifted]} is always active
@@ -107,7 +107,7 @@ describe('status report', () => {
             "name": "frozen",
             "nodeClass": "default",
             "nodes": 2,
-            "onTarget": 0,
+            "upToDate": 0,
             "byKubeletVersion": {
               "v1.29.8-eks-a1b2c3d": 2
             },
@@ -139,7 +139,7 @@ describe('status report', () => {
             "name": "general",
             "nodeClass": "default",
             "nodes": 3,
-            "onTarget": 1,
+            "upToDate": 1,
             "byKubeletVersion": {
               "v1.29.8-eks-a1b2c3d": 1,
               "v1.30.4-eks-e5f6a7b": 1
@@ -190,9 +190,9 @@ describe('status report', () => {
     );
     const text = statusTable(paused);
     expect(text.slice(0, text.indexOf('STALL-'))).toMatchInlineSnapshot(`
-      "NODEPOOL   NODECLASS   NODES   ON-TARGET   DRIFTED   DISRUPTING   LAUNCHING
-      frozen     default     2       0           2         0            0
-      general    default     3       1           1         1            1
+      "NODEPOOL   NODECLASS   NODES   UP-TO-DATE   DRIFTED   DISRUPTING   LAUNCHING
+      frozen     default     2       0            2         0            0
+      general    default     3       1            1         1            1
 
       Drift held by karp-drift:
       NODEPOOL   HOLD                        AGE   RUN
