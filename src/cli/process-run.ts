@@ -1,6 +1,7 @@
 // The CLI's run environment taken from this process: its streams, terminal, environment and signals. Shared by the
 // two entries, dist/main.js (every command) and dist/help.cjs (help and version only, see bin.ts).
 import { basename } from 'node:path';
+import { closeSync, openSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import type { RunEnvironment } from './program.js';
 
@@ -15,10 +16,21 @@ export function exitQuietlyOnEpipe(): void {
   });
 }
 
+/** This process has a controlling terminal it may write to (/dev/tty opens): a session, not a daemon or a CI job. */
+function controllingTerminal(): boolean {
+  try {
+    closeSync(openSync('/dev/tty', 'w'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function processRunEnvironment(signal: AbortSignal): RunEnvironment {
   // Which streams are terminals, from their file descriptors: process.stdin is a stream made on first use (about
   // 4 ms of fs streams), which only a prompt needs.
   const [stdin, stdout, stderr] = [isatty(0), isatty(1), isatty(2)];
+  const tty = stdin && !stderr && controllingTerminal();
   return {
     io: {
       out: (s) => void process.stdout.write(s),
@@ -34,7 +46,8 @@ export function processRunEnvironment(signal: AbortSignal): RunEnvironment {
         tty?.on('resize', listener);
         return () => void tty?.off('resize', listener);
       },
-      canPrompt: stdin && stderr,
+      canPrompt: stdin && (stderr || tty),
+      promptOn: stderr ? 'stderr' : 'tty',
     },
     env: process.env,
     stdoutIsTTY: stdout,

@@ -10,10 +10,15 @@ export interface Io {
   /** stdout and stdin are a terminal: confirmation prompts and live redraws are allowed. */
   interactive: boolean;
   /**
-   * stdin and stderr are a terminal: the confirmation can be asked there whatever stdout is (`upgrade | tee log` asks,
-   * as `terraform apply | tee` does). Absent means no.
+   * stdin is a terminal and the question can be shown on one: the confirmation can be asked whatever stdout is
+   * (`upgrade | tee log` asks, as `terraform apply | tee` does). Absent means no.
    */
   canPrompt?: boolean;
+  /**
+   * Where the question is shown: stderr, or with stderr a pipe (`2>&1 | tee log`) the controlling terminal itself,
+   * /dev/tty, as ssh and sudo ask for a password. Absent: stderr.
+   */
+  promptOn?: 'stderr' | 'tty';
   /** The size of the terminal `stream` is shown on; undefined when that stream is a pipe or a file. */
   screen?(stream: 'out' | 'err'): Screen | undefined;
   /** Calls `listener` when the terminal is resized (SIGWINCH); returns how to stop. */

@@ -1,6 +1,8 @@
 // What upgrade and rollback share: NDJSON event lines, the confirmation rule (a terminal asks; without one, --yes is
 // required; --dry-run changes nothing and needs neither), and applying classes one after another.
+import { openSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { WriteStream } from 'node:tty';
 import type { CommandContext } from './context.js';
 import { InterruptedError, KarpDriftError, RefusedError, UsageError } from '../errors.js';
 import type { UpgradeOptions } from './options.js';
@@ -10,12 +12,16 @@ export function event(type: string, body: Record<string, unknown>): string {
 }
 
 /**
- * The answer typed at the prompt, or null when the input ended (Ctrl-D). The question goes to stderr and the answer
- * comes from stdin, so stdout may be a pipe. Ctrl-C reaches readline as a key (the terminal is in raw mode), not as
+ * The answer typed at the prompt, or null when the input ended (Ctrl-D). The question goes to stderr (or, when stderr
+ * is a pipe, to the terminal itself: `2>&1 | tee log` keeps the log and still asks) and the answer comes from stdin,
+ * so stdout may be a pipe. Ctrl-C reaches readline as a key (the terminal is in raw mode), not as
  * a signal, so it is handled here as well as SIGINT/SIGTERM from outside (ctx.signal).
  */
 function ask(ctx: CommandContext, question: string): Promise<string | null> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  const tty = ctx.io.promptOn === 'tty' ? new WriteStream(openSync('/dev/tty', 'w')) : undefined;
+  const rl = createInterface({ input: process.stdin, output: tty ?? process.stderr, terminal: true });
+  // The cursor is still after the question when it ends unanswered: what follows starts on a line of its own.
+  const newline = () => (tty ? tty.write('\n') : ctx.io.err('\n'));
   return new Promise<string | null>((resolve, reject) => {
     let settled = false;
     const settle = (fn: () => void) => {
@@ -24,16 +30,22 @@ function ask(ctx: CommandContext, question: string): Promise<string | null> {
       ctx.signal.removeEventListener('abort', onAbort);
       rl.close();
       fn();
+      tty?.end();
     };
     const interrupted = () =>
       settle(() => {
-        ctx.io.err('\n'); // the cursor is still after the question
+        newline();
         reject(new InterruptedError('interrupted at the confirmation; nothing was changed'));
       });
     const onAbort = () => interrupted();
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     rl.on('SIGINT', interrupted);
-    rl.on('close', () => settle(() => resolve(null)));
+    rl.on('close', () =>
+      settle(() => {
+        newline();
+        resolve(null);
+      }),
+    );
     rl.question(`\n${question}\n  Only 'yes' will be accepted: `, (answer: string) => settle(() => resolve(answer)));
     if (ctx.signal.aborted) interrupted();
   });
@@ -50,13 +62,14 @@ export async function confirmOrRefuse(
 ): Promise<void> {
   if (options.dryRun || options.yes) return;
   if (ctx.io.canPrompt !== true) {
-    throw new UsageError(`${command} changes the cluster and there is no terminal to confirm on (stdin and stderr must be one); nothing was changed`, {
+    throw new UsageError(`${command} changes the cluster and there is no terminal to confirm on (stdin must be one); nothing was changed`, {
       hint: 'pass --yes to apply without asking, or --dry-run to have the API server validate the change',
     });
   }
   const answer = await ask(ctx, question);
+  // Asked on the terminal itself (stderr is the log): the log says what was asked and answered.
+  if (ctx.io.promptOn === 'tty') ctx.io.err(`${question}\nAsked at the terminal; answered ${answer === null ? '(nothing: the input ended)' : JSON.stringify(answer.trim())}\n`);
   if (answer == null) {
-    ctx.io.err('\n');
     throw new RefusedError(`${command} not confirmed (the input ended); nothing was changed`);
   }
   if (answer.trim() !== 'yes') throw new RefusedError(`${command} not confirmed (answered ${JSON.stringify(answer.trim())}, not yes); nothing was changed`);

@@ -23,6 +23,8 @@ function atTerminal(
   sandbox: Sandbox,
   args: string[],
   answer: string,
+  // How the shell runs the CLI: stdout to the file (the default), or e.g. stdout and stderr through tee into it.
+  redirect = 'exec "$@" > "$OUT"',
 ): Promise<PtyRun> {
   const out = join(
     mkdtempSync(join(tmpdir(), "karp-drift-confirm-")),
@@ -30,7 +32,7 @@ function atTerminal(
   );
   const pty = spawnPty(
     "/bin/sh",
-    ["-c", 'exec "$@" > "$OUT"', "sh", process.execPath, MAIN, ...args],
+    ["-c", redirect, "sh", process.execPath, MAIN, ...args],
     {
       cols: 80,
       rows: 30,
@@ -114,5 +116,21 @@ describe("the confirmation prompt (stdin and stderr a terminal, stdout not)", ()
     expect(noTerminal.stderr).toContain(
       "error: rollback changes the cluster and there is no terminal to confirm on",
     );
+  });
+
+  it("asks on the terminal when stderr is a pipe too (2>&1 | tee log), and the log records the answer", async () => {
+    const sandbox = await scenario("default");
+    const run = await atTerminal(
+      sandbox,
+      ["upgrade", "--to", "1.30", "--no-wait"],
+      "yes\r",
+      '"$@" 2>&1 | tee "$OUT"',
+    );
+    expect(run.code, run.screen).toBe(0);
+    expect(run.stdout).toContain("Plan: 2 EC2NodeClasses to change, 12 nodes to replace.");
+    expect(run.stdout).toContain('Asked at the terminal; answered "yes"');
+    expect(run.stdout).not.toContain(PROMPT); // the question itself went to the terminal, not into the log
+    expect(run.stdout).toContain("Applied 2 EC2NodeClass change(s); not waiting (--no-wait).");
+    expect(httpWrites(sandbox)).toBeGreaterThan(0);
   });
 });
