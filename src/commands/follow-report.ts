@@ -70,7 +70,9 @@ export function reportNodeClassReady(run: FollowRun, r: Extract<Readiness, { sta
     );
   else if (!ctx.globals.quiet)
     (display ? (t: string) => display.log(t) : (t: string) => ctx.io.err(t))(
-      `ec2nodeclass/${r.nodeClass}: AMIsReady with ${r.amis.map((a) => a.id).join(', ')} (generation ${r.generation})\n`,
+      r.by === 'status.amis'
+        ? `ec2nodeclass/${r.nodeClass}: status.amis has ${r.amis.map((a) => a.id).join(', ')} (generation ${r.generation}; this Karpenter sets no AMIsReady)\n`
+        : `ec2nodeclass/${r.nodeClass}: ${r.by} with ${r.amis.map((a) => a.id).join(', ')} (generation ${r.generation})\n`,
     );
 }
 

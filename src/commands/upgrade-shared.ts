@@ -68,7 +68,10 @@ export async function confirmOrRefuse(
   }
   const answer = await ask(ctx, question);
   // Asked on the terminal itself (stderr is the log): the log says what was asked and answered.
-  if (ctx.io.promptOn === 'tty') ctx.io.err(`${question}\nAsked at the terminal; answered ${answer === null ? '(nothing: the input ended)' : JSON.stringify(answer.trim())}\n`);
+  if (ctx.io.promptOn === 'tty') {
+    const answered = answer == null ? '(nothing: the input ended)' : JSON.stringify(answer.trim());
+    ctx.io.err(`${question}\nAsked at the terminal; answered ${answered}\n`);
+  }
   if (answer == null) {
     throw new RefusedError(`${command} not confirmed (the input ended); nothing was changed`);
   }

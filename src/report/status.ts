@@ -6,6 +6,7 @@ import type { ClusterIdentity } from '../apis/cluster-identity.js';
 import type { AmiSelectorTerm, DiagnosisReads, Inventory, KarpenterApi } from '../karpenter/views.js';
 import { inventorySnapshot, type Snapshot } from '../rollout/snapshot.js';
 import { diagnose, type Blocker } from '../rollout/stalls.js';
+import { amisCondition } from '../rollout/readiness.js';
 import { amiSelectorTermText } from '../text/words.js';
 import { claimsByNodePool, nodeOf, rolloutProgress, type RolloutScope } from '../rollout/track.js';
 import { blockerText } from './progress.js';
@@ -65,7 +66,9 @@ export function snapshotStatus(snapshot: Snapshot, inventory: StatusContext, now
   const pools = [...inventory.nodePools].sort((a, b) => a.name.localeCompare(b.name));
   const targetImageIds: Record<string, string[]> = {};
   for (const c of snapshot.nodeClasses.values()) {
-    targetImageIds[c.name] = c.conditions.AMIsReady?.status === 'True' ? c.statusAmis.map((a) => a.id) : [];
+    // v0.32–v0.36 write no condition on an EC2NodeClass: status.amis is what it selects.
+    const condition = amisCondition(c);
+    targetImageIds[c.name] = condition === undefined || condition.status === 'True' ? c.statusAmis.map((a) => a.id) : [];
   }
   // startedAt = now: with no change applied, "not drifting N minutes after the change" has no meaning.
   const scope: RolloutScope = {

@@ -14,7 +14,7 @@ import { HOLD_ANNOTATION, holdBudgetText, karpDriftHold, switchTime } from '../a
 import { holdState, holdStateLabel, holdStateNext, liveRunText } from '../apis/hold-state.js';
 import { claimsByNodePool, isDisrupting, isTrue, nodeOf, type RolloutScope } from './track.js';
 import { amiSelectorTermText, humanDuration, plural, utcTime } from '../text/words.js';
-import { launchesNothing, rollbackCommand, unresolvedAlias } from './readiness.js';
+import { amisCondition, launchesNothing, rollbackCommand, takenTargets, unresolvedAlias } from './readiness.js';
 
 export type { Blocker, DiagnosisContext, Facts, Pool, StallCode } from './blocker.js';
 
@@ -148,17 +148,22 @@ function amisNotReady(f: Facts, nodeClass: string): Blocker[] {
   ];
 }
 
-/** AMIsReady has seen the applied generation (a condition without observedGeneration cannot tell: trust it). */
+/**
+ * Karpenter has taken the applied generation: its AMI condition has seen it (one without observedGeneration cannot
+ * tell: trust it), or, on v0.32–v0.36, which write no condition, status.amis holds the targets.
+ */
 function observed(scope: RolloutScope, view: NodeClassView): boolean {
   const applied = scope.nodeClassGenerations?.[view.name];
-  const seen = view.conditions.AMIsReady?.observedGeneration;
-  return view.conditions.AMIsReady !== undefined && (applied === undefined || seen === undefined || seen >= applied);
+  const condition = amisCondition(view);
+  if (condition === undefined) return takenTargets(view, scope.targetImageIds[view.name] ?? []);
+  const seen = condition.observedGeneration;
+  return applied === undefined || seen === undefined || seen >= applied;
 }
 
 function notDrifting(f: Facts, pool: Pool): Blocker[] {
   const { scope } = f.context;
   const view = pool.nodeClassView;
-  const amisReady = view?.conditions.AMIsReady;
+  const amisReady = view && amisCondition(view);
   const elapsed = f.now.getTime() - scope.startedAt.getTime();
   if (view === undefined || amisReady?.status === 'False' || elapsed < NOT_DRIFTING_AFTER_MS) return [];
   const karpenterLogs = KARPENTER_LOGS;
@@ -173,8 +178,8 @@ function notDrifting(f: Facts, pool: Pool): Blocker[] {
         message: `EC2NodeClass "${view.name}" has not observed generation ${applied} ${humanDuration(elapsed)} after the change (NodePool ${pool.name})`,
         evidence: [
           amisReady === undefined
-            ? 'the EC2NodeClass has no AMIsReady condition'
-            : `AMIsReady observedGeneration ${amisReady.observedGeneration ?? '?'} (${amisReady.status} ${amisReady.reason})`,
+            ? `the EC2NodeClass has no conditions (Karpenter v0.32–v0.36 write none) and its status.amis lists ${view.statusAmis.map((a) => a.id).join(', ') || 'nothing'}, not every target`
+            : `${view.conditions.AMIsReady ? 'AMIsReady' : 'Ready'} observedGeneration ${amisReady.observedGeneration ?? '?'} (${amisReady.status} ${amisReady.reason})`,
         ],
         next: `Is Karpenter running? kubectl get pods -A -l app.kubernetes.io/name=karpenter; then ${karpenterLogs}`,
       },

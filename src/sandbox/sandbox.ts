@@ -15,7 +15,7 @@ import { badAmiFault } from './scenarios/bad-ami.js';
 import { buildCluster, type BuiltCluster } from './scenarios/build.js';
 import { karpenterConversions, karpenterCrds } from './scenarios/karpenter-crds.js';
 import { loadScenario } from './scenarios/load.js';
-import { budgetSupport, karpenterVersionOf, registrationHealthRule } from './scenarios/versions.js';
+import { budgetSupport, karpenterVersionOf, nodeClassConditions, registrationHealthRule } from './scenarios/versions.js';
 import { seededRandom } from './scenarios/random.js';
 import type { Scenario } from './scenarios/schema.js';
 
@@ -81,6 +81,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       karpenterApi: api,
       budgets: budgetSupport(release),
       registrationHealth: registrationHealthRule(release) ?? 'none',
+      nodeClassConditions: nodeClassConditions(release),
       timing: {
         ...scenario.timing,
         registerSeconds: [scenario.timing.registerSeconds[0], scenario.timing.registerSeconds[1]],

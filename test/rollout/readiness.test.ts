@@ -36,6 +36,26 @@ describe('nodeClassReadiness', () => {
       },
     ],
     [
+      'v0.32–v0.36 write no condition: status.amis holding the target is all there is',
+      nodeClass({ conditions: {} }),
+      { state: 'ready', amis: [{ id: 'ami-new', name: 'amazon-eks-node-al2023-x86_64-standard-1.30-v20250801' }] },
+    ],
+    [
+      'v0.32–v0.36, status.amis not updated yet',
+      nodeClass({ statusAmis: [{ id: 'ami-old', requirements: [] }], conditions: {} }),
+      { state: 'pending' },
+    ],
+    [
+      "v0.37's Ready alone, at the applied generation",
+      nodeClass({ conditions: { Ready: condition('True', 'Ready', '', 2) } }),
+      { state: 'ready' },
+    ],
+    [
+      "v0.37's Ready alone, not at the applied generation yet",
+      nodeClass({ statusAmis: [{ id: 'ami-old', requirements: [] }], conditions: { Ready: condition('True', 'Ready', '', 1) } }),
+      { state: 'pending' },
+    ],
+    [
       'Karpenter has not reconciled the applied generation yet',
       nodeClass({
         statusAmis: [{ id: 'ami-old', requirements: [] }],

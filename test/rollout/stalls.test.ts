@@ -917,6 +917,23 @@ describe('STALL-NOT-DRIFTING', () => {
     ]);
   });
 
+  it('on v0.32–v0.36, whose EC2NodeClass has no conditions, reads status.amis: taken means the NodeClaims should drift', () => {
+    const v036 = nodeClass({ conditions: {} });
+    const [b] = diagnosis({ claims: quiet, nodeClasses: [v036], karpenterApi: 'v1beta1' }, at(12));
+    expect(b?.message).toBe('2 NodeClaims off target without Drifted 12m after the EC2NodeClass changed (NodePool general)');
+    const drifted = diagnosis({ claims: [old1, old2], nodeClasses: [v036], karpenterApi: 'v1beta1', nodePools: [nodePool({ budgets: [] })] }, at(30));
+    expect(only(drifted, 'STALL-NOT-DRIFTING')).toEqual([]);
+  });
+
+  it('on v0.32–v0.36, a status.amis without the targets is a class not reconciled', () => {
+    const stale = nodeClass({ statusAmis: [{ id: 'ami-old', requirements: [] }], conditions: {} });
+    const [b] = diagnosis({ claims: quiet, nodeClasses: [stale], karpenterApi: 'v1beta1' }, at(12));
+    expect(b?.message).toBe('EC2NodeClass "default" has not observed generation 2 12m after the change (NodePool general)');
+    expect(b?.evidence).toEqual([
+      'the EC2NodeClass has no conditions (Karpenter v0.32–v0.36 write none) and its status.amis lists ami-old, not every target',
+    ]);
+  });
+
   it.each<[string, World, Date]>([
     ['it has been 9 minutes', { claims: quiet }, at(9)],
     ['the old NodeClaims are Drifted', { claims: [old1, old2], nodePools: [nodePool({ budgets: [] })] }, at(30)],

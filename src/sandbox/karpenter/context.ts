@@ -7,7 +7,7 @@ import type { AmiCatalog } from '../aws/types.js';
 import type { KubeStore } from '../kube-api/registry-store.js';
 import type { KubeObject } from '../kube-api/types.js';
 import type { SeededRandom } from '../scenarios/random.js';
-import type { BudgetSupport } from '../scenarios/versions.js';
+import type { BudgetSupport, NodeClassConditions } from '../scenarios/versions.js';
 import type { SimClock } from './clock.js';
 import type { DueQueue } from './due-queue.js';
 import type { DisruptionLog } from './disruption-log.js';
@@ -144,6 +144,8 @@ export interface SimMemory {
   pdbAllowed: Map<string, number>;
   /** EC2NodeClass → the generation whose AMI reconcile failed with an error, and when it is retried (simulated ms). */
   nodeClassRetryAt: Map<string, { generation: number; at: number }>;
+  /** EC2NodeClass name → the generation last reconciled, for releases whose status has no AMIsReady to tell. */
+  nodeClassReconciled: Map<string, number>;
   /** NodeClaim → simulated ms its deletion was first seen (terminationGracePeriod counts from there). */
   deletingSince: Map<string, number>;
   /** Pods waiting for a node (namespace/name). */
@@ -215,6 +217,8 @@ export interface SimContext {
    * v0.37), or none, one command at a time for the whole cluster (v0.32–v0.33).
    */
   budgets: BudgetSupport;
+  /** Which conditions the release's EC2NodeClass status has (scenarios/versions.ts). */
+  nodeClassConditions: NodeClassConditions;
   /** How the release keeps NodeRegistrationHealthy (scenarios/versions.ts); undefined: it has no such condition. */
   registrationHealthRule: RegistrationHealthRule | undefined;
   memory: SimMemory;

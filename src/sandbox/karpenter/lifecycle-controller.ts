@@ -31,6 +31,7 @@ import {
   rfc3339,
   ZONES,
 } from './objects.js';
+import { nodeClassReady } from './nodeclass-controller.js';
 import { recordLaunchOutcome } from './registration-health.js';
 import { instanceTypeOf, newInstance } from './replacement.js';
 import { LAUNCH_TTL_MS } from '../../karpenter/lifecycle.js';
@@ -110,7 +111,7 @@ function launch(ctx: SimContext, claim: KubeObject, phase: Phase, now: number): 
     EC2NODECLASSES,
     spec<{ nodeClassRef?: { name?: string } }>(claim).nodeClassRef?.name ?? '',
   );
-  const ready = nodeClass ? conditionOf(nodeClass, 'Ready') : undefined;
+  const ready = nodeClass ? nodeClassReady(ctx, nodeClass) : undefined;
   if (!nodeClass)
     return insufficientCapacity(ctx, claim, 'resolving node class, ec2nodeclasses.karpenter.k8s.aws not found');
   if (ready?.status === 'False') {

@@ -36,7 +36,11 @@ export function reconcileNodeClasses(ctx: SimContext): void {
     // for the next change.
     if (failing?.generation === generation) {
       if (now < failing.at) continue;
-    } else if (conditionOf(nodeClass, 'AMIsReady')?.observedGeneration === generation) continue;
+    } else if (
+      ctx.memory.nodeClassReconciled.get(name) === generation ||
+      (ctx.nodeClassConditions === 'all' && conditionOf(nodeClass, 'AMIsReady')?.observedGeneration === generation)
+    )
+      continue;
     reconcileNodeClass(ctx, nodeClass, generation);
   }
 }
@@ -79,7 +83,52 @@ function reconcileNodeClass(ctx: SimContext, nodeClass: KubeObject, generation: 
     ctx.log(`ec2nodeclass ${name}: AMIsReady=False ${resolution.reason}: ${resolution.message}`);
   }
   conditions = withCondition(conditions, { ...readyCondition(conditions ?? [], generation), observedGeneration: generation }, now);
-  writeStatus(ctx, EC2NODECLASSES, nodeClass, { ...rest, ...(amis !== undefined ? { amis } : {}), conditions });
+  if (!('error' in resolution)) ctx.memory.nodeClassReconciled.set(name, generation);
+  const unconditioned: Record<string, unknown> = { ...rest };
+  delete unconditioned.conditions; // releaseConditions decides whether there are any
+  writeStatus(ctx, EC2NODECLASSES, nodeClass, {
+    ...unconditioned,
+    ...(amis !== undefined ? { amis } : {}),
+    ...releaseConditions(ctx, nodeClass, conditions ?? [], amis, generation, now),
+  });
+}
+
+/**
+ * The conditions as the release writes them (scenarios/versions.ts `nodeClassConditions`): all of them (v1); Ready
+ * alone, False while status.amis is empty (v0.37 `readiness.go`); or none at all (v0.32–v0.36).
+ */
+function releaseConditions(
+  ctx: SimContext,
+  nodeClass: KubeObject,
+  conditions: Condition[],
+  amis: unknown[] | undefined,
+  generation: number,
+  now: Date,
+): { conditions?: Condition[] } {
+  if (ctx.nodeClassConditions === 'all') return { conditions };
+  if (ctx.nodeClassConditions === 'none') return {};
+  const resolved = (amis ?? []).length > 0;
+  const before = status<{ conditions?: Condition[] }>(nodeClass).conditions;
+  return {
+    conditions: withCondition(
+      before?.filter((c) => c.type === 'Ready'),
+      resolved
+        ? { type: 'Ready', status: 'True', reason: 'Ready', message: '', observedGeneration: generation }
+        : { type: 'Ready', status: 'False', reason: 'NodeClassNotReady', message: 'Failed to resolve AMIs', observedGeneration: generation },
+      now,
+    ),
+  };
+}
+
+/**
+ * Is the class ready to launch from? Its Ready condition where the release has one; v0.32–v0.36 have no conditions,
+ * and a launch needs only `status.amis` ("no amis exist given constraints" otherwise).
+ */
+export function nodeClassReady(ctx: SimContext, nodeClass: KubeObject): Pick<Condition, 'status' | 'message'> | undefined {
+  if (ctx.nodeClassConditions !== 'none') return conditionOf(nodeClass, 'Ready');
+  return (status<{ amis?: unknown[] }>(nodeClass).amis ?? []).length > 0
+    ? { status: 'True', message: '' }
+    : { status: 'False', message: 'no amis exist given constraints' };
 }
 
 /**

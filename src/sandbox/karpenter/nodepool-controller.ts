@@ -6,6 +6,7 @@
 // feed, so a pass writes only the NodePools whose counts or class readiness changed, within the step's work budget.
 import { EC2NODECLASSES, NODEPOOLS, setConditions, status, type SimContext } from './context.js';
 import { COUNTED, nodeClassOf, quantityText } from './nodepool-counts.js';
+import { nodeClassReady } from './nodeclass-controller.js';
 import { conditionOf } from './objects.js';
 
 export function reconcileNodePools(ctx: SimContext): void {
@@ -18,7 +19,7 @@ export function reconcileNodePools(ctx: SimContext): void {
     const t = counts.totals.get(name) ?? { cpu: 0, memory: 0, pods: 0, 'ephemeral-storage': 0, nodes: 0 };
     const resources = Object.fromEntries([...COUNTED, 'nodes' as const].map((r) => [r, quantityText(t[r], r)]));
     const nodeClass = ctx.store.get(EC2NODECLASSES, nodeClassOf(pool) ?? '');
-    const classReady = nodeClass ? conditionOf(nodeClass, 'Ready')?.status === 'True' : false;
+    const classReady = nodeClass ? nodeClassReady(ctx, nodeClass)?.status === 'True' : false;
     const current = status<{ resources?: unknown; nodes?: number }>(pool);
     const wanted = {
       NodeClassReady: classReady ? 'True' : 'False',

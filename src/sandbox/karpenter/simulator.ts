@@ -10,7 +10,7 @@ import type { AmiCatalog } from '../aws/types.js';
 import type { KubeStore } from '../kube-api/registry-store.js';
 import type { SimClock } from './clock.js';
 import type { SeededRandom } from '../scenarios/random.js';
-import type { BudgetSupport } from '../scenarios/versions.js';
+import type { BudgetSupport, NodeClassConditions } from '../scenarios/versions.js';
 import type { RegistrationHealthRule } from '../../karpenter/registration-health.js';
 import {
   DEFAULT_TIMING,
@@ -51,6 +51,8 @@ export interface SimulatorOptions {
   budgets?: BudgetSupport;
   /** How the release keeps NodeRegistrationHealthy (scenarios/versions.ts); default: `buffer` on v1, none on v1beta1. */
   registrationHealth?: RegistrationHealthRule | 'none';
+  /** Which conditions the release's EC2NodeClass status has (scenarios/versions.ts); default: `all`. */
+  nodeClassConditions?: NodeClassConditions;
   timing?: Partial<SimTiming>;
   faults?: SimFaults;
   /** Karpenter's log lines (`disrupting node(s)`, `launched nodeclaim`, ...), with the simulated time. */
@@ -122,6 +124,7 @@ export class KarpenterSimulator {
       controlPlaneVersion: options.controlPlaneVersion,
       karpenterApi: options.karpenterApi ?? 'v1',
       budgets: options.budgets ?? (options.karpenterApi === 'v1beta1' ? 'any-reason' : 'by-reason'),
+      nodeClassConditions: options.nodeClassConditions ?? 'all',
       registrationHealthRule:
         options.registrationHealth === 'none' || (!options.registrationHealth && options.karpenterApi === 'v1beta1')
           ? undefined
@@ -139,6 +142,7 @@ export class KarpenterSimulator {
         pdbAllowed: new Map(),
         deletingSince: new Map(),
         nodeClassRetryAt: new Map(),
+        nodeClassReconciled: new Map(),
         lastDisruptionPass: Number.NEGATIVE_INFINITY,
         disruptionRequeued: false,
         hostnamePlaceholders: 0,

@@ -55,6 +55,22 @@ export function registrationHealthRule(v: KarpenterVersion): RegistrationHealthR
 }
 
 /**
+ * Which conditions a release's EC2NodeClass status has (aws/karpenter-provider-aws, read at the tags):
+ * - `none`: v0.32–v0.36. `EC2NodeClassStatus` is subnets, security groups, `amis` and the instance profile, no
+ *   `conditions`: `status.amis` is all that says the AMIs were resolved.
+ * - `ready`: v0.37. `conditions` arrive with operatorpkg's `NewReadyConditions`, Ready alone
+ *   (`pkg/controllers/nodeclass/status/readiness.go`: False "NodeClassNotReady" "Failed to resolve AMIs" while
+ *   `status.amis` is empty).
+ * - `all`: v1.0 on. `AMIsReady`, `SubnetsReady`, `SecurityGroupsReady`, `InstanceProfileReady`, … and Ready over them.
+ */
+export type NodeClassConditions = 'none' | 'ready' | 'all';
+
+export function nodeClassConditions(v: KarpenterVersion): NodeClassConditions {
+  if (v.major >= 1) return 'all';
+  return v.minor >= 37 ? 'ready' : 'none';
+}
+
+/**
  * Whether a v1beta1 release also serves karpenter.sh/v1 and karpenter.k8s.aws/v1 (through its conversion webhook;
  * v1beta1 stays the storage version): the patches that prepared the upgrade to v1.0, v0.33.6+, v0.34.7+, v0.35.6+,
  * v0.36.3+ and v0.37.1+ (their CRDs list v1 first, `served: true, storage: false`, with `conversion.strategy:

@@ -55,12 +55,17 @@ export function controlPlaneAmis(sandbox: Sandbox, nodeClass: string, release?: 
 }
 
 /** Pins the class to the control plane's AMIs with a JSON merge patch, as `kubectl patch --type merge` would. */
-export async function pinToControlPlane(sandbox: Sandbox, nodeClass: string, release?: string): Promise<string[]> {
+export async function pinToControlPlane(
+  sandbox: Sandbox,
+  nodeClass: string,
+  release?: string,
+  version: 'v1' | 'v1beta1' = 'v1',
+): Promise<string[]> {
   const ids = controlPlaneAmis(sandbox, nodeClass, release);
   await customObjects(sandbox).patchClusterCustomObject(
     {
       group: 'karpenter.k8s.aws',
-      version: 'v1',
+      version,
       plural: 'ec2nodeclasses',
       name: nodeClass,
       body: { spec: { amiSelectorTerms: ids.map((id) => ({ id })) } },
