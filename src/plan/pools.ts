@@ -56,9 +56,24 @@ export interface NodePoolPlan {
   heldByKarpDrift?: { runId: string; since: string; allowance: number; everyReason?: boolean };
   /** driftWaves(toDrift, limit): rounds of replacements at the current limit; Infinity = cannot start. */
   waves: number;
+  /**
+   * Karpenter v0.32–v0.33: no disruption budgets at all (the v1beta1 NodePool has no `budgets` field, so none is
+   * stored), and the disruption controller starts no command while one is in flight anywhere in the cluster: one
+   * drift replacement at a time, for every NodePool together (DOMAIN.md §2.9).
+   */
+  budgetless?: true;
 }
 
 export function nodePoolPlan(
+  pool: NodePoolView,
+  inventory: Inventory,
+  targetIds: ReadonlySet<string>,
+  now: Date,
+): NodePoolPlan {
+  return paced(budgetedPlan(pool, inventory, targetIds, now), pool, inventory);
+}
+
+function budgetedPlan(
   pool: NodePoolView,
   inventory: Inventory,
   targetIds: ReadonlySet<string>,
@@ -115,6 +130,15 @@ export function nodePoolPlan(
       : {}),
     waves: driftWaves(drifting.length, budget.limit),
   };
+}
+
+/** nodePoolPlan, with a v0.32–v0.33 NodePool (no budgets) paced as its Karpenter paces it: one at a time. */
+function paced(plan: NodePoolPlan, pool: NodePoolView, inventory: Inventory): NodePoolPlan {
+  if (inventory.karpenterApi !== 'v1beta1' || pool.budgets !== undefined) return plan;
+  const busy = inventory.nodeClaims.some((c) => c.conditions.DisruptionReason?.status === 'True');
+  const out: NodePoolPlan = { ...plan, budgetless: true, limit: 1, allowedDisruptions: busy ? 0 : 1, waves: plan.toDrift };
+  delete out.blockingBudget; // the CRD default's 10% that this release does not have
+  return out;
 }
 
 function blockingBudget(

@@ -64,6 +64,8 @@ function poolLine(p: NodePoolPlan): string {
   if (p.launching > 0) counts.push(`${p.launching} launching`);
   const head = `nodepool/${p.name}: ${counts.join(', ')}`;
   if (p.toDrift === 0) return head;
+  if (p.budgetless)
+    return `${head}; no disruption budgets on this Karpenter (v0.32–v0.33): one drift replacement at a time in the whole cluster${p.allowedDisruptions === 0 ? ', one under way now' : ''} → ${waves(p.waves)}`;
   if (p.limit === Infinity) return `${head}; Drifted budget: no limit now → ${waves(p.waves)}`;
   const b = p.blockingBudget;
   const source =
@@ -176,6 +178,7 @@ export function planJson(plan: Plan, cluster: ClusterIdentity, staged?: Record<s
       limit: finite(p.limit),
       launching: p.launching,
       blockingBudget: p.blockingBudget,
+      ...(p.budgetless ? { budgetless: true } : {}),
       disrupting: p.disrupting,
       drifting: p.drifting,
     })),

@@ -234,7 +234,7 @@ describe('plan: NodePools, budgets and waves', () => {
       string,
       Budget[] | undefined,
       Partial<Inventory>,
-      { nodes: number; toDrift: number; onTarget: number; allowedDisruptions: number; limit: number; waves: number },
+      { nodes: number; toDrift: number; onTarget?: number; allowedDisruptions: number; limit: number; waves: number; budgetless?: true },
     ]
   >([
     [
@@ -301,6 +301,31 @@ describe('plan: NodePools, budgets and waves', () => {
         ],
       },
       { nodes: 6, toDrift: 5, onTarget: 0, allowedDisruptions: 1, limit: 1, waves: 5 },
+    ],
+    [
+      // v0.32–v0.33: the NodePool has no budgets field, and the controller runs one command at a time cluster-wide.
+      'Karpenter v0.32–v0.33 (v1beta1 without budgets): one at a time, not the default 10%',
+      undefined,
+      { karpenterApi: 'v1beta1', nodeClaims: nodeClaims(30) },
+      { nodes: 30, toDrift: 30, onTarget: 0, allowedDisruptions: 1, limit: 1, waves: 30, budgetless: true },
+    ],
+    [
+      'Karpenter v0.32–v0.33 with a drift under way anywhere: none more now',
+      undefined,
+      {
+        karpenterApi: 'v1beta1',
+        nodeClaims: [
+          ...nodeClaims(3),
+          nodeClaim({ name: 'other-old', nodePool: 'other', conditions: { ...nodeClaim().conditions, DisruptionReason: { status: 'True', reason: 'Drifted', message: '' } } }),
+        ],
+      },
+      { nodes: 3, toDrift: 3, allowedDisruptions: 0, limit: 1, waves: 3, budgetless: true },
+    ],
+    [
+      'Karpenter v0.34–v0.37 stores the default 10%: budgets as usual',
+      budgets({ nodes: '10%' }),
+      { karpenterApi: 'v1beta1', nodeClaims: nodeClaims(30) },
+      { nodes: 30, toDrift: 30, allowedDisruptions: 3, limit: 3, waves: 10 },
     ],
   ])('%s', (_name, poolBudgets, overrides, expected) => {
     const pool = nodePool(poolBudgets !== undefined ? { budgets: poolBudgets } : {});
