@@ -110,12 +110,12 @@ function apiFailure(e: ApiError, call: ApiCall, at: string, retried: string, err
     });
   }
   if (e.code === 429 || e.code >= 500) {
-    return new RuntimeFailure(`${call.doing} at ${at} failed: HTTP ${e.code} ${e.status.reason ?? ''}${said}${retried}`, {
+    return new RuntimeFailure(`${call.doing} at ${at} failed: ${httpStatus(e)}${said}${retried}`, {
       cause: err,
       hint: 'the API server is overloaded or unavailable; retry in a few minutes',
     });
   }
-  return new RuntimeFailure(`${call.doing} at ${at} failed: HTTP ${e.code} ${e.status.reason ?? ''}${said}`, { cause: err });
+  return new RuntimeFailure(`${call.doing} at ${at} failed: ${httpStatus(e)}${said}`, { cause: err });
 }
 
 // A 401 that reached the caller. With an exec plugin it is the second one: request.ts and api-client.ts have already
@@ -138,4 +138,9 @@ function rejected(source: CredentialSource, call: ApiCall, at: string, err: unkn
     cause: err,
     hint: `run ${UPDATE_KUBECONFIG} for a kubeconfig with current credentials; ${identity}`,
   });
+}
+
+/** `HTTP 502 BadGateway`, or `HTTP 502` when the body names no reason (no dangling space before what follows). */
+function httpStatus(e: { code: number; status: { reason?: string } }): string {
+  return e.status.reason ? `HTTP ${e.code} ${e.status.reason}` : `HTTP ${e.code}`;
 }
