@@ -28,11 +28,17 @@ export function missingParametersError(missing: readonly AmiQuery[], region: str
   );
 }
 
-export function ssmFailure(err: unknown, batch: readonly string[], region: string, env: NodeJS.ProcessEnv = {}): KarpDriftError {
+export function ssmFailure(
+  err: unknown,
+  batch: readonly string[],
+  region: string,
+  env: NodeJS.ProcessEnv = {},
+  operation: 'GetParameters' | 'GetParametersByPath' = 'GetParameters',
+): KarpDriftError {
   const name = err instanceof Error ? err.name : '';
   if (name === 'ParameterNotFound' || name === 'ValidationException' || name === 'InvalidParameters') {
     return new UsageError(
-      `SSM rejected GetParameters in ${region} (${name}: ${(err as Error).message}) for:\n${batch.map((n) => `  ${n}`).join('\n')}`,
+      `SSM rejected ${operation} in ${region} (${name}: ${(err as Error).message}) for:\n${batch.map((n) => `  ${n}`).join('\n')}`,
       {
         cause: err,
         hint: 'check that --to names a Kubernetes version EKS publishes AMIs for and that the release exists',
@@ -41,7 +47,7 @@ export function ssmFailure(err: unknown, batch: readonly string[], region: strin
   }
   return apiFailure(
     err,
-    { service: 'SSM', action: 'ssm:GetParameters', resource: `arn:aws:ssm:${region}::parameter/aws/service/*` },
+    { service: 'SSM', action: `ssm:${operation}`, resource: `arn:aws:ssm:${region}::parameter/aws/service/*` },
     region,
     env,
   );

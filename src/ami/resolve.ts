@@ -1,7 +1,7 @@
 // The AWS edge: SSM GetParameters for the image_id (and metadata) parameters, then one EC2 DescribeImages for every
 // ID, then the pure checks of verify.ts. The only file that imports @aws-sdk/* (STYLE.md "Pure core, thin edges").
 import { DescribeImagesCommand, EC2Client, type DescribeImagesCommandOutput, type Image } from '@aws-sdk/client-ec2';
-import { GetParametersCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { GetParametersByPathCommand, GetParametersCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { amiQueries } from './select.js';
 import { ssmMetadataPaths, ssmParameterPath, type AmiQuery } from './parameters.js';
 import { resolvedAmi, verifyImage, type ImageView, type ReleaseMetadata, type ResolvedAmi } from './verify.js';
@@ -13,6 +13,20 @@ import type { Logger } from '../logger.js';
 import { testedName, type PromotedAmi, type TestedAmis } from './amis-file.js';
 import { verifyPromoted } from './verify-promoted.js';
 import type { AmiSelection } from './select.js';
+import {
+  chooseRelease,
+  listedReleases,
+  publishedAt,
+  releaseChoiceText,
+  releaseFolder,
+  releasePolicy,
+  releasePolicyText,
+  type ListedRelease,
+  type RecordedPolicy,
+  type ReleaseChoice,
+  type ReleasePolicy,
+} from './release-policy.js';
+import { UsageError } from '../errors.js';
 
 export type { ResolvedAmi } from './verify.js';
 export type { AwsOptions } from './aws-config.js';
@@ -20,13 +34,16 @@ export type { AwsOptions } from './aws-config.js';
 export interface ResolvedAmis {
   region: string;
   amis: ResolvedAmi[];
+  /** --release latest~N / --min-age: the release chosen per family, and against what. */
+  policy?: RecordedPolicy;
 }
 
 /** GetParameters accepts at most 10 names a call (SSM API reference, GetParameters `Names`). */
 export const SSM_BATCH_SIZE = 10;
 
 export async function resolveAmis(selection: AmiSelection, aws: AwsOptions, log: Logger): Promise<ResolvedAmis> {
-  return resolveAmiQueries(amiQueries(selection), aws, log);
+  const policy = releasePolicy(selection.release, selection.minAge);
+  return resolveAmiQueries(amiQueries(selection), aws, log, policy !== undefined ? { policy } : {});
 }
 
 /**
@@ -36,15 +53,22 @@ export async function resolveAmis(selection: AmiSelection, aws: AwsOptions, log:
  * plan to refuse per class (AMI-MISSING, exit 3, naming the classes and NodePools that need them).
  */
 export async function resolveAmiQueries(
-  queries: readonly AmiQuery[],
+  asked: readonly AmiQuery[],
   aws: AwsOptions,
   log: Logger,
-  options: { keepUnusable?: boolean } = {},
+  options: { keepUnusable?: boolean; policy?: ReleasePolicy } = {},
 ): Promise<ResolvedAmis> {
   const { ssm, ec2 } = awsClients(aws, log);
   try {
     const region = await clientRegion(ssm);
-    if (queries.length === 0) return { region, amis: [] };
+    if (asked.length === 0) return { region, amis: [] };
+    let queries = asked;
+    let policy: RecordedPolicy | undefined;
+    if (options.policy !== undefined) {
+      const chosen = await chooseReleases(ssm, ec2, queries, options.policy, region, log);
+      policy = chosen.recorded;
+      queries = chosen.queries;
+    }
     log.info(
       `Resolving ${queries.length} EKS-optimized AMI(s) for Kubernetes ${[...new Set(queries.map((q) => q.kubernetesVersion))].join(', ')} in ${region}`,
     );
@@ -78,7 +102,7 @@ export async function resolveAmiQueries(
         },
       );
     }
-    return { region, amis: checked.map((c) => c.ami) };
+    return { region, amis: checked.map((c) => c.ami), ...(policy !== undefined ? { policy } : {}) };
   } finally {
     // Keep-alive sockets would otherwise hold the process open after the command is done.
     ssm.destroy();
@@ -239,4 +263,100 @@ function imageView(image: Image): ImageView {
     creationDate: image.CreationDate,
     ...(image.OwnerId !== undefined ? { ownerId: image.OwnerId } : {}),
   };
+}
+
+/**
+ * `--release latest~N` / `--min-age`: lists each family's releases (GetParametersByPath on its release folders,
+ * DOMAIN.md §3.3), dates them (the name, and EC2's CreationDate of their images), and chooses one per family
+ * (release-policy.ts). The queries come back pinned to the chosen release, so what is verified and pinned is exactly it.
+ */
+async function chooseReleases(
+  ssm: SSMClient,
+  ec2: EC2Client,
+  queries: readonly AmiQuery[],
+  policy: ReleasePolicy,
+  region: string,
+  log: Logger,
+): Promise<{ queries: AmiQuery[]; recorded: RecordedPolicy }> {
+  const now = new Date();
+  const families = [...new Set(queries.map((q) => q.family))];
+  const results = await Promise.all(
+    families.map(async (family) => {
+      const mine = queries.filter((q) => q.family === family);
+      const folders = [...new Set(mine.map(releaseFolder).filter((f): f is string => f !== undefined))];
+      const parameters = new Map<string, string>();
+      for (const folder of folders) for (const [k, v] of await listParameters(ssm, folder, region, log)) parameters.set(k, v);
+      const dated = await dateReleases(ec2, listedReleases(mine, parameters), policy, now, region, log);
+      return chooseRelease(family, mine[0]!.kubernetesVersion, dated, policy, now);
+    }),
+  );
+  const problems = results.flatMap((r) => ('problem' in r ? [r.problem] : []));
+  if (problems.length > 0) {
+    const hint = problems.length === 1 ? problems[0]!.hint : problems.map((p) => `${p.family}: ${p.hint}`).join('; ');
+    throw new UsageError(problems.map((p) => p.message).join('\n'), { hint });
+  }
+  const choices = results.flatMap((r) => ('choice' in r ? [r.choice] : []));
+  const asked = releasePolicyText(policy);
+  for (const c of choices) log.info(`Release policy ${asked}: ${releaseChoiceText(c)}`);
+  const byFamily = new Map<string, ReleaseChoice>(choices.map((c) => [c.family, c]));
+  return {
+    queries: queries.map((q) => ({ ...q, release: byFamily.get(q.family)!.release })),
+    recorded: {
+      release: policy.behind === 0 ? 'latest' : `latest~${policy.behind}`,
+      minAge: policy.minAge?.text ?? null,
+      families: choices,
+    },
+  };
+}
+
+/** Every parameter under `folder`, recursively, paged as SSM pages it (at most 10 a page). */
+async function listParameters(ssm: SSMClient, folder: string, region: string, log: Logger): Promise<Map<string, string>> {
+  const values = new Map<string, string>();
+  let nextToken: string | undefined;
+  do {
+    log.debug(`SSM GetParametersByPath in ${region}: ${folder} (recursive)`);
+    let page;
+    try {
+      page = await ssm.send(new GetParametersByPathCommand({ Path: folder, Recursive: true, NextToken: nextToken }));
+    } catch (err) {
+      throw ssmFailure(err, [folder], region, process.env, 'GetParametersByPath');
+    }
+    for (const p of page.Parameters ?? []) if (p.Name !== undefined && p.Value !== undefined) values.set(p.Name, p.Value);
+    nextToken = page.NextToken;
+  } while (nextToken);
+  return values;
+}
+
+// Dating a release takes one DescribeImages of its images. Without --min-age only the newest N+1 matter; with it,
+// releases are dated newest first, ten at a time, until enough qualify: a family can list a hundred releases.
+const DATE_BATCH = 10;
+
+async function dateReleases(
+  ec2: EC2Client,
+  releases: readonly ListedRelease[],
+  policy: ReleasePolicy,
+  now: Date,
+  region: string,
+  log: Logger,
+): Promise<ListedRelease[]> {
+  const out: ListedRelease[] = releases.map((r) => ({ ...r }));
+  const minAge = policy.minAge;
+  const batch = minAge === undefined ? policy.behind + 1 : DATE_BATCH;
+  for (let i = 0; i < out.length; i += batch) {
+    const chunk = out.slice(i, i + batch);
+    const ids = [...new Set(chunk.flatMap((r) => r.imageIds))];
+    const created = new Map(
+      (await describeImages(ec2, { Filters: [{ Name: 'image-id', Values: ids }] }, region, log)).map((img) => [img.id, img.creationDate]),
+    );
+    for (const r of chunk) {
+      const published = publishedAt(r.release, r.imageIds.map((id) => created.get(id)));
+      if (published !== undefined) r.published = published;
+    }
+    if (minAge === undefined) break;
+    const qualifying = out
+      .slice(0, i + batch)
+      .filter((r) => r.published !== undefined && now.getTime() - r.published.getTime() >= minAge.ms);
+    if (qualifying.length > policy.behind) break;
+  }
+  return out;
 }

@@ -20,6 +20,8 @@ export interface AmiSelection {
   /** True for a list that came from `all`: combinations that do not exist are skipped, not refused. */
   expand: { families: boolean; arches: boolean; variants: boolean };
   release: string;
+  /** --min-age: only releases at least this old (release-policy.ts). */
+  minAge?: { text: string; ms: number };
 }
 
 const RELEASE_FORMS: Record<'dated' | 'semver', string> = {
@@ -40,9 +42,18 @@ interface Problem {
   hint?: string;
 }
 
-/** Why `family` cannot be asked for `release`, or undefined when it can. */
-export function familyReleaseProblem(family: AmiFamily, release: string): Problem | undefined {
-  if (release === 'latest') return undefined;
+/** Why `family` cannot be asked for `release` (and `--min-age`), or undefined when it can. */
+export function familyReleaseProblem(family: AmiFamily, release: string, minAge?: string): Problem | undefined {
+  const policy = /^latest~\d+$/.test(release) || minAge !== undefined;
+  if (release === 'latest' && !policy) return undefined;
+  if (!FAMILIES[family].pinnable && policy) {
+    const asked = [release !== 'latest' ? `--release ${release}` : '', minAge !== undefined ? `--min-age ${minAge}` : ''].filter(Boolean).join(' ');
+    return {
+      message: `${family} has no release to choose by ${asked}: AWS publishes only the latest Windows AMI, and Karpenter accepts Windows aliases only as ${family}@latest`,
+      hint: 'leave the Windows classes to plain --release latest (plan the others with --nodeclass), or pin a tested Windows AMI with --amis-file',
+    };
+  }
+  if (policy) return undefined;
   if (!FAMILIES[family].pinnable) {
     return {
       message: `${family} has no pinned releases: AWS publishes only the latest Windows AMI, and Karpenter accepts Windows aliases only as ${family}@latest`,
@@ -66,7 +77,8 @@ export function amiQueries(selection: AmiSelection): AmiQuery[] {
 
   for (const family of selection.families) {
     const versionProblem = familyVersionProblem(family, kubernetes.version);
-    const problem = versionProblem !== undefined ? { message: versionProblem } : familyReleaseProblem(family, release);
+    const problem =
+      versionProblem !== undefined ? { message: versionProblem } : familyReleaseProblem(family, release, selection.minAge?.text);
     if (problem !== undefined) {
       if (!expand.families) throw new UsageError(problem.message, { hint: problem.hint });
       continue;

@@ -87,15 +87,43 @@ export function parseDuration(value: string, flag: string): number {
   return parts.reduce((ms, p) => ms + Number(p[1]) * DURATION_UNITS[p[2]!]!, 0);
 }
 
-/** Releases as the versioned SSM paths name them: vYYYYMMDD (AL2, AL2023) or X.Y.Z (Bottlerocket, `v` optional). */
+/**
+ * Releases as the versioned SSM paths name them: vYYYYMMDD (AL2, AL2023) or X.Y.Z (Bottlerocket, `v` optional); or
+ * `latest~N`, N releases behind the newest per family (ami/release-policy.ts). `latest~0` is `latest`.
+ */
 export function parseRelease(value: string): string {
   const text = value.trim();
   if (text === 'latest') return 'latest';
+  const behind = /^latest~(\d+)$/.exec(text);
+  if (behind) return Number(behind[1]) === 0 ? 'latest' : `latest~${Number(behind[1])}`;
   if (/^v?\d{8}$/.test(text)) return text.startsWith('v') ? text : `v${text}`;
   if (/^v?\d+\.\d+\.\d+$/.test(text)) return text.replace(/^v/, '');
   throw new UsageError(
-    `--release ${JSON.stringify(value)} is not an AMI release; use latest, vYYYYMMDD (AL2, AL2023, e.g. v20241109) or X.Y.Z (Bottlerocket, e.g. 1.26.1)`,
+    `--release ${JSON.stringify(value)} is not an AMI release; use latest, latest~N (N releases behind the newest, e.g. latest~1), vYYYYMMDD (AL2, AL2023, e.g. v20241109) or X.Y.Z (Bottlerocket, e.g. 1.26.1)`,
   );
+}
+
+const AGE_UNITS: Record<string, number> = { d: 86_400_000, h: 3_600_000 };
+
+/** `--min-age`: whole days and hours (`7d`, `36h`, `1d12h`); an AMI's age is counted in days, so no Go minutes. */
+export function parseMinAge(value: string): { text: string; ms: number } {
+  const text = value.trim();
+  const parts = [...text.matchAll(/(\d+)(d|h)/g)];
+  const ms = parts.reduce((sum, p) => sum + Number(p[1]) * AGE_UNITS[p[2]!]!, 0);
+  if (!text || parts.map((p) => p[0]).join('') !== text || ms === 0) {
+    throw new UsageError(
+      `--min-age ${JSON.stringify(value)} is not an age; use whole days and hours greater than zero, such as 7d, 36h or 1d12h`,
+    );
+  }
+  return { text, ms };
+}
+
+/** --min-age chooses among the releases SSM lists: it has nothing to choose from once --release names one. */
+function requirePolicyRelease(release: string, minAge: { text: string } | undefined): void {
+  if (minAge === undefined || release === 'latest' || release.startsWith('latest~')) return;
+  throw new UsageError(`--min-age ${minAge.text} cannot go with --release ${release}: it chooses among the releases SSM lists, and --release names one`, {
+    hint: `drop --release to take the newest release at least ${minAge.text} old, or drop --min-age to pin ${release}`,
+  });
 }
 
 // Each flag parser throws UsageError; it rides on a zod issue (hint and all) so one schema reports the first bad flag.
@@ -234,8 +262,10 @@ export function parseAmisOptions(flags: Record<string, unknown>): AmisOptions {
     arch: flag((v) => parseChoiceList(v, ARCHES, '--arch')).default({ values: ['amd64', 'arm64'], all: true }),
     variant: flag((v) => parseChoiceList(v, VARIANTS, '--variant')).default({ values: ['standard'], all: false }),
     release: flag(parseRelease).default('latest'),
+    minAge: flag(parseMinAge).optional(),
   });
   const o = parseWith(schema, flags);
+  requirePolicyRelease(o.release, o.minAge);
   return {
     kubernetes: o.to,
     families: o.family.values,
@@ -243,6 +273,7 @@ export function parseAmisOptions(flags: Record<string, unknown>): AmisOptions {
     variants: o.variant.values,
     expand: { families: o.family.all, arches: o.arch.all, variants: o.variant.all },
     release: o.release,
+    ...(o.minAge !== undefined ? { minAge: o.minAge } : {}),
   };
 }
 
@@ -261,6 +292,7 @@ export function parseRenderOptions(flags: Record<string, unknown>): RenderOption
     }).default('al2023'),
     pin: z.enum(['id', 'alias'], { message: '--pin must be id or alias' }).default('id'),
     release: flag(parseRelease).default('latest'),
+    minAge: flag(parseMinAge).optional(),
     templates: z.string().min(1).optional(),
     name: z
       .string()
@@ -269,6 +301,7 @@ export function parseRenderOptions(flags: Record<string, unknown>): RenderOption
       .default('default'),
   });
   const o = parseWith(schema, flags);
+  requirePolicyRelease(o.release, o.minAge);
   return {
     kubernetes: o.to,
     clusterName: o.clusterName,
@@ -276,6 +309,7 @@ export function parseRenderOptions(flags: Record<string, unknown>): RenderOption
     family: o.family,
     pin: o.pin,
     release: o.release,
+    ...(o.minAge !== undefined ? { minAge: o.minAge } : {}),
     templates: o.templates,
     name: o.name,
   };
@@ -342,6 +376,7 @@ const planFlags = {
   to: flag((v) => parseKubernetesMinor(v)),
   nodeclass: nodeClassNames,
   release: flag(parseRelease).default('latest'),
+  minAge: flag(parseMinAge).optional(),
   pin: z.enum(['id', 'alias', 'name'], { message: '--pin must be id, alias or name' }).default('id'),
   allowDowngrade: z.boolean().default(false),
   allowDeprecated: z.boolean().default(false),
@@ -360,11 +395,19 @@ export function parsePlanOptions(flags: Record<string, unknown>): PlanOptions {
       hint: `drop --release to pin what ${o.amisFile} records, or drop --amis-file to resolve --release from SSM`,
     });
   }
+  // Promotion pins exactly what was tested: a policy applied again here could only choose something else.
+  if (o.amisFile !== undefined && o.minAge !== undefined) {
+    throw new UsageError(`--min-age ${o.minAge.text} cannot go with --amis-file: the file records the releases to pin`, {
+      hint: `drop --min-age to pin what ${o.amisFile} records (apply the policy where the file is written: amis --min-age ${o.minAge.text} -o json)`,
+    });
+  }
+  requirePolicyRelease(o.release, o.minAge);
   const fromCluster = parseFromCluster(o);
   return {
     kubernetes: o.to,
     nodeClasses: o.nodeclass,
     release: o.release,
+    ...(o.minAge !== undefined ? { minAge: o.minAge } : {}),
     pin: o.pin,
     ...(o.allowDowngrade ? { allowDowngrade: true } : {}),
     ...(o.allowDeprecated ? { allowDeprecated: true } : {}),
@@ -381,6 +424,7 @@ function parseFromCluster(o: {
   fromKubeconfig?: string;
   amisFile?: string;
   release: string;
+  minAge?: { text: string };
 }): PlanOptions['fromCluster'] {
   const { fromContext: context, fromKubeconfig: kubeconfig } = o;
   if (context === undefined && kubeconfig === undefined) return undefined;
@@ -393,6 +437,11 @@ function parseFromCluster(o: {
   if (o.release !== 'latest') {
     throw new UsageError(`--release ${o.release} cannot go with ${flag}: the releases to pin are the ones its nodes run`, {
       hint: `drop --release to pin what the source runs, or drop ${flag.split(' ')[0]} to resolve --release from SSM`,
+    });
+  }
+  if (o.minAge !== undefined) {
+    throw new UsageError(`--min-age ${o.minAge.text} cannot go with ${flag}: the releases to pin are the ones its nodes run`, {
+      hint: `drop --min-age to pin what the source runs, or drop ${flag.split(' ')[0]} to choose a release from SSM`,
     });
   }
   return { ...(context !== undefined ? { context } : {}), ...(kubeconfig !== undefined ? { kubeconfig } : {}) };
@@ -487,6 +536,7 @@ function parseUpgradeTemplates(flags: Record<string, unknown>): UpgradeTemplates
     family: flags.family,
     pin: flags.pin,
     release: flags.release,
+    minAge: flags.minAge,
     templates: flags.templates,
     name: flags.name,
   });

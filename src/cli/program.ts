@@ -154,15 +154,17 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
       .option('--variant <list>', 'standard, nvidia, neuron; a comma list or all (default: standard)')
       .option(
         '--release <release>',
-        'latest, or a pinned AMI release: vYYYYMMDD (AL2, AL2023), X.Y.Z (Bottlerocket)',
+        'latest, latest~N (N releases behind the newest), or a pinned AMI release: vYYYYMMDD (AL2, AL2023), X.Y.Z (Bottlerocket)',
         'latest',
       )
+      .option('--min-age <age>', 'only releases at least this old, dated by name and EC2 CreationDate: 7d, 36h, 1d12h')
       .addHelpText(
         'after',
         examples(bin, [
           ['The newest AL2023 AMIs for Kubernetes 1.31, amd64 and arm64', 'amis --to 1.31'],
           ['Bottlerocket on arm64, as JSON', 'amis --to 1.31 --family bottlerocket --arch arm64 -o json'],
           ['A pinned release', 'amis --to 1.30 --release v20241109'],
+          ['One release behind the newest that is a week old', 'amis --to 1.31 --release latest~1 --min-age 7d'],
         ]),
       )
       .action(async (flags: Record<string, unknown>, cmd: Command) => {
@@ -198,9 +200,10 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
         )
         .option(
           '--release <release>',
-          'AMI release to pin: latest (the newest concrete release, never @latest), vYYYYMMDD, or X.Y.Z for Bottlerocket',
+          'AMI release to pin: latest (the newest concrete release, never @latest), latest~N, vYYYYMMDD, or X.Y.Z for Bottlerocket',
           'latest',
         )
+        .option('--min-age <age>', 'only releases at least this old, dated by name and EC2 CreationDate: 7d, 36h, 1d12h')
         .option('--templates <dir>', 'directory holding your own ec2nodeclass.yaml and nodepool.yaml')
         .option('--name <name>', 'name of both objects', 'default')
         .addHelpText(
@@ -237,9 +240,10 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
       .option('--nodeclass <name>', 'an EC2NodeClass to upgrade (repeatable; default: all)', repeated)
       .option(
         '--release <release>',
-        'AMI release: latest (the newest concrete release), vYYYYMMDD, or X.Y.Z for Bottlerocket',
+        'AMI release: latest (the newest concrete release), latest~N (N behind the newest), vYYYYMMDD, or X.Y.Z for Bottlerocket',
         'latest',
       )
+      .option('--min-age <age>', 'only releases at least this old, dated by name and EC2 CreationDate: 7d, 36h, 1d12h')
       .addOption(
         new Option(
           '--pin <form>',

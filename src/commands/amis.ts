@@ -7,7 +7,7 @@ import { amisJson, amisTable } from '../report/amis.js';
 export async function amis(options: AmisOptions, ctx: CommandContext): Promise<void> {
   const log = logger(ctx.io, ctx.globals);
   if (options.kubernetes.note) log.info(options.kubernetes.note);
-  const { region, amis } = await resolveAmis(
+  const { region, amis, policy } = await resolveAmis(
     options,
     { region: ctx.globals.region, profile: ctx.globals.profile, requestTimeoutMs: ctx.globals.requestTimeoutMs },
     log,
@@ -17,6 +17,6 @@ export async function amis(options: AmisOptions, ctx: CommandContext): Promise<v
       `${a.id} (${a.family} ${a.arch} ${a.variant}, ${a.name}): ${a.problems.join('; ')}; Karpenter can still launch it, but pin a newer release soon`,
     );
   }
-  const result = { kubernetesVersion: options.kubernetes.version, region, amis };
+  const result = { kubernetesVersion: options.kubernetes.version, region, amis, ...(policy !== undefined ? { policy } : {}) };
   ctx.io.out(ctx.globals.output === 'json' ? amisJson(result) : amisTable(result));
 }

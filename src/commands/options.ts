@@ -17,6 +17,8 @@ export interface RenderOptions {
   family: AmiFamily;
   pin: RenderPinMode;
   release: string;
+  /** --min-age: only releases at least this old (ami/release-policy.ts). */
+  minAge?: { text: string; ms: number };
   /** Directory with the user's own ec2nodeclass.yaml and nodepool.yaml; undefined = the bundled templates/. */
   templates?: string;
   name: string;
@@ -48,7 +50,10 @@ export interface PlanOptions {
   replaceCustomAmis?: boolean;
   /** Empty: every EC2NodeClass. */
   nodeClasses: string[];
+  /** latest, latest~N, or a concrete release. */
   release: string;
+  /** --min-age: only releases at least this old (ami/release-policy.ts). */
+  minAge?: { text: string; ms: number };
   pin: PinMode;
   /** plan: preview the plan `upgrade --force-conflicts` would make (a GitOps/IaC owner is a warning, not an error). */
   forceConflicts?: boolean;

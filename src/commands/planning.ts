@@ -15,6 +15,7 @@ import type { PlanOptions } from './options.js';
 import { plan, withChecks, type Check, type Plan } from '../plan/plan.js';
 import { canaryChecks, stageAmis } from '../gates/coverage.js';
 import { neededAmiQueries } from '../plan/targets.js';
+import { releasePolicy } from '../ami/release-policy.js';
 import { promotedAmis, requireFileMinor, type PlanSource } from '../plan/promotion.js';
 import { planStages, type StagedPlan, type StagedRequest } from '../stages/stage-plan.js';
 import { loadSourceCluster, readSourceCluster } from './source-cluster.js';
@@ -126,16 +127,17 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
           ? { kind: 'file', path: tested.path, shape: tested.shape, region, fileRegion: tested.region ?? null, kubernetesVersion, lookup }
           : { kind: 'cluster', context: tested.context, server: tested.server, region, sourceRegion: tested.region ?? null, kubernetesVersion, lookup };
     } else {
-      const queries = neededAmiQueries(inventory, { to, release: options.release, nodeClasses });
-      resolved = await resolveAmiQueries(queries, aws, log, { keepUnusable: true });
-      source = { kind: 'ssm', region: resolved.region };
+      const policy = releasePolicy(options.release, options.minAge);
+      const queries = neededAmiQueries(inventory, { to, release: options.release, minAge: options.minAge?.text, nodeClasses });
+      resolved = await resolveAmiQueries(queries, aws, log, { keepUnusable: true, ...(policy !== undefined ? { policy } : {}) });
+      source = { kind: 'ssm', region: resolved.region, ...(resolved.policy !== undefined ? { policy: resolved.policy } : {}) };
     }
     if (options.pin === 'name') resolved = { ...resolved, amis: await countNameMatches(resolved.amis, aws, log) };
     const lock = await lockIfHeld(cluster, inventory, options.lockNamespace, ctx.signal);
     const thePlan = plan(
       inventory,
       resolved.amis,
-      { ...(lock !== undefined ? { lock } : {}), to, nodeClasses, pin: options.pin, release: options.release, fieldManager: 'karp-drift', forceConflicts: options.forceConflicts, allowDowngrade: options.allowDowngrade, allowDeprecated: options.allowDeprecated, replaceCustomAmis: options.replaceCustomAmis, source },
+      { ...(lock !== undefined ? { lock } : {}), to, nodeClasses, pin: options.pin, release: options.release, ...(options.minAge !== undefined ? { minAge: options.minAge.text } : {}), fieldManager: 'karp-drift', forceConflicts: options.forceConflicts, allowDowngrade: options.allowDowngrade, allowDeprecated: options.allowDeprecated, replaceCustomAmis: options.replaceCustomAmis, source },
       new Date(),
     );
     const staged = options.staged ? stagedPlan(thePlan, inventory, options.staged, options.forceConflicts ?? false) : undefined;

@@ -55,7 +55,7 @@ export function renderPin(pin: PinMode, t: UpgradeTemplates): RenderPinMode {
 export async function renderPinned(
   ctx: CommandContext,
   log: Logger,
-  options: Pick<UpgradeOptions, 'kubernetes' | 'release'>,
+  options: Pick<UpgradeOptions, 'kubernetes' | 'release' | 'minAge'>,
   pin: RenderPinMode,
   t: Pick<UpgradeTemplates, 'dir' | 'clusterName' | 'role' | 'family' | 'name'>,
 ): Promise<PinnedManifests> {
@@ -69,6 +69,7 @@ export async function renderPinned(
       variants: ['standard'],
       expand: { families: false, arches: false, variants: false },
       release: options.release,
+      ...(options.minAge !== undefined ? { minAge: options.minAge } : {}),
     },
     { region: ctx.globals.region, profile: ctx.globals.profile, requestTimeoutMs: ctx.globals.requestTimeoutMs },
     log,

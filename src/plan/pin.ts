@@ -76,7 +76,7 @@ export function nodeClassPlan(
     view.name,
     family,
     familyVersionProblem(family, options.to),
-    familyReleaseProblem(family, options.release),
+    familyReleaseProblem(family, options.release, options.minAge),
     options.pin,
   );
   if (refusals.length > 0) return { checks: refusals };

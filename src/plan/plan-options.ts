@@ -12,8 +12,10 @@ export interface PlanOptions {
   /** EC2NodeClasses to plan; all when absent or empty. */
   nodeClasses?: string[];
   pin: PinMode;
-  /** As asked: `latest` or a concrete release; alias pins always name the resolved concrete release. */
+  /** As asked: `latest`, `latest~N` or a concrete release; alias pins always name the resolved concrete release. */
   release: string;
+  /** --min-age as written (7d): with `release`, the policy the source records what it chose. */
+  minAge?: string;
   fieldManager: 'karp-drift';
   forceConflicts?: boolean;
   /** Let --to take nodes to an older minor than they run (otherwise the DOWNGRADE check is an error). */

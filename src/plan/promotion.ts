@@ -3,12 +3,18 @@
 // needs.
 import { familyVersionProblem, variantExists } from '../ami/families.js';
 import type { AmisFile, PromotedAmi, TestedAmis } from '../ami/amis-file.js';
+import type { RecordedPolicy } from '../ami/release-policy.js';
 import type { Inventory } from '../karpenter/views.js';
 import { UsageError } from '../errors.js';
 import { amiNeeds, nodeClassesInScope } from './targets.js';
 
 export type PlanSource =
-  | { kind: 'ssm'; region: string }
+  | {
+      kind: 'ssm';
+      region: string;
+      /** --release latest~N / --min-age: the release chosen per family, and against what. */
+      policy?: RecordedPolicy;
+    }
   | {
       kind: 'file';
       path: string;

@@ -205,14 +205,14 @@ const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompar
  */
 export function neededAmiQueries(
   inventory: Inventory,
-  options: { to: string; release: string; nodeClasses?: readonly string[] },
+  options: { to: string; release: string; minAge?: string; nodeClasses?: readonly string[] },
 ): AmiQuery[] {
   const queries = new Map<string, AmiQuery>();
   for (const view of nodeClassesInScope(inventory, options.nodeClasses).nodeClasses) {
     const needs = amiNeeds(inventory, view.name);
     const family = needs.family;
     if (family === undefined || familyVersionProblem(family, options.to) !== undefined) continue;
-    if (familyReleaseProblem(family, options.release) !== undefined) continue;
+    if (familyReleaseProblem(family, options.release, options.minAge) !== undefined) continue;
     for (const { arch, variant } of needs.pairs) {
       if (!variantExists(family, arch, variant)) continue;
       queries.set(`${family}/${arch}/${variant}`, {

@@ -1,11 +1,14 @@
 // `karp-drift amis` output: a kubectl-style table, or the one JSON document scripts read (README "JSON output").
 import type { ResolvedAmi } from '../ami/verify.js';
+import type { RecordedPolicy } from '../ami/release-policy.js';
 import { columns } from '../text/table.js';
 
 export interface AmisResult {
   kubernetesVersion: string;
   region: string;
   amis: readonly ResolvedAmi[];
+  /** --release latest~N / --min-age: what each family's release was chosen against (promotion pins the AMIs as listed). */
+  policy?: RecordedPolicy;
 }
 
 const HEADERS = ['FAMILY', 'ARCH', 'VARIANT', 'RELEASE', 'AMI-ID', 'NAME', 'STATE'];
@@ -45,6 +48,7 @@ export function amisJson(result: AmisResult): string {
       creationDate: a.creationDate,
       problems: a.problems,
     })),
+    ...(result.policy !== undefined ? { releasePolicy: result.policy } : {}),
   };
   return `${JSON.stringify(doc, null, 2)}\n`;
 }

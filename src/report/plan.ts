@@ -1,5 +1,6 @@
 // `karp-drift plan` output: a diff that reads like `terraform plan` / `kubectl diff`, and one JSON document for
 // scripts. plan/plan.ts computes the change; this file only draws it (STYLE.md "Diffs are computed and rendered apart").
+import { releaseChoiceText, type RecordedPolicy } from '../ami/release-policy.js';
 import type { ClusterIdentity } from '../apis/cluster-identity.js';
 import type { AmiSelectorTerm } from '../karpenter/views.js';
 import { utcMinute } from '../plan/blockers.js';
@@ -119,6 +120,7 @@ function finalLine(plan: Plan): string {
 // summary file's (summary.ts, from the plan document) say it in the same words.
 export function amiSourceText(source: PlanSource | undefined, release: string, releases: readonly string[]): string {
   const s = source;
+  if (s?.kind === 'ssm' && s.policy !== undefined) return releasePolicySourceText(s.policy);
   if (s === undefined || s.kind === 'ssm') return release === 'latest' ? 'latest release' : `release ${release}`;
   const theirs = s.kind === 'file' ? s.fileRegion : s.sourceRegion;
   const whose = s.kind === 'file' ? "the file's IDs are" : `context ${s.context}'s IDs are`;
@@ -129,6 +131,12 @@ export function amiSourceText(source: PlanSource | undefined, release: string, r
   const from = s.kind === 'file' ? s.path : `context ${s.context} at ${s.server}`;
   const list = [...new Set(releases)].join(', ');
   return `AMIs promoted from ${from}${list ? ` (release ${list})` : ''}, ${found}`;
+}
+
+/** `release latest~1 --min-age 7d: al2023 v20261009 (published …; newest v20261023)`: what was asked, what it chose. */
+export function releasePolicySourceText(p: RecordedPolicy): string {
+  const asked = p.minAge === null ? p.release : `${p.release} --min-age ${p.minAge}`;
+  return `release ${asked}: ${p.families.map(releaseChoiceText).join(', ')}`;
 }
 
 function sourceText(plan: Plan): string {
