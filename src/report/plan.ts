@@ -133,10 +133,15 @@ export function amiSourceText(source: PlanSource | undefined, release: string, r
   return `AMIs promoted from ${from}${list ? ` (release ${list})` : ''}, ${found}`;
 }
 
-/** `release latest~1 --min-age 7d: al2023 v20261009 (published …; newest v20261023)`: what was asked, what it chose. */
+/** `release latest~1 --min-age 7d`: what was asked; `releasePolicyLines` says what it chose. */
 export function releasePolicySourceText(p: RecordedPolicy): string {
-  const asked = p.minAge === null ? p.release : `${p.release} --min-age ${p.minAge}`;
-  return `release ${asked}: ${p.families.map(releaseChoiceText).join(', ')}`;
+  return `release ${p.minAge === null ? p.release : `${p.release} --min-age ${p.minAge}`}`;
+}
+
+/** One line per family: `al2023 v20261009 (published 2026-10-09T08:00:00Z; newest v20261023)`, by family. */
+export function releasePolicyLines(source: PlanSource | undefined): string[] {
+  if (source?.kind !== 'ssm' || source.policy === undefined) return [];
+  return [...source.policy.families].sort((a, b) => a.family.localeCompare(b.family)).map(releaseChoiceText);
 }
 
 function sourceText(plan: Plan): string {
@@ -148,6 +153,7 @@ export function planText(plan: Plan, options: { color: boolean; staged?: readonl
   const paint: Paint = options.color ? (style, text) => `\x1b[${ANSI[style]}m${text}\x1b[0m` : (_style, text) => text;
   const lines = [
     `Kubernetes ${plan.kubernetesVersion} (control plane ${plan.controlPlaneVersion}), ${sourceText(plan)}, pinned by ${plan.pin}`,
+    ...releasePolicyLines(plan.source).map((l) => `  ${l}`),
   ];
   for (const c of plan.nodeClasses) lines.push('', ...nodeClassLines(c, plan.nodePools, paint));
   if (options.staged !== undefined) lines.push('', ...options.staged);

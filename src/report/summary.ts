@@ -4,7 +4,7 @@
 // records them (SummaryRecord); the CLI writes the Markdown once the command has ended. Compact by design: GitHub
 // shows at most 1 MiB per step, and a job page is read by a person in a hurry. Pure.
 import type { PlanSource } from '../plan/promotion.js';
-import { amiSourceText } from './plan.js';
+import { amiSourceText, releasePolicyLines } from './plan.js';
 
 type Doc = Record<string, unknown>;
 
@@ -122,6 +122,9 @@ function planSection(plan: Doc): string[] {
       `Kubernetes ${str(plan.kubernetesVersion)} (control plane ${str(plan.controlPlaneVersion)})${plan.release ? `, ${sourceText(plan)}` : ''}${plan.pin ? `, pinned by ${str(plan.pin)}` : ''}`,
       '',
     );
+  // --release latest~N / --min-age: the release each family got, and against what, so the job page says why.
+  const policy = releasePolicyLines((plan.source as PlanSource | null | undefined) ?? undefined);
+  if (policy.length > 0) out.push(...policy.map((l) => `- ${l}`), '');
   out.push(
     ...table(
       ['EC2NodeClass', 'before', 'after', 'changes'],
