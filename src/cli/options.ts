@@ -103,14 +103,12 @@ export function parseRelease(value: string): string {
   );
 }
 
-const AGE_UNITS: Record<string, number> = { d: 86_400_000, h: 3_600_000 };
-
-/** `--min-age`: whole days and hours (`7d`, `36h`, `1d12h`); an AMI's age is counted in days, so no Go minutes. */
+/** `--min-age`: whole days, then hours (`7d`, `36h`, `1d12h`); an AMI's age is counted in days, so no Go minutes. */
 export function parseMinAge(value: string): { text: string; ms: number } {
   const text = value.trim();
-  const parts = [...text.matchAll(/(\d+)(d|h)/g)];
-  const ms = parts.reduce((sum, p) => sum + Number(p[1]) * AGE_UNITS[p[2]!]!, 0);
-  if (!text || parts.map((p) => p[0]).join('') !== text || ms === 0) {
+  const m = /^(?:(\d+)d)?(?:(\d+)h)?$/.exec(text);
+  const ms = m ? Number(m[1] ?? 0) * 86_400_000 + Number(m[2] ?? 0) * 3_600_000 : 0;
+  if (!m || ms === 0) {
     throw new UsageError(
       `--min-age ${JSON.stringify(value)} is not an age; use whole days and hours greater than zero, such as 7d, 36h or 1d12h`,
     );

@@ -146,3 +146,32 @@ describe('amiQueries', () => {
     );
   });
 });
+
+describe('amiQueries with a release policy (--release latest~N, --min-age)', () => {
+  it('keeps every pinnable family and leaves Windows out under --family all: it has no releases to choose from', () => {
+    expect(rows({ family: 'all', arch: 'amd64', release: 'latest~1' })).toEqual([
+      'al2 1.31 amd64 standard latest~1',
+      'al2023 1.31 amd64 standard latest~1',
+      'bottlerocket 1.31 amd64 standard latest~1',
+    ]);
+    expect(rows({ family: 'bottlerocket,al2023', arch: 'arm64', minAge: '7d' })).toEqual([
+      'bottlerocket 1.31 arm64 standard latest',
+      'al2023 1.31 arm64 standard latest',
+    ]);
+  });
+
+  it.each<[Record<string, string>, string]>([
+    [{ family: 'windows2022', release: 'latest~1' }, '--release latest~1'],
+    [{ family: 'windows2019', minAge: '7d' }, '--min-age 7d'],
+    [{ family: 'windows2022', release: 'latest~2', minAge: '36h' }, '--release latest~2 --min-age 36h'],
+  ])('refuses Windows asked for by name: %o', (flags, asked) => {
+    const family = flags.family!;
+    const err = refusal(flags);
+    expect(err.message).toBe(
+      `${family} has no release to choose by ${asked}: AWS publishes only the latest Windows AMI, and Karpenter accepts Windows aliases only as ${family}@latest`,
+    );
+    expect(err.hint).toBe(
+      `ask for ${family} with --release latest alone (plan and upgrade: name the other classes with --nodeclass), or promote a tested Windows AMI with --amis-file`,
+    );
+  });
+});

@@ -7,6 +7,7 @@ import {
   parseDuration,
   parseGlobalOptions,
   parseKubernetesMinor,
+  parseMinAge,
   parseRelease,
   parseRenderOptions,
   parsePlanOptions,
@@ -107,14 +108,72 @@ describe('parseRelease', () => {
     ['20241109', 'v20241109'],
     ['1.26.1', '1.26.1'],
     ['v1.26.1', '1.26.1'],
+    ['latest~1', 'latest~1'],
+    ['latest~01', 'latest~1'],
+    ['latest~0', 'latest'],
   ])('%j -> %j', (input, expected) => {
     expect(parseRelease(input)).toBe(expected);
   });
 
-  it.each(['v2024', 'newest', '1.26', 'al2023@v20241109'])('refuses %j', (input) => {
+  it.each(['v2024', 'newest', '1.26', 'al2023@v20241109', 'latest~', 'latest~-1', 'latest-1', 'latest~1.5'])('refuses %j', (input) => {
     expect(usageMessage(() => parseRelease(input))).toBe(
-      `--release ${JSON.stringify(input)} is not an AMI release; use latest, vYYYYMMDD (AL2, AL2023, e.g. v20241109) or X.Y.Z (Bottlerocket, e.g. 1.26.1)`,
+      `--release ${JSON.stringify(input)} is not an AMI release; use latest, latest~N (N releases behind the newest, e.g. latest~1), vYYYYMMDD (AL2, AL2023, e.g. v20241109) or X.Y.Z (Bottlerocket, e.g. 1.26.1)`,
     );
+  });
+});
+
+describe('parseMinAge', () => {
+  it.each([
+    ['7d', 7 * 86_400_000],
+    ['36h', 36 * 3_600_000],
+    ['1d12h', 36 * 3_600_000],
+    [' 14d ', 14 * 86_400_000],
+  ])('%j -> %d ms', (input, ms) => {
+    expect(parseMinAge(input)).toEqual({ text: input.trim(), ms });
+  });
+
+  it.each(['7', '1w', '90m', '7 d', '0d', '12h1d', '1.5d', ''])('refuses %j', (input) => {
+    expect(usageMessage(() => parseMinAge(input))).toBe(
+      `--min-age ${JSON.stringify(input)} is not an age; use whole days and hours greater than zero, such as 7d, 36h or 1d12h`,
+    );
+  });
+
+  it.each<[string, () => unknown, string]>([
+    [
+      'a release named outright (amis)',
+      () => parseAmisOptions({ to: '1.31', release: 'v20261010', minAge: '7d' }),
+      '--min-age 7d cannot go with --release v20261010: it chooses among the releases SSM lists, and --release names one',
+    ],
+    [
+      'a release named outright (render)',
+      () => parseRenderOptions({ to: '1.31', clusterName: 'c', role: 'r', release: '1.26.1', minAge: '36h' }),
+      '--min-age 36h cannot go with --release 1.26.1: it chooses among the releases SSM lists, and --release names one',
+    ],
+    [
+      '--amis-file: promotion pins what was tested',
+      () => parsePlanOptions({ to: '1.31', amisFile: 'amis.json', minAge: '7d' }),
+      '--min-age 7d cannot go with --amis-file: the file records the releases to pin',
+    ],
+    [
+      '--release latest~1 with --amis-file',
+      () => parsePlanOptions({ to: '1.31', amisFile: 'amis.json', release: 'latest~1' }),
+      '--release latest~1 cannot go with --amis-file: the file records the releases to pin',
+    ],
+    [
+      '--from-context',
+      () => parseUpgradeOptions({ to: '1.31', fromContext: 'staging', minAge: '7d' }),
+      '--min-age 7d cannot go with --from-context staging: the releases to pin are the ones its nodes run',
+    ],
+  ])('is refused with %s', (_name, parse, message) => {
+    expect(usageMessage(parse)).toBe(message);
+  });
+
+  it('goes with latest and latest~N, into the options plan and upgrade take', () => {
+    expect(parsePlanOptions({ to: '1.31', release: 'latest~2', minAge: '7d' })).toMatchObject({
+      release: 'latest~2',
+      minAge: { text: '7d', ms: 7 * 86_400_000 },
+    });
+    expect(parseAmisOptions({ to: '1.31', minAge: '36h' })).toMatchObject({ release: 'latest', minAge: { text: '36h' } });
   });
 });
 
