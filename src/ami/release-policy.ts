@@ -208,7 +208,7 @@ const plural = (n: number) => `${n} release${n === 1 ? '' : 's'}`;
 
 /** One line per family for a person: `al2023 v20261009 (published 2026-10-09T06:00:00Z; newest v20261023)`. */
 export function releaseChoiceText(c: ReleaseChoice): string {
-  const published = c.published === null ? 'publication date unknown' : `published ${c.published}`;
+  const published = c.published == null ? 'publication date unknown' : `published ${c.published}`;
   const newest = c.newest.release === c.release ? 'the newest' : `newest ${c.newest.release}`;
   return `${c.family} ${c.release} (${published}; ${newest})`;
 }

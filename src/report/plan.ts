@@ -135,7 +135,7 @@ export function amiSourceText(source: PlanSource | undefined, release: string, r
 
 /** `release latest~1 --min-age 7d`: what was asked; `releasePolicyLines` says what it chose. */
 export function releasePolicySourceText(p: RecordedPolicy): string {
-  return `release ${p.minAge === null ? p.release : `${p.release} --min-age ${p.minAge}`}`;
+  return `release ${p.minAge == null ? p.release : `${p.release} --min-age ${p.minAge}`}`;
 }
 
 /** One line per family: `al2023 v20261009 (published 2026-10-09T08:00:00Z; newest v20261023)`, by family. */
