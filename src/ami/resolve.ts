@@ -284,8 +284,9 @@ async function chooseReleases(
     families.map(async (family) => {
       const mine = queries.filter((q) => q.family === family);
       const folders = [...new Set(mine.map(releaseFolder).filter((f): f is string => f !== undefined))];
-      const parameters = new Map<string, string>();
-      for (const folder of folders) for (const [k, v] of await listParameters(ssm, folder, region, log)) parameters.set(k, v);
+      // Folders are listed side by side; each one's pages follow its NextToken, one after another.
+      const listed = await Promise.all(folders.map((folder) => listParameters(ssm, folder, region, log)));
+      const parameters = new Map(listed.flatMap((m) => [...m]));
       const dated = await dateReleases(ec2, listedReleases(mine, parameters), policy, now, region, log);
       return chooseRelease(family, mine[0]!.kubernetesVersion, dated, policy, now);
     }),

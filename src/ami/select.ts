@@ -50,7 +50,7 @@ export function familyReleaseProblem(family: AmiFamily, release: string, minAge?
     const asked = [release !== 'latest' ? `--release ${release}` : '', minAge !== undefined ? `--min-age ${minAge}` : ''].filter(Boolean).join(' ');
     return {
       message: `${family} has no release to choose by ${asked}: AWS publishes only the latest Windows AMI, and Karpenter accepts Windows aliases only as ${family}@latest`,
-      hint: `ask for ${family} with --release latest alone (plan and upgrade: name the other classes with --nodeclass), or promote a tested Windows AMI with --amis-file`,
+      hint: `ask for ${family} with --release latest alone, or promote a tested Windows AMI with --amis-file`,
     };
   }
   if (policy) return undefined;

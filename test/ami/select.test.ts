@@ -171,7 +171,7 @@ describe('amiQueries with a release policy (--release latest~N, --min-age)', () 
       `${family} has no release to choose by ${asked}: AWS publishes only the latest Windows AMI, and Karpenter accepts Windows aliases only as ${family}@latest`,
     );
     expect(err.hint).toBe(
-      `ask for ${family} with --release latest alone (plan and upgrade: name the other classes with --nodeclass), or promote a tested Windows AMI with --amis-file`,
+      `ask for ${family} with --release latest alone, or promote a tested Windows AMI with --amis-file`,
     );
   });
 });

@@ -235,6 +235,23 @@ const EXACT: Array<[string, Case, Check]> = [
     },
   ],
   [
+    'RELEASE-NOT-FOR-FAMILY: a release policy for Windows, which publishes only its latest AMI',
+    {
+      inventory: {
+        nodeClasses: [nodeClass({ amiFamily: 'Windows2022', amiSelectorTerms: [{ id: 'ami-0win' }], statusAmis: [] })],
+      },
+      options: { release: 'latest~1', minAge: '7d' },
+    },
+    {
+      code: 'RELEASE-NOT-FOR-FAMILY',
+      level: 'error',
+      message:
+        'ec2nodeclass/default: windows2022 has no release to choose by --release latest~1 --min-age 7d: AWS publishes only the latest Windows AMI, and Karpenter accepts Windows aliases only as windows2022@latest',
+      evidence: [],
+      next: 'ask for windows2022 with --release latest alone, or promote a tested Windows AMI with --amis-file, or plan the other families with --nodeclass',
+    },
+  ],
+  [
     'ALIAS-NOT-PINNABLE',
     {
       inventory: {
