@@ -28,6 +28,8 @@ export interface AmisFile {
   region?: string;
   /** One per (family, arch, variant). */
   amis: PromotedAmi[];
+  /** The release policy that chose these releases where they were tested (`latest~1 --min-age 7d`), when one did. */
+  policy?: string;
 }
 
 /**
@@ -63,19 +65,29 @@ const ami = {
   name: z.string().min(1),
 };
 const minor = z.string().regex(/^1\.\d+$/, 'is not a Kubernetes minor such as 1.31');
+// What chose the releases, for the plan to say: `amis -o json` and an SSM plan record the policy, a plan that promoted
+// such a file records its words. Only words, so a file that lost it or mangled it still promotes.
+const recordedPolicy = z
+  .union([
+    z.object({ release: z.string(), minAge: z.string().nullable() }).transform((p) => (p.minAge == null ? p.release : `${p.release} --min-age ${p.minAge}`)),
+    z.string().min(1),
+  ])
+  .optional()
+  .catch(undefined);
 
 // `amis -o json` (report/amis.ts amisJson); extra keys (parameter, state, problems, ...) are allowed and ignored.
 const amisDocument = z.object({
   kubernetesVersion: minor,
   region: z.string().min(1),
   amis: z.array(z.object({ family: z.enum(AMI_FAMILIES), ...ami })).min(1, 'lists no AMIs'),
+  releasePolicy: recordedPolicy,
 });
 
 // `plan -o json` (report/plan.ts planJson): each class's targets; `source.region` since plans record where they resolved.
 const planDocument = z.object({
   kubernetesVersion: minor,
   nodeClasses: z.array(z.object({ name: z.string(), family: z.enum(AMI_FAMILIES), targets: z.array(z.object(ami)) })),
-  source: z.object({ region: z.string().min(1).optional() }).optional(),
+  source: z.object({ region: z.string().min(1).optional(), policy: recordedPolicy }).optional(),
 });
 
 const SHAPES = 'the document `karp-drift amis -o json` or `karp-drift plan -o json` writes';
@@ -139,6 +151,10 @@ export function parseAmisFile(text: string, path: string): AmisFile {
     shape === 'amis'
       ? (parsed.data as z.infer<typeof amisDocument>).region
       : (parsed.data as z.infer<typeof planDocument>).source?.region;
+  const policy =
+    shape === 'amis'
+      ? (parsed.data as z.infer<typeof amisDocument>).releasePolicy
+      : (parsed.data as z.infer<typeof planDocument>).source?.policy;
   const kubernetesVersion = parsed.data.kubernetesVersion;
   if (amis.length === 0)
     throw new UsageError(`--amis-file ${path} is a plan with no target AMIs: it pins nothing to promote`, {
@@ -151,6 +167,7 @@ export function parseAmisFile(text: string, path: string): AmisFile {
     kubernetesVersion,
     ...(region !== undefined ? { region } : {}),
     amis: distinctAmis(amis, path, kubernetesVersion),
+    ...(policy !== undefined ? { policy } : {}),
   };
 }
 

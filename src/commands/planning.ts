@@ -124,7 +124,7 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
       const { kubernetesVersion } = tested;
       source =
         tested.kind === 'file'
-          ? { kind: 'file', path: tested.path, shape: tested.shape, region, fileRegion: tested.region ?? null, kubernetesVersion, lookup }
+          ? { kind: 'file', path: tested.path, shape: tested.shape, region, fileRegion: tested.region ?? null, kubernetesVersion, lookup, ...(tested.policy !== undefined ? { policy: tested.policy } : {}) }
           : { kind: 'cluster', context: tested.context, server: tested.server, region, sourceRegion: tested.region ?? null, kubernetesVersion, lookup };
     } else {
       const policy = releasePolicy(options.release, options.minAge);

@@ -26,6 +26,8 @@ export type PlanSource =
       kubernetesVersion: string;
       /** id: the file's IDs verified as they are (same region); name: the same releases found here by exact image name. */
       lookup: 'id' | 'name';
+      /** The release policy that chose the file's releases where they were tested (`latest~1`), when one did. */
+      policy?: string;
     }
   | {
       kind: 'cluster';

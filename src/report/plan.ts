@@ -130,7 +130,8 @@ export function amiSourceText(source: PlanSource | undefined, release: string, r
       : `found by image name in ${s.region}${theirs != null ? ` (${whose} ${theirs}'s)` : ''}`;
   const from = s.kind === 'file' ? s.path : `context ${s.context} at ${s.server}`;
   const list = [...new Set(releases)].join(', ');
-  return `AMIs promoted from ${from}${list ? ` (release ${list})` : ''}, ${found}`;
+  const chosen = s.kind === 'file' && s.policy !== undefined ? `, chosen there by --release ${s.policy}` : '';
+  return `AMIs promoted from ${from}${list ? ` (release ${list}${chosen})` : ''}, ${found}`;
 }
 
 /** `release latest~1 --min-age 7d`: what was asked; `releasePolicyLines` says what it chose. */

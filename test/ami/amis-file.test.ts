@@ -69,6 +69,19 @@ describe('parseAmisFile', () => {
     ]);
   });
 
+  it.each<[string, Record<string, unknown>, string | undefined]>([
+    ['amis -o json releasePolicy', amisDoc({ releasePolicy: { release: 'latest~1', minAge: '7d', families: [] } }), 'latest~1 --min-age 7d'],
+    ['amis -o json releasePolicy without --min-age', amisDoc({ releasePolicy: { release: 'latest~2', minAge: null } }), 'latest~2'],
+    ['plan -o json source.policy', planDoc({ source: { kind: 'ssm', region: 'eu-west-1', policy: { release: 'latest', minAge: '36h' } } }), 'latest --min-age 36h'],
+    ['a plan that promoted such a file', planDoc({ source: { kind: 'file', region: 'eu-west-1', policy: 'latest~1' } }), 'latest~1'],
+    ['a policy mangled by hand: the AMIs still promote, without the words', amisDoc({ releasePolicy: { release: 3 } }), undefined],
+    ['no policy', amisDoc(), undefined],
+  ])('keeps the release policy that chose the releases where they were tested: %s', (_name, doc, policy) => {
+    const file = parseAmisFile(JSON.stringify(doc), 'tested.json');
+    expect(file.policy).toBe(policy);
+    expect(file.amis).toHaveLength(2);
+  });
+
   it('reads the result document of a run that succeeded (--result-file, the GitHub Action json output): its plan', () => {
     const result = {
       apiVersion: 'karp-drift.io/v1',

@@ -2,7 +2,7 @@
 // AL2023 class and a Bottlerocket class on 1.29, control plane 1.30). The CLI's clock is the real one, and every
 // release of the sandbox's catalog (dated up to 2026-11-01) is weeks old: --min-age 7d takes the newest, and an age no
 // release has is refused.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -67,6 +67,28 @@ describe('release policy through the CLI', () => {
     const md = readFileSync(file, 'utf8');
     expect(md).toContain('Kubernetes 1.30 (control plane 1.30), release latest~1 --min-age 7d, pinned by id');
     expect(md).toMatch(new RegExp(`\\n- bottlerocket ${chosen!.release.replaceAll('.', '\\.')} \\(published \\S+; newest ${newest!.release.replaceAll('.', '\\.')}\\)\\n`));
+  });
+
+  it('promotion pins exactly what the policy chose where it was tested, and says so; the policy flags are refused with it', async () => {
+    const sandbox = await scenario('staged');
+    const chosen = releases(sandbox, 'al2023').at(-2)!;
+    const tested = await karpDrift(sandbox, ['amis', '--to', '1.30', '--release', 'latest~1', '-o', 'json']);
+    expect(tested.code, tested.stderr).toBe(0);
+    const file = join(mkdtempSync(join(tmpdir(), 'karp-drift-policy-')), 'amis.json');
+    writeFileSync(file, tested.stdout);
+
+    const plan = await karpDrift(sandbox, ['plan', '--to', '1.30', '--nodeclass', 'default', '--amis-file', file]);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout.split('\n')[0]).toBe(
+      `Kubernetes 1.30 (control plane 1.30), AMIs promoted from ${file} (release ${chosen.release}, chosen there by --release latest~1), verified by ID in us-west-2, pinned by id`,
+    );
+    expect(plan.stdout).toContain(`amazon-eks-node-al2023-x86_64-standard-1.30-${chosen.release}`);
+
+    const refused = await karpDrift(sandbox, ['plan', '--to', '1.30', '--amis-file', file, '--min-age', '7d']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe(
+      `error: --min-age 7d cannot go with --amis-file: the file records the releases to pin\n  next: drop --min-age to pin what ${file} records (apply the policy where the file is written: amis --min-age 7d -o json)\n`,
+    );
   });
 
   it('an age no release has: exit 2 naming the family, the newest and its age; nothing is changed', async () => {
