@@ -30,6 +30,8 @@ export interface PinnedManifests {
   region: string;
   pinned: ResolvedAmis['amis'];
   manifests: RenderedManifests;
+  /** --release latest~N / --min-age: the release chosen, and against what. */
+  policy?: ResolvedAmis['policy'];
 }
 
 /** The live objects the rendered ones replace: the EC2NodeClass's owners, and both objects with their NodeClaims. */
@@ -61,7 +63,7 @@ export async function renderPinned(
 ): Promise<PinnedManifests> {
   const templates = await readTemplates(t.dir);
   const arches = pinnedArches(templates, t.family);
-  const { region, amis } = await resolveAmis(
+  const { region, amis, policy } = await resolveAmis(
     {
       kubernetes: options.kubernetes,
       families: [t.family],
@@ -78,7 +80,7 @@ export async function renderPinned(
   const pinned = amis.filter((a) => a.family === t.family && a.variant === 'standard');
   const { name, clusterName, role, family } = t;
   const manifests = renderManifests(templates, { name, clusterName, role, family, pin, amis: pinned });
-  return { region, pinned, manifests };
+  return { region, pinned, manifests, ...(policy !== undefined ? { policy } : {}) };
 }
 
 /**

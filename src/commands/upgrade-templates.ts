@@ -104,7 +104,7 @@ function refuseUnfitCluster(cluster: Cluster, discovery: Discovery, to: string):
 function reportRendered(
   ctx: CommandContext,
   name: string,
-  { region, pinned, manifests }: PinnedManifests,
+  { region, pinned, manifests, policy }: PinnedManifests,
   { diff, checks }: TemplateChanges,
   current: LiveManifests,
 ): void {
@@ -119,7 +119,7 @@ function reportRendered(
       id: a.id,
       name: a.name,
     }));
-    ctx.io.out(event('resolved', { region, amis }));
+    ctx.io.out(event('resolved', { region, amis, ...(policy !== undefined ? { releasePolicy: policy } : {}) }));
     ctx.io.out(
       event('rendered', {
         nodeClass: manifests.nodeClass,
