@@ -85,9 +85,13 @@ const hhmm = (iso: string) => `${utcTime(new Date(iso)).slice(11, 16)} UTC`;
 /** "the live run alice@laptop (run 1f…) (karp-drift upgrade --to 1.30 …), lease renewed 4s ago". */
 export function liveRunText(lock: LiveLock, now: Date): string {
   const what = lock.command !== undefined ? ` (karp-drift ${lock.command})` : '';
+  return `the live run ${lock.holder}${what}${leaseRenewedText(lock, now)}`;
+}
+
+/** ", lease renewed 4s ago", or nothing when the Lease says no time: every place that says it, in one form. */
+export function leaseRenewedText(lock: Pick<LiveLock, 'renewedAt'>, now: Date): string {
   const renewed = lock.renewedAt !== undefined ? Date.parse(lock.renewedAt) : NaN;
-  const ago = Number.isFinite(renewed) ? `, lease renewed ${humanDuration(Math.max(0, now.getTime() - renewed))} ago` : '';
-  return `the live run ${lock.holder}${what}${ago}`;
+  return Number.isFinite(renewed) ? `, lease renewed ${humanDuration(Math.max(0, now.getTime() - renewed))} ago` : '';
 }
 
 /** A few words for a heading: "(paced by a live run)". */

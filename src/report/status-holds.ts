@@ -7,7 +7,7 @@ import type { Budget } from '../karpenter/budgets.js';
 import { humanDuration, plural, utcTime } from '../text/words.js';
 import { decodeHoldRecord, heldAllowance, HOLD_ANNOTATION, holdWithoutReasons, switchTime } from '../apis/budget-hold.js';
 import type { HoldMechanism } from '../stages/hold-mechanism.js';
-import { holdState, holdStateNext, holdStateText, type HoldState, type RunLock } from '../apis/hold-state.js';
+import { holdState, holdStateNext, leaseRenewedText, holdStateText, type HoldState, type RunLock } from '../apis/hold-state.js';
 import { columns } from '../text/table.js';
 
 export interface DriftHold {
@@ -140,10 +140,9 @@ function holdsFooter(holds: readonly DriftHold[], now: Date): string[] {
   const paced = holds.find((h) => h.state.state === 'paced')?.state;
   if (paced?.state === 'paced') {
     // Its holder and command run long: indented below a heading of their own, so the heading fits 80 columns.
-    const { holder, command, renewedAt } = paced.lock;
-    const renewed = renewedAt !== undefined ? `, lease renewed ${humanDuration(Math.max(0, now.getTime() - Date.parse(renewedAt)))} ago` : '';
+    const { holder, command } = paced.lock;
     return [
-      `Paced by a live run${renewed}:\n`,
+      `Paced by a live run${leaseRenewedText(paced.lock, now)}:\n`,
       `  ${holder}${command !== undefined ? `: karp-drift ${command}` : ''}\n`,
       `  next: ${holdStateNext(paced)}\n`,
     ];
