@@ -26,7 +26,7 @@ export interface AmisFile {
   kubernetesVersion: string;
   /** The region the IDs belong to; absent in a plan written before plans recorded it (the IDs are then looked up by name). */
   region?: string;
-  /** One per (family, arch, variant). */
+  /** One per image: two for one (family, arch, variant) are refused only where that AMI is needed (promotion.ts). */
   amis: PromotedAmi[];
   /** The release policy that chose these releases where they were tested (`latest~1 --min-age 7d`), when one did. */
   policy?: string;
@@ -44,8 +44,24 @@ export interface ClusterAmis {
   kubernetesVersion: string;
   /** The source's region, when its kubeconfig tells (EKS endpoint, exec plugin's --region); else looked up by name. */
   region?: string;
-  /** One per (family, arch, variant). */
+  /** One per (family, arch, variant) this cluster needs. */
   amis: PromotedAmi[];
+  /** The source's classes this promotion takes nothing from, or not all they run: reported, never blocking. */
+  others?: OtherSourceClass[];
+}
+
+/**
+ * A class of the source cluster that serves nothing the target pins (or also runs images it does not pin), e.g.
+ * staging's Bottlerocket class still on 1.29 when the target needs AL2023 only.
+ */
+export interface OtherSourceClass {
+  name: string;
+  /** null: no EKS-optimized family (Custom, unknown). */
+  family: AmiFamily | null;
+  /** The images its nodes run that are not promoted, with the minor each is for. */
+  amis: Array<PromotedAmi & { kubernetesVersion: string }>;
+  /** False when it is mid-rollout (which does not matter here, since nothing is taken from it). */
+  settled: boolean;
 }
 
 /** Where promoted AMIs were tested: a file a pipeline carried, or the cluster itself. */
@@ -187,11 +203,12 @@ function fromResult(doc: unknown, path: string, next: string): unknown {
   return d.plan;
 }
 
-// A plan lists the same target under every class that needs it; two different images for one (family, arch, variant)
-// would leave "exactly what was tested" undefined. A name must be the EKS-optimized image it claims to be: it is what
-// another region looks the release up by, and it must carry no wildcard.
+// A plan lists the same target under every class that needs it: kept once. Two different images for one (family,
+// arch, variant) are both kept: they leave "exactly what was tested" undefined only for a cluster that needs that
+// AMI, which plan/promotion.ts refuses. A name must be the EKS-optimized image it claims to be: it is what another
+// region looks the release up by, and it must carry no wildcard.
 function distinctAmis(amis: readonly PromotedAmi[], path: string, kubernetesVersion: string): PromotedAmi[] {
-  const byKey = new Map<string, PromotedAmi>();
+  const byImage = new Map<string, PromotedAmi>();
   for (const a of amis) {
     const key = `${a.family} ${a.arch} ${a.variant}`;
     const fields = imageNameFields(a.family, a.name);
@@ -203,16 +220,7 @@ function distinctAmis(amis: readonly PromotedAmi[], path: string, kubernetesVers
         },
       );
     }
-    const seen = byKey.get(key);
-    if (seen !== undefined && (seen.id !== a.id || seen.name !== a.name)) {
-      throw new UsageError(
-        `--amis-file ${path} records two different ${key} AMIs: ${seen.id} (${seen.name}) and ${a.id} (${a.name})`,
-        {
-          hint: 'promote a file with one tested AMI per family, architecture and variant',
-        },
-      );
-    }
-    byKey.set(key, a);
+    byImage.set(`${key} ${a.id} ${a.name}`, a);
   }
-  return [...byKey.values()];
+  return [...byImage.values()];
 }

@@ -16,9 +16,9 @@ import { plan, withChecks, type Check, type Plan } from '../plan/plan.js';
 import { canaryChecks, stageAmis } from '../gates/coverage.js';
 import { neededAmiQueries } from '../plan/targets.js';
 import { releasePolicy } from '../ami/release-policy.js';
-import { promotedAmis, requireFileMinor, type PlanSource } from '../plan/promotion.js';
+import { promotedAmis, promotionNeeds, requireFileMinor, type PlanSource } from '../plan/promotion.js';
 import { planStages, type StagedPlan, type StagedRequest } from '../stages/stage-plan.js';
-import { loadSourceCluster, readSourceCluster } from './source-cluster.js';
+import { loadSourceCluster, readSourceCluster, testedInSource, type SourceRead } from './source-cluster.js';
 import { readLease } from '../cluster/lock.js';
 import { HOLD_ANNOTATION } from '../apis/budget-hold.js';
 import { LEASE_NAMESPACE } from '../apis/lock.js';
@@ -92,12 +92,13 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
   awsEdge.catch(() => undefined); // awaited below; a failure before then must not surface as an unhandled rejection
   try {
     if (options.kubernetes.note) log.info(options.kubernetes.note);
-    // --from-context: the source is read, and refused if it has no one tested state, before this cluster is.
-    let tested: TestedAmis | undefined = amisFile;
+    // --from-context: the source is read before this cluster is (a source with no Karpenter is refused first), and
+    // judged once this cluster's classes tell which AMIs it must have tested.
+    let fromSource: SourceRead | undefined;
     if (options.fromCluster !== undefined) {
       const source = loadSourceCluster(options.fromCluster, ctx, log);
       try {
-        tested = await readSourceCluster(options.fromCluster, source, cluster, options.kubernetes.version, ctx, log);
+        fromSource = await readSourceCluster(options.fromCluster, source, cluster, ctx);
       } finally {
         source.close();
       }
@@ -116,6 +117,8 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
     const { countNameMatches, resolveAmiQueries, resolvePromotedAmis } = await awsEdge;
     let resolved: ResolvedAmis;
     let source: PlanSource;
+    const tested: TestedAmis | undefined =
+      fromSource !== undefined ? testedInSource(fromSource, to, promotionNeeds(inventory, { to, nodeClasses }), log) : amisFile;
     if (tested !== undefined) {
       const wanted = promotedAmis(inventory, tested, { to, nodeClasses });
       const promoted = await resolvePromotedAmis(wanted, tested, to, aws, log);
@@ -125,7 +128,7 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
       source =
         tested.kind === 'file'
           ? { kind: 'file', path: tested.path, shape: tested.shape, region, fileRegion: tested.region ?? null, kubernetesVersion, lookup, ...(tested.policy !== undefined ? { policy: tested.policy } : {}) }
-          : { kind: 'cluster', context: tested.context, server: tested.server, region, sourceRegion: tested.region ?? null, kubernetesVersion, lookup };
+          : { kind: 'cluster', context: tested.context, server: tested.server, region, sourceRegion: tested.region ?? null, kubernetesVersion, lookup, otherClasses: tested.others ?? [] };
     } else {
       const policy = releasePolicy(options.release, options.minAge);
       const queries = neededAmiQueries(inventory, { to, release: options.release, minAge: options.minAge?.text, nodeClasses });

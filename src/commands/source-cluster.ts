@@ -10,7 +10,7 @@ import { RefusedError, UsageError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { CommandContext } from './context.js';
 import type { PlanOptions } from './options.js';
-import { sourceClusterAmis, sourceRegion } from '../plan/source-cluster.js';
+import { sourceClusterAmis, sourceRegion, type NeededKey, type SourceClusterRead } from '../plan/source-cluster.js';
 
 type From = NonNullable<PlanOptions['fromCluster']>;
 
@@ -48,15 +48,22 @@ export function loadSourceCluster(from: From, ctx: CommandContext, log: Logger):
   }
 }
 
-/** Reads the source (all its EC2NodeClasses and NodeClaims) and returns what it has tested for `--to`, or refuses. */
+/** What was read from the source, before it is judged against what this cluster needs. */
+export interface SourceRead {
+  read: SourceClusterRead;
+  gitVersion: string;
+}
+
+/**
+ * Reads the source (all its EC2NodeClasses and NodeClaims). It is judged only once this cluster's classes tell what
+ * they will pin (testedInSource): what the source runs for anything else does not matter.
+ */
 export async function readSourceCluster(
   from: From,
   source: Cluster,
   here: Cluster,
-  to: string,
   ctx: CommandContext,
-  log: Logger,
-): Promise<ClusterAmis> {
+): Promise<SourceRead> {
   const flag = flagOf(from);
   // Shown and recorded without any user:password a server URL may carry (apis/cluster-identity.ts).
   const server = source.identity.server;
@@ -73,19 +80,19 @@ export async function readSourceCluster(
     kubeconfigCluster: source.identity.kubeconfigCluster,
     ...(source.credentials.exec ? { exec: source.credentials.exec } : {}),
   });
-  const tested = sourceClusterAmis(
-    {
-      context: source.context,
-      server,
-      ...(region !== undefined ? { region } : {}),
-      inventory,
-    },
-    to,
-  );
+  return {
+    read: { context: source.context, server, ...(region !== undefined ? { region } : {}), inventory },
+    gitVersion: discovery.controlPlane.gitVersion,
+  };
+}
+
+/** What the source has tested of what this cluster needs for `--to`, or its refusal (plan/source-cluster.ts). */
+export function testedInSource(source: SourceRead, to: string, needed: readonly NeededKey[], log: Logger): ClusterAmis {
+  const { context, server, region } = source.read;
+  const tested = sourceClusterAmis(source.read, to, needed);
+  const runs = (amis: ClusterAmis['amis']) => amis.map((a) => `${a.family} ${a.arch} ${a.variant} ${a.release}`).join(', ');
   log.info(
-    `Source cluster ${source.context} (${server}${region !== undefined ? `, ${region}` : ''}): Kubernetes ${discovery.controlPlane.gitVersion}; its nodes run ${tested.amis
-      .map((a) => `${a.family} ${a.arch} ${a.variant} ${a.release}`)
-      .join(', ')}`,
+    `Source cluster ${context} (${server}${region !== undefined ? `, ${region}` : ''}): Kubernetes ${source.gitVersion}; its nodes run ${runs(tested.amis) || 'none of the AMIs this cluster needs'}`,
   );
   return tested;
 }

@@ -1,8 +1,8 @@
 // Pure: where a plan's AMIs come from. By default SSM resolves them; with `--amis-file` or `--from-context` they are
 // exactly the AMIs a lower environment tested, matched here to the (family, arch, variant) each EC2NodeClass in scope
 // needs.
-import { familyVersionProblem, variantExists } from '../ami/families.js';
-import type { AmisFile, PromotedAmi, TestedAmis } from '../ami/amis-file.js';
+import { familyVersionProblem, variantExists, type AmiFamily, type Arch, type Variant } from '../ami/families.js';
+import type { AmisFile, OtherSourceClass, PromotedAmi, TestedAmis } from '../ami/amis-file.js';
 import type { RecordedPolicy } from '../ami/release-policy.js';
 import type { Inventory } from '../karpenter/views.js';
 import { UsageError } from '../errors.js';
@@ -41,13 +41,44 @@ export type PlanSource =
       kubernetesVersion: string;
       /** id: the source's IDs verified as they are (same region); name: the same releases found here by image name. */
       lookup: 'id' | 'name';
+      /** The source's classes nothing was taken from (or not all they run): reported, not blocking. */
+      otherClasses: OtherSourceClass[];
     };
+
+/** One (family, arch, variant) a class in scope needs, and the NodePools or nodes that need it. */
+export interface PromotionNeed {
+  nodeClass: string;
+  family: AmiFamily;
+  arch: Arch;
+  variant: Variant;
+  from: string[];
+}
+
+/**
+ * What the classes in scope will pin: the keys a promotion must supply, and all a source must be settled on. Classes
+ * the plan refuses anyway (unknown family, none published for `--to`) are left to their checks.
+ */
+export function promotionNeeds(
+  inventory: Inventory,
+  options: { to: string; nodeClasses?: readonly string[] },
+): PromotionNeed[] {
+  const needs: PromotionNeed[] = [];
+  for (const view of nodeClassesInScope(inventory, options.nodeClasses).nodeClasses) {
+    const { family, pairs } = amiNeeds(inventory, view.name);
+    if (family === undefined || familyVersionProblem(family, options.to) !== undefined) continue;
+    for (const need of pairs) {
+      if (variantExists(family, need.arch, need.variant))
+        needs.push({ nodeClass: view.name, family, arch: need.arch, variant: need.variant, from: need.from });
+    }
+  }
+  return needs;
+}
 
 /**
  * The tested AMIs the classes in scope need, one per (family, arch, variant). The file's minor must be `--to` (the
  * source cluster's was checked as it was read), and it must hold every AMI a class needs: a partial promotion would
- * leave that class on SSM's choice, which was never tested. Classes the plan refuses anyway (unknown family, none
- * published for `--to`) are left to their checks.
+ * leave that class on SSM's choice, which was never tested. What else it holds is not looked at: a file that also
+ * records images this cluster does not use (another family, two releases of one) pins what it is asked for.
  */
 export function promotedAmis(
   inventory: Inventory,
@@ -56,22 +87,33 @@ export function promotedAmis(
 ): PromotedAmi[] {
   if (file.kind === 'file') requireFileMinor(file, options.to);
   const wanted = new Map<string, PromotedAmi>();
-  const missing: string[] = [];
-  for (const view of nodeClassesInScope(inventory, options.nodeClasses).nodeClasses) {
-    const needs = amiNeeds(inventory, view.name);
-    const family = needs.family;
-    if (family === undefined || familyVersionProblem(family, options.to) !== undefined) continue;
-    const lacking: string[] = [];
-    for (const need of needs.pairs) {
-      if (!variantExists(family, need.arch, need.variant)) continue;
-      const found = file.amis.find((a) => a.family === family && a.arch === need.arch && a.variant === need.variant);
-      if (found === undefined) lacking.push(`${need.arch} ${need.variant} (needed by ${need.from.join(', ')})`);
-      else wanted.set(`${family}/${need.arch}/${need.variant}`, found);
+  const lacking = new Map<string, string[]>();
+  const needs = promotionNeeds(inventory, options);
+  for (const need of needs) {
+    const { family, arch, variant } = need;
+    const found = file.amis.filter((a) => a.family === family && a.arch === arch && a.variant === variant);
+    if (found.length > 1 && file.kind === 'file') {
+      throw new UsageError(
+        `--amis-file ${file.path} records two different ${family} ${arch} ${variant} AMIs: ${found[0]!.id} (${found[0]!.name}) and ${found[1]!.id} (${found[1]!.name}); nothing was changed`,
+        { hint: 'promote a file with one tested AMI per family, architecture and variant' },
+      );
     }
-    if (lacking.length > 0) missing.push(`ec2nodeclass/${view.name} needs ${family} ${lacking.join(', ')}`);
+    const lack = `${arch} ${variant} (needed by ${need.from.join(', ')})`;
+    if (found[0] === undefined) lacking.set(need.nodeClass, [...(lacking.get(need.nodeClass) ?? []), lack]);
+    else wanted.set(`${family}/${arch}/${variant}`, found[0]);
   }
+  const familyOf = new Map(needs.map((n) => [n.nodeClass, n.family]));
+  const missing = [...lacking].map(([name, l]) => `ec2nodeclass/${name} needs ${familyOf.get(name)} ${l.join(', ')}`);
   if (missing.length > 0) {
-    const has = file.amis.map((a) => `${a.family} ${a.arch} ${a.variant}`).join(', ');
+    const key = (a: PromotedAmi) => `${a.family} ${a.arch} ${a.variant}`;
+    // A source cluster's own list holds only what this cluster needs; what else its nodes run is in `others`.
+    const elsewhere =
+      file.kind === 'cluster'
+        ? (file.others ?? []).flatMap((o) =>
+            o.amis.map((a) => `${key(a)}${a.kubernetesVersion !== options.to ? ` (${a.kubernetesVersion})` : ''}`),
+          )
+        : [];
+    const has = [...new Set([...file.amis.map(key), ...elsewhere])].join(', ');
     if (file.kind === 'cluster') {
       // Pinned there but run by no node is not tested, so it is not on offer (plan/source-cluster.ts).
       throw new UsageError(

@@ -1,9 +1,9 @@
 // Pure: what a source cluster (`--from-context`, typically staging) has tested, as the same AMIs an `--amis-file`
 // records, so promotion.ts and ami/resolve.ts treat both alike. "Tested" means pinned and run: an image counts when an
 // EC2NodeClass's status.amis lists it and a NodeClaim of that class runs it (status.imageID). A source mid-rollout,
-// running mixed releases, or on another minor has no one tested state to promote, so it is refused (exit 3) before
-// anything is written anywhere. DOMAIN.md §1.2 (status.amis), §1.4 (status.imageID, Drifted), §2.3 (AMIDrift).
-import type { ClusterAmis, PromotedAmi } from '../ami/amis-file.js';
+// running mixed releases, or on another minor for what this cluster will pin has no one tested state to promote, so
+// it is refused (exit 3) before anything is written anywhere; its other classes are only reported. DOMAIN.md §1.2 (status.amis), §1.4 (status.imageID, Drifted), §2.3 (AMIDrift).
+import type { ClusterAmis, OtherSourceClass, PromotedAmi } from '../ami/amis-file.js';
 import type { AmiFamily, Arch, Variant } from '../ami/families.js';
 import { imageNameFields } from '../ami/verify.js';
 import type { Inventory, NodeClaimView, NodeClassView } from '../karpenter/views.js';
@@ -29,16 +29,45 @@ interface Run {
   nodeClaim: string;
 }
 
-/** The source's tested AMIs for `--to`, one per (family, arch, variant); a source with no one tested state is refused. */
-export function sourceClusterAmis(source: SourceClusterRead, to: string): ClusterAmis {
+/** A (family, arch, variant) this cluster's classes in scope need: what the source must be settled on. */
+export interface NeededKey {
+  family: AmiFamily;
+  arch: Arch;
+  variant: Variant;
+}
+
+const keyOf = (k: NeededKey) => `${k.family} ${k.arch} ${k.variant}`;
+
+/**
+ * The source's tested AMIs for `--to`, one per (family, arch, variant) in `needed` (all it runs when not given); a
+ * source with no one tested state for them is refused. Only what this cluster will pin must be settled on `--to`
+ * there: a class of the source that serves none of it (staging's Bottlerocket class still on 1.29, when this plan
+ * pins only AL2023) blocks nothing and is returned in `others`, to be reported.
+ */
+export function sourceClusterAmis(source: SourceClusterRead, to: string, needed?: readonly NeededKey[]): ClusterAmis {
   const where = `source context ${source.context} (${source.server})`;
   const classes = [...source.inventory.nodeClasses].sort((a, b) => a.name.localeCompare(b.name));
   const claimsOf = (view: NodeClassView) =>
     source.inventory.nodeClaims
       .filter((c) => c.nodeClass === view.name && c.imageId !== undefined)
       .sort((a, b) => a.name.localeCompare(b.name));
+  const wanted = needed === undefined ? undefined : new Set(needed.map(keyOf));
+  const families = new Set(needed?.map((k) => k.family));
+  const isNeeded = (r: Run) => wanted === undefined || wanted.has(keyOf(r.ami));
+  // A class counts when it serves a needed key, or might (its family is needed and nothing tells which keys it serves).
+  const relevant = (view: NodeClassView, runs: readonly Run[]) => {
+    if (wanted === undefined) return true;
+    const keys = classKeys(view, runs);
+    const { family } = nodeClassFamily(view);
+    return keys.some((k) => wanted.has(k)) || (keys.length === 0 && family !== undefined && families.has(family));
+  };
+  const read = classes.map((view) => {
+    const claims = claimsOf(view);
+    const runs = runsOf(view, claims);
+    return { view, runs, unsettled: unsettledEvidence(view, claims), relevant: relevant(view, runs) };
+  });
 
-  const unsettled = classes.flatMap((view) => unsettledEvidence(view, claimsOf(view)));
+  const unsettled = read.filter((c) => c.relevant).flatMap((c) => c.unsettled);
   if (unsettled.length > 0) {
     throw new RefusedError(
       `${where} is mid-rollout: its nodes do not all run what its EC2NodeClasses pin, so it has no one tested state to promote; nothing was changed\n${evidence(unsettled)}`,
@@ -48,27 +77,25 @@ export function sourceClusterAmis(source: SourceClusterRead, to: string): Cluste
     );
   }
 
-  const runs = classes.flatMap((view) => runsOf(view, claimsOf(view)));
+  const allRuns = read.flatMap((c) => c.runs);
+  const runs = allRuns.filter(isNeeded);
   const otherMinor = runs.filter((r) => r.minor !== to);
   if (otherMinor.length > 0) {
     const minors = [...new Set(otherMinor.map((r) => r.minor))].sort();
     const onTo = runs.length > otherMinor.length;
     throw new RefusedError(
-      `${where} runs Kubernetes ${minors.join(' and ')} AMIs${onTo ? ` on some nodes` : ''}, not ${to} (--to); nothing was changed\n${evidence(perImage(otherMinor))}`,
+      `${where} runs Kubernetes ${minors.join(' and ')} AMIs${onTo ? ` on some nodes` : ''}, not ${to} (--to)${wanted !== undefined ? `, for what this plan pins (${[...new Set(otherMinor.map((r) => keyOf(r.ami)))].join(', ')})` : ''}; nothing was changed\n${evidence(perImage(otherMinor))}`,
       {
         hint:
-          minors.length === 1 && !onTo
+          minors.length === 1 && !onTo && allRuns.every((r) => r.minor === minors[0])
             ? `pass --to ${minors[0]} to promote what ${source.context} runs, or upgrade ${source.context} to ${to} first (karp-drift upgrade --to ${to} --context ${source.context})`
-            : `upgrade every EC2NodeClass of ${source.context} to ${to} first (karp-drift upgrade --to ${to} --context ${source.context}), then promote`,
+            : `upgrade ${upgradeWhat(otherMinor)} of ${source.context} to ${to} first (karp-drift upgrade --to ${to} --context ${source.context}${nodeClassFlags(otherMinor)}), then promote${wanted !== undefined ? '; or promote only the classes here that need none of it (--nodeclass)' : ''}`,
       },
     );
   }
 
   const byKey = new Map<string, Run[]>();
-  for (const r of runs) {
-    const key = `${r.ami.family} ${r.ami.arch} ${r.ami.variant}`;
-    byKey.set(key, [...(byKey.get(key) ?? []), r]);
-  }
+  for (const r of runs) byKey.set(keyOf(r.ami), [...(byKey.get(keyOf(r.ami)) ?? []), r]);
   const mixed = [...byKey].filter(([, rs]) => new Set(rs.map((r) => r.ami.id)).size > 1);
   if (mixed.length > 0) {
     const lines = mixed.map(([key, rs]) => `${key}: ${perImage(rs).join('; ')}`);
@@ -79,12 +106,15 @@ export function sourceClusterAmis(source: SourceClusterRead, to: string): Cluste
       },
     );
   }
-  if (runs.length === 0) {
+  if (allRuns.length === 0) {
     throw new RefusedError(
       `${where} has no node that runs an EKS-optimized AMI its EC2NodeClass pins: nothing was tested there to promote; nothing was changed`,
       { hint: `check --from-context, or run nodes on the AMIs in ${source.context} first` },
     );
   }
+  const others = read
+    .filter((c) => !c.relevant || c.runs.some((r) => !isNeeded(r)))
+    .map((c) => otherClass(c, isNeeded));
   return {
     kind: 'cluster',
     context: source.context,
@@ -92,6 +122,45 @@ export function sourceClusterAmis(source: SourceClusterRead, to: string): Cluste
     kubernetesVersion: to,
     ...(source.region !== undefined ? { region: source.region } : {}),
     amis: [...byKey.values()].map((rs) => rs[0]!.ami),
+    ...(others.length > 0 ? { others } : {}),
+  };
+}
+
+/** "every EC2NodeClass" when they all lag, else the ones that do. */
+function upgradeWhat(runs: readonly Run[]): string {
+  const names = [...new Set(runs.map((r) => r.nodeClass))];
+  return names.length === 1 ? `ec2nodeclass/${names[0]}` : `ec2nodeclasses ${names.join(', ')}`;
+}
+const nodeClassFlags = (runs: readonly Run[]) =>
+  [...new Set(runs.map((r) => r.nodeClass))].map((n) => ` --nodeclass ${n}`).join('');
+
+// The keys a class serves: what its nodes run, and what its status.amis offers (both variants where one image serves
+// two, DOMAIN.md §3.4). Empty when it tells nothing (no status.amis names an EKS-optimized image).
+function classKeys(view: NodeClassView, runs: readonly Run[]): string[] {
+  const { family } = nodeClassFamily(view);
+  if (family === undefined) return [];
+  const keys = new Set(runs.map((r) => keyOf(r.ami)));
+  for (const ami of view.statusAmis) {
+    const fields = ami.name !== undefined ? imageNameFields(family, ami.name) : undefined;
+    if (fields === undefined) continue;
+    const arch = archOf(fields.architecture, ami.requirements.find((r) => r.key === ARCH_LABEL)?.values);
+    for (const variant of imageVariants(family, arch, fields.flavor)) keys.add(keyOf({ family, arch, variant }));
+  }
+  return [...keys];
+}
+
+/** A class of the source this promotion does not take from, as the plan reports it. */
+function otherClass(
+  c: { view: NodeClassView; runs: readonly Run[]; unsettled: readonly string[] },
+  isNeeded: (r: Run) => boolean,
+): OtherSourceClass {
+  const byImage = new Map<string, Run>();
+  for (const r of c.runs) if (!isNeeded(r)) byImage.set(r.ami.id, r);
+  return {
+    name: c.view.name,
+    family: nodeClassFamily(c.view).family ?? null,
+    amis: [...byImage.values()].map((r) => ({ ...r.ami, kubernetesVersion: r.minor })),
+    settled: c.unsettled.length === 0,
   };
 }
 
@@ -133,15 +202,7 @@ function runsOf(view: NodeClassView, claims: readonly NodeClaimView[]): Run[] {
     const pinned = view.statusAmis.find((a) => a.id === c.imageId);
     const fields = pinned?.name !== undefined ? imageNameFields(family, pinned.name) : undefined;
     if (pinned?.name === undefined || fields === undefined) continue;
-    const required = pinned.requirements.find((r) => r.key === ARCH_LABEL)?.values;
-    const arch: Arch =
-      fields.architecture !== undefined
-        ? fields.architecture === 'x86_64'
-          ? 'amd64'
-          : 'arm64'
-        : required?.length === 1 && required[0] === 'arm64'
-          ? 'arm64'
-          : 'amd64';
+    const arch = archOf(fields.architecture, pinned.requirements.find((r) => r.key === ARCH_LABEL)?.values);
     runs.push({
       ami: {
         family,
@@ -157,6 +218,18 @@ function runsOf(view: NodeClassView, claims: readonly NodeClaimView[]): Run[] {
     });
   }
   return runs;
+}
+
+function archOf(named: string | undefined, required: readonly string[] | undefined): Arch {
+  if (named !== undefined) return named === 'x86_64' ? 'amd64' : 'arm64';
+  return required?.length === 1 && required[0] === 'arm64' ? 'arm64' : 'amd64';
+}
+
+/** The variants one image serves, when no instance tells which (imageVariant's two shared images serve both). */
+function imageVariants(family: AmiFamily, arch: Arch, flavor: string): Variant[] {
+  if (family === 'al2' && flavor === 'gpu') return ['nvidia', 'neuron'];
+  if (family === 'bottlerocket' && flavor === 'standard' && arch === 'amd64') return ['standard', 'neuron'];
+  return [flavor === 'nvidia' || flavor === 'gpu' ? 'nvidia' : flavor === 'neuron' ? 'neuron' : 'standard'];
 }
 
 // The variant an image name says (DOMAIN.md §3.4). Two images serve two variants: AL2's one GPU image (nvidia and

@@ -145,6 +145,27 @@ export function releasePolicyLines(source: PlanSource | undefined): string[] {
   return [...source.policy.families].sort((a, b) => a.family.localeCompare(b.family)).map(releaseChoiceText);
 }
 
+/**
+ * The source cluster's classes this promotion took nothing from (or not all they run), e.g. staging's Bottlerocket
+ * class still on the old minor while only AL2023 is pinned here: said, so that "staging is on 1.30" is not assumed.
+ */
+export function otherClassesText(source: PlanSource | undefined, to: string): string | undefined {
+  if (source?.kind !== 'cluster' || source.otherClasses.length === 0) return undefined;
+  const classes = source.otherClasses.map((c) => {
+    const what =
+      c.family == null
+        ? ['no EKS-optimized family']
+        : c.amis.length === 0
+          ? [`${c.family}, no node on an AMI it pins`]
+          : [...new Set(c.amis.map((a) => a.kubernetesVersion))].sort().map((minor) => {
+              const keys = c.amis.filter((a) => a.kubernetesVersion === minor).map((a) => `${a.arch} ${a.variant}`);
+              return `${c.family} ${[...new Set(keys)].sort().join(' and ')} on Kubernetes ${minor}`;
+            });
+    return `ec2nodeclass/${c.name} (${what.join('; ')}${c.settled ? '' : ', mid-rollout'})`;
+  });
+  return `Not promoted from context ${source.context}, so not required to be on ${to} there: ${classes.join(', ')}`;
+}
+
 function sourceText(plan: Plan): string {
   return amiSourceText(plan.source, plan.release, plan.nodeClasses.flatMap((c) => c.targets.map((t) => t.release)));
 }
@@ -156,6 +177,8 @@ export function planText(plan: Plan, options: { color: boolean; staged?: readonl
     `Kubernetes ${plan.kubernetesVersion} (control plane ${plan.controlPlaneVersion}), ${sourceText(plan)}, pinned by ${plan.pin}`,
     ...releasePolicyLines(plan.source).map((l) => `  ${l}`),
   ];
+  const others = otherClassesText(plan.source, plan.kubernetesVersion);
+  if (others !== undefined) lines.push(others);
   for (const c of plan.nodeClasses) lines.push('', ...nodeClassLines(c, plan.nodePools, paint));
   if (options.staged !== undefined) lines.push('', ...options.staged);
   lines.push(...checkLines(plan.checks, paint), '', finalLine(plan));

@@ -71,13 +71,49 @@ describe('--from-context: promote exactly what the source cluster runs', () => {
     const releases = [...new Set(al2023('amd64').map((r) => r.release))].sort();
     const older = releases.filter((r) => r !== releases.at(-1) && usable('amd64', r) && usable('arm64', r)).at(-1)!;
     expect(older).toBeDefined();
-    for (const args of [
-      ['--nodeclass', 'default', '--release', older],
-      ['--nodeclass', 'bottlerocket'],
-    ]) {
+    const upgradeStaging = async (args: string[]) => {
       const run = await karpDrift(staging, ['upgrade', '--to', '1.30', ...args, '--yes', '-o', 'json'], 120_000);
       expect(run.code, run.stderr).toBe(0);
-    }
+    };
+    await upgradeStaging(['--nodeclass', 'default', '--release', older]);
+
+    // Staging's Bottlerocket class still runs 1.29: a plan that pins only AL2023 promotes, and says so ...
+    const partial = await karpDrift(
+      prod,
+      ['plan', '--to', '1.30', '--nodeclass', 'default', '--from-context', 'staging', '-o', 'json'],
+      90_000,
+      { KUBECONFIG },
+    );
+    expect(partial.code, partial.stderr).toBe(0);
+    const partialDoc = JSON.parse(partial.stdout) as PlanDoc & {
+      source: { otherClasses: Array<{ name: string; family: string; settled: boolean; amis: Array<Record<string, string>> }> };
+    };
+    expect(partialDoc.blocked).toBe(false);
+    expect(partialDoc.nodeClasses.map((c) => c.targets.map((t) => t.release))).toEqual([[older, older]]);
+    expect(partialDoc.source.otherClasses.map((c) => [c.name, c.family, c.settled])).toEqual([
+      ['bottlerocket', 'bottlerocket', true],
+    ]);
+    expect(new Set(partialDoc.source.otherClasses[0]!.amis.map((a) => a.kubernetesVersion))).toEqual(new Set(['1.29']));
+    const partialText = await karpDrift(
+      prod,
+      ['plan', '--to', '1.30', '--nodeclass', 'default', '--from-context', 'staging'],
+      90_000,
+      { KUBECONFIG },
+    );
+    expect(partialText.code, partialText.stderr).toBe(0);
+    expect(partialText.stdout.split('\n')[1]).toBe(
+      'Not promoted from context staging, so not required to be on 1.30 there: ec2nodeclass/bottlerocket (bottlerocket amd64 standard and arm64 standard on Kubernetes 1.29)',
+    );
+    // ... and one that pins Bottlerocket too is refused (exit 3), naming that class.
+    const all = await karpDrift(prod, ['plan', '--to', '1.30', '--from-context', 'staging'], 90_000, { KUBECONFIG });
+    expect(all.code, all.stderr).toBe(3);
+    expect(all.stderr).toContain(
+      `error: source context staging (${staging.kube.url}) runs Kubernetes 1.29 AMIs on some nodes, not 1.30 (--to), for what this plan pins (bottlerocket `,
+    );
+    expect(all.stderr).toContain(
+      'next: upgrade ec2nodeclass/bottlerocket of staging to 1.30 first (karp-drift upgrade --to 1.30 --context staging --nodeclass bottlerocket), then promote; or promote only the classes here that need none of it (--nodeclass)',
+    );
+    await upgradeStaging(['--nodeclass', 'bottlerocket']);
     const ran = runningImages(staging);
     const stagingWrites = httpWrites(staging);
     const ssmCalls = () => prod.aws.requests.filter((r) => r.service === 'ssm').length;
@@ -97,6 +133,7 @@ describe('--from-context: promote exactly what the source cluster runs', () => {
       sourceRegion: null,
       kubernetesVersion: '1.30',
       lookup: 'name',
+      otherClasses: [],
     });
     expect(doc.blocked).toBe(false);
     for (const c of doc.nodeClasses) {
@@ -166,8 +203,9 @@ describe('--from-context: promote exactly what the source cluster runs', () => {
     ]);
     expect(minor.code, minor.stderr).toBe(3);
     expect(minor.stderr).toContain(
-      `error: source context karp-drift-sandbox-default (${staging.kube.url}) runs Kubernetes 1.29 AMIs, not 1.30 (--to); nothing was changed`,
+      `error: source context karp-drift-sandbox-default (${staging.kube.url}) runs Kubernetes 1.29 AMIs, not 1.30 (--to), for what this plan pins (`,
     );
+    expect(minor.stderr).toMatch(/for what this plan pins \((al2023|bottlerocket) [^)]*\); nothing was changed\n/);
     // The evidence: each image, the NodeClaims that run it (three, then how many more) and their class.
     expect(minor.stderr).toMatch(
       /\n {2}ami-\w+ \(amazon-eks-node-al2023-arm64-standard-1\.29-v\d{8}\) on nodeclaim\/arm-\w+, nodeclaim\/[\w-]+, nodeclaim\/[\w-]+, \d+ more \(ec2nodeclass\/default\)\n/,

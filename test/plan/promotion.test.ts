@@ -110,6 +110,41 @@ describe('promotedAmis', () => {
     expect(promotedAmis(inventory(), staging, { to: '1.31' })).toEqual([ami('amd64')]);
   });
 
+  it('two images for one (family, arch, variant) block only where that AMI is needed (exit 2)', () => {
+    const otherArm = { ...ami('arm64'), id: 'ami-0ffffffffffffffff' };
+    const twoArm = file({ amis: [ami('amd64'), ami('arm64'), otherArm] });
+    // The default class launches amd64 only: which arm64 image was tested does not matter here.
+    expect(promotedAmis(inventory(), twoArm, { to: '1.31' })).toEqual([ami('amd64')]);
+    const both = inventory({
+      nodePools: [nodePool({ requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64', 'arm64'] }] })],
+    });
+    const err = usageError(() => promotedAmis(both, twoArm, { to: '1.31' }));
+    expect(err.message).toBe(
+      `--amis-file artifacts/amis.json records two different al2023 arm64 standard AMIs: ${NEW['arm64/standard']} (${ami('arm64').name}) and ami-0ffffffffffffffff (${ami('arm64').name}); nothing was changed`,
+    );
+    expect(err.hint).toBe('promote a file with one tested AMI per family, architecture and variant');
+  });
+
+  it("a source cluster lacking a needed AMI: what its other classes run is listed too, with their minor", () => {
+    const staging: ClusterAmis = {
+      kind: 'cluster',
+      context: 'staging',
+      server: 'https://staging.example',
+      kubernetesVersion: '1.31',
+      amis: [],
+      others: [
+        {
+          name: 'default',
+          family: 'al2023',
+          amis: [{ ...ami('amd64'), name: al2023Name('amd64/standard', '1.30', 'v20241109'), kubernetesVersion: '1.30' }],
+          settled: true,
+        },
+      ],
+    };
+    const err = usageError(() => promotedAmis(inventory(), staging, { to: '1.31' }));
+    expect(err.message.split('\n').at(-1)).toBe('  its nodes run: al2023 amd64 standard (1.30)');
+  });
+
   it('a class the plan refuses anyway (its family unknown) is left to its check', () => {
     const inv = inventory({
       nodeClasses: [
@@ -156,6 +191,7 @@ describe('promotedFrom', () => {
         sourceRegion: null,
         kubernetesVersion: '1.31',
         lookup: 'name',
+        otherClasses: [],
       },
       ['v20241109'],
       'context:staging; release v20241109',
@@ -170,6 +206,7 @@ describe('promotedFrom', () => {
         sourceRegion: 'us-east-1',
         kubernetesVersion: '1.31',
         lookup: 'name',
+        otherClasses: [],
       },
       ['v20261023'],
       'context:staging; release v20261023; from us-east-1',

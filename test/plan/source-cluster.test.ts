@@ -3,10 +3,10 @@
 // its kubeconfig entry. The factories' default moment is a settled source: class `default` pins the 1.30 AL2023
 // release v20240917 (alias) and three NodeClaims run its amd64 standard image.
 import { describe, expect, it } from 'vitest';
-import type { ClusterAmis, PromotedAmi } from '../../src/ami/amis-file.js';
+import type { ClusterAmis, OtherSourceClass, PromotedAmi } from '../../src/ami/amis-file.js';
 import type { Inventory } from '../../src/karpenter/views.js';
 import { RefusedError } from '../../src/errors.js';
-import { sourceClusterAmis, sourceRegion } from '../../src/plan/source-cluster.js';
+import { sourceClusterAmis, sourceRegion, type NeededKey } from '../../src/plan/source-cluster.js';
 import {
   al2023Name,
   condition,
@@ -235,7 +235,7 @@ describe('sourceClusterAmis: no one tested state is refused (exit 3) with its ev
         `${where} runs Kubernetes 1.29 AMIs on some nodes, not 1.30 (--to); nothing was changed`,
         `  ${OLD['arm64/standard']} (${al2023Name('arm64/standard', '1.29', 'v20240917')}) on nodeclaim/batch-1 (ec2nodeclass/batch)`,
       ].join('\n'),
-      'upgrade every EC2NodeClass of staging to 1.30 first (karp-drift upgrade --to 1.30 --context staging), then promote',
+      'upgrade ec2nodeclass/batch of staging to 1.30 first (karp-drift upgrade --to 1.30 --context staging --nodeclass batch), then promote',
     ],
     [
       'no node at all',
@@ -257,6 +257,144 @@ describe('sourceClusterAmis: no one tested state is refused (exit 3) with its ev
     const err = refusal(() => sourceClusterAmis(read(inventory({ nodeClaims: claims })), '1.30'));
     expect(err.message.split('\n')).toHaveLength(12);
     expect(err.message.split('\n').at(-1)).toBe('  … and 2 more');
+  });
+});
+
+describe('sourceClusterAmis with what this cluster needs: only that must be settled on --to there', () => {
+  const where = 'source context staging (https://staging.example:443)';
+  const AL2023_AMD64: NeededKey = { family: 'al2023', arch: 'amd64', variant: 'standard' };
+  const BR_AMD64: NeededKey = { family: 'bottlerocket', arch: 'amd64', variant: 'standard' };
+  const BR_ID = 'ami-0b0771e0000000129';
+  const BR_NAME = 'bottlerocket-aws-k8s-1.29-x86_64-v1.26.0-fc52b5c7';
+  const bottlerocket = (overrides: Parameters<typeof nodeClass>[0] = {}) =>
+    nodeClass({
+      name: 'bottlerocket',
+      amiSelectorTerms: [{ alias: 'bottlerocket@v1.26.0' }],
+      statusAmis: [
+        { id: BR_ID, name: BR_NAME, requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }] },
+      ],
+      ...overrides,
+    });
+  const brClaim = (overrides: Parameters<typeof nodeClaim>[0] = {}) =>
+    nodeClaim({ name: 'system-1', nodePool: 'system', nodeClass: 'bottlerocket', imageId: BR_ID, ...overrides });
+  const brOnOldMinor: Omit<OtherSourceClass, 'settled'> = {
+    name: 'bottlerocket',
+    family: 'bottlerocket',
+    amis: [
+      {
+        family: 'bottlerocket',
+        arch: 'amd64',
+        variant: 'standard',
+        release: '1.26.0',
+        id: BR_ID,
+        name: BR_NAME,
+        kubernetesVersion: '1.29',
+      },
+    ],
+  };
+
+  it.each<[string, Inventory, NeededKey[], Pick<ClusterAmis, 'amis' | 'others'>]>([
+    [
+      "staging's Bottlerocket class still on 1.29, the target pins AL2023 only: promoted, the class reported",
+      inventory({ nodeClasses: [nodeClass(), bottlerocket()], nodeClaims: [nodeClaim(), brClaim()] }),
+      [AL2023_AMD64],
+      { amis: [amd64], others: [{ ...brOnOldMinor, settled: true }] },
+    ],
+    [
+      'that class mid-rollout (a Drifted node) blocks nothing either',
+      inventory({
+        nodeClasses: [nodeClass(), bottlerocket()],
+        nodeClaims: [nodeClaim(), brClaim({ conditions: { Drifted: condition('True', 'AMIDrift') } })],
+      }),
+      [AL2023_AMD64],
+      { amis: [amd64], others: [{ ...brOnOldMinor, settled: false }] },
+    ],
+    [
+      'arm64 still on 1.29 in the same class, the target launches amd64 only: the amd64 image, arm64 reported',
+      inventory({
+        nodeClasses: [
+          nodeClass({
+            amiSelectorTerms: [{ id: OLD['amd64/standard'] }, { id: OLD['arm64/standard'] }],
+            amiFamily: 'AL2023',
+            statusAmis: [
+              ...idStatusAmis(['amd64/standard']),
+              ...idStatusAmis(['arm64/standard'], OLD, '1.29'),
+            ],
+          }),
+        ],
+        nodeClaims: [nodeClaim(), nodeClaim({ name: 'arm-1', arch: 'arm64', imageId: OLD['arm64/standard'] })],
+      }),
+      [AL2023_AMD64],
+      {
+        amis: [amd64],
+        others: [
+          {
+            name: 'default',
+            family: 'al2023',
+            amis: [{ ...arm64, name: al2023Name('arm64/standard', '1.29', 'v20240917'), kubernetesVersion: '1.29' }],
+            settled: true,
+          },
+        ],
+      },
+    ],
+    [
+      'a Custom class and one Karpenter has not resolved (of a family not needed) are reported, not judged',
+      inventory({
+        nodeClasses: [
+          nodeClass(),
+          bottlerocket({ conditions: {}, statusAmis: [] }),
+          nodeClass({
+            name: 'golden',
+            amiFamily: 'Custom',
+            amiSelectorTerms: [{ id: 'ami-0golden' }],
+            statusAmis: [],
+          }),
+        ],
+        nodeClaims: [nodeClaim(), nodeClaim({ name: 'golden-1', nodeClass: 'golden', imageId: 'ami-0golden' })],
+      }),
+      [AL2023_AMD64],
+      {
+        amis: [amd64],
+        others: [
+          { name: 'bottlerocket', family: 'bottlerocket', amis: [], settled: false },
+          { name: 'golden', family: null, amis: [], settled: false },
+        ],
+      },
+    ],
+  ])('%s', (_name, inv, needed, expected) => {
+    expect(sourceClusterAmis(read(inv), '1.30', needed)).toEqual({
+      kind: 'cluster',
+      ...SOURCE,
+      kubernetesVersion: '1.30',
+      ...expected,
+    });
+  });
+
+  it.each<[string, Inventory, NeededKey[], string, string]>([
+    [
+      'the Bottlerocket class on 1.29 when the target pins Bottlerocket too',
+      inventory({ nodeClasses: [nodeClass(), bottlerocket()], nodeClaims: [nodeClaim(), brClaim()] }),
+      [AL2023_AMD64, BR_AMD64],
+      [
+        `${where} runs Kubernetes 1.29 AMIs on some nodes, not 1.30 (--to), for what this plan pins (bottlerocket amd64 standard); nothing was changed`,
+        `  ${BR_ID} (${BR_NAME}) on nodeclaim/system-1 (ec2nodeclass/bottlerocket)`,
+      ].join('\n'),
+      'upgrade ec2nodeclass/bottlerocket of staging to 1.30 first (karp-drift upgrade --to 1.30 --context staging --nodeclass bottlerocket), then promote; or promote only the classes here that need none of it (--nodeclass)',
+    ],
+    [
+      'a class of a needed family that tells nothing of its AMIs yet might serve them: mid-rollout',
+      inventory({ nodeClasses: [nodeClass(), nodeClass({ name: 'new', conditions: {}, statusAmis: [] })] }),
+      [AL2023_AMD64],
+      [
+        `${where} is mid-rollout: its nodes do not all run what its EC2NodeClasses pin, so it has no one tested state to promote; nothing was changed`,
+        '  ec2nodeclass/new has no AMIsReady condition: Karpenter has not resolved its AMIs',
+      ].join('\n'),
+      'let the rollout there finish (karp-drift wait --context staging), then promote',
+    ],
+  ])('refused: %s', (_name, inv, needed, message, hint) => {
+    const err = refusal(() => sourceClusterAmis(read(inv), '1.30', needed));
+    expect(err.message).toBe(message);
+    expect(err.hint).toBe(hint);
   });
 });
 

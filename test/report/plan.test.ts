@@ -429,18 +429,50 @@ describe('plan report', () => {
     ],
     [
       'promoted from a source cluster whose region its kubeconfig does not tell',
-      { kind: 'cluster', context: 'staging', server: 'https://127.0.0.1:6443', region: 'us-west-2', sourceRegion: null, kubernetesVersion: '1.31', lookup: 'name' },
+      { kind: 'cluster', context: 'staging', server: 'https://127.0.0.1:6443', region: 'us-west-2', sourceRegion: null, kubernetesVersion: '1.31', lookup: 'name', otherClasses: [] },
       'Kubernetes 1.31 (control plane 1.31), AMIs promoted from context staging at https://127.0.0.1:6443 (release v20241109), found by image name in us-west-2, pinned by id',
     ],
     [
       'promoted from a source cluster of another region',
-      { kind: 'cluster', context: 'staging', server: 'https://ABC.gr7.eu-west-1.eks.amazonaws.com', region: 'us-west-2', sourceRegion: 'eu-west-1', kubernetesVersion: '1.31', lookup: 'name' },
+      { kind: 'cluster', context: 'staging', server: 'https://ABC.gr7.eu-west-1.eks.amazonaws.com', region: 'us-west-2', sourceRegion: 'eu-west-1', kubernetesVersion: '1.31', lookup: 'name', otherClasses: [] },
       "Kubernetes 1.31 (control plane 1.31), AMIs promoted from context staging at https://ABC.gr7.eu-west-1.eks.amazonaws.com (release v20241109), found by image name in us-west-2 (context staging's IDs are eu-west-1's), pinned by id",
     ],
   ])('says where the AMIs came from: %s', (_name, source, first) => {
     const p = scenario(source);
     expect(planText(p, { color: false }).split('\n')[0]).toBe(first);
     expect((JSON.parse(planJson(p, clusterIdentity('prod', 'prod', 'https://x'))) as { source: unknown }).source).toEqual(source);
+  });
+
+  it("says which of the source's classes were not promoted, and that they need not be on --to there", () => {
+    const br = {
+      family: 'bottlerocket' as const,
+      arch: 'amd64' as const,
+      variant: 'standard' as const,
+      release: '1.26.0',
+      id: 'ami-0b0771e0000000129',
+      name: 'bottlerocket-aws-k8s-1.30-x86_64-v1.26.0-fc52b5c7',
+    };
+    const source: PlanSource = {
+      kind: 'cluster',
+      context: 'staging',
+      server: 'https://127.0.0.1:6443',
+      region: 'us-west-2',
+      sourceRegion: null,
+      kubernetesVersion: '1.31',
+      lookup: 'name',
+      otherClasses: [
+        { name: 'bottlerocket', family: 'bottlerocket', amis: [{ ...br, kubernetesVersion: '1.30' }], settled: false },
+        { name: 'golden', family: null, amis: [], settled: true },
+      ],
+    };
+    const p = scenario(source);
+    expect(planText(p, { color: false }).split('\n')[1]).toBe(
+      'Not promoted from context staging, so not required to be on 1.31 there: ec2nodeclass/bottlerocket (bottlerocket amd64 standard on Kubernetes 1.30, mid-rollout), ec2nodeclass/golden (no EKS-optimized family)',
+    );
+    const json = JSON.parse(planJson(p, clusterIdentity('prod', 'prod', 'https://x'))) as { source: { otherClasses: unknown } };
+    expect(json.source.otherClasses).toEqual(source.otherClasses);
+    // Nothing left out: no line.
+    expect(planText(scenario({ ...source, otherClasses: [] }), { color: false }).split('\n')[1]).toBe('');
   });
 
   it('colours the diff and the check levels when asked', () => {
