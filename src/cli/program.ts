@@ -356,12 +356,12 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
   );
 
   // What upgrade and rollback share: they apply, then follow the rollout.
-  const applyFlags = (cmd: Command) =>
+  const applyFlags = (cmd: Command, timeoutHelp = 'give up following after this long (exit 5); it starts once the apply is done') =>
     cmd
       .option('-y, --yes', 'apply without asking (required without a terminal)')
       .option('--dry-run', 'send the apply with dryRun=All: the API server validates it, nothing changes')
       .option('--no-wait', 'exit after the apply instead of following the rollout')
-      .option('--timeout <duration>', 'give up following after this long (exit 5)', '60m')
+      .option('--timeout <duration>', timeoutHelp, '60m')
       .option('--stall-timeout <duration>', 'no progress for this long is a stall (exit 4, with the diagnosis)', '15m')
       .option(
         '--lock-namespace <ns>',
@@ -370,7 +370,10 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
       );
 
   command('upgrade', 'Pin the target AMIs and follow Karpenter drift replacement to completion', (cmd) =>
-    applyFlags(gateFlags(planFlags(cmd)))
+    applyFlags(
+      gateFlags(planFlags(cmd)),
+      'give up following after this long (exit 5); it starts once the apply is done; time spent soaking does not count, gate waits do; an --on-failure rollback follows back with a --timeout of its own',
+    )
       .option(
         '--force-conflicts',
         'take amiSelectorTerms from a GitOps/IaC field manager (it may put the old value back)',

@@ -13,6 +13,8 @@ import { karpenterResources } from '../karpenter/resources.js';
 import type { AmiSelectorTerm, NodeClassView } from '../karpenter/views.js';
 import { RuntimeFailure, UsageError } from '../errors.js';
 import { applyEach, event } from './upgrade-shared.js';
+// The waits are part of the worst case a CI job's limit must cover (stages/budget.ts), so they are defined there.
+import { ROLLBACK_DRIFT_CLEARED_WAIT_MS, ROLLBACK_READY_WAIT_MS } from '../stages/budget.js';
 
 export interface Restore {
   view: NodeClassView;
@@ -99,8 +101,6 @@ export async function restoreEach(
   return generations;
 }
 
-const READY_WAIT_MS = 120_000;
-
 /** Waits until Karpenter reports AMIsReady for each restored generation: the AMI IDs they resolve to, and their minor. */
 export async function awaitRestored(
   cluster: Cluster,
@@ -111,7 +111,7 @@ export async function awaitRestored(
 ): Promise<{ targets: Record<string, string[]>; targetMinor: string }> {
   const targets: Record<string, string[]> = {};
   const names: Array<string | undefined> = [];
-  const deadline = Date.now() + READY_WAIT_MS;
+  const deadline = Date.now() + ROLLBACK_READY_WAIT_MS;
   for (const r of restores) {
     for (;;) {
       const view = await readNodeClass(cluster, discovery.karpenterApi, r.view.name, signal);
@@ -128,15 +128,13 @@ export async function awaitRestored(
       }
       if (Date.now() > deadline)
         throw new RuntimeFailure(
-          `ec2nodeclass/${r.view.name}: Karpenter did not report AMIsReady for generation ${generations[r.view.name]} within ${READY_WAIT_MS / 1000} s`,
+          `ec2nodeclass/${r.view.name}: Karpenter did not report AMIsReady for generation ${generations[r.view.name]} within ${ROLLBACK_READY_WAIT_MS / 1000} s`,
         );
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
   }
   return { targets, targetMinor: minorInAmiNames(names) ?? discovery.controlPlane.minor };
 }
-
-const DRIFT_CLEARED_WAIT_MS = 120_000;
 
 /** Until no NodeClaim on a restored AMI is still marked Drifted (Karpenter re-judges them once status.amis moved). */
 export async function driftCleared(
@@ -145,7 +143,7 @@ export async function driftCleared(
   targets: Record<string, string[]>,
   signal: AbortSignal,
 ): Promise<void> {
-  const deadline = Date.now() + DRIFT_CLEARED_WAIT_MS;
+  const deadline = Date.now() + ROLLBACK_DRIFT_CLEARED_WAIT_MS;
   const restored = new Set(Object.values(targets).flat());
   for (;;) {
     const { items } = await listAll(cluster, karpenterResources(discovery.karpenterApi).nodeClaims, { signal });

@@ -18,11 +18,11 @@ import { decodeHoldRecord, HOLD_ANNOTATION, type HoldRecord } from '../apis/budg
 import { decideStages, initialPosition, type StageDecision } from '../stages/controller.js';
 import type { StagedPlan } from '../stages/stage-plan.js';
 import type { PacerEvent, StageState } from '../report/stages.js';
+// Writes after the run was interrupted (to leave it paused) get this long: the run's own signal is aborted. Part of
+// the worst case a CI job's limit must cover (stages/budget.ts).
+import { PAUSE_WRITES_MS } from '../stages/budget.js';
 
 export type { PacerSettings } from './pacer-steps.js';
-
-/** Writes after the run was interrupted (to leave it paused) get this long: the run's own signal is aborted. */
-const PAUSE_WRITES_MS = 20_000;
 
 export interface Pacer {
   readonly plan: StagedPlan;
