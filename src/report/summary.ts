@@ -4,7 +4,7 @@
 // records them (SummaryRecord); the CLI writes the Markdown once the command has ended. Compact by design: GitHub
 // shows at most 1 MiB per step, and a job page is read by a person in a hurry. Pure.
 import type { PlanSource } from '../plan/promotion.js';
-import { amiSourceText, releasePolicyLines } from './plan.js';
+import { amiSourceText, otherClassesText, releasePolicyLines } from './plan.js';
 
 type Doc = Record<string, unknown>;
 
@@ -112,6 +112,14 @@ function sourceText(plan: Doc): string {
   return amiSourceText(source ?? undefined, str(plan.release), releases);
 }
 
+/** The source cluster's classes not promoted, as the terminal says it (a plan from before it recorded them: none). */
+function othersLine(plan: Doc): string[] {
+  const source = plan.source as PlanSource | null | undefined;
+  if (source?.kind !== 'cluster' || !Array.isArray(source.otherClasses)) return [];
+  const text = otherClassesText(source, str(plan.kubernetesVersion));
+  return text !== undefined ? ['', text] : [];
+}
+
 function planSection(plan: Doc): string[] {
   const classes = (plan.nodeClasses as Doc[] | undefined) ?? [];
   const pools = (plan.nodePools as Doc[] | undefined) ?? [];
@@ -120,6 +128,7 @@ function planSection(plan: Doc): string[] {
   if (plan.kubernetesVersion !== undefined)
     out.push(
       `Kubernetes ${str(plan.kubernetesVersion)} (control plane ${str(plan.controlPlaneVersion)})${plan.release ? `, ${sourceText(plan)}` : ''}${plan.pin ? `, pinned by ${str(plan.pin)}` : ''}`,
+      ...othersLine(plan),
       '',
     );
   // --release latest~N / --min-age: the release each family got, and against what, so the job page says why.

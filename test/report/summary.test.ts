@@ -84,6 +84,20 @@ describe('summaryMarkdown', () => {
     );
   });
 
+  it("promoted from a source cluster: its classes not promoted are said under the first line; an older plan's are not", () => {
+    const r = newSummaryRecord('upgrade');
+    const other = { name: 'bottlerocket', family: 'bottlerocket', settled: true, amis: [{ family: 'bottlerocket', arch: 'amd64', variant: 'standard', kubernetesVersion: '1.29' }] };
+    const source = { kind: 'cluster', context: 'staging', server: 'https://staging', region: 'us-west-2', sourceRegion: null, kubernetesVersion: '1.30', lookup: 'name', otherClasses: [other] };
+    recordSummary(r, { type: 'plan', plan: { ...plan, release: 'latest', source } });
+    expect(summaryMarkdown(r, 0)).toContain(
+      ', pinned by id\n\nNot promoted from context staging, so not required to be on 1.30 there: ec2nodeclass/bottlerocket (bottlerocket amd64 standard on Kubernetes 1.29)\n',
+    );
+    const older = newSummaryRecord('upgrade');
+    const { otherClasses: _, ...before } = source;
+    recordSummary(older, { type: 'plan', plan: { ...plan, release: 'latest', source: before } });
+    expect(summaryMarkdown(older, 0)).not.toContain('Not promoted');
+  });
+
   it('a rollback that deletes what upgrade --templates created says so under its plan', () => {
     const r = newSummaryRecord('rollback');
     recordSummary(r, { type: 'plan', plan: { cluster, controlPlaneVersion: '1.30', nodeClasses: [], nodePools: [], deletes: [{ kind: 'NodePool', name: 'default', nodes: 0 }], checks: [] } });
