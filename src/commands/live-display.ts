@@ -62,3 +62,49 @@ export function liveDisplay(io: Io, stream: 'out' | 'err'): LiveDisplay | undefi
 
 const sameLines = (a: readonly string[], b: readonly string[]): boolean =>
   a.length === b.length && a.every((l, i) => l === b[i]);
+
+/** A frame that fills the screen (`status --watch`): nothing is printed above it. */
+export interface FullScreenDisplay {
+  /** Draws the frame `render` gives for the screen now, from its top row; a resize calls it again. */
+  show(render: (screen: Screen) => string[]): void;
+  /** Goes back to the screen the program started on and prints the last frame there, so it stays. */
+  end(): void;
+}
+
+/**
+ * A frame on the terminal's alternate screen, where `less` and `top` draw, or undefined when `stream` is not a
+ * terminal. The alternate screen has no scrollback and is not re-wrapped by a resize (a frame redrawn in the
+ * normal screen is: a narrowed window pushes the top of the old frame's re-wrapped rows into the scrollback, where
+ * no redraw reaches, and they stay above the live frame), so each redraw starts from the top-left corner and a
+ * resize leaves nothing of an old frame.
+ */
+export function fullScreenDisplay(io: Io, stream: 'out' | 'err'): FullScreenDisplay | undefined {
+  const size = () => io.screen?.(stream);
+  if (size() === undefined) return undefined;
+  const write = (text: string) => (stream === 'out' ? io.out(text) : io.err(text));
+  let last: ((screen: Screen) => string[]) | undefined;
+  let drawn: readonly string[] | undefined;
+  const draw = () => {
+    const screen = size();
+    if (screen === undefined || last === undefined) return;
+    if (drawn === undefined) write(ALTERNATE_SCREEN);
+    drawn = last(screen);
+    // Each row erased as it is written, the rest of the screen after: no whole-screen erase, which tmux copies into
+    // its scrollback (scroll-on-clear).
+    write(`\u001b[H${drawn.map((l) => `\u001b[2K${l}\n`).join('')}\u001b[J`);
+  };
+  const unsubscribe = io.onResize?.(draw);
+  return {
+    show(render) {
+      last = render;
+      draw();
+    },
+    end() {
+      unsubscribe?.();
+      if (drawn !== undefined) write(`${NORMAL_SCREEN}${drawn.map((l) => `${l}\n`).join('')}`);
+    },
+  };
+}
+
+const ALTERNATE_SCREEN = '\u001b[?1049h';
+const NORMAL_SCREEN = '\u001b[?1049l';

@@ -10,11 +10,10 @@ import { followCluster } from '../cluster/follow.js';
 import { readDiagnosisReads } from '../cluster/inventory.js';
 import type { DiagnosisReads, Inventory } from '../karpenter/views.js';
 import type { StatusOptions } from './options.js';
-import { fitLines } from '../report/screen.js';
-import { snapshotStatus, statusJson, statusTable, type StatusContext } from '../report/status.js';
+import { snapshotStatus, statusFrame, statusJson, statusTable, type StatusContext } from '../report/status.js';
 import { recordSummary } from '../report/summary.js';
 import { applyChange, inventorySnapshot, karpenterNodesOf } from '../rollout/snapshot.js';
-import { liveDisplay } from './live-display.js';
+import { fullScreenDisplay } from './live-display.js';
 import { readLease } from '../cluster/lock.js';
 import { runLock } from '../apis/hold-state.js';
 import type { LeaseView } from '../apis/lock.js';
@@ -84,17 +83,17 @@ async function watch(
       stop.abort();
     },
   });
-  const display = ctx.globals.output !== 'json' && ctx.io.interactive ? liveDisplay(ctx.io, 'out') : undefined;
+  const display = ctx.globals.output !== 'json' && ctx.io.interactive ? fullScreenDisplay(ctx.io, 'out') : undefined;
   let shown: string | undefined;
   let readAt = Date.now();
   try {
     for (;;) {
       // A view says "N minutes ago" and budget windows open and close: it is recomputed every time, printed on change.
       const now = new Date();
-      const next = render(ctx, cluster, snapshotStatus(snapshot, scoped({ ...reads, lock: runLock(lease, now) }, options), now), true);
+      const s = snapshotStatus(snapshot, scoped({ ...reads, lock: runLock(lease, now) }, options), now);
+      const next = render(ctx, cluster, s, true);
       if (next !== shown) {
-        const lines = next.replace(/\n$/, '').split('\n');
-        if (display) display.show((screen) => fitLines(lines, screen, (n) => `… ${n} more lines: a taller terminal shows them, as does status without --watch`));
+        if (display) display.show((screen) => statusFrame(s, screen, { wide: ctx.globals.wide }));
         else ctx.io.out(next);
         shown = next;
       }

@@ -273,9 +273,14 @@ export function ndjsonLine(event: RolloutEvent): string {
 
 /** A blocker as the stall summary and `status` print it: the coded line, evidence, and what to do next. */
 export function blockerText(b: Blocker): string {
-  return [`${b.code}: ${b.message}`, ...b.evidence.map((e) => `  - ${e}`), `  next: ${b.next}`]
+  return blockerLines(b)
     .map((l) => `${l}\n`)
     .join('');
+}
+
+/** The same, line by line (`status --watch` wraps each to the screen). */
+export function blockerLines(b: Blocker): string[] {
+  return [`${b.code}: ${b.message}`, ...b.evidence.map((e) => `  - ${e}`), `  next: ${b.next}`];
 }
 
 /** What exit code 4 prints: how long nothing moved, where each NodePool stands, and the diagnosis. */

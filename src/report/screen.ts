@@ -3,8 +3,8 @@
 // to the terminal's width (a wrapped line would take two rows and leave half-redrawn frames behind), and a frame is
 // never taller than the screen (the cursor cannot move up past the top row). Widths are display columns, not UTF-16
 // code units: the frames use '…', '→', '█' and colours, so string-width and cli-truncate count them (ANSI-aware).
-import cliTruncate from 'cli-truncate';
 import stringWidth from 'string-width';
+import { cutTo } from '../text/width.js';
 
 /** A terminal's size in display columns and rows. */
 export interface Screen {
@@ -14,7 +14,7 @@ export interface Screen {
 
 /** `line` cut to `columns` display columns, ending in '…' when cut. */
 export function fitLine(line: string, columns: number): string {
-  return stringWidth(line) <= columns ? line : cliTruncate(line, Math.max(1, columns));
+  return cutTo(line, columns);
 }
 
 /**
@@ -42,21 +42,73 @@ export function wrapRows(line: string, columns: number): string[] {
   return rows;
 }
 
-/** The screen rows `line` takes on a terminal `columns` wide that wraps long lines. */
-export function screenRows(line: string, columns: number): number {
-  return Math.max(1, Math.ceil(stringWidth(line) / Math.max(1, columns)));
+/**
+ * `line` wrapped at spaces into rows of at most `columns` display columns, as a person would break it: for the
+ * frames' prose (a blocker, its evidence, its `next:`), where a command cut with '…' could not be copied. The rows
+ * after the first hang under the text after the line's indent and its `- ` or `next: `, so they read as one item; a
+ * word wider than a row (a long node name) is broken where the row ends. Plain text only.
+ */
+export function wrapText(line: string, columns: number): string[] {
+  const width = Math.max(1, columns);
+  if (stringWidth(line) <= width) return [line];
+  const lead = /^( *)(- |next: )?/.exec(line)!;
+  const hangWidth = lead[0].length + (lead[2] === undefined ? 2 : 0);
+  // A hang that leaves less than half the row reads worse than none.
+  const hang = ' '.repeat(hangWidth <= width / 2 ? hangWidth : 0);
+  const rows: string[] = [];
+  let row = lead[0];
+  let empty = true; // nothing but the lead or the hang on the row yet
+  for (const word of line.slice(lead[0].length).split(/ +/)) {
+    const joined = empty ? `${row}${word}` : `${row} ${word}`;
+    if (stringWidth(joined) <= width) row = joined;
+    else {
+      // The word goes to the next row, hung; only a word too wide for that too starts beside the lead, broken.
+      const alone = stringWidth(hang) + stringWidth(word) <= width;
+      let prefix = empty && !alone && stringWidth(row) < width ? row : hang;
+      if (prefix === hang && row.trim() !== '') rows.push(row.trimEnd());
+      let rest = word;
+      while (stringWidth(prefix) + stringWidth(rest) > width) {
+        const [head, tail] = splitAt(rest, width - stringWidth(prefix));
+        rows.push(`${prefix}${head}`);
+        [prefix, rest] = [hang, tail];
+      }
+      row = `${prefix}${rest}`;
+    }
+    empty = false;
+  }
+  rows.push(row);
+  return rows;
+}
+
+/** `text` split after its first `columns` display columns (at least one character, so a split always moves on). */
+function splitAt(text: string, columns: number): [string, string] {
+  let head = '';
+  for (const { segment } of new Intl.Segmenter().segment(text)) {
+    if (head !== '' && stringWidth(head + segment) > columns) break;
+    head += segment;
+  }
+  return [head, text.slice(head.length)];
 }
 
 /**
- * `lines` fitted to the screen: each cut to its width, and when there are more than fit above the cursor's row, the
- * first ones and `more(hidden)` as the last.
+ * Lines fitted to the screen's height, each line given as the rows it was wrapped into: whole lines while they fit,
+ * so a command is on screen whole or not at all, then `more(hidden)` for the rows left out.
  */
-export function fitLines(lines: readonly string[], screen: Screen, more: (hidden: number) => string): string[] {
-  const fitted = lines.map((l) => fitLine(l, screen.columns));
+export function fitWrapped(lines: readonly (readonly string[])[], screen: Screen, more: (hidden: number) => string): string[] {
+  const all = lines.flat();
   const room = frameRows(screen);
-  if (fitted.length <= room) return fitted;
-  const shown = Math.max(0, room - 1);
-  return [...fitted.slice(0, shown), fitLine(more(fitted.length - shown), screen.columns)];
+  if (all.length <= room) return all;
+  const shown: string[] = [];
+  for (const rows of lines) {
+    if (shown.length + rows.length > room - 1) break;
+    shown.push(...rows);
+  }
+  return [...shown, fitLine(more(all.length - shown.length), screen.columns)];
+}
+
+/** The screen rows `line` takes on a terminal `columns` wide that wraps long lines. */
+export function screenRows(line: string, columns: number): number {
+  return Math.max(1, Math.ceil(stringWidth(line) / Math.max(1, columns)));
 }
 
 /** The rows a frame may take: one stays free for the cursor, which rests below the frame's last line. */

@@ -8,7 +8,8 @@ import { humanDuration, plural, utcTime } from '../text/words.js';
 import { decodeHoldRecord, heldAllowance, HOLD_ANNOTATION, holdWithoutReasons, switchTime } from '../apis/budget-hold.js';
 import type { HoldMechanism } from '../stages/hold-mechanism.js';
 import { holdState, holdStateNext, leaseRenewedText, holdStateText, type HoldState, type RunLock } from '../apis/hold-state.js';
-import { columns } from '../text/table.js';
+import { fitColumns } from '../text/table.js';
+import { wrapText } from './screen.js';
 
 export interface DriftHold {
   nodePool: string;
@@ -117,19 +118,33 @@ function age(since: string | undefined, now: Date): string {
  * recorded time is in `-o json`), so a row stays within 80 columns for NodePool names up to 17 characters.
  */
 export function driftHoldsText(holds: readonly DriftHold[], now: Date): string {
-  if (holds.length === 0) return '';
-  const table = columns(
+  return driftHoldsLines(holds, now)
+    .flat()
+    .map((l) => `${l}\n`)
+    .join('');
+}
+
+/**
+ * The same section for a screen `columns` wide (`status --watch`): the table fitted to it, the other lines wrapped,
+ * each line given as the rows it takes there.
+ */
+export function driftHoldsLines(holds: readonly DriftHold[], now: Date, columns = Infinity): string[][] {
+  if (holds.length === 0) return [];
+  const table = fitColumns(
     ['NODEPOOL', 'HOLD', 'AGE', 'RUN'],
     holds.map((h) => [h.nodePool, holdCell(h, now), age(h.since, now), h.runId !== undefined ? shortRun(h.runId) : '-']),
+    columns,
   );
   const unreadable = holds
     .filter((h) => h.error !== undefined)
-    .map(
-      (h) =>
-        `nodepool/${h.nodePool}: ${h.error}\n` +
-        `  next: set its budgets as they should be, then: kubectl annotate nodepool ${h.nodePool} ${HOLD_ANNOTATION}-\n`,
-    );
-  return ['Drift held by karp-drift:\n', table, ...unreadable, ...holdsFooter(holds, now)].join('');
+    .flatMap((h) => [
+      `nodepool/${h.nodePool}: ${h.error}`,
+      `  next: set its budgets as they should be, then: kubectl annotate nodepool ${h.nodePool} ${HOLD_ANNOTATION}-`,
+    ]);
+  return [
+    ...['Drift held by karp-drift:', ...table].map((l) => [l]),
+    ...[...unreadable, ...holdsFooter(holds, now)].map((l) => wrapText(l, columns)),
+  ];
 }
 
 /**
@@ -142,24 +157,21 @@ function holdsFooter(holds: readonly DriftHold[], now: Date): string[] {
     // Its holder and command run long: indented below a heading of their own, so the heading fits 80 columns.
     const { holder, command } = paced.lock;
     return [
-      `Paced by a live run${leaseRenewedText(paced.lock, now)}:\n`,
-      `  ${holder}${command !== undefined ? `: karp-drift ${command}` : ''}\n`,
-      `  next: ${holdStateNext(paced)}\n`,
+      `Paced by a live run${leaseRenewedText(paced.lock, now)}:`,
+      `  ${holder}${command !== undefined ? `: karp-drift ${command}` : ''}`,
+      `  next: ${holdStateNext(paced)}`,
     ];
   }
   const unknown = holds.find((h) => h.state.state === 'unknown')?.state;
-  if (unknown !== undefined) return [`Whether a run is live: ${holdStateText(unknown, now)}\n`, `  next: ${holdStateNext(unknown)}\n`];
+  if (unknown !== undefined) return [`Whether a run is live: ${holdStateText(unknown, now)}`, `  next: ${holdStateNext(unknown)}`];
   const draining = holds.filter((h) => h.state.state === 'draining');
   return [
-    ...draining.flatMap((h) => [
-      `nodepool/${h.nodePool}: ${holdStateText(h.state, now)}\n`,
-      `  next: ${holdStateNext(h.state, h.nodePool)}\n`,
-    ]),
+    ...draining.flatMap((h) => [`nodepool/${h.nodePool}: ${holdStateText(h.state, now)}`, `  next: ${holdStateNext(h.state, h.nodePool)}`]),
     ...(draining.length < holds.length
       ? [
           holds.some((h) => h.state.state === 'switched')
-            ? `The run that paced them is gone; its dead man's switch holds drift at 0. karp-drift resume [--nodepool <name>] releases them; re-run the upgrade to go on\n`
-            : 'karp-drift resume [--nodepool <name>] releases them; re-run the upgrade to go on\n',
+            ? `The run that paced them is gone; its dead man's switch holds drift at 0. karp-drift resume [--nodepool <name>] releases them; re-run the upgrade to go on`
+            : 'karp-drift resume [--nodepool <name>] releases them; re-run the upgrade to go on',
         ]
       : []),
   ];

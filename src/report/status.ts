@@ -9,9 +9,10 @@ import { diagnose, type Blocker } from '../rollout/stalls.js';
 import { amisCondition } from '../rollout/readiness.js';
 import { amiSelectorTermText } from '../text/words.js';
 import { claimsByNodePool, nodeOf, rolloutProgress, type RolloutScope } from '../rollout/track.js';
-import { blockerText } from './progress.js';
-import { driftHolds, driftHoldsJson, driftHoldsText, type DriftHold } from './status-holds.js';
-import { columns } from '../text/table.js';
+import { blockerLines } from './progress.js';
+import { driftHolds, driftHoldsJson, driftHoldsLines, type DriftHold } from './status-holds.js';
+import { fitColumns } from '../text/table.js';
+import { fitLine, fitWrapped, wrapText, type Screen } from './screen.js';
 import type { RunLock } from '../apis/hold-state.js';
 
 export interface NodePoolStatus {
@@ -158,14 +159,40 @@ const COLUMNS: Array<{ header: string; wide?: true; cell: (p: NodePoolStatus) =>
  * many NodePools it holds. Sections are a blank line apart.
  */
 export function statusTable(status: ClusterStatus, options: { wide?: boolean } = {}): string {
+  return statusLines(status, options)
+    .flat()
+    .map((l) => `${l}\n`)
+    .join('');
+}
+
+/**
+ * `status --watch`'s frame on a screen: the same sections, the tables fitted to its width, a blocker's evidence cut
+ * and every other line wrapped (a `next:` command is never cut), then cut to its height between whole lines.
+ */
+export function statusFrame(status: ClusterStatus, screen: Screen, options: { wide?: boolean } = {}): string[] {
+  return fitWrapped(
+    statusLines(status, options, screen.columns),
+    screen,
+    (n) => `… ${n} more lines: a taller terminal shows them, as does status without --watch`,
+  );
+}
+
+/** The status's lines, each as the rows it takes on a screen `columns` wide (unbounded: one row each). */
+function statusLines(status: ClusterStatus, options: { wide?: boolean }, columns = Infinity): string[][] {
   const shown = COLUMNS.filter((c) => c.wide !== true || options.wide === true);
-  const table = columns(
+  const table = fitColumns(
     shown.map((c) => c.header),
     status.nodePools.map((p) => shown.map((c) => c.cell(p))),
-  );
-  const blockers = [...new Set(status.nodePools.flatMap((p) => p.blockers))];
-  const holds = driftHoldsText(status.holds, status.at);
-  return [table, ...(holds === '' ? [] : [holds]), ...blockers.map(blockerText)].join('\n');
+    columns,
+  ).map((l) => [l]);
+  const blockers = [...new Set(status.nodePools.flatMap((p) => p.blockers))].map((b) => {
+    const [headline, ...evidence] = blockerLines(b);
+    const next = evidence.pop()!;
+    // Evidence is data, as a table's cells are: one row each, cut, so the frame keeps room for what to do next.
+    return [wrapText(headline!, columns), ...evidence.map((e) => [fitLine(e, columns)]), wrapText(next, columns)];
+  });
+  const holds = driftHoldsLines(status.holds, status.at, columns);
+  return [table, ...(holds.length === 0 ? [] : [holds]), ...blockers].flatMap((section, i) => (i === 0 ? section : [[''], ...section]));
 }
 
 /** One JSON document, the documented keys in order; `compact` puts it on one line, as `status --watch -o json` streams them (NDJSON). */

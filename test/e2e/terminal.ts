@@ -98,7 +98,81 @@ export function liveLines(s: Screen): string[] {
 }
 
 /** Each row the program wrote, in order, drawn over since or not: every frame, as it was on screen for a moment. */
-export function writtenRows(s: Screen): string[] {
+export function writtenRows(s: Pick<Screen, 'raw'>): string[] {
   // eslint-disable-next-line no-control-regex
-  return s.raw.split(/\u001b\[2K|\n/).map((r) => r.replace(/\u001b\[[0-9;]*[A-Za-z]|\r/g, '')).filter((r) => r !== '');
+  return s.raw.split(/\u001b\[2K|\n/).map((r) => r.replace(/\u001b\[[0-9;?]*[A-Za-z]|\r/g, '')).filter((r) => r !== '');
+}
+
+/** A CLI run in a pty that a test drives step by step: wait for output, resize the window, read the screen. */
+export interface TerminalSession {
+  /** Resolves once the program has written something matching `pattern` (since `from`, an offset in `raw()`). */
+  waitFor(pattern: RegExp, from?: number): Promise<void>;
+  /** Resizes the window, as a person does (the terminal first, the program hears SIGWINCH after), and resolves once
+   * the program has redrawn: it wrote something since and then nothing for `quietMs`. */
+  resize(columns: number, rows: number, quietMs?: number): Promise<void>;
+  /** The viewport, row by row, right-trimmed, to the window's width: what a person sees now. */
+  viewport(): Promise<string[]>;
+  /** Every line of the buffer, scrollback first, right-trimmed, to the window's width. */
+  lines(): Promise<string[]>;
+  /** Everything the program wrote so far, escape sequences included. */
+  raw(): string;
+  /** Ctrl-C, then its exit code. */
+  interrupt(): Promise<number>;
+}
+
+export function terminalSession(args: string[], columns: number, rows: number, env: Record<string, string> = {}): TerminalSession {
+  const term = new xterm.Terminal({ cols: columns, rows, scrollback: 5000, allowProposedApi: true });
+  const child = pty!.spawn(process.execPath, [MAIN, ...args], {
+    cols: columns,
+    rows,
+    name: 'xterm-256color',
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TERM: 'xterm-256color', NO_COLOR: '1', ...env },
+  });
+  let seen = '';
+  let lastWriteAt = Date.now();
+  let written: Promise<void> = Promise.resolve();
+  child.onData((data) => {
+    seen += data;
+    lastWriteAt = Date.now();
+    written = written.then(() => new Promise((resolve) => term.write(data, resolve)));
+  });
+  const exited = new Promise<number>((resolve) => child.onExit(({ exitCode }) => resolve(exitCode)));
+  let exitCode: number | undefined;
+  void exited.then((code) => (exitCode = code));
+  const until = async (what: string, ok: () => boolean, timeoutMs = 30_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!ok()) {
+      if (exitCode !== undefined) throw new Error(`exited with ${exitCode} while waiting for ${what}:\n${seen}`);
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${seen}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  const read = async (from: 'viewport' | 'all') => {
+    await written;
+    const buffer = term.buffer.active;
+    const start = from === 'viewport' ? buffer.viewportY : 0;
+    const end = from === 'viewport' ? buffer.viewportY + term.rows : buffer.length;
+    const out: string[] = [];
+    // Only the columns on screen: a terminal keeps what a narrowed window hides, and `\u001b[2K` erases to its width.
+    for (let i = start; i < end; i++) out.push((buffer.getLine(i)?.translateToString(true, 0, term.cols) ?? '').trimEnd());
+    return out;
+  };
+  return {
+    waitFor: (pattern, from = 0) => until(String(pattern), () => pattern.test(seen.slice(from))),
+    async resize(c, r, quietMs = 400) {
+      const before = seen.length;
+      term.resize(c, r);
+      child.resize(c, r);
+      await until(`a redraw at ${c}×${r}`, () => seen.length > before && Date.now() - lastWriteAt >= quietMs);
+    },
+    viewport: () => read('viewport'),
+    lines: () => read('all'),
+    raw: () => seen,
+    async interrupt() {
+      child.kill('SIGINT');
+      const code = await exited;
+      await written;
+      return code;
+    },
+  };
 }

@@ -1,7 +1,7 @@
 // Fitting frames to a terminal: widths in display columns (not UTF-16 code units, not escape codes), and the redraw
 // that moves up over exactly the rows the previous frame takes now.
 import { describe, expect, it } from 'vitest';
-import { fitLine, fitLines, redrawLines, screenRows, wrapRows } from '../../src/report/screen.js';
+import { fitLine, fitWrapped, redrawLines, screenRows, wrapRows, wrapText } from '../../src/report/screen.js';
 
 describe('fitLine', () => {
   it.each([
@@ -11,6 +11,7 @@ describe('fitLine', () => {
     ['wide characters count as they show', '██████', 4, '███…'],
     ['an arrow is one column', 'a → b → c', 9, 'a → b → c'],
     ['East Asian characters are two columns', '日本語のテキスト', 7, '日本語…'],
+    ['never wider than the screen where a two-column character meets the cut', '日本語のテキスト', 8, '日本語…'],
     ['colour codes take no room', '\u001b[33mwarning\u001b[0m', 7, '\u001b[33mwarning\u001b[0m'],
     ['a cut keeps the colour closed', '\u001b[33mwarning: long\u001b[0m', 5, '\u001b[33mwarn…\u001b[39m'],
   ])('%s', (_name, line, columns, expected) => {
@@ -30,15 +31,40 @@ describe('screenRows', () => {
   });
 });
 
-describe('fitLines', () => {
-  const more = (n: number) => `… ${n} more lines`;
-  it.each([
-    ['fits as it is', ['a', 'b'], { columns: 10, rows: 5 }, ['a', 'b']],
-    ['cut to the width', ['abcdefghijkl'], { columns: 10, rows: 5 }, ['abcdefghi…']],
-    ['as tall as fits above the cursor', ['a', 'b', 'c', 'd'], { columns: 10, rows: 5 }, ['a', 'b', 'c', 'd']],
-    ['taller: the first lines and how many more', ['a', 'b', 'c', 'd', 'e'], { columns: 20, rows: 5 }, ['a', 'b', 'c', '… 2 more lines']],
+describe('fitWrapped', () => {
+  const more = (n: number) => `… ${n} more rows`;
+  it.each<[string, string[][], { columns: number; rows: number }, string[]]>([
+    ['fits as it is', [['a'], ['b', '  b']], { columns: 10, rows: 5 }, ['a', 'b', '  b']],
+    ['as tall as fits above the cursor', [['a'], ['b'], ['c', 'c']], { columns: 10, rows: 5 }, ['a', 'b', 'c', 'c']],
+    ['taller: whole lines, then how many rows more', [['a'], ['b'], ['c'], ['d'], ['e']], { columns: 20, rows: 5 }, ['a', 'b', 'c', '… 2 more rows']],
+    // The command on the second line would fit by half: it is left out whole.
+    ['a wrapped line is shown whole or not at all', [['a'], ['b1', 'b2', 'b3'], ['c']], { columns: 20, rows: 4 }, ['a', '… 4 more rows']],
+    ['the "more" line is cut to the width', [['a'], ['b'], ['c']], { columns: 8, rows: 3 }, ['a', '… 2 mor…']],
   ])('%s', (_name, lines, screen, expected) => {
-    expect(fitLines(lines, screen, more)).toEqual(expected);
+    expect(fitWrapped(lines, screen, more)).toEqual(expected);
+  });
+});
+
+describe('wrapText', () => {
+  it.each<[string, string, number, string[]]>([
+    ['fits', 'next: karp-drift resume', 80, ['next: karp-drift resume']],
+    ['unbounded', 'x '.repeat(200), Infinity, ['x '.repeat(200)]],
+    ['at spaces, the rest hanging two columns in', 'STALL-HELD: karp-drift holds Drifted', 20, ['STALL-HELD:', '  karp-drift holds', '  Drifted']],
+    [
+      'a next: hangs under its text, the command whole',
+      '  next: re-run it or release: karp-drift resume --nodepool batch',
+      36,
+      ['  next: re-run it or release:', '        karp-drift resume --nodepool', '        batch'],
+    ],
+    ['evidence hangs under its text', '  - node ip-10-0-1-2 has do-not-disrupt', 24, ['  - node ip-10-0-1-2 has', '    do-not-disrupt']],
+    ['a word wider than a row is broken where the row ends', 'run 8bad717d-5f4d-467f-8cc6', 12, ['run', '  8bad717d-5', '  f4d-467f-8', '  cc6']],
+    ['wide characters count two columns', '日本語 テキスト です', 8, ['日本語', '  テキス', '  ト', '  です']],
+    ['a hang over half the row is dropped', '        next: karp-drift resume --nodepool batch', 20, ['        next:', 'karp-drift resume', '--nodepool batch']],
+  ])('%s', (_name, line, columns, rows) => {
+    expect(wrapText(line, columns)).toEqual(rows);
+    for (const r of rows) if (Number.isFinite(columns)) expect(screenRows(r, columns)).toBe(1);
+    // Nothing is lost but spaces: no '…', no character dropped.
+    expect(rows.join('').replace(/ /g, '')).toBe(line.replace(/ /g, ''));
   });
 });
 

@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { clusterIdentity } from '../../src/apis/cluster-identity.js';
 import type { Inventory } from '../../src/karpenter/views.js';
-import { clusterStatus, statusJson, statusTable } from '../../src/report/status.js';
+import stringWidth from 'string-width';
+import { clusterStatus, statusFrame, statusJson, statusTable } from '../../src/report/status.js';
 import { at, event, iso, members, nodeClaim, nodeClass, nodePool } from '../rollout/factories.js';
 
 const claims = members(
@@ -80,6 +81,42 @@ describe('status report', () => {
     ).toBe(true);
     expect(table).not.toMatch(/KUBELET|AMI-SELECTOR/);
     expect(statusTable(status, { wide: true }).split('\n')[0]).toMatch(/LAUNCHING +KUBELET +AMI +AMI-SELECTOR$/);
+  });
+
+  it('fits --watch frames to the screen: tables to the width, evidence cut, the next: command wrapped whole', () => {
+    expect(statusFrame(status, { columns: 60, rows: 24 })).toMatchInlineSnapshot(`
+      [
+        "NODEPOOL: frozen",
+        "  NODECLASS: default  NODES: 2  ON-TARGET: 0  DRIFTED: 2",
+        "  DISRUPTING: 0  LAUNCHING: 0",
+        "NODEPOOL: general",
+        "  NODECLASS: default  NODES: 3  ON-TARGET: 1  DRIFTED: 1",
+        "  DISRUPTING: 1  LAUNCHING: 1",
+        "",
+        "STALL-BUDGET: No allowed disruptions for reason Drifted",
+        "  (NodePool frozen)",
+        "  - spec.disruption.budgets[0] {nodes: "0", reasons: [Drift…",
+        "  - Drifted: limit 0 over 2 initialized nodes, 0 disrupting…",
+        "  - event DisruptionBlocked on NodePool/frozen (30s ago, x1…",
+        "  next: Allow Drifted disruptions in spec.disruption.budgets",
+        "        (budgets are not hashed: editing them causes no",
+        "        drift): kubectl edit nodepool frozen",
+      ]
+    `);
+    // Each row within the width, headers whole at every width, and the command on screen whole or not at all.
+    for (const columns of [30, 40, 50, 60, 80, 120]) {
+      const frame = statusFrame(status, { columns, rows: 40 });
+      expect(frame.filter((l) => stringWidth(l) > columns)).toEqual([]);
+      const text = frame.join(' ').replace(/ +/g, ' ');
+      for (const header of ['NODEPOOL', 'NODECLASS', 'NODES', 'ON-TARGET', 'DRIFTED', 'DISRUPTING', 'LAUNCHING'])
+        expect(text).toMatch(new RegExp(`(^| )${header}( |:)`));
+      expect(text).toContain('kubectl edit nodepool frozen');
+    }
+    // Too short for the next: line's two rows: left out whole, the rows counted.
+    expect(statusFrame(status, { columns: 80, rows: 10 }).slice(-2)).toEqual([
+      '  - event DisruptionBlocked on NodePool/frozen (30s ago, x12 over 18m): "No all…',
+      '… 2 more lines: a taller terminal shows them, as does status without --watch',
+    ]);
   });
 
   it('prints one JSON document, naming the cluster', () => {
