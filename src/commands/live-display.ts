@@ -3,7 +3,7 @@
 // report/status.ts) fitted to the screen (report/screen.ts); on a resize the last one is drawn again at the new size.
 import type { Screen } from '../report/screen.js';
 import type { Io } from './context.js';
-import { redrawLines, wrapRows, type Drawn } from '../report/screen.js';
+import { redrawLines, wrapText, type Drawn } from '../report/screen.js';
 
 export interface LiveDisplay {
   /** Draws the frame `render` gives for the screen now, over the previous one; a resize calls it again. */
@@ -13,7 +13,10 @@ export interface LiveDisplay {
    * the soak left): the frame keeps its clock while the turn that would show the next one waits on the cluster.
    */
   redraw(): void;
-  /** Prints `text` above the frame (a log line written under it would push a copy of the frame up the screen). */
+  /**
+   * Prints `text` above the frame (a log line written under it would push a copy of the frame up the screen), each
+   * line wrapped at spaces into rows the width of the screen (a command on a row of its own when it fits one).
+   */
   log(text: string): void;
   /** Stops following resizes; the last frame stays on screen. */
   end(): void;
@@ -50,7 +53,7 @@ export function liveDisplay(io: Io, stream: 'out' | 'err'): LiveDisplay | undefi
       const logged = text
         .replace(/\n$/, '')
         .split('\n')
-        .flatMap((l) => wrapRows(l, screen.columns));
+        .flatMap((l) => wrapText(l, screen.columns));
       write(redrawLines(drawn, [...logged, ...lines], screen));
       drawn = { lines, columns: screen.columns };
     },

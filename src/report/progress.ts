@@ -44,10 +44,11 @@ export function progressFrame(
   const header = `Drift to Kubernetes ${progress.targetMinor}: ${humanDuration(now.getTime() - progress.startedAt.getTime())} elapsed${stillFor}`;
   if (!progress.synced) return [header, progress.message].map(fit);
   const width = Math.max(...progress.nodePools.map((p) => p.name.length));
+  const barWidth = screen === undefined ? BAR_WIDTH : fittedBar(progress.nodePools, width, screen.columns);
   const blocks = progress.nodePools.map((pool) => {
     const scale = pool.replaced + pool.remaining;
-    const filled = scale === 0 ? BAR_WIDTH : Math.round((pool.replaced / scale) * BAR_WIDTH);
-    const bar = `[${'█'.repeat(filled)}${'░'.repeat(BAR_WIDTH - filled)}]`;
+    const filled = scale === 0 ? barWidth : Math.round((pool.replaced / scale) * barWidth);
+    const bar = `[${'█'.repeat(filled)}${'░'.repeat(barWidth - filled)}]`;
     const counts = (['drifted', 'disrupting', 'launching', 'initializing'] as const).flatMap((k) =>
       pool[k] > 0 ? [`${pool[k]} ${k}`] : [],
     );
@@ -94,6 +95,19 @@ export function progressFrame(
         ];
   const frame = [fit(header), ...blocks.filter((b) => shown.has(b)).flatMap((b) => b.lines), ...more];
   return screen === undefined ? frame : frame.slice(0, frameRows(screen));
+}
+
+/** Below this a bar shows too little: the line is cut instead. */
+const MIN_BAR_WIDTH = 8;
+
+/**
+ * The bar's width on a narrow screen: as wide as lets `<name>  [bar]  24/24 replaced  done` fit, so a NodePool's
+ * count and its `done` are not cut (at 50 columns a 20-column bar left `do…`).
+ */
+function fittedBar(pools: readonly NodePoolProgress[], nameWidth: number, columns: number): number {
+  const counts = Math.max(...pools.map((p) => `${p.replaced}/${p.replaced + p.remaining} replaced`.length));
+  const rest = nameWidth + '  []  '.length + counts + '  done'.length;
+  return Math.max(MIN_BAR_WIDTH, Math.min(BAR_WIDTH, columns - rest));
 }
 
 /**

@@ -1,8 +1,9 @@
 // Fitting text to a terminal, for the frames redrawn in place (upgrade's live display, `status --watch`). A redraw
-// moves the cursor up over the previous frame, so the frame must know how many screen rows it took: every line is cut
-// to the terminal's width (a wrapped line would take two rows and leave half-redrawn frames behind), and a frame is
-// never taller than the screen (the cursor cannot move up past the top row). Widths are display columns, not UTF-16
-// code units: the frames use '…', '→', '█' and colours, so string-width and cli-truncate count them (ANSI-aware).
+// moves the cursor up over the previous frame, so the frame must know how many screen rows it took: every row fits
+// the terminal's width (one the terminal wrapped would take two rows and leave half-redrawn frames behind), data cut
+// with '…', prose and commands wrapped into rows of their own; and a frame is never taller than the screen (the
+// cursor cannot move up past the top row). Widths are display columns, not UTF-16 code units: the frames use '…',
+// '→', '█' and colours, so string-width and cli-truncate count them (ANSI-aware).
 import stringWidth from 'string-width';
 import { cutTo } from '../text/width.js';
 
@@ -18,35 +19,11 @@ export function fitLine(line: string, columns: number): string {
 }
 
 /**
- * `line` cut into rows of at most `columns` display columns, where the terminal would wrap it: a log line printed
- * above a frame is written row by row so that each row is erased first (a wrapped row would keep the end of the
- * frame line it overwrote). Plain text only (the log lines carry no colour).
- */
-export function wrapRows(line: string, columns: number): string[] {
-  const width = Math.max(1, columns);
-  if (stringWidth(line) <= width) return [line];
-  const rows: string[] = [];
-  let row = '';
-  let used = 0;
-  for (const { segment } of new Intl.Segmenter().segment(line)) {
-    const w = stringWidth(segment);
-    if (used + w > width) {
-      rows.push(row);
-      row = '';
-      used = 0;
-    }
-    row += segment;
-    used += w;
-  }
-  rows.push(row);
-  return rows;
-}
-
-/**
  * `line` wrapped at spaces into rows of at most `columns` display columns, as a person would break it: for the
  * frames' prose (a blocker, its evidence, its `next:`), where a command cut with '…' could not be copied. The rows
  * after the first hang under the text after the line's indent and its `- ` or `next: `, so they read as one item; a
- * word wider than a row (a long node name) is broken where the row ends. Plain text only.
+ * command is kept on one row when it fits one; a word wider than a row (a long node name) is broken where the row
+ * ends. Plain text only.
  */
 export function wrapText(line: string, columns: number): string[] {
   const width = Math.max(1, columns);
@@ -58,8 +35,14 @@ export function wrapText(line: string, columns: number): string[] {
   const rows: string[] = [];
   let row = lead[0];
   let empty = true; // nothing but the lead or the hang on the row yet
-  for (const word of line.slice(lead[0].length).split(/ +/)) {
+  const units = commandUnits(line.slice(lead[0].length).split(/ +/));
+  for (let unit = units.shift(); unit !== undefined; unit = units.shift()) {
+    const word = unit.join(' ');
     const joined = empty ? `${row}${word}` : `${row} ${word}`;
+    if (unit.length > 1 && stringWidth(joined) > width && stringWidth(hang) + stringWidth(word) > width) {
+      units.unshift(...unit.map((w) => [w])); // a command wider than any row: word by word after all
+      continue;
+    }
     if (stringWidth(joined) <= width) row = joined;
     else {
       // The word goes to the next row, hung; only a word too wide for that too starts beside the lead, broken.
@@ -78,6 +61,27 @@ export function wrapText(line: string, columns: number): string[] {
   }
   rows.push(row);
   return rows;
+}
+
+/** A command's first word: what follows it, up to the end of the command, is kept on one row when it fits. */
+const COMMAND = /^(karp-drift|kubectl|aws)$/;
+
+/**
+ * `words` grouped into what wraps as one: a command (from its first word to a word that ends in ';', ',' or ')', or
+ * to a word opening a '(' aside, or to the end) stays on one row, as a copied row pasted in a shell would otherwise
+ * run half a command; every other word alone.
+ */
+function commandUnits(words: readonly string[]): string[][] {
+  const units: string[][] = [];
+  let command: string[] | undefined;
+  for (const word of words) {
+    if (command !== undefined && word.startsWith('(')) command = undefined;
+    if (command === undefined && COMMAND.test(word)) units.push((command = []));
+    if (command === undefined) units.push([word]);
+    else command.push(word);
+    if (/[;,)]$/.test(word)) command = undefined;
+  }
+  return units;
 }
 
 /** `text` split after its first `columns` display columns (at least one character, so a split always moves on). */

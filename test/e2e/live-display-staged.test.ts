@@ -13,15 +13,36 @@ describe.skipIf(pty === undefined)(`live display in a terminal${pty === undefine
     );
     expect(screen.exitCode).toBe(0);
     expect(screen.lines.filter((l) => l.startsWith('Drift to Kubernetes'))).toHaveLength(1);
-    // A soak line is wider than 80 columns: it takes two rows, and its second row is its own end, not the end of
-    // the frame line it was written over.
+    // A soak line is wider than 80 columns: it takes two rows, broken at a space, and its second row (hung two
+    // columns in) is its own end, not the end of the frame line it was written over.
     const soaks = screen.lines.flatMap((l, i) =>
-      /^\[\d+s\] stage 1\/2 \(canary\) wave 1 done; soaking/.test(l) ? [`${l}${screen.lines[i + 1] ?? ''}`] : [],
+      /^\[\d+s\] stage 1\/2 \(canary\) wave 1 done; soaking/.test(l) ? [`${l} ${(screen.lines[i + 1] ?? '').replace(/^ {2}/, '')}`] : [],
     );
+    expect(screen.lines.filter((l) => l.length > 80)).toEqual([]);
     expect(soaks).toHaveLength(1);
     expect(soaks[0]).toMatch(/soaking \d+s until \S+Z before wave 2$/);
     expect(screen.lines.some((l) => /ETA|started/.test(l) && /soaking/.test(l))).toBe(false);
     expect(screen.lines.some((l) => l.startsWith('Rollout complete'))).toBe(true);
+  });
+
+  it('a staged rollout at 50×24: NodePool lines whole (a narrower bar), log lines wrapped at spaces above the frame', async () => {
+    const screen = await inTerminal(
+      ['demo', '--scenario', 'staged', '--canary', 'canary', '--waves', '1,100%', '--soak', '2s'],
+      50,
+      24,
+    );
+    expect(screen.exitCode).toBe(0);
+    const live = liveLines(screen);
+    // A 20-column bar left `3/3 replaced  do…` at 50 columns.
+    for (const pool of ['batch', 'canary', 'general'])
+      expect(live.some((l) => new RegExp(`^${pool} +\\[█{8,19}\\] +\\d+/\\d+ replaced +done$`).test(l)), live.join('\n')).toBe(true);
+    expect(screen.wrapped.filter((w) => live.some((l) => w.endsWith(l) && l !== ''))).toEqual([]);
+    // The soak line, 80-odd columns, in rows broken at spaces: the time whole on one of them.
+    const at = screen.lines.findIndex((l) => /^\[\d+s\] stage 1\/2 \(canary\) wave 1 done;/.test(l));
+    expect(at, screen.lines.join('\n')).toBeGreaterThanOrEqual(0);
+    const rows = screen.lines.slice(at, at + 3);
+    expect(rows.every((r) => r.length <= 50)).toBe(true);
+    expect(rows.join(' ').replace(/ +/g, ' ')).toMatch(/soaking \d+s until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ before wave 2/);
   });
 
   it('a gated staged rollout at 80×24: the stage line says what the gates wait on, cut to the width', async () => {

@@ -1,7 +1,7 @@
 // Fitting frames to a terminal: widths in display columns (not UTF-16 code units, not escape codes), and the redraw
 // that moves up over exactly the rows the previous frame takes now.
 import { describe, expect, it } from 'vitest';
-import { fitLine, fitWrapped, redrawLines, screenRows, wrapRows, wrapText } from '../../src/report/screen.js';
+import { fitLine, fitWrapped, redrawLines, screenRows, wrapText } from '../../src/report/screen.js';
 
 describe('fitLine', () => {
   it.each([
@@ -56,6 +56,24 @@ describe('wrapText', () => {
       36,
       ['  next: re-run it or release:', '        karp-drift resume --nodepool', '        batch'],
     ],
+    [
+      'a command kept on one row when it fits one',
+      '  next: re-run it, or release the hold: karp-drift resume --nodepool batch (it waits)',
+      44,
+      ['  next: re-run it, or release the hold:', '        karp-drift resume --nodepool batch', '        (it waits)'],
+    ],
+    [
+      'a command ends at ; , or ) and before a ( aside',
+      'stop it now: karp-drift pause --nodepool a; then kubectl get lease x -o yaml (it needs get)',
+      34,
+      ['stop it now:', '  karp-drift pause --nodepool a;', '  then kubectl get lease x -o yaml', '  (it needs get)'],
+    ],
+    [
+      'a command wider than a row wraps at its spaces',
+      'next: karp-drift upgrade --to 1.30 --canary canary --waves 1,10%,100%',
+      30,
+      ['next: karp-drift upgrade --to', '      1.30 --canary canary', '      --waves 1,10%,100%'],
+    ],
     ['evidence hangs under its text', '  - node ip-10-0-1-2 has do-not-disrupt', 24, ['  - node ip-10-0-1-2 has', '    do-not-disrupt']],
     ['a word wider than a row is broken where the row ends', 'run 8bad717d-5f4d-467f-8cc6', 12, ['run', '  8bad717d-5', '  f4d-467f-8', '  cc6']],
     ['wide characters count two columns', '日本語 テキスト です', 8, ['日本語', '  テキス', '  ト', '  です']],
@@ -78,18 +96,5 @@ describe('redrawLines', () => {
     ['never above the top row', { lines: Array.from({ length: 30 }, () => 'a'), columns: 80 }, ['x'], { columns: 80, rows: 10 }, '\u001b[9A\r\u001b[2Kx\n\u001b[J'],
   ])('%s', (_name, previous, next, size, expected) => {
     expect(redrawLines(previous, next, size)).toBe(expected);
-  });
-});
-
-describe('wrapRows', () => {
-  it.each<[string, string, number, string[]]>([
-    ['fits', 'abc', 80, ['abc']],
-    ['exactly the width', 'abcd', 4, ['abcd']],
-    ['cut where the terminal wraps', 'abcdefghij', 4, ['abcd', 'efgh', 'ij']],
-    ['wide characters count two columns', '日本語テキスト', 5, ['日本', '語テ', 'キス', 'ト']],
-    ['a character is never split', 'ab→cd', 3, ['ab→', 'cd']],
-  ])('%s', (_name, line, columns, rows) => {
-    expect(wrapRows(line, columns)).toEqual(rows);
-    for (const r of rows) expect(screenRows(r, columns)).toBe(1);
   });
 });
