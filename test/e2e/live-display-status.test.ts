@@ -7,7 +7,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { karpDrift } from './cli-sandbox.js';
 import { pty, why, terminalSession, writtenRows, type TerminalSession } from './terminal.js';
 
-/** The frame is on screen: its last section is the third blocker's, and a redraw happens on change only. */
+/** The whole frame is written: a blocker, then the line that says how many more there are, or three `next:`s. */
 const FRAME = /STALL-HELD[^]*more lines|next:[^]*next:[^]*next:/;
 
 interface Blocker {
@@ -40,7 +40,7 @@ describe.skipIf(pty === undefined)(`status --watch in a terminal${pty === undefi
   const watching = async (columns: number, rows: number): Promise<TerminalSession> => {
     const session = terminalSession(['status', '--watch'], columns, rows, sandbox.env);
     await session.waitFor(/Drift held by karp-drift/);
-    await session.waitFor(FRAME).catch(() => undefined); // a short screen hides the blockers: the first frame it is
+    await session.waitFor(FRAME);
     await new Promise((r) => setTimeout(r, 300));
     return session;
   };
