@@ -65,14 +65,14 @@ describe.skipIf(pty === undefined)(`status --watch in a terminal${pty === undefi
     expect(writtenRows({ raw: session.raw() }).filter((r) => r.length > columns)).toEqual([]);
     expect(screen.filter((r) => /^NODEPOOL +HOLD +AGE +RUN$/.test(r))).toHaveLength(1);
     if (columns >= 80)
-      expect(screen.filter((r) => /^NODEPOOL +NODECLASS +NODES +ON-TARGET +DRIFTED +DISRUPTING +LAUNCHING$/.test(r))).toHaveLength(1);
+      expect(screen.filter((r) => /^NODEPOOL +NODECLASS +NODES +UP-TO-DATE +DRIFTED +DISRUPTING +LAUNCHING$/.test(r))).toHaveLength(1);
     // Too narrow for the table's headers side by side: a block per NodePool, each header whole beside its value.
     else
       for (const pool of ['batch', 'canary', 'general']) {
         const at = screen.indexOf(`NODEPOOL: ${pool}`);
         expect(at, screen.join('\n')).toBeGreaterThanOrEqual(0);
         const block = screen.slice(at + 1, at + 4).join(' ');
-        for (const header of ['NODECLASS', 'NODES', 'ON-TARGET', 'DRIFTED', 'DISRUPTING', 'LAUNCHING'])
+        for (const header of ['NODECLASS', 'NODES', 'UP-TO-DATE', 'DRIFTED', 'DISRUPTING', 'LAUNCHING'])
           expect(block).toMatch(new RegExp(`\\b${header}: \\S+`));
       }
     const shown = nextLines(screen);

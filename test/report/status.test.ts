@@ -87,10 +87,10 @@ describe('status report', () => {
     expect(statusFrame(status, { columns: 60, rows: 24 })).toMatchInlineSnapshot(`
       [
         "NODEPOOL: frozen",
-        "  NODECLASS: default  NODES: 2  ON-TARGET: 0  DRIFTED: 2",
+        "  NODECLASS: default  NODES: 2  UP-TO-DATE: 0  DRIFTED: 2",
         "  DISRUPTING: 0  LAUNCHING: 0",
         "NODEPOOL: general",
-        "  NODECLASS: default  NODES: 3  ON-TARGET: 1  DRIFTED: 1",
+        "  NODECLASS: default  NODES: 3  UP-TO-DATE: 1  DRIFTED: 1",
         "  DISRUPTING: 1  LAUNCHING: 1",
         "",
         "STALL-BUDGET: No allowed disruptions for reason Drifted",
@@ -108,7 +108,7 @@ describe('status report', () => {
       const frame = statusFrame(status, { columns, rows: 40 });
       expect(frame.filter((l) => stringWidth(l) > columns)).toEqual([]);
       const text = frame.join(' ').replace(/ +/g, ' ');
-      for (const header of ['NODEPOOL', 'NODECLASS', 'NODES', 'ON-TARGET', 'DRIFTED', 'DISRUPTING', 'LAUNCHING'])
+      for (const header of ['NODEPOOL', 'NODECLASS', 'NODES', 'UP-TO-DATE', 'DRIFTED', 'DISRUPTING', 'LAUNCHING'])
         expect(text).toMatch(new RegExp(`(^| )${header}( |:)`));
       expect(text).toContain('kubectl edit nodepool frozen');
     }
