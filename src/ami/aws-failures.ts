@@ -127,7 +127,7 @@ function apiFailure(err: unknown, call: AwsCall, region: string, env: NodeJS.Pro
     return new RuntimeFailure(`${what} failed: nothing answers at ${url}${variable ? ` (${variable})` : ''}: ${code}`, {
       cause: err,
       hint: variable
-        ? `${variable} points there: start what it names (for karp-drift's sandbox: karp-drift sandbox --env-out <file>, then . <file>), or unset ${variable} to reach AWS itself`
+        ? `${variable} points there: start what it names (for karp-drift's sandbox: eval "$(karp-drift sandbox --detach)"), or unset ${variable} to reach AWS itself`
         : 'check the network, the proxy (HTTPS_PROXY) and --region',
     });
   }

@@ -340,15 +340,40 @@ export function parseDemoOptions(flags: Record<string, unknown>): DemoOptions {
 const definedOnly = (flags: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
 
-/** `karp-drift sandbox`: the scenario stays a string here; the sandbox resolves built-in names and files. */
-export function parseSandboxOptions(flags: Record<string, unknown>): SandboxCommandOptions {
+/**
+ * Global options that mean nothing to a sandbox: it reaches no cluster and no AWS account (it is one), so taking them
+ * silently would let a user believe they did something.
+ */
+const SANDBOX_UNUSED_GLOBALS = [
+  ['region', '--region', 'its simulated AWS endpoints are always in us-west-2'],
+  ['profile', '--profile', 'its AWS endpoints take the dummy credentials it prints'],
+  ['expectCluster', '--expect-cluster', 'it is the cluster; the commands run against it take --expect-cluster'],
+  ['requestTimeout', '--request-timeout', 'it makes no requests; the commands run against it take --request-timeout'],
+] as const;
+
+/**
+ * `karp-drift sandbox`: the scenario stays a string here; the sandbox resolves built-in names and files. `globals`:
+ * the global flags as given, to refuse those a sandbox does not use.
+ */
+export function parseSandboxOptions(flags: Record<string, unknown>, globals: Record<string, unknown> = {}): SandboxCommandOptions {
+  const unused = SANDBOX_UNUSED_GLOBALS.find(([key]) => globals[key] !== undefined);
+  if (unused) throw new UsageError(`sandbox takes no ${unused[1]}: ${unused[2]}`, { hint: `leave ${unused[1]} out` });
   const scenario = typeof flags.scenario === 'string' && flags.scenario.trim() ? flags.scenario.trim() : 'default';
+  const context = typeof flags.context === 'string' ? flags.context : undefined;
+  if (context !== undefined && !/^[^\s]+$/.test(context)) {
+    throw new UsageError(`--context ${JSON.stringify(context)}: a context name for the sandbox's kubeconfig cannot be empty or contain spaces`, {
+      hint: 'name it as you will pass it to --context later, e.g. --context staging',
+    });
+  }
   return {
     scenario,
     speed: positiveNumber(flags.speed, '--speed', false),
     port: positiveNumber(flags.port, '--port', true, 65535),
     ...(typeof flags.kubeconfig === 'string' ? { kubeconfig: flags.kubeconfig } : {}),
     ...(typeof flags.envOut === 'string' ? { envOut: flags.envOut } : {}),
+    ...(context !== undefined ? { context } : {}),
+    ...(flags.detach === true ? { detach: true } : {}),
+    ...(typeof flags.detachedLog === 'string' ? { detachedLog: flags.detachedLog } : {}),
   };
 }
 

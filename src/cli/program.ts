@@ -30,8 +30,8 @@ function examples(bin: string, list: Array<[what: string, args: string]>): strin
 }
 
 /**
- * The built-in scenarios and their descriptions for `sandbox --help`, read from scenarios/*.yaml without a YAML
- * parser (help must stay fast): each file has a top-level `description: "…"` line.
+ * The built-in scenarios, one line each, for `sandbox --help`, read from scenarios/*.yaml without a YAML parser (help
+ * must stay fast): each file has a top-level `summary: "…"` line (the longer `description` is printed at start).
  */
 function builtInScenarios(command: Command): string {
   const dir = packagePath('scenarios');
@@ -39,7 +39,7 @@ function builtInScenarios(command: Command): string {
     .filter((f) => f.endsWith('.yaml'))
     .sort();
   const rows = names.map((file) => {
-    const line = /^description:\s*(.*)$/m.exec(readFileSync(join(dir, file), 'utf8'))?.[1]?.trim() ?? '';
+    const line = /^summary:\s*(.*)$/m.exec(readFileSync(join(dir, file), 'utf8'))?.[1]?.trim() ?? '';
     const description = line.startsWith('"') ? (JSON.parse(line) as string) : line;
     return [file.slice(0, -'.yaml'.length), description] as const;
   });
@@ -48,6 +48,9 @@ function builtInScenarios(command: Command): string {
   help.prepareContext({ helpWidth: command.configureOutput().getOutHelpWidth?.() ?? 80 });
   return `\nBuilt-in scenarios (--scenario):\n${rows.map(([n, d]) => help.formatItem(n, width, d, help)).join('\n')}`;
 }
+
+/** Global options `sandbox --help` leaves out: documented as its own (--kubeconfig, --context), or refused. */
+const SANDBOX_HIDDEN_GLOBALS = ['--kubeconfig', '--context', '--region', '--profile', '--request-timeout', '--expect-cluster'];
 
 /** What a run shares between the command and runCli's end: the record it keeps for --summary-file and --result-file. */
 interface Session {
@@ -653,23 +656,32 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
 
   command(
     'sandbox',
-    'Run a simulated EKS cluster with Karpenter locally (API server, SSM/EC2 endpoints, drift simulator) until interrupted',
+    'Run a simulated EKS cluster with Karpenter locally (API server, SSM/EC2 endpoints, drift simulator) until stopped',
     (cmd) =>
       cmd
         .option('--scenario <name|file>', 'a built-in scenario or a scenario YAML file', 'default')
         .option('--speed <n>', "simulated seconds per real second (default: the scenario's, usually 60)")
         .option('--port <n>', 'API server port on 127.0.0.1 (default: a free port)')
-        .option('--env-out <path>', 'also write the export lines to this file, for scripts')
-        // The global --kubeconfig names the file to read; here it is the file the sandbox writes. The program parses it
-        // wherever it stands, so this option only documents it, and the global one is left out of this help.
+        .option('--env-out <path>', 'also write the export lines to this file once it serves (whole, never half), for scripts')
+        .option('--detach', 'serve from a background process and return once it serves (stop it with: kill <pid>)')
+        // The global --kubeconfig names the file to read and --context the context to use; here they are the file the
+        // sandbox writes and its context's name. The program parses them wherever they stand, so these options only
+        // document them, and the global ones are left out of this help, as are those a sandbox refuses.
         .option(
           '--kubeconfig <path>',
           "where to write the sandbox's kubeconfig (default: a temp folder, removed on exit)",
         )
+        .option(
+          '--context <name>',
+          "the kubeconfig context it writes, also its cluster's name (default: karp-drift-sandbox-<scenario>-<port>)",
+        )
+        .addOption(new Option('--detached-log <path>').hideHelp())
         .configureHelp({
           showGlobalOptions: true,
           visibleGlobalOptions(this: Help, cmd: Command) {
-            return Help.prototype.visibleGlobalOptions.call(this, cmd).filter((o) => o.long !== '--kubeconfig');
+            return Help.prototype
+              .visibleGlobalOptions.call(this, cmd)
+              .filter((o) => !SANDBOX_HIDDEN_GLOBALS.includes(o.long ?? ''));
           },
         })
         .addHelpText('after', ({ command }) => builtInScenarios(command))
@@ -677,22 +689,33 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
           'after',
           examples(bin, [
             [
-              'Run the default scenario in the background and point this shell at it',
-              'sandbox --env-out /tmp/sandbox.env &\n  . /tmp/sandbox.env',
+              'Start the default scenario in the background, point this shell at it, and stop it when done',
+              'sandbox --detach --env-out /tmp/sandbox.env\n  . /tmp/sandbox.env\n  kubectl get nodeclaims\n  kill "$KARP_DRIFT_SANDBOX_PID"',
             ],
             [
-              'A rollout that a PodDisruptionBudget blocks, twice as fast',
+              'Serve in this terminal until Ctrl-C; its export lines point other shells at it',
               'sandbox --scenario pdb-blocked --speed 120',
+            ],
+            [
+              'Two sandboxes in one merged kubeconfig, told apart by their contexts',
+              'sandbox --detach --context staging --kubeconfig /tmp/staging.yaml > /tmp/staging.env\n' +
+                `  ${bin} sandbox --detach --context prod --kubeconfig /tmp/prod.yaml > /tmp/prod.env\n` +
+                '  KUBECONFIG=/tmp/staging.yaml:/tmp/prod.yaml kubectl config get-contexts',
             ],
           ]),
         )
         .action(async (flags: Record<string, unknown>, cmd: Command) => {
           const ctx = await context(cmd);
-          const [{ parseSandboxOptions }, { sandbox }] = await Promise.all([
+          const [{ parseSandboxOptions }, { sandbox }, { detachSandbox }] = await Promise.all([
             import('./options.js'),
             import('../commands/sandbox.js'),
+            import('../commands/sandbox-detach.js'),
           ]);
-          await sandbox(parseSandboxOptions({ ...flags, kubeconfig: ctx.globals.kubeconfig ?? flags.kubeconfig }), ctx);
+          const options = parseSandboxOptions(
+            { ...flags, kubeconfig: ctx.globals.kubeconfig ?? flags.kubeconfig, context: ctx.globals.context ?? flags.context },
+            cmd.optsWithGlobals(),
+          );
+          await (options.detach ? detachSandbox : sandbox)(options, ctx);
         }),
   );
 

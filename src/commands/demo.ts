@@ -77,7 +77,7 @@ function scenarioStages(scenario: string): StagedRequest | undefined {
  * point at a sandbox that stays up instead.
  */
 function withDemoHint(err: unknown, scenario: string, to: string): unknown {
-  const hint = `the demo's sandbox stopped with it; to look at this rollout yourself, run one that stays up: karp-drift sandbox --scenario ${scenario} --env-out /tmp/karp-drift-sandbox.env & then . /tmp/karp-drift-sandbox.env and karp-drift upgrade --to ${to}`;
+  const hint = `the demo's sandbox stopped with it; to look at this rollout yourself, run one that stays up: eval "$(karp-drift sandbox --detach --scenario ${scenario})", then karp-drift upgrade --to ${to}`;
   for (const Kind of [StalledError, TimeoutError, InterruptedError]) {
     if (err instanceof Kind) return new Kind(err.message, { cause: err.cause, hint });
   }

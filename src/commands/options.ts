@@ -30,6 +30,12 @@ export interface SandboxCommandOptions {
   port?: number;
   kubeconfig?: string;
   envOut?: string;
+  /** --context: the kubeconfig context (and cluster and user entries) to write; default one named by scenario and port. */
+  context?: string;
+  /** --detach: serve from a background process, return once it serves. */
+  detach?: boolean;
+  /** The background process of --detach: its log file, removed with its folder when it shuts down cleanly. */
+  detachedLog?: string;
 }
 
 export interface DemoOptions {

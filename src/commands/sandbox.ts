@@ -1,42 +1,58 @@
 // `karp-drift sandbox`: start the simulated cluster, print how to reach it, serve until SIGINT/SIGTERM, shut down.
-import { writeFile } from 'node:fs/promises';
+// With --detach, sandbox-detach.ts runs this in a background process and returns once it serves.
+import { rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { logger, type CommandContext } from './context.js';
 import { RuntimeFailure, UsageError } from '../errors.js';
 import type { SandboxCommandOptions } from './options.js';
 import { startSandbox } from '../sandbox/sandbox.js';
+import { removeStaleEnvFile, writeEnvFile } from './sandbox-env-file.js';
+import { defaultContextName, exportLines, PID_VARIABLE } from './sandbox-shell.js';
 
-/** Single-quoted for POSIX shells, so paths with spaces survive `eval` and `source`. */
-function exportLine(name: string, value: string): string {
-  return `export ${name}='${value.replaceAll("'", "'\\''")}'`;
+/** What a started sandbox tells its user, and what the background process of --detach reports to its caller. */
+export interface SandboxReady {
+  scenario: string;
+  server: string;
+  context: string;
+  pid: number;
+  env: Record<string, string>;
+  summary: string;
+  description: string;
 }
 
 export async function sandbox(options: SandboxCommandOptions, ctx: CommandContext): Promise<void> {
   const log = logger(ctx.io, ctx.globals);
+  if (options.envOut) await removeStaleEnvFile(options.envOut);
   const running = await startSandbox({
     scenario: options.scenario,
     speed: options.speed,
     port: options.port,
     kubeconfig: options.kubeconfig,
+    context: options.context ?? (({ scenario, port }) => defaultContextName(scenario, port)),
     log: ctx.globals.verbose ? (line) => ctx.io.err(`karpenter: ${line}\n`) : undefined,
   }).catch((err: unknown) => {
     throw portError(err, options.port) ?? err;
   });
   try {
-    const lines = Object.entries(running.env).map(([k, v]) => exportLine(k, v));
-    if (options.envOut) {
-      try {
-        await writeFile(options.envOut, `${lines.join('\n')}\n`, { mode: 0o600 });
-      } catch (err) {
-        throw new RuntimeFailure(`writing --env-out ${options.envOut}: ${(err as Error).message}`, { cause: err, hint: 'pick a writable path' });
-      }
-    }
-    if (ctx.globals.output === 'json') {
-      ctx.io.out(`${JSON.stringify({ scenario: running.scenario.name, server: running.kube.url, env: running.env, summary: running.summary })}\n`);
+    const ready: SandboxReady = {
+      scenario: running.scenario.name,
+      server: running.kube.url,
+      context: running.context,
+      pid: process.pid,
+      env: { ...running.env, [PID_VARIABLE]: String(process.pid) },
+      summary: running.summary,
+      description: running.scenario.description,
+    };
+    if (options.detachedLog !== undefined) {
+      // The caller of --detach prints and writes --env-out; it waits for this message only. Gone (killed while it
+      // waited), nobody would know of this sandbox: stop.
+      if (!process.connected || !process.send) throw new RuntimeFailure('the karp-drift sandbox --detach that started this sandbox is gone');
+      process.send(ready);
+      process.disconnect();
     } else {
-      ctx.io.out(`${lines.join('\n')}\n`);
+      if (options.envOut) await writeEnvFile(options.envOut, exportLines(ready.env));
+      printReady(ready, ctx);
     }
-    log.info(running.summary);
-    if (running.scenario.description) log.info(running.scenario.description);
     log.info('Serving until interrupted (Ctrl-C).');
     await new Promise<void>((resolve) => {
       if (ctx.signal.aborted) resolve();
@@ -46,6 +62,18 @@ export async function sandbox(options: SandboxCommandOptions, ctx: CommandContex
   } finally {
     await running.stop();
   }
+  // A clean stop leaves nothing behind; a crash keeps the log for whoever looks.
+  if (options.detachedLog !== undefined) await rm(dirname(options.detachedLog), { recursive: true, force: true });
+}
+
+/** The export lines on stdout (or one JSON document), the summary and the scenario's description on stderr. */
+export function printReady(ready: SandboxReady, ctx: CommandContext): void {
+  const { scenario, server, context, pid, env, summary } = ready;
+  if (ctx.globals.output === 'json') ctx.io.out(`${JSON.stringify({ scenario, server, context, pid, env, summary })}\n`);
+  else ctx.io.out(exportLines(env));
+  const log = logger(ctx.io, ctx.globals);
+  log.info(`${summary}; kubeconfig context ${context}`);
+  if (ready.description) log.info(ready.description);
 }
 
 /** --port taken or not allowed: the user's choice, so exit 2 with the port and what to do, not a stack. */

@@ -30,6 +30,12 @@ export interface SandboxOptions {
   port?: number;
   /** Where to write the kubeconfig (default: a new temp folder, removed by stop()). */
   kubeconfig?: string;
+  /**
+   * The name of the kubeconfig context, and of its cluster and user (`<name>-admin`) entries; default
+   * `karp-drift-sandbox-<scenario>`. A function gets the API server's port, known only once it listens: `karp-drift
+   * sandbox` names each sandbox apart by it, so two kubeconfigs merged with KUBECONFIG=a:b keep both.
+   */
+  context?: string | ((sandbox: { scenario: string; port: number }) => string);
   /** Tests: a clock that moves only when told, and no background passes (call simulator.pass()). */
   manualClock?: ManualClock;
   /** Karpenter's log lines. */
@@ -44,6 +50,8 @@ export interface Sandbox {
   cluster: BuiltCluster;
   clock: SimClock;
   kubeconfigPath: string;
+  /** The kubeconfig's context (and cluster entry) name. */
+  context: string;
   /** KUBECONFIG, AWS_ENDPOINT_URL_SSM/EC2/EKS, AWS_REGION and dummy credentials: what a shell or a child process needs. */
   env: Record<string, string>;
   /** One line: what is running. */
@@ -104,12 +112,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
     if (!options.kubeconfig) tempDir = await mkdtemp(join(tmpdir(), 'karp-drift-sandbox-'));
     const kubeconfigPath = options.kubeconfig ?? join(tempDir!, 'kubeconfig');
-    await writeKubeconfig(kubeconfigPath, {
-      server: kube.url,
-      caData: kube.caData,
-      token: kube.token,
-      clusterName: `karp-drift-sandbox-${scenario.name}`,
-    });
+    const context =
+      typeof options.context === 'function'
+        ? options.context({ scenario: scenario.name, port: Number(new URL(kube.url).port) })
+        : (options.context ?? `karp-drift-sandbox-${scenario.name}`);
+    await writeKubeconfig(kubeconfigPath, { server: kube.url, caData: kube.caData, token: kube.token, clusterName: context });
     // EKS knows this cluster by the scenario's clusterName (the karpenter.sh/discovery tag of its classes, as on EKS):
     // what `--expect-cluster` names, at the API server's URL with the CA of the kubeconfig.
     aws.clusters.push({
@@ -142,6 +149,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       cluster,
       clock,
       kubeconfigPath,
+      context,
       env,
       summary,
       stop: async () => {

@@ -64,7 +64,7 @@ describe("an endpoint that does not answer", () => {
           AWS_ENDPOINT_URL_SSM: "http://127.0.0.1:4566",
         }),
       "SSM GetParameters in us-west-2 failed: nothing answers at http://127.0.0.1:4566 (AWS_ENDPOINT_URL_SSM): ECONNREFUSED",
-      "AWS_ENDPOINT_URL_SSM points there: start what it names (for karp-drift's sandbox: karp-drift sandbox --env-out <file>, then . <file>), or unset AWS_ENDPOINT_URL_SSM to reach AWS itself",
+      "AWS_ENDPOINT_URL_SSM points there: start what it names (for karp-drift's sandbox: eval \"$(karp-drift sandbox --detach)\"), or unset AWS_ENDPOINT_URL_SSM to reach AWS itself",
     ],
     [
       "EC2 at AWS, the code only in the message",

@@ -21,7 +21,7 @@ describe('eksFailure', () => {
       Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:4566'), { code: 'ECONNREFUSED' }),
       { AWS_ENDPOINT_URL_EKS: 'http://127.0.0.1:4566', AWS_ENDPOINT_URL: 'http://127.0.0.1:1' },
       'EKS DescribeCluster in us-west-2 failed: nothing answers at http://127.0.0.1:4566 (AWS_ENDPOINT_URL_EKS): ECONNREFUSED',
-      "AWS_ENDPOINT_URL_EKS points there: start what it names (for karp-drift's sandbox: karp-drift sandbox --env-out <file>, then . <file>), or unset AWS_ENDPOINT_URL_EKS to reach AWS itself",
+      "AWS_ENDPOINT_URL_EKS points there: start what it names (for karp-drift's sandbox: eval \"$(karp-drift sandbox --detach)\"), or unset AWS_ENDPOINT_URL_EKS to reach AWS itself",
     ],
     [
       'expired credentials',

@@ -14,6 +14,7 @@ vi.mock('../../src/commands/render.js', () => ({ render: vi.fn() }));
 vi.mock('../../src/commands/resume.js', () => ({ resume: vi.fn() }));
 vi.mock('../../src/commands/rollback.js', () => ({ rollback: vi.fn() }));
 vi.mock('../../src/commands/sandbox.js', () => ({ sandbox: vi.fn() }));
+vi.mock('../../src/commands/sandbox-detach.js', () => ({ detachSandbox: vi.fn() }));
 vi.mock('../../src/commands/status.js', () => ({ status: vi.fn() }));
 vi.mock('../../src/commands/upgrade.js', () => ({ upgrade: vi.fn() }));
 vi.mock('../../src/commands/wait.js', () => ({ wait: vi.fn() }));

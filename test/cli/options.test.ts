@@ -375,6 +375,23 @@ describe('parsePlanOptions / parseUpgradeOptions / parseStatusOptions / parseSan
     expect(parseStatusOptions({ nodeclass: ['default'], watch: true }, 'kube-system')).toEqual({ nodeClasses: ['default'], watch: true, lockNamespace: 'kube-system' });
     expect(parseSandboxOptions({ speed: '120', port: '6443' })).toEqual({ scenario: 'default', speed: 120, port: 6443 });
     expect(usageMessage(() => parseSandboxOptions({ port: '70000' }))).toBe('--port "70000" is not valid; expected a whole number from 1 to 65535');
+    expect(parseSandboxOptions({ context: 'staging', detach: true, envOut: 'f' })).toEqual({ scenario: 'default', context: 'staging', detach: true, envOut: 'f' });
+  });
+
+  // A sandbox reaches no cluster and no AWS account: a global flag that would mean one is refused, never ignored.
+  it.each([
+    [{ region: 'eu-west-1' }, 'sandbox takes no --region: its simulated AWS endpoints are always in us-west-2'],
+    [{ profile: 'prod' }, 'sandbox takes no --profile: its AWS endpoints take the dummy credentials it prints'],
+    [{ expectCluster: 'prod' }, 'sandbox takes no --expect-cluster: it is the cluster; the commands run against it take --expect-cluster'],
+    [{ requestTimeout: '5s' }, 'sandbox takes no --request-timeout: it makes no requests; the commands run against it take --request-timeout'],
+  ])('sandbox refuses the global %j', (globals, message) => {
+    expect(usageMessage(() => parseSandboxOptions({}, globals))).toBe(message);
+  });
+
+  it('sandbox refuses a context name with a space', () => {
+    expect(usageMessage(() => parseSandboxOptions({ context: 'my staging' }))).toBe(
+      '--context "my staging": a context name for the sandbox\'s kubeconfig cannot be empty or contain spaces',
+    );
   });
 
   it.each<[Record<string, unknown>, Omit<ReturnType<typeof parseDemoOptions>, 'upgradeTo'> | string]>([

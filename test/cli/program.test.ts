@@ -1,4 +1,5 @@
 // argv -> parsed options, with the command modules mocked (changesets packages/cli/src/cli.test.ts), and exit codes.
+import { readdirSync } from 'node:fs';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildProgram, runCli, type CommandContext, type RunEnvironment } from '../../src/cli/program.js';
 import { amis } from '../../src/commands/amis.js';
@@ -243,14 +244,22 @@ describe('--help', () => {
     },
   );
 
-  it('sandbox --help lists the built-in scenarios with their descriptions and describes its own --kubeconfig', async () => {
+  it('sandbox --help lists every built-in scenario on one line and describes its own --kubeconfig and --context', async () => {
     const { stdout } = await run(['sandbox', '--help']);
-    expect(stdout).toContain('\nBuilt-in scenarios (--scenario):\n');
-    expect(stdout).toMatch(/\n {2}pdb-blocked +One single-replica workload/);
-    expect(stdout).toMatch(/\n {2}default +Control plane 1\.30, 12 nodes on 1\.29 AMIs/);
+    const list = stdout.slice(stdout.indexOf('\nBuilt-in scenarios (--scenario):\n'), stdout.indexOf('\nExamples:\n'));
+    const names = readdirSync(new URL('../../scenarios/', import.meta.url)).filter((f) => f.endsWith('.yaml'));
+    // One line each at the help's 80 columns, nothing wrapped onto a second.
+    expect(list.trim().split('\n').slice(1)).toHaveLength(names.length);
+    for (const line of list.trim().split('\n').slice(1)) expect(line.length).toBeLessThanOrEqual(80);
+    expect(list).toMatch(/\n {2}pdb-blocked +a PDB \(minAvailable 1\) pins one node forever\n/);
+    expect(list).toMatch(/\n {2}default +12 nodes on 1\.29 AMIs, a rollout that completes\n/);
     expect(stdout).toMatch(/--kubeconfig <path> +where to write the sandbox's kubeconfig/);
-    // The global --kubeconfig (a file to read) is not offered here as well.
-    expect(stdout.match(/--kubeconfig/g)).toHaveLength(1);
+    expect(stdout).toMatch(/--context <name> +the kubeconfig context it writes/);
+    // The global --kubeconfig and --context (what to read) are not offered here as well, nor the options it refuses.
+    const options = stdout.slice(0, stdout.indexOf('\nBuilt-in scenarios'));
+    expect(options.match(/--kubeconfig/g)).toHaveLength(1);
+    expect(options.match(/--context/g)).toHaveLength(1);
+    for (const refused of ['--region', '--profile', '--request-timeout', '--expect-cluster']) expect(stdout).not.toContain(refused);
   });
 
   it('plan takes --force-conflicts, as its FIELD-OWNER-GITOPS advice says', async () => {

@@ -35,11 +35,16 @@ describe('karp-drift sandbox', () => {
     expect(stderr).toContain('Control plane 1.30, 12 nodes on 1.29 AMIs (AL2023 and Bottlerocket, pinned by id); PDBs allow progress\n');
 
     const env = parseExports(stdout);
-    expect(Object.keys(env).sort()).toEqual(['AWS_ACCESS_KEY_ID', 'AWS_ENDPOINT_URL_EC2', 'AWS_ENDPOINT_URL_EKS', 'AWS_ENDPOINT_URL_SSM', 'AWS_REGION', 'AWS_SECRET_ACCESS_KEY', 'KUBECONFIG']);
+    expect(Object.keys(env).sort()).toEqual(['AWS_ACCESS_KEY_ID', 'AWS_ENDPOINT_URL_EC2', 'AWS_ENDPOINT_URL_EKS', 'AWS_ENDPOINT_URL_SSM', 'AWS_REGION', 'AWS_SECRET_ACCESS_KEY', 'KARP_DRIFT_SANDBOX_PID', 'KUBECONFIG']);
+    expect(env.KARP_DRIFT_SANDBOX_PID).toBe(String(child.pid));
     expect(await readFile(envOut, 'utf8')).toBe(stdout);
 
     const kc = new KubeConfig();
     kc.loadFromFile(env.KUBECONFIG!);
+    // Named apart from any other sandbox by its port, which the summary line names too.
+    const port = new URL(kc.getCurrentCluster()!.server).port;
+    expect(kc.getCurrentContext()).toBe(`karp-drift-sandbox-default-${port}`);
+    expect(stderr).toContain(`; kubeconfig context karp-drift-sandbox-default-${port}\n`);
     const nodes = await kc.makeApiClient(CoreV1Api).listNode();
     expect(nodes.items).toHaveLength(12);
 

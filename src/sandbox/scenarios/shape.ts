@@ -151,6 +151,8 @@ const faults = z.strictObject({
 export const scenarioSchema = z.strictObject({
   name,
   description: z.string().default(''),
+  /** One line for `sandbox --help` (53 characters fit beside the longest built-in name at 80 columns). */
+  summary: z.string().default(''),
   /** /version of the API server; aliases resolve against it. */
   controlPlaneVersion: kubernetesVersion,
   /** 1.x serves the v1 API; 0.32–0.37 means a v1beta1 install. */

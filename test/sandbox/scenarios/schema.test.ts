@@ -44,6 +44,8 @@ describe('parseScenario', () => {
       const scenario = loadScenario(name);
       expect(scenario.name).toBe(name);
       expect(scenario.description).not.toBe('');
+      // One line of `sandbox --help` at 80 columns: 2 + the longest name (23) + 2 + the summary.
+      expect(scenario.summary).toMatch(/^.{10,53}$/);
       const text = readFileSync(new URL(`../../../scenarios/${name}.yaml`, import.meta.url), 'utf8');
       expect(text).toMatch(/^# \S/);
     },
@@ -486,9 +488,11 @@ describe('loadScenario', () => {
         ...badAmi,
         name: `bad-ami-${symptom}`,
         description: variant.description,
+        summary: variant.summary,
         faults: { badAmi: { symptom } },
       });
       expect(variant.description).not.toBe(badAmi.description);
+      expect(variant.summary).not.toBe(badAmi.summary);
     }
   });
 
