@@ -81,3 +81,55 @@ export async function stopSandboxesUnder(dir: string): Promise<void> {
   for (const pid of pids) process.kill(pid, 'SIGTERM');
   await Promise.all(pids.map((pid) => processGone(pid)));
 }
+
+/**
+ * `lines` pasted into an interactive bash in a pseudo-terminal, as a person pastes an example: job control on, the
+ * lines read as typed. A failing command is caught by an ERR trap; `interruptAt` is answered with a Ctrl-C, as a
+ * person stops a sandbox serving in the foreground (the rest is typed after it, since a Ctrl-C discards type-ahead).
+ */
+export async function interactiveBashIn(dir: string, lines: string[], interruptAt?: string, timeoutMs = 60_000): Promise<{ output: string; failed: string[] }> {
+  const pty = await import('@lydell/node-pty');
+  const tmp = tmpOf(dir);
+  const shims = join(tmp, 'bin');
+  await mkdir(shims, { recursive: true });
+  await writeFile(join(shims, 'karp-drift'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`);
+  await chmod(join(shims, 'karp-drift'), 0o755);
+  const shell = pty.spawn('bash', ['--norc', '--noprofile', '-i'], {
+    cols: 200,
+    rows: 50,
+    cwd: dir,
+    env: { PATH: `${shims}:${process.env.PATH ?? ''}`, HOME: dir, TMPDIR: tmp, TERM: 'dumb', PS1: '$ ', NO_COLOR: '1' },
+  });
+  let output = '';
+  const seen = (text: string) =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no ${JSON.stringify(text)} within ${timeoutMs} ms; the terminal showed:\n${output}`)), timeoutMs);
+      const check = () => {
+        if (!output.includes(text)) return;
+        clearTimeout(timer);
+        listener.dispose();
+        resolve();
+      };
+      const listener = shell.onData(check);
+      check();
+    });
+  shell.onData((data) => (output += data));
+  const exited = new Promise<void>((resolve) => shell.onExit(() => resolve()));
+  try {
+    await seen('$ ');
+    // Quoted apart, so the typed line (echoed back) never reads as the marker it prints.
+    shell.write(`trap 'echo "__FAI""LED__ $BASH_COMMAND"' ERR\r`);
+    shell.write(`${lines.join('\r')}\r`);
+    if (interruptAt !== undefined) {
+      await seen(interruptAt);
+      shell.write('\x03');
+    }
+    shell.write('echo "__EN""D__"\r');
+    await seen('__END__');
+    shell.write('exit\r');
+    await exited;
+  } finally {
+    shell.kill('SIGKILL');
+  }
+  return { output, failed: [...output.matchAll(/__FAILED__ (.*)/g)].map((m) => m[1]!.trim()) };
+}
