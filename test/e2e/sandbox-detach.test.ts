@@ -1,14 +1,14 @@
 // `karp-drift sandbox --detach` and `--context` as a user's shell meets them: a command substitution that returns once
 // the sandbox serves, a kill that stops it and leaves nothing behind, and two sandboxes that a merged kubeconfig
 // (KUBECONFIG=a:b, where the first entry of a name wins) keeps apart.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { bashIn, processGone, stopSandboxesUnder, tmpOf } from './sandbox-shell.js';
+import { bashIn, processGone, sandboxesUnder, stopSandboxesUnder, tmpOf } from './sandbox-shell.js';
 
 const BIN = new URL('../../dist/bin.cjs', import.meta.url).pathname;
 
@@ -96,6 +96,28 @@ describe('karp-drift sandbox --detach', () => {
     expect(detached.stderr).toMatch(/^error: no built-in scenario named "no-such-scenario"/);
     expect(detached.stdout).toBe('');
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('stops the background process when interrupted before the sandbox serves: exit 130, nothing left', async () => {
+    const dir = await workDir();
+    await mkdir(tmpOf(dir), { recursive: true });
+    // `large` takes seconds to build: the window in which a person gives up and presses Ctrl-C.
+    const child = spawn(process.execPath, [BIN, 'sandbox', '--detach', '--scenario', 'large'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH, HOME: dir, TMPDIR: tmpOf(dir) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    for (let i = 0; i < 200 && sandboxesUnder(dir).length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    const [background] = sandboxesUnder(dir);
+    expect(background).toBeDefined();
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(stderr).toBe('error: interrupted before the sandbox was ready; its background process was stopped\n');
+    await processGone(background!, 30_000);
+    expect(readdirSync(tmpOf(dir)).filter((f) => f.startsWith('karp-drift-sandbox-'))).toEqual([]);
   });
 
   it('writes --env-out whole, mode 0600, over a file an earlier sandbox left', async () => {
