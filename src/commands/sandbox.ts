@@ -1,6 +1,6 @@
 // `karp-drift sandbox`: start the simulated cluster, print how to reach it, serve until SIGINT/SIGTERM, shut down.
 // With --detach, sandbox-detach.ts runs this in a background process and returns once it serves.
-import { rm } from 'node:fs/promises';
+import { rm, rmdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { logger, type CommandContext } from './context.js';
 import { RuntimeFailure, UsageError } from '../errors.js';
@@ -62,8 +62,12 @@ export async function sandbox(options: SandboxCommandOptions, ctx: CommandContex
   } finally {
     await running.stop();
   }
-  // A clean stop leaves nothing behind; a crash keeps the log for whoever looks.
-  if (options.detachedLog !== undefined) await rm(dirname(options.detachedLog), { recursive: true, force: true });
+  // A clean stop leaves nothing behind; a crash keeps the log for whoever looks. The log and then its folder, which
+  // only goes if empty: the path came on a command line.
+  if (options.detachedLog !== undefined) {
+    await rm(options.detachedLog, { force: true });
+    await rmdir(dirname(options.detachedLog)).catch(() => undefined);
+  }
 }
 
 /** The export lines on stdout (or one JSON document), the summary and the scenario's description on stderr. */
