@@ -1,4 +1,0 @@
-import { createRequire as __karpDriftRequire } from 'node:module';
-const require = __karpDriftRequire(import.meta.url);
-import{columns}from"./chunk-MGOH2PFX.js";var HEADERS=["FAMILY","ARCH","VARIANT","RELEASE","AMI-ID","NAME","STATE"];function amisTable(result){const rows=result.amis.map(a=>[a.family,a.arch,a.variant,a.release,a.id,a.name,a.deprecated?`${a.state},deprecated`:a.state]);return columns(HEADERS,rows)}function amiIdentity(a){return{family:a.family,arch:a.arch,variant:a.variant,release:a.release,id:a.id,name:a.name}}function amisJson(result){const doc={kubernetesVersion:result.kubernetesVersion,region:result.region,amis:result.amis.map(a=>({...amiIdentity(a),parameter:a.parameter,state:a.state,deprecated:a.deprecated,releaseVersion:a.releaseVersion,architecture:a.architecture,deprecationTime:a.deprecationTime,creationDate:a.creationDate,problems:a.problems}))};return`${JSON.stringify(doc,null,2)}
-`}export{amisTable,amiIdentity,amisJson};

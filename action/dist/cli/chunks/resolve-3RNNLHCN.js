@@ -1,3 +1,0 @@
-import { createRequire as __karpDriftRequire } from 'node:module';
-const require = __karpDriftRequire(import.meta.url);
-import{SSM_BATCH_SIZE,countNameMatches,resolveAmiQueries,resolveAmis,resolvePromotedAmis}from"./chunk-TGIQYO4F.js";import"./chunk-G3UOMMN3.js";import"./chunk-6RPPIG4U.js";import"./chunk-BJ4UT6RC.js";import"./chunk-RWVFMDPA.js";import"./chunk-SIF3F6EP.js";import"./chunk-IA7LBFIN.js";import"./chunk-6S5RZ7BF.js";import"./chunk-TFG732H6.js";import"./chunk-DLBKQE33.js";import"./chunk-4QGO73NX.js";import"./chunk-C23FPVG2.js";import"./chunk-HCNIPYQP.js";import"./chunk-IRJFY2LT.js";import"./chunk-MT4FBLC7.js";import"./chunk-A75SA247.js";export{SSM_BATCH_SIZE,countNameMatches,resolveAmiQueries,resolveAmis,resolvePromotedAmis};
