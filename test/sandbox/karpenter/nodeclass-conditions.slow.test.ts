@@ -3,26 +3,23 @@
 // AMIsReady and its siblings under Ready from v1.0. The sandbox once set AMIsReady on every release, and karp-drift
 // waited for it: on a real v0.36 cluster it never comes. Pinned classes still drift and launch on every release.
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { ManualClock } from '../../../src/sandbox/karpenter/clock.js';
-import { startSandbox } from '../../../src/sandbox/sandbox.js';
 import { parseScenario } from '../../../src/sandbox/scenarios/schema.js';
-import { claimsOf, imageOf, pinToControlPlane, run } from './harness.js';
+import { claimsOf, imageOf, manualSandbox, pinToControlPlane, run } from './harness.js';
 
 async function release(karpenterVersion: string, controlPlaneVersion: string, nodeVersion: string) {
-  const scenario = parseScenario(
-    [
-      'name: conditions',
-      `controlPlaneVersion: "${controlPlaneVersion}"`,
-      `karpenterVersion: "${karpenterVersion}"`,
-      `nodeClasses: [{ name: default, family: al2, kubernetesVersion: "${nodeVersion}" }]`,
-      'nodePools:',
-      '  - { name: general, nodeClass: default, nodes: 2, arch: [amd64] }',
-      'workloads: [{ name: web, nodePool: general, replicas: 4 }]',
-    ].join('\n'),
-    'inline',
+  const sandbox = await manualSandbox(
+    parseScenario(
+      [
+        'name: conditions',
+        `controlPlaneVersion: "${controlPlaneVersion}"`,
+        `karpenterVersion: "${karpenterVersion}"`,
+        `nodeClasses: [{ name: default, family: al2, kubernetesVersion: "${nodeVersion}" }]`,
+        'nodePools: [{ name: general, nodeClass: default, nodes: 2, arch: [amd64] }]',
+        'workloads: [{ name: web, nodePool: general, replicas: 4 }]',
+      ].join('\n'),
+      'inline',
+    ),
   );
-  const clock = new ManualClock(new Date('2026-11-23T10:00:00Z'));
-  const sandbox = Object.assign(await startSandbox({ scenario, manualClock: clock }), { clock });
   onTestFinished(() => sandbox.stop());
   return sandbox;
 }
