@@ -43,10 +43,19 @@ const DESCRIPTORS: ReadonlyMap<string, string> = new Map([
   ['@hourly', '0 * * * *'],
 ]);
 
-interface Field {
+export interface CronField {
   values: number[];
   /** robfig's starBit: the field contained `*` or `?` without a step above 1. */
   star: boolean;
+}
+
+/** A schedule as robfig's SpecSchedule holds it: the values of each field, and the day fields' star bits. */
+export interface CronFields {
+  minute: CronField;
+  hour: CronField;
+  dom: CronField;
+  month: CronField;
+  dow: CronField;
 }
 
 export interface BudgetSchedule {
@@ -62,18 +71,20 @@ const cache = new Map<string, BudgetSchedule | { error: string }>();
 export function budgetSchedule(schedule: string): BudgetSchedule | { error: string } {
   let parsed = cache.get(schedule);
   if (parsed === undefined) {
-    parsed = parseStandard(schedule);
+    const fields = cronFields(schedule);
+    parsed = 'error' in fields ? fields : cronerSchedule(fields);
     cache.set(schedule, parsed);
   }
   return parsed;
 }
 
-function parseStandard(schedule: string): BudgetSchedule | { error: string } {
+/** A schedule's fields as robfig/cron v3 ParseStandard reads them (descriptors expanded); the error text is robfig's. */
+export function cronFields(schedule: string): CronFields | { error: string } {
   // Karpenter prefixes "TZ=UTC "; robfig strips the prefix up to the first space and trims the rest.
   const spec = schedule.trim();
   if (spec.startsWith('@')) {
     const expanded = DESCRIPTORS.get(spec);
-    if (expanded !== undefined) return parseStandard(expanded);
+    if (expanded !== undefined) return cronFields(expanded);
     if (spec.startsWith('@every ')) {
       return {
         error: `${spec}: the NodePool CRD allows only @annually, @yearly, @monthly, @weekly, @daily, @midnight and @hourly`,
@@ -84,7 +95,7 @@ function parseStandard(schedule: string): BudgetSchedule | { error: string } {
   const parts = spec.split(/\s+/).filter((p) => p !== '');
   if (parts.length !== 5) return { error: `expected exactly 5 fields, found ${parts.length}: [${parts.join(' ')}]` };
   const [minute, hour, dom, month, dow] = parts as [string, string, string, string, string];
-  const fields: Field[] = [];
+  const fields: CronField[] = [];
   for (const [text, bounds] of [
     [minute, MINUTE],
     [hour, HOUR],
@@ -96,12 +107,13 @@ function parseStandard(schedule: string): BudgetSchedule | { error: string } {
     if (typeof field === 'string') return { error: field };
     fields.push(field);
   }
-  return cronerSchedule(fields as [Field, Field, Field, Field, Field]);
+  const [m, h, d, mo, w] = fields as [CronField, CronField, CronField, CronField, CronField];
+  return { minute: m, hour: h, dom: d, month: mo, dow: w };
 }
 
 // robfig parser.go `getField`/`getRange`: a comma list (empty items dropped, as strings.FieldsFunc does) of
 // `*`, `?`, `N`, `N-M`, each with an optional `/step`; `N/step` means `N-max/step`.
-function parseField(text: string, bounds: FieldBounds): Field | string {
+function parseField(text: string, bounds: FieldBounds): CronField | string {
   const values = new Set<number>();
   let star = false;
   for (const expr of text.split(',').filter((e) => e !== '')) {
@@ -153,7 +165,7 @@ function parseUint(text: string): number | string {
   return n < 0 ? `negative number (${n}) not allowed: ${text}` : n;
 }
 
-function cronerSchedule([minute, hour, dom, month, dow]: [Field, Field, Field, Field, Field]): BudgetSchedule {
+function cronerSchedule({ minute, hour, dom, month, dow }: CronFields): BudgetSchedule {
   // robfig spec.go `dayMatches`: when either day field has the star bit the day must match both (the starred
   // one matches every day); otherwise either may match, as in Vixie cron. croner ORs two restricted day fields
   // by default (domAndDow: false) and treats a literal `*` as "every day", so emitting `*` for starred fields
@@ -162,7 +174,7 @@ function cronerSchedule([minute, hour, dom, month, dow]: [Field, Field, Field, F
   const and = dom.star || dow.star;
   const days = and ? dom.values.length > 0 && dow.values.length > 0 : dom.values.length > 0 || dow.values.length > 0;
   const never = !days || [minute, hour, month].some((f) => f.values.length === 0);
-  const list = (f: Field): string => (f.star || f.values.length === 0 ? '*' : f.values.join(','));
+  const list = (f: CronField): string => (f.star || f.values.length === 0 ? '*' : f.values.join(','));
   const cron = never
     ? undefined
     : new Cron([minute, hour, dom, month, dow].map(list).join(' '), { utcOffset: 0, mode: '5-part' });
