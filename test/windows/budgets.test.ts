@@ -81,13 +81,17 @@ describe('every minute: the budgets allow Drifted exactly inside the windows', (
     expect(wrong).toEqual([]);
     expect(open.includes(1) && open.includes(0)).toBe(written > 0);
   });
+});
 
+// croner's date arithmetic costs about 60 µs per scheduled budget and minute: a week of one case takes 1-2.5 s alone,
+// more on a shared machine, hence the longer timeout.
+describe("this project's allowedDisruptions agrees", { timeout: 30_000 }, () => {
   it.each<[string, string[], string[], Date]>([
     ['the issue: Monday to Thursday 02:00-05:00', ['0 2 * * mon-thu/3h'], [], SUNDAY],
     ['across the week end', ['0 22 * * sat/30h'], [], SUNDAY],
     ['weekends and weeknights', ['0 0 * * sat,sun/24h', '30 20 * * mon-fri/2h30m'], [], SUNDAY],
     ['exclusions', ['0 2 * * */3h'], ['2026-11-27/2026-11-30'], new Date('2026-11-23T00:00:00Z')],
-  ])("%s: Karpenter's allowedDisruptions (this project's) agrees, every minute of a week", (_n, wf, ef, start) => {
+  ])('%s: every minute of a week', (_n, wf, ef, start) => {
     const windows = wf.map(window);
     const exclusions = ef.map(exclusion);
     const { budgets } = translated(windows, exclusions, start, KEPT.length);
@@ -99,7 +103,8 @@ describe('every minute: the budgets allow Drifted exactly inside the windows', (
       const drift = allowedDisruptions([...KEPT, ...budgets], counts, 'Drifted', at);
       // Inside a window the pacer's 3 is the smallest; outside, the window budget's 0.
       if (drift.limit !== (open[t] === 1 ? 3 : 0)) wrong.push(`${at.toISOString()}: Drifted limit ${drift.limit}`);
-      // Consolidation never sees the window budgets.
+      // Consolidation never sees the window budgets (every 7th minute: each of these calls costs as much as above).
+      if (t % 7 !== 0) continue;
       const consolidation = allowedDisruptions([...KEPT, ...budgets], counts, 'Underutilized', at);
       if (consolidation.limit !== allowedDisruptions(KEPT, counts, 'Underutilized', at).limit) wrong.push(`${at.toISOString()}: Underutilized`);
       if (wrong.length > 5) break;
