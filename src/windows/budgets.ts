@@ -6,12 +6,10 @@
 // closed run of the week (one cron hit at its first minute, lasting the run) and every exclusion (one yearly hit at
 // its start, lasting it). Inside a window none is active, so the staged rollout's own budget (the wave) decides.
 // test/windows/budgets.test.ts checks every minute against Karpenter's `IsActive`.
+import { MAX_BUDGETS } from '../apis/budget-hold.js';
 import type { Budget } from '../karpenter/budgets.js';
 import type { Exclusion, FlagRefusal, UpgradeWindow } from './flags.js';
 import { closedRuns, openWeek } from './week.js';
-
-/** nodepool.go `Budgets` `+kubebuilder:validation:MaxItems=50`; the API server refuses the 51st. */
-export const MAX_BUDGETS = 50;
 
 export interface WindowBudgets {
   /** The closed runs of the week, then the exclusions still to come: all `nodes: "0"`, `reasons: [Drifted]`. */

@@ -1,7 +1,8 @@
 // What the translation refuses: more budgets than Karpenter's 50, an exclusion whose yearly repeat would still be
 // holding drift now, windows that never open.
 import { describe, expect, it } from 'vitest';
-import { MAX_BUDGETS, windowBudgets } from '../../src/windows/budgets.js';
+import { MAX_BUDGETS } from '../../src/apis/budget-hold.js';
+import { windowBudgets } from '../../src/windows/budgets.js';
 import { exclusion, window } from './helpers.js';
 
 const NOW = new Date('2026-11-28T08:00:00Z');
