@@ -31,10 +31,31 @@ export function weekHits(fields: CronFields): number[] {
  * exactly hit + duration unless another hit falls in between; one longer than a week covers the week.
  */
 export function openWeek(windows: readonly UpgradeWindow[]): Uint8Array {
-  const open = new Uint8Array(WEEK_MINUTES);
+  // Each hit opens [hit, hit + length) on the circle: +1 where a window starts, −1 where it ends, then a running sum
+  // (a cron hitting every minute for a week would otherwise mark 10,080 × 10,080 minutes).
+  const delta = new Int32Array(WEEK_MINUTES + 1);
+  const add = (at: number, v: number) => (delta[at] = delta[at]! + v);
+  let everywhere = false;
   for (const w of windows) {
-    const length = Math.min(w.durationMs / MINUTE_MS, WEEK_MINUTES);
-    for (const hit of weekHits(w.fields)) for (let i = 0; i < length; i++) open[(hit + i) % WEEK_MINUTES] = 1;
+    const length = w.durationMs / MINUTE_MS;
+    for (const hit of weekHits(w.fields)) {
+      if (length >= WEEK_MINUTES) everywhere = true;
+      else if (hit + length <= WEEK_MINUTES) {
+        add(hit, 1);
+        add(hit + length, -1);
+      } else {
+        // Past Saturday 23:59 it goes on from Sunday 00:00.
+        add(hit, 1);
+        add(0, 1);
+        add(hit + length - WEEK_MINUTES, -1);
+      }
+    }
+  }
+  const open = new Uint8Array(WEEK_MINUTES);
+  let depth = 0;
+  for (let i = 0; i < WEEK_MINUTES; i++) {
+    depth += delta[i]!;
+    open[i] = everywhere || depth > 0 ? 1 : 0;
   }
   return open;
 }

@@ -42,6 +42,9 @@ describe('every minute: the budgets allow Drifted exactly inside the windows', (
     ['robfig ORs two restricted day fields: 1-31 and mon is every day', ['0 2 1-31 * mon/1h'], [], SUNDAY, WEEK, 1],
     ['descriptors: @daily for 2h', ['@daily/2h'], [], SUNDAY, WEEK, 1],
     ['open all week: nothing to write', ['0 0 * * */24h'], [], SUNDAY, WEEK, 0],
+    ['one hit a week, open for a week or more', ['0 0 * * mon/168h', '30 1 * * fri/200h'], [], SUNDAY, 2 * WEEK, 0],
+    ['every minute of the week, for a week', ['* * * * */168h'], [], SUNDAY, WEEK, 0],
+    ['every minute for a minute, but not on Sunday', ['* * * * mon-sat/1m'], [], SUNDAY, 2 * WEEK, 1],
     [
       'exclusions across a month end and a year end',
       ['0 2 * * */3h', '0 12 * * sat/6h'],
