@@ -43,7 +43,28 @@ export function windowState(cal: WindowCalendar, t: Date): WindowState {
   return opensAt === undefined ? { open: false } : { open: false, opensAt };
 }
 
-/** The window open at `t` (if any) and those after it: at most `count`, for an ETA counted in windows. */
+/**
+ * When `openMs` of open time from `t` on has passed, and in how many windows (the one open at `t` counts): the ETA of
+ * work that moves only inside the windows, e.g. 7h of replacements from Saturday in `0 2 * * mon-thu/3h` end on
+ * Wednesday 03:00, in 3 windows. Undefined when the windows close for good first.
+ */
+export function openTimeEnd(cal: WindowCalendar, t: Date, openMs: number): { end: Date; windows: number } | undefined {
+  if (openMs <= 0) return { end: t, windows: 0 };
+  let left = openMs;
+  let windows = 0;
+  let at: Date | undefined = isWindowOpen(cal, t) ? t : nextOpen(cal, t);
+  while (at !== undefined) {
+    windows++;
+    const closesAt = nextClose(cal, floorMinute(at));
+    const span = closesAt === undefined ? Infinity : closesAt.getTime() - at.getTime();
+    if (left <= span) return { end: new Date(at.getTime() + left), windows };
+    left -= span;
+    at = nextOpen(cal, closesAt!);
+  }
+  return undefined;
+}
+
+/** The window open at `t` (if any; it counts from `t`) and those after it: at most `count`. */
 export function nextWindows(cal: WindowCalendar, t: Date, count: number): OpenWindow[] {
   const out: OpenWindow[] = [];
   let at: Date | undefined = isWindowOpen(cal, t) ? t : nextOpen(cal, t);

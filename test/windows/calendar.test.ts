@@ -1,7 +1,7 @@
 // When the windows are open, when the next opens and when the open one closes: the reading behind "paused by the
 // window, next window opens <time>" and the ETA counted in windows.
 import { describe, expect, it } from 'vitest';
-import { nextWindows, windowCalendar, windowState, type WindowState } from '../../src/windows/calendar.js';
+import { nextWindows, openTimeEnd, windowCalendar, windowState, type WindowState } from '../../src/windows/calendar.js';
 import { exclusion, expectedOpen, window } from './helpers.js';
 
 const at = (iso: string) => new Date(iso);
@@ -67,6 +67,29 @@ it('nextWindows counts the windows ahead: three from Saturday end on Wednesday 0
     ['2026-12-02T02:00:00.000Z', '2026-12-02T05:00:00.000Z'],
     ['2026-12-03T02:00:00.000Z', '2026-12-03T05:00:00.000Z'],
   ]);
+});
+
+describe('openTimeEnd: work that moves only inside the windows', () => {
+  const issue = windowCalendar([window('0 2 * * mon-thu/3h')], []);
+  const h = 3_600_000;
+  it.each<[string, ReturnType<typeof windowCalendar>, string, number, [string, number] | undefined]>([
+    ['7h from Saturday: Monday, Tuesday, one hour of Wednesday', issue, '2026-11-28T08:00:00Z', 7 * h, ['2026-12-02T03:00:00.000Z', 3]],
+    ['exactly one window ends at its close', issue, '2026-11-28T08:00:00Z', 3 * h, ['2026-11-30T05:00:00.000Z', 1]],
+    ['from inside a window, what is left of it counts first', issue, '2026-11-30T04:00:00Z', 2 * h, ['2026-12-01T03:00:00.000Z', 2]],
+    ['none: now, in no window, even when they are closed', issue, '2026-11-28T08:00:00Z', 0, ['2026-11-28T08:00:00.000Z', 0]],
+    ['13h: the long weekend between the fourth and fifth window', issue, '2026-11-28T08:00:00Z', 13 * h, ['2026-12-07T03:00:00.000Z', 5]],
+    [
+      'an exclusion takes its windows out',
+      windowCalendar([window('0 2 * * mon-thu/3h')], [exclusion('2026-11-30/2026-12-01')]),
+      '2026-11-28T08:00:00Z',
+      7 * h,
+      ['2026-12-07T03:00:00.000Z', 3],
+    ],
+    ['always open: the work takes its own length', windowCalendar([window('0 0 * * */24h')], []), '2026-11-28T08:00:00Z', 50 * h, ['2026-11-30T10:00:00.000Z', 1]],
+  ])('%s', (_name, cal, from, ms, want) => {
+    const got = openTimeEnd(cal, at(from), ms);
+    expect(got === undefined ? undefined : [got.end.toISOString(), got.windows]).toEqual(want);
+  });
 });
 
 describe('every minute of three weeks: opensAt and closesAt are the next change of the open minutes', () => {
