@@ -9,13 +9,15 @@
 import { MAX_BUDGETS } from '../apis/budget-hold.js';
 import type { Budget } from '../karpenter/budgets.js';
 import type { Exclusion, FlagRefusal, UpgradeWindow } from './flags.js';
-import { closedRuns, openWeek } from './week.js';
+import { closedRuns, minuteOfWeek, minutesToChange, openWeek } from './week.js';
 
 export interface WindowBudgets {
   /** The closed runs of the week, then the exclusions still to come: all `nodes: "0"`, `reasons: [Drifted]`. */
   budgets: Budget[];
   /** Exclusions that ended before now: nothing to write. */
   ended: Exclusion[];
+  /** Exclusions that cover no open minute (Black Friday when the windows are Monday to Thursday): nothing to write. */
+  closedAnyway: Exclusion[];
 }
 
 /**
@@ -36,7 +38,9 @@ export function windowBudgets(
   }
   const closed = groupedCrons(closedRuns(open));
   const ended = exclusions.filter((e) => e.to.getTime() <= now.getTime());
-  const coming = exclusions.filter((e) => e.to.getTime() > now.getTime());
+  const toChange = minutesToChange(open);
+  const closedAnyway = exclusions.filter((e) => !ended.includes(e) && !opensDuring(open, toChange, e));
+  const coming = exclusions.filter((e) => !ended.includes(e) && !closedAnyway.includes(e));
   for (const e of coming) {
     const refusal = yearlyRepeatRefusal(e, now);
     if (refusal !== undefined) return refusal;
@@ -52,7 +56,7 @@ export function windowBudgets(
         'windows of the same length), merge exclusions, or remove budgets the NodePool no longer needs',
     };
   }
-  return { budgets, ended };
+  return { budgets, ended, closedAnyway };
 }
 
 const hold = (schedule: string, minutes: number): Budget => ({
@@ -117,6 +121,17 @@ function cronList(values: readonly number[], min: number, max: number): string {
     i = j + 1;
   }
   return parts.join(',');
+}
+
+// Some window minute in [from, to): jump from change to change of the week, as calendar.ts does.
+function opensDuring(open: Uint8Array, toChange: Int32Array, e: Exclusion): boolean {
+  for (let at = e.from.getTime(); at < e.to.getTime(); ) {
+    const mow = minuteOfWeek(new Date(at));
+    if (open[mow] === 1) return true;
+    if (toChange[mow] === 0) return false;
+    at += toChange[mow]! * 60_000;
+  }
+  return false;
 }
 
 // A cron has no year: the exclusion's budget also fires on the same date every year. Its next repeat is a year away,

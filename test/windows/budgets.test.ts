@@ -54,6 +54,14 @@ describe('every minute: the budgets allow Drifted exactly inside the windows', (
       6,
     ],
     [
+      'an exclusion on closed days writes nothing; one across a window does',
+      ['0 2 * * mon-thu/3h'],
+      ['2026-12-04/2026-12-06', '2026-12-07T02:59Z/2026-12-07T03:00Z'],
+      new Date('2026-11-29T00:00:00Z'),
+      3 * WEEK,
+      3,
+    ],
+    [
       'an exclusion already running at the start, and one that ended (dropped)',
       ['0 2 * * mon-thu/3h'],
       ['2026-11-01/2026-11-10', '2026-11-20T04:00Z/2026-11-24T04:30Z'],

@@ -40,15 +40,35 @@ describe("Karpenter's 50 budgets (spec.disruption.budgets MaxItems), counting th
     });
   });
 
-  it('exclusions count too: 48 exclusions and two window budgets fit, 49 do not', () => {
+  it('exclusions count too: beside one window budget, 49 fit and 50 do not', () => {
+    const daily = [window('0 2 * * */3h')];
     const days = (n: number) =>
       Array.from({ length: n }, (_, i) => {
         const d = new Date(Date.UTC(2026, 11, 1 + i)).toISOString().slice(0, 10);
         return exclusion(`${d}/${d}`);
       });
-    expect('budgets' in windowBudgets(issue, days(48), { now: NOW, kept: 0 })).toBe(true);
-    expect(windowBudgets(issue, days(49), { now: NOW, kept: 0 })).toMatchObject({
+    expect('budgets' in windowBudgets(daily, days(49), { now: NOW, kept: 0 })).toBe(true);
+    expect(windowBudgets(daily, days(50), { now: NOW, kept: 0 })).toMatchObject({
       error: expect.stringContaining('need 51 budgets and the NodePool keeps 0') as unknown,
+    });
+  });
+});
+
+describe('exclusions that need no budget', () => {
+  it('one that ended, and one on days the windows never open, are set aside', () => {
+    const ended = exclusion('2026-11-01/2026-11-02');
+    // Friday to Sunday, and the windows are Monday to Thursday.
+    const weekend = exclusion('2026-12-04/2026-12-06');
+    const monday = exclusion('2026-12-07T02:59Z/2026-12-07T03:00Z');
+    const result = windowBudgets([window('0 2 * * mon-thu/3h')], [ended, weekend, monday], { now: NOW, kept: 0 });
+    expect(result).toEqual({
+      budgets: [
+        { nodes: '0', reasons: ['Drifted'], schedule: '0 5 * * 1-3', duration: '21h' },
+        { nodes: '0', reasons: ['Drifted'], schedule: '0 5 * * 4', duration: '93h' },
+        { nodes: '0', reasons: ['Drifted'], schedule: '59 2 7 12 *', duration: '1m' },
+      ],
+      ended: [ended],
+      closedAnyway: [weekend],
     });
   });
 });
