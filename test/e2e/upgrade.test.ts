@@ -3,6 +3,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startSandbox } from '../../src/sandbox/sandbox.js';
 import { loadScenario } from '../../src/sandbox/scenarios/load.js';
+import { parseScenario } from '../../src/sandbox/scenarios/schema.js';
 import { conditionOf } from '../../src/sandbox/karpenter/objects.js';
 import { httpWrites, karpDrift, scenario } from './cli-sandbox.js';
 
@@ -101,6 +102,25 @@ describe('karp-drift upgrade against the sandbox', () => {
     // The follow saw old nodes being disrupted, not only the end state.
     const disrupting = run.events.filter((e) => e.type === 'progress').flatMap((e) => e.nodePools as Array<{ disrupting: number }>);
     expect(disrupting.some((p) => p.disrupting > 0)).toBe(true);
+  });
+
+  it('Karpenter 0.36, whose EC2NodeClass has no conditions: status.amis says the pin was taken, and the rollout ends', async () => {
+    const yaml = [
+      'name: v036',
+      'controlPlaneVersion: "1.29"',
+      'karpenterVersion: "0.36.2"',
+      'nodeClasses: [{ name: default, family: al2, kubernetesVersion: "1.28" }]',
+      'nodePools: [{ name: general, nodeClass: default, nodes: 3, arch: [amd64] }]',
+      'workloads: [{ name: web, nodePool: general, replicas: 6 }]',
+    ].join('\n');
+    const sandbox = await startSandbox({ scenario: parseScenario(yaml, 'inline'), speed: 300 });
+    onTestFinished(() => sandbox.stop());
+    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.29', '--yes']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/ec2nodeclass\/default: status\.amis has ami-\S+ \(generation 2; this Karpenter sets no AMIsReady\)/);
+    expect(run.stderr).not.toMatch(/STALL-NOT-DRIFTING|has not observed/);
+    const status = await karpDrift(sandbox, ['status', '-o', 'json']);
+    expect(JSON.parse(status.stdout).nodePools).toMatchObject([{ name: 'general', nodes: 3, upToDate: 3 }]);
   });
 
   it('flaky-api: 500s and dropped watches still reach the same verdict as default', async () => {

@@ -1,0 +1,20 @@
+// A staged upgrade run again once it is done, in a real terminal (terminal.ts): each NodePool's line says where its
+// nodes stand. It said `canary  [████████████████████]  0/0 replaced  done`, which reads as if nothing had been done.
+import { describe, expect, it } from 'vitest';
+import { karpDrift, scenario } from './cli-sandbox.js';
+import { pty, why, inTerminal, liveLines } from './terminal.js';
+
+describe.skipIf(pty === undefined)(`a re-run in a terminal${pty === undefined ? ` (skipped: ${why})` : ''}`, () => {
+  it('a finished staged upgrade run again at 80×24: "3/3 already on target", never "0/0 replaced"', async () => {
+    const sandbox = await scenario('staged', 600);
+    const args = ['upgrade', '--to', '1.30', '--canary', 'canary', '--waves', '1,100%', '--yes'];
+    const first = await karpDrift(sandbox, args);
+    expect(first.code, first.stderr).toBe(0);
+    const again = await inTerminal(args, 80, 24, undefined, { env: sandbox.env });
+    expect(again.exitCode).toBe(0);
+    const live = liveLines(again);
+    expect(live.join('\n')).not.toMatch(/0\/0 replaced/);
+    for (const [pool, nodes] of [['batch', 6], ['canary', 3], ['general', 24]] as const)
+      expect(live.some((l) => new RegExp(`^${pool} +\\[█+\\] +${nodes}/${nodes} already on target +done$`).test(l)), live.join('\n')).toBe(true);
+  });
+});
