@@ -7,6 +7,7 @@ export const ExitCode = {
   Stalled: 4,
   Timeout: 5,
   Halted: 6,
+  PausedByWindow: 7,
   Internal: 70,
   Interrupted: 130,
 } as const;
@@ -64,6 +65,13 @@ export class HaltedError extends KarpDriftError {
     this.gate = options.gate;
     if (options.nodePools !== undefined) this.nodePools = options.nodePools;
   }
+}
+/**
+ * Outside the upgrade windows (`--window`): the run wrote its holds and the windows' budgets and stopped, or the
+ * window closed mid-rollout and it left the rollout held. Success so far: the same command goes on in the next window.
+ */
+export class WindowPausedError extends KarpDriftError {
+  readonly exitCode = ExitCode.PausedByWindow;
 }
 /** SIGINT/SIGTERM. */
 export class InterruptedError extends KarpDriftError {

@@ -21,6 +21,9 @@ export interface Outcome {
   warnings: Annotation[];
 }
 
+/** The CLI's exit code for a run the upgrade window paused (README "Exit codes"). */
+const PAUSED_BY_WINDOW = 7;
+
 /** GitHub's per-step display limit for each kind of annotation. */
 export const MAX_ANNOTATIONS = 10;
 
@@ -72,8 +75,9 @@ export function outcome(command: string, exitCode: number, doc: Doc | undefined,
   );
   for (const c of checks) (c.level === 'error' ? errors : warnings).push(finding(c));
 
+  // Exit 7, paused by the upgrade window, is success so far: the same upgrade goes on in the next window.
   const failure =
-    exitCode === 0
+    exitCode === 0 || exitCode === PAUSED_BY_WINDOW
       ? undefined
       : [`${verdict}: ${error?.message ?? 'see the log above'}`, ...(error?.hint ? [`next: ${error.hint}`] : [])].join(
           '\n',

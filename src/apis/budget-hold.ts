@@ -35,6 +35,14 @@ export interface HoldRecord {
    * kept them.
    */
   owners?: BudgetOwner[];
+  /**
+   * The upgrade windows' budgets karp-drift wrote (`--window`/`--exclude`, windows/budgets.ts), in the list between
+   * the NodePool's own budgets and the switch and hold: each `{nodes: "0", reasons: [Drifted]}` while the windows are
+   * closed, so Karpenter keeps drift shut outside them even with no run alive. Absent: none written.
+   */
+  windows?: Budget[];
+  /** The `--window`/`--exclude` flags that asked for them, for `status` and the command that goes on. */
+  windowFlags?: string[];
 }
 
 /** A managedFields entry that owned the budgets: enough to find it again, or to write it anew. */
@@ -70,6 +78,11 @@ export function decodeHoldRecord(text: string | undefined): HoldRecord | { error
   if (v.owners !== undefined && !(Array.isArray(v.owners) && v.owners.every(isBudgetOwner))) {
     return { error: `annotation ${HOLD_ANNOTATION} has a malformed owners list` };
   }
+  if (v.windows !== undefined && !(Array.isArray(v.windows) && v.windows.every(isBudget))) {
+    return { error: `annotation ${HOLD_ANNOTATION} has a malformed windows list` };
+  }
+  const windowFlags =
+    Array.isArray(v.windowFlags) && v.windowFlags.every((f) => typeof f === 'string') ? (v.windowFlags as string[]) : undefined;
   return {
     runId: v.runId,
     since: v.since,
@@ -79,6 +92,8 @@ export function decodeHoldRecord(text: string | undefined): HoldRecord | { error
     ...(typeof v.poolSize === 'number' ? { poolSize: v.poolSize } : {}),
     ...(typeof v.soakUntil === 'string' ? { soakUntil: v.soakUntil } : {}),
     ...(v.owners !== undefined ? { owners: v.owners } : {}),
+    ...(v.windows !== undefined ? { windows: v.windows } : {}),
+    ...(windowFlags !== undefined ? { windowFlags } : {}),
   };
 }
 
@@ -151,7 +166,7 @@ const onlyDrifted = (budget: Budget, pruned: boolean): boolean =>
 export function switchTime(live: readonly Budget[] | undefined, now: Date, record?: HoldRecord): Date | undefined {
   const entry = live?.at(-2);
   if (live === undefined) return undefined;
-  const ours = record !== undefined ? ourEntries(live, record) : isOurHold(live.at(-1)) && isOurSwitch(entry) ? 2 : 0;
+  const ours = record !== undefined ? holdEntries(live, record) : isOurHold(live.at(-1)) && isOurSwitch(entry) ? 2 : 0;
   if (ours !== 2) return undefined;
   const [, minute, hour, day, month] = SWITCH_SCHEDULE.exec(entry!.schedule!)!.map(Number);
   const year = now.getUTCFullYear();
@@ -171,14 +186,25 @@ function isOurHold(budget: Budget | undefined, pruned = false): boolean {
 
 /**
  * How many entries at the end of a held NodePool's list are karp-drift's: 1 (the hold), 2 (a staged run's switch and
- * the hold), or 0 (gone: somebody put a list back). Written with `reasons: [Drifted]`, they are known by it. A server
+ * the hold), or 0 (gone: somebody put a list back); plus, before them, the window budgets the record names, when they
+ * stand there exactly. Written with `reasons: [Drifted]`, they are known by it. A server
  * without budget `reasons` prunes them (Karpenter v1beta1: no v0.34–v0.37 schema has the field, and the releases that
  * also serve v1 drop it in their conversion; DOMAIN.md §2.9), and the entries come back as a plain `{nodes: "<n>"}`
  * (and `{nodes: "0", schedule, duration}`), which now hold every disruption method and which a person could have
  * written too: they are karp-drift's when what stands before them is exactly the list the record kept (or the CRD
  * default that stood for an absent field). So whatever the server kept of a hold is found again, and released.
+ * (Windows are never written on v1beta1: stages/window-plan.ts refuses them there.)
  */
-function ourEntries(live: readonly Budget[], record: HoldRecord): 0 | 1 | 2 {
+function ourEntries(live: readonly Budget[], record: HoldRecord): number {
+  const held = holdEntries(live, record);
+  if (held === 0) return 0;
+  const windows = record.windows ?? [];
+  if (windows.length === 0) return held;
+  const before = live.slice(0, live.length - held);
+  return sameBudgets(before.slice(-windows.length), windows) ? held + windows.length : held;
+}
+
+function holdEntries(live: readonly Budget[], record: HoldRecord): 0 | 1 | 2 {
   if (isOurHold(live.at(-1))) return isOurSwitch(live.at(-2)) ? 2 : 1;
   if (!isOurHold(live.at(-1), true)) return 0;
   const before = record.budgets ?? DEFAULT_BUDGETS;
@@ -208,18 +234,19 @@ export type HoldWrite = { budgets: Budget[] } | { error: string };
 
 /**
  * The whole list to write so that at most `allowance` more drift replacements start: the user's budgets plus ours
- * (the hold last; before it, a live run's dead man's switch armed for `armAt`).
+ * (the window budgets, then a live run's dead man's switch armed for `armAt`, then the hold last).
  */
-export function heldBudgets(user: Budget[] | null, allowance: number, armAt?: Date): HoldWrite {
+export function heldBudgets(user: Budget[] | null, allowance: number, armAt?: Date, windows: readonly Budget[] = []): HoldWrite {
   // Writing a list replaces the CRD default (10 %), so an absent field is written as that default made explicit.
   const base = user ?? [...DEFAULT_BUDGETS];
-  const ours = armAt !== undefined ? [switchBudget(armAt), holdBudget(allowance)] : [holdBudget(allowance)];
+  const hold = armAt !== undefined ? [switchBudget(armAt), holdBudget(allowance)] : [holdBudget(allowance)];
+  const ours = [...windows, ...hold];
   if (base.length + ours.length > MAX_BUDGETS) {
     const has =
       base.length >= MAX_BUDGETS
         ? `it already has ${base.length} disruption budgets, the most a NodePool may have (${MAX_BUDGETS})`
-        : `it has ${base.length} disruption budgets, and a staged rollout's hold adds ${ours.length} (a NodePool may have ${MAX_BUDGETS})`;
-    return { error: `${has}: hold it with --hold-with node instead` };
+        : `it has ${base.length} disruption budgets, and a staged rollout's hold adds ${ours.length}${windows.length > 0 ? ` (${windows.length} for the windows)` : ''} (a NodePool may have ${MAX_BUDGETS})`;
+    return { error: `${has}: ${windows.length > 0 ? 'use fewer windows and exclusions' : 'hold it with --hold-with node instead'}` };
   }
   return { budgets: [...base, ...ours] };
 }

@@ -286,6 +286,16 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
       .option(
         '--hold-with <how>',
         'with --waves/--canary: auto (a budget, or node holds where GitOps/IaC owns the budgets), budget or node',
+      )
+      .option(
+        '--window <cron/duration>',
+        "drift only inside this UTC window, Karpenter's budget form, e.g. '0 2 * * mon-thu/3h' (repeatable; alone: --waves 100%)",
+        repeated,
+      )
+      .option(
+        '--exclude <from/to>',
+        'with --window: no drift in these UTC dates or minutes, e.g. 2026-11-27/2026-11-30 (repeatable)',
+        repeated,
       );
   // The health gates of a staged rollout (README "Health gates").
   const gateFlags = (cmd: Command) =>
@@ -723,7 +733,8 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
 }
 
 function printError(io: Io, err: KarpDriftError, verbose: boolean): void {
-  io.err(`error: ${err.message}\n`);
+  // Paused by the upgrade window is success so far (exit 7), not an error: said as it is.
+  io.err(err.exitCode === ExitCode.PausedByWindow ? `${err.message}\n` : `error: ${err.message}\n`);
   if (err.hint) io.err(`  next: ${err.hint}\n`);
   if (verbose && err.cause instanceof Error) io.err(`  cause: ${err.cause.message}\n`);
 }

@@ -5,6 +5,8 @@ import { objectNames, parseDuration, parseWith } from './options.js';
 import type { LockOptions, PauseOptions, ResumeOptions } from '../commands/options.js';
 import { LEASE_NAMESPACE } from '../apis/lock.js';
 import type { StagedRequest } from '../stages/stage-plan.js';
+import type { WindowRequest } from '../stages/request.js';
+import { parseExclusion, parseWindow, type FlagRefusal } from '../windows/flags.js';
 import { parseWaves, type WaveStep } from '../stages/waves.js';
 import { DEFAULT_GATES, type GateRequest } from '../gates/request.js';
 
@@ -52,7 +54,9 @@ export function parseResumeOptions(flags: Record<string, unknown>): ResumeOption
  */
 export function parseStagedOptions(flags: Record<string, unknown>): StagedRequest | undefined {
   const canary = parseWith(z.object({ canary: nodePoolNamesOf('--canary') }), { canary: flags.canary }).canary;
-  const wavesText = typeof flags.waves === 'string' ? flags.waves : undefined;
+  const windows = parseWindowOptions(flags);
+  // --window alone is a staged rollout of one stage in one wave (--waves 100%): the windows are its hold's budgets.
+  const wavesText = typeof flags.waves === 'string' ? flags.waves : windows !== undefined ? '100%' : undefined;
   if (canary.length === 0 && wavesText === undefined) {
     const lone = (['soak', 'holdWith'] as const).find((k) => flags[k] !== undefined);
     if (lone !== undefined) {
@@ -81,7 +85,29 @@ export function parseStagedOptions(flags: Record<string, unknown>): StagedReques
   const soakText = typeof flags.soak === 'string' ? flags.soak : '0s';
   const soakMs = parseDuration(soakText, '--soak');
   const { holdWith: how } = parseWith(z.object({ holdWith }), { holdWith: flags.holdWith });
-  return { canary, waves, soakMs, holdWith: how, gates: parseGateOptions(flags) };
+  return { canary, waves, soakMs, holdWith: how, gates: parseGateOptions(flags), ...(windows ? { windows } : {}) };
+}
+
+/** --window (repeatable) and --exclude (repeatable); --exclude needs a --window (it closes part of one). */
+function parseWindowOptions(flags: Record<string, unknown>): WindowRequest | undefined {
+  const texts = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : typeof v === 'string' ? [v] : []);
+  const [windowTexts, excludeTexts] = [texts(flags.window), texts(flags.exclude)];
+  if (windowTexts.length === 0) {
+    if (excludeTexts.length > 0) {
+      throw new UsageError('--exclude closes part of an upgrade window, and there is none: give --window with it', {
+        hint: "e.g. --window '0 2 * * mon-thu/3h' --exclude 2026-11-27/2026-11-30",
+      });
+    }
+    return undefined;
+  }
+  const windows = windowTexts.map((t) => orUsage(parseWindow(t)));
+  const exclusions = excludeTexts.map((t) => orUsage(parseExclusion(t)));
+  return { windows, exclusions };
+}
+
+function orUsage<T extends object>(parsed: T | FlagRefusal): T {
+  if ('error' in parsed && 'hint' in parsed) throw new UsageError(parsed.error, { hint: parsed.hint });
+  return parsed as T;
 }
 
 const GATE_FLAGS = [

@@ -79,13 +79,20 @@ export async function holdWithBudget(
     soakUntil?: string | null;
     /** A live staged run's dead man's switch (apis/budget-hold.ts `switchBudget`): when it fires unless moved. */
     armAt?: Date;
+    /**
+     * The upgrade windows' budgets (stages/window-plan.ts) and the flags that asked for them: a staged run writes
+     * its own (none: `{budgets: [], flags: []}`); undefined (a pause) keeps what the record had, so a paused rollout
+     * still opens only in its windows.
+     */
+    windows?: { budgets: Budget[]; flags: string[] };
   },
   signal?: AbortSignal,
 ): Promise<BudgetHoldResult> {
   return withConflictRetries(cluster, name, async () => {
     const { view, record, managedFields } = await readHeldNodePool(cluster, api, name, signal);
     const user = userBudgets(view.budgets, record);
-    const write = heldBudgets(user, allowance, run.armAt);
+    const windows = run.windows ?? { budgets: record?.windows ?? [], flags: record?.windowFlags ?? [] };
+    const write = heldBudgets(user, allowance, run.armAt, windows.budgets);
     if ('error' in write) throw new RuntimeFailure(`nodepool/${name}: ${write.error}`);
     // Who the release gives the budgets back to: whoever owns them before this write takes them.
     const owners = record === undefined ? budgetOwners(managedFields) : keptOwners(managedFields, record.owners);
@@ -115,6 +122,7 @@ export async function holdWithBudget(
         ? { soakUntil: record.soakUntil }
         : {}),
       ...(owners !== undefined ? { owners } : {}),
+      ...(windows.budgets.length > 0 ? { windows: windows.budgets, windowFlags: windows.flags } : {}),
     };
     const annotation = encodeHoldRecord(next);
     // The same hold written by an earlier run (a second pause): nothing to change, and the record keeps its run.

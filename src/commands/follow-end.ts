@@ -5,7 +5,17 @@ import type { FollowRun, FollowState } from './follow-state.js';
 import { out, record, reportDone, reportGate } from './follow-report.js';
 import { diagnoseStall } from './follow-steps.js';
 import { clusterFailure, isApiFailure } from '../cluster/failures.js';
-import { HaltedError, InterruptedError, KarpDriftError, RuntimeFailure, StalledError, TimeoutError } from '../errors.js';
+import {
+  HaltedError,
+  InterruptedError,
+  KarpDriftError,
+  RuntimeFailure,
+  StalledError,
+  TimeoutError,
+  WindowPausedError,
+} from '../errors.js';
+import { nextWindowText, windowEventJson } from '../report/windows.js';
+import { windowState } from '../windows/calendar.js';
 import { HoldWriteFailed } from '../cluster/holds.js';
 import { LockLost } from '../cluster/lock.js';
 import { SWITCH_AHEAD_MS } from './pacer-holds.js';
@@ -36,6 +46,7 @@ export async function endFollow(
   if (result === 'halted' && state.halt && pacer) return endHalted(run, state, state.halt, pacer, now);
   if (result === 'timeout') return endTimedOut(run, state, now);
   if (result === 'stalled') return endStalled(run, state, now);
+  if (result === 'window') return endWindowClosed(run, state, now);
   if (result === 'succeeded' && pacer) await pacer.finish(state.snapshot.nodes, now);
   reportDone(run, state, result, now);
   return state.progress!;
@@ -183,6 +194,24 @@ async function endStalled(run: FollowRun, state: FollowState, now: Date): Promis
       hint: `resolve the blockers ${json ? "(the 'blocked' events on stdout)" : 'above'}, then ${note ? note.hint.replace(/^go on with/, 'go on with') : `follow again with: ${resumeCommand}`}`,
     },
   );
+}
+
+/**
+ * The upgrade window closed mid-rollout: Karpenter starts nothing more (the windows' budgets), and the run leaves the
+ * rollout held as every early end does; waves, soaks and gates stay recorded, and the same command goes on in the next
+ * window. Success so far (exit 7), not a failure.
+ */
+async function endWindowClosed(run: FollowRun, state: FollowState, now: Date): Promise<never> {
+  const { resumeCommand } = run.settings;
+  const ws = windowState(run.settings.window!, now);
+  const event = windowEventJson('closed', ws, now);
+  record(run, event);
+  if (run.json) out(run, `${JSON.stringify(event)}\n`);
+  const next = nextWindowText(ws, now);
+  const note = await pauseStaged(run, state, 'window', `the upgrade window closed; ${next}`, now);
+  throw new WindowPausedError(`paused by the window, ${next}${note ? note.text : holdsLeftText(run)}`, {
+    hint: `run the same command again in the next window (a scheduler or CI can run it every window): ${resumeCommand}`,
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 // What a follow of a rollout works with, written down so each step of the loop (follow-steps.ts) says what it reads
 // and what it changes: the run's inputs, fixed for the whole follow, and the state the loop carries from turn to turn.
+import type { WindowCalendar } from '../windows/calendar.js';
 import type { CommandContext } from './context.js';
 import type { GateKeeper } from './gate-keeper.js';
 import type { LiveDisplay } from './live-display.js';
@@ -33,6 +34,8 @@ export interface FollowSettings {
    * ends with `done` `paused` (cause `held`) and throws the abort's reason.
    */
   endWhen?: AbortSignal;
+  /** A staged rollout's upgrade windows (`--window`): the follow ends, the rollout held, once they close. */
+  window?: WindowCalendar;
 }
 
 /** What the follow is given: the command's context, the cluster, and how it reports (decided once, at the start). */

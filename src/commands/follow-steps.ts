@@ -2,6 +2,7 @@
 // snapshot the watches keep, let the gates and the stages decide (the pacer acts on its holds and records them),
 // diagnose what blocks the rollout, and say whether the follow stops here: done, timed out or stalled. Reporting is
 // follow-report.ts; the endings, interrupted among them, are follow-end.ts.
+import { isWindowOpen } from '../windows/calendar.js';
 import type { FollowRun, FollowState, Turn } from './follow-state.js';
 import { reportGate, reportNodeClassReady } from './follow-report.js';
 import { readDiagnosisReads } from '../cluster/inventory.js';
@@ -112,6 +113,8 @@ export async function diagnoseStall(run: FollowRun, state: FollowState, now: Dat
 /** Whether the follow stops after this turn, and why. */
 export function stopReason(run: FollowRun, state: FollowState, turn: Turn): 'continue' | RolloutResult {
   if (isDone(run, state, turn)) return 'succeeded';
+  // Karpenter already starts nothing once the windows close (their budgets); the run leaves the rollout held.
+  if (run.settings.window !== undefined && !isWindowOpen(run.settings.window, turn.now)) return 'window';
   if (isTimedOut(run, state, turn)) return 'timeout';
   if (isStalled(run, state, turn)) return 'stalled';
   return 'continue';

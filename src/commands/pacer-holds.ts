@@ -9,6 +9,8 @@ import { nodeHoldChanges, type OldNode } from '../apis/node-hold.js';
 import type { StageDecision, StagePosition } from '../stages/controller.js';
 import { heldNodesOf, type PoolObservation } from '../stages/counts.js';
 import type { HoldMechanism } from '../stages/hold-mechanism.js';
+import { windowFlags } from '../stages/request.js';
+import type { Budget } from '../karpenter/budgets.js';
 
 /** Budget holds are read back this often, so one a GitOps sync or a person removed is put back. */
 const REASSERT_EVERY_MS = 15_000;
@@ -129,13 +131,19 @@ async function holdPoolWithBudget(
     soakUntil,
     armAt,
   };
-  const r = await holdWithBudget(settings.cluster, settings.api, pool, value, record, signal);
+  const r = await holdWithBudget(settings.cluster, settings.api, pool, value, { ...record, windows: windowsOf(settings) }, signal);
   state.written.set(pool, allowance);
   state.writtenBudget.set(pool, value);
   state.armedAt.set(pool, armAt);
   state.lastWriteAt.set(pool, now.getTime());
   state.writtenSoak.set(pool, soakUntil);
   if (r.changed && before !== allowance) state.report({ type: 'hold', nodePool: pool, mechanism: 'budget', allowance });
+}
+
+/** The windows' budgets this run writes with every hold (none without --window: a re-run without it drops them). */
+function windowsOf(settings: PacerSettings): { budgets: Budget[]; flags: string[] } {
+  const w = settings.plan.windows;
+  return w === undefined ? { budgets: [], flags: [] } : { budgets: w.budgets, flags: windowFlags(w.request) };
 }
 
 async function holdPoolNodes(

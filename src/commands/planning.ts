@@ -18,6 +18,7 @@ import { neededAmiQueries } from '../plan/targets.js';
 import { releasePolicy } from '../ami/release-policy.js';
 import { promotedAmis, promotionNeeds, requireFileMinor, type PlanSource } from '../plan/promotion.js';
 import { planStages, type StagedPlan, type StagedRequest } from '../stages/stage-plan.js';
+import { planWindows, windowsRefusedOn } from '../stages/window-plan.js';
 import { loadSourceCluster, readSourceCluster, testedInSource, type SourceRead } from './source-cluster.js';
 import { readLease } from '../cluster/lock.js';
 import { HOLD_ANNOTATION } from '../apis/budget-hold.js';
@@ -188,6 +189,8 @@ export function refuseIfBlocked(plan: Plan, hint: string): void {
 
 /** The stages of `--canary`/`--waves`; a canary out of scope is a usage error, a hold that cannot work a refusal. */
 function stagedPlan(thePlan: Plan, inventory: Inventory, request: StagedRequest, forceConflicts: boolean): StagedPlan {
+  const v1beta1 = request.windows !== undefined ? windowsRefusedOn(inventory.karpenterApi) : undefined;
+  if (v1beta1 !== undefined) throw new RefusedError(`${v1beta1.refused}; nothing was changed`, { hint: v1beta1.next });
   const result = planStages(
     thePlan.nodePools.map((p) => ({
       pool: inventory.nodePools.find((v) => v.name === p.name)!,
@@ -203,7 +206,17 @@ function stagedPlan(thePlan: Plan, inventory: Inventory, request: StagedRequest,
     throw new RefusedError(`${result.refused.map((r) => r.error).join('; ')}; nothing was changed`, { hint: result.next });
   }
   const stages = result.plan.stages.map((s) => ({ ...s, amis: stageAmis(thePlan, inventory, s.nodePools.map((p) => p.name)) }));
-  return { ...result.plan, stages };
+  if (request.windows === undefined) return { ...result.plan, stages };
+  const pools = stages.flatMap((s) => s.nodePools).map((p) => ({ pool: inventory.nodePools.find((v) => v.name === p.name)!, hold: p.hold }));
+  const windows = planWindows(request.windows, pools, inventory.karpenterApi, new Date(), localTimeZone());
+  if ('usage' in windows) throw new UsageError(windows.usage, { hint: windows.next });
+  if ('refused' in windows) throw new RefusedError(`${windows.refused}; nothing was changed`, { hint: windows.next });
+  return { ...result.plan, stages, windows: windows.plan };
+}
+
+/** The user's time zone, as the process sees it (TZ): the plan shows the windows in it beside UTC. */
+function localTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC';
 }
 
 /** A canary that can only delete empty nodes (gates/coverage.ts): refused like any error-level check. */

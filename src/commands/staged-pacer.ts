@@ -28,11 +28,15 @@ export interface Pacer {
   readonly plan: StagedPlan;
   /** Where each step is reported (the command's output before the follow, the follow loop's during it). */
   listen(report: (event: PacerEvent) => void): void;
-  /** Before the apply: hold every NodePool at what its first wave allows (the cluster counted from the inventory). */
+  /**
+   * Before the apply: hold every NodePool at what its first wave allows (the cluster counted from the inventory);
+   * `closed` (outside the upgrade windows): at 0, with no stage begun, so the run can stop there.
+   */
   prime(
     inventory: { nodeClaims: NodeClaimView[]; nodes: NodeView[]; nodePools: NodePoolView[] },
     now: Date,
     signal?: AbortSignal,
+    options?: { closed?: boolean },
   ): Promise<void>;
   /** One step of the follow loop. */
   step(
@@ -59,7 +63,7 @@ export function createPacer(settings: PacerSettings): Pacer {
     listen(report) {
       state.report = report;
     },
-    prime: (inventory, now, signal) => prime(settings, state, inventory, now, signal),
+    prime: (inventory, now, signal, options = {}) => prime(settings, state, inventory, now, signal, options),
     step: (claims, nodes, now, signal) => step(settings, state, claims, nodes, now, signal),
     finish: (nodes, now, options = {}) => finish(settings, state, nodes, now, options),
     pause: (claims, nodes, why, now) => pause(settings, state, claims, nodes, why, now),
@@ -73,6 +77,7 @@ async function prime(
   inventory: Parameters<Pacer['prime']>[0],
   now: Date,
   signal: AbortSignal | undefined,
+  { closed = false }: { closed?: boolean },
 ): Promise<void> {
   const { plan } = settings;
   const nodes = new Map(inventory.nodes.map((n) => [n.name, n]));
@@ -87,13 +92,21 @@ async function prime(
   const poolSizes: Record<string, number> = {};
   for (const [pool, r] of records) if (r.poolSize !== undefined) poolSizes[pool] = r.poolSize;
   state.position = initialPosition(plan.stagePlan, o.counts, sizes, soak, poolSizes);
-  const decision = decideStages(plan.stagePlan, o.counts, state.position, now, settings.cleared);
+  const decided = decideStages(plan.stagePlan, o.counts, state.position, now, settings.cleared);
+  // Outside the windows nothing begins: every NodePool not done is held at 0 beside the windows' budgets.
+  const decision = closed ? closedDecision(decided) : decided;
   state.decision = decision;
   state.position = decision.position;
   await takeOverBudgetHolds(settings, state, inventory.nodePools, signal);
-  etaOf(settings, state, decision, o, now); // the first wave's clock starts with its holds
+  if (!closed) etaOf(settings, state, decision, o, now); // the first wave's clock starts with its holds
   await actOnHolds(settings, state, decision, o, nodes, now, signal);
   await recordStageEvents(settings, state, decision.events);
+}
+
+/** The decision as it stands, but nothing opened: no events, every allowance that is not a release 0. */
+function closedDecision(d: StageDecision): StageDecision {
+  const allowances = Object.fromEntries(Object.entries(d.allowances).map(([p, a]) => [p, a === 'release' ? a : 0]));
+  return { ...d, allowances, events: [] };
 }
 
 /** One turn of the controller: observe → decide → act → record. */

@@ -73,6 +73,7 @@ export async function followAndReport(
     stallTimeoutMs: follow.stallTimeoutMs,
     resumeCommand: follow.resume,
     ...(pacer ? { pacer } : {}),
+    ...(pacer?.plan.windows ? { window: pacer.plan.windows.calendar } : {}),
     ...(gates ? { gates, rollbackOnHalt: gates.request.onFailure === 'rollback' } : {}),
   });
   if (!json) {

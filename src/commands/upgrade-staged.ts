@@ -3,7 +3,10 @@
 // --on-failure rollback, a halt puts the previous AMIs back.
 import type { CommandContext } from './context.js';
 import type { LockHolder } from '../apis/lock.js';
-import { HaltedError, InterruptedError, KarpDriftError } from '../errors.js';
+import { HaltedError, InterruptedError, KarpDriftError, WindowPausedError } from '../errors.js';
+import { nextWindowText, windowEventJson, type WindowEventKind } from '../report/windows.js';
+import type { WindowPlan } from '../stages/window-plan.js';
+import { windowState, type WindowState } from '../windows/calendar.js';
 import { takeBaseline } from '../gates/baseline.js';
 import type { Inventory } from '../karpenter/views.js';
 import { pacerEventJson, pacerLogLine, type PacerEvent } from '../report/stages.js';
@@ -38,6 +41,7 @@ export async function followStaged(
   });
   // The holds go on before the apply: from the moment the AMIs change, Karpenter may start only the first wave.
   pacer.listen(stagedReporter(ctx, run, staged));
+  if (staged.windows !== undefined) await unlessWindowOpen(ctx, pacer, run, staged.windows, follow.resume);
   const generations = await primeAndApply(ctx, pacer, run, writes);
   try {
     await followAndReport(ctx, run, follow, {
@@ -61,6 +65,38 @@ export async function followStaged(
       log: run.log,
     });
   }
+}
+
+/**
+ * With --window: inside a window, says until when and goes on. Outside one, the run writes its holds at 0 with the
+ * windows' budgets (so Karpenter keeps drift shut outside the windows even with no run alive), applies nothing, and
+ * ends paused by the window (exit 7): the same command, run again inside a window, goes on.
+ */
+async function unlessWindowOpen(
+  ctx: CommandContext,
+  pacer: Pacer,
+  run: UpgradeRun,
+  windows: WindowPlan,
+  resume: string,
+): Promise<void> {
+  const now = new Date();
+  const state = windowState(windows.calendar, now);
+  reportWindow(ctx, run, state.open ? 'opened' : 'waiting', state, now);
+  if (state.open) return;
+  const { inventory } = run;
+  const nodes = new Map(inventory.nodes.map((n) => [n.name, n]));
+  await pacer.prime(inventory, now, ctx.signal, { closed: true });
+  const next = nextWindowText(state, now);
+  const pools = await pacer.pause(inventory.nodeClaims, nodes, `outside the upgrade windows; ${next}`, now);
+  throw new WindowPausedError(
+    `paused by the window, ${next}: nothing was applied; karp-drift holds Drifted disruption on ${pools.map((p) => `nodepool/${p}`).join(', ')} with the windows' budgets`,
+    { hint: `run the same command again inside a window (a scheduler or CI can run it every window): ${resume}` },
+  );
+}
+
+function reportWindow(ctx: CommandContext, { json, log }: UpgradeRun, kind: WindowEventKind, state: WindowState, now: Date): void {
+  if (json) ctx.io.out(`${JSON.stringify(windowEventJson(kind, state, now))}\n`);
+  else if (state.open) log.info(`Inside the upgrade window: ${nextWindowText(state, now)}.`);
 }
 
 async function primeAndApply(

@@ -193,7 +193,16 @@ export function unreportedBlockers(blockers: readonly Blocker[], reported: Map<s
   });
 }
 
-export type RolloutResult = 'succeeded' | 'stalled' | 'timeout' | 'interrupted' | 'failed' | 'paused' | 'halted';
+/** `window`: the upgrade window closed (`--window`); its `done` says `paused`, with cause `window`. */
+export type RolloutResult =
+  | 'succeeded'
+  | 'stalled'
+  | 'timeout'
+  | 'interrupted'
+  | 'failed'
+  | 'paused'
+  | 'halted'
+  | 'window';
 
 export interface NodePoolSummary extends NodePoolCounts {
   name: string;

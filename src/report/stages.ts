@@ -1,5 +1,6 @@
 // How a staged rollout reads: the plan's stages and waves, each step as a log line, an NDJSON event and a Kubernetes
 // Event message, and the live display's stage line with an ETA. Pure.
+import { windowPlanJson, windowPlanLines } from './windows.js';
 import type { Checkpoint } from '../gates/request.js';
 import type { Budget } from '../karpenter/budgets.js';
 import { etaDuration, humanDuration, plural, utcTime } from '../text/words.js';
@@ -172,6 +173,7 @@ export function stagedPlanLines(p: StagedPlan): string[] {
     `  in parallel up to each NodePool's own budget; progress shows the real rate.`,
   );
   if (p.gates) lines.push(...gatePlanLines(p.gates));
+  if (p.windows) lines.push(...windowPlanLines(p.windows));
   return lines;
 }
 
@@ -200,5 +202,6 @@ export function stagedPlanJson(p: StagedPlan): Record<string, unknown> {
     estimateSeconds: Number.isFinite(p.estimateMs) ? Math.round(p.estimateMs / 1000) : null,
     assumedReplacementSeconds: REPLACEMENT_MS / 1000,
     ...(p.gates ? { gates: gatePlanJson(p.gates) } : {}),
+    ...(p.windows ? { windows: windowPlanJson(p.windows) } : {}),
   };
 }

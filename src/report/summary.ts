@@ -225,6 +225,8 @@ const RESULT_OF_EXIT: Record<number, string> = {
   4: 'stalled',
   5: 'timeout',
   6: 'halted',
+  // Paused by the upgrade window (--window): success so far, the same command goes on in the next window.
+  7: 'paused',
   130: 'interrupted',
 };
 

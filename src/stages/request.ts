@@ -3,6 +3,7 @@
 // other.
 import { DEFAULT_GATES, type GateRequest } from '../gates/request.js';
 import type { WaveStep } from './waves.js';
+import type { Exclusion, UpgradeWindow } from '../windows/flags.js';
 
 export type HoldWith = 'auto' | 'budget' | 'node';
 
@@ -16,6 +17,23 @@ export interface StagedRequest {
   holdWith: HoldWith;
   /** The health gates (README "Health gates"); absent: the defaults. */
   gates?: GateRequest;
+  /** --window/--exclude: drift only inside these (absent: whenever the run is alive). */
+  windows?: WindowRequest;
+}
+
+/** `--window` (at least one) and `--exclude`, parsed (windows/flags.ts). */
+export interface WindowRequest {
+  windows: UpgradeWindow[];
+  exclusions: Exclusion[];
+}
+
+/** The flags that ask for `request` again: each `--window` and `--exclude` as given, quoted for a shell. */
+export function windowFlags(request: WindowRequest): string[] {
+  const quote = (s: string) => (/^[\w./:-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+  return [
+    ...request.windows.map((w) => `--window ${quote(w.text)}`),
+    ...request.exclusions.map((e) => `--exclude ${quote(e.text)}`),
+  ];
 }
 
 /** The flags that ask for `request` again, for the commands a message tells the user to run. */
@@ -26,6 +44,7 @@ export function stagedFlags(request: StagedRequest): string[] {
     ...(request.soakMs > 0 ? [`--soak ${durationFlag(request.soakMs)}`] : []),
     ...(request.holdWith !== 'auto' ? [`--hold-with ${request.holdWith}`] : []),
     ...gateFlags(request.gates ?? DEFAULT_GATES),
+    ...(request.windows !== undefined ? windowFlags(request.windows) : []),
   ];
 }
 

@@ -12,6 +12,7 @@ import type { StageAmi } from '../gates/coverage.js';
 import { waveShares, waveSizes, waveTargets } from './waves.js';
 import { REPLACEMENT_MS, remainingMs, waveRounds, type EtaStage } from './eta.js';
 
+import type { WindowPlan } from './window-plan.js';
 export type { StagedRequest } from './request.js';
 export { REPLACEMENT_MS } from './eta.js';
 
@@ -50,6 +51,8 @@ export interface StagedPlan {
   stagePlan: StagePlan;
   /** The health gates judging each wave (absent: none asked for, as in a plan built by hand in a test). */
   gates?: GateRequest;
+  /** --window/--exclude: the budgets that keep drift shut outside the windows, and when they open. */
+  windows?: WindowPlan;
 }
 
 export interface StagePoolInput {

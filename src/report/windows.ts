@@ -1,0 +1,91 @@
+// Upgrade windows in words (`--window`, `--exclude`): the plan's lines and JSON, the NDJSON `window` event, and the
+// "paused by the window" a run ends with. Pure: the times come in as arguments, the time zone with the plan.
+import type { Budget } from '../karpenter/budgets.js';
+import type { WindowPlan } from '../stages/window-plan.js';
+import type { OpenWindow, WindowState } from '../windows/calendar.js';
+import { etaDuration, plural, utcTime } from '../text/words.js';
+
+/** `Mon 02:00 UTC`, or in another zone `Mon 03:00 Europe/Berlin`; the date too when it is not within the week. */
+export function windowTime(t: Date, timeZone = 'UTC', now?: Date): string {
+  const parts = new Intl.DateTimeFormat('en-GB', {
+    timeZone,
+    weekday: 'short',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(t);
+  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  const farAway = now !== undefined && Math.abs(t.getTime() - now.getTime()) >= 6 * 86_400_000;
+  const date = farAway ? ` ${part('year')}-${part('month')}-${part('day')}` : '';
+  return `${part('weekday')}${date} ${part('hour')}:${part('minute')} ${timeZone === 'UTC' ? 'UTC' : timeZone}`;
+}
+
+/** `Mon 02:00 UTC (Mon 03:00 Europe/Berlin)`: the local zone only when it is not UTC. */
+function bothZones(t: Date, timeZone: string, now: Date): string {
+  const utc = windowTime(t, 'UTC', now);
+  return timeZone === 'UTC' || timeZone === 'Etc/UTC' ? utc : `${utc} (${windowTime(t, timeZone, now)})`;
+}
+
+function windowSpan(w: OpenWindow, timeZone: string, now: Date): string {
+  const opens = w.opensAt.getTime() <= now.getTime() ? 'open now' : `opens ${bothZones(w.opensAt, timeZone, now)}`;
+  return w.closesAt === undefined ? `${opens}, never closes` : `${opens}, closes ${bothZones(w.closesAt, timeZone, now)}`;
+}
+
+/** "next window opens Mon 02:00 UTC (in 3h12m)", or that none opens within two years. */
+export function nextWindowText(state: WindowState, now: Date): string {
+  if (state.open) return state.closesAt === undefined ? 'the window is open' : `the window is open until ${windowTime(state.closesAt, 'UTC', now)} (${etaDuration(state.closesAt.getTime() - now.getTime())} left)`;
+  if (state.opensAt === undefined) return 'no window opens within two years';
+  return `next window opens ${windowTime(state.opensAt, 'UTC', now)} (in ${etaDuration(state.opensAt.getTime() - now.getTime())})`;
+}
+
+export function budgetText(b: Budget): string {
+  return `{nodes: "${b.nodes}", reasons: [${(b.reasons ?? []).join(', ')}], schedule: "${b.schedule}", duration: ${b.duration}}`;
+}
+
+export function windowPlanLines(w: WindowPlan): string[] {
+  const { request, at, timeZone } = w;
+  const lines = [`  Windows (UTC, as Karpenter reads budget schedules): drift only inside them`];
+  for (const x of request.windows) lines.push(`    --window '${x.text}'`);
+  for (const e of request.exclusions) lines.push(`    --exclude ${e.text}: nothing moves ${utcTime(e.from)} to ${utcTime(e.to)}`);
+  lines.push(`    now: ${nextWindowText(w.state, at)}`);
+  w.next.forEach((n, i) => lines.push(`    window ${i + 1}: ${windowSpan(n, timeZone, at)}`));
+  lines.push(
+    `  Budgets written on each NodePool while held (Drifted at 0 while the windows are closed; Karpenter enforces them`,
+    `  with no run alive; the NodePool's own budgets come back exactly at the end):`,
+  );
+  for (const b of w.budgets) lines.push(`    ${budgetText(b)}`);
+  for (const p of w.nodePools) {
+    lines.push(`    nodepool/${p.name}: ${plural(p.own, 'own budget')} + ${plural(w.budgets.length, 'window budget')} + switch and hold = ${p.total} of 50`);
+  }
+  return lines;
+}
+
+export function windowPlanJson(w: WindowPlan): Record<string, unknown> {
+  return {
+    windows: w.request.windows.map((x) => x.text),
+    exclusions: w.request.exclusions.map((e) => ({ from: utcTime(e.from), to: utcTime(e.to) })),
+    open: w.state.open,
+    next: w.next.map((n) => ({ opensAt: utcTime(n.opensAt), closesAt: n.closesAt ? utcTime(n.closesAt) : null })),
+    timeZone: w.timeZone,
+    budgets: w.budgets,
+    nodePools: w.nodePools.map((p) => ({ name: p.name, ownBudgets: p.own, budgets: p.total })),
+  };
+}
+
+export type WindowEventKind = 'opened' | 'closed' | 'waiting';
+
+/** NDJSON `window`: `opened` (a run inside a window), `waiting` (outside one), `closed` (it closed while running). */
+export function windowEventJson(kind: WindowEventKind, state: WindowState, now: Date): Record<string, unknown> {
+  return {
+    type: 'window',
+    time: utcTime(now),
+    event: kind,
+    open: state.open,
+    ...(state.open
+      ? { closesAt: state.closesAt ? utcTime(state.closesAt) : null }
+      : { opensAt: state.opensAt ? utcTime(state.opensAt) : null }),
+  };
+}
