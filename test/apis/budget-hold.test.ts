@@ -253,3 +253,76 @@ describe("a staged run's dead man's switch", () => {
     expect(switchTime((heldBudgets(user, 0) as { budgets: Budget[] }).budgets, armAt)).toBeUndefined();
   });
 });
+
+describe("upgrade windows' budgets in the hold", () => {
+  const armAt = new Date('2026-11-28T03:45:00Z');
+  // Monday to Thursday 02:00-05:00 (windows/budgets.ts): Drifted at 0 in the gaps between the windows.
+  const windows: Budget[] = [
+    { nodes: '0', reasons: ['Drifted'], schedule: '0 5 * * 1-3', duration: '21h' },
+    { nodes: '0', reasons: ['Drifted'], schedule: '0 5 * * 4', duration: '93h' },
+  ];
+  const user: Budget[] = [{ nodes: '20%' }, nightly];
+  const hold = { nodes: '2', reasons: ['Drifted'] };
+  const live = (heldBudgets(user, 2, armAt, windows) as { budgets: Budget[] }).budgets;
+  const withWindows = { ...record(user), windows, windowFlags: ["--window '0 2 * * mon-thu/3h'"] };
+
+  it('are written after the NodePool’s own budgets, before the switch and the hold', () => {
+    expect(live).toEqual([...user, ...windows, switchBudget(armAt), hold]);
+  });
+
+  it.each<[string, Budget[], HoldRecord, Budget[] | null]>([
+    ['the release strips them with the switch and the hold: the own list exactly', live, withWindows, user],
+    [
+      'an absent field comes back absent',
+      (heldBudgets(null, 0, armAt, windows) as { budgets: Budget[] }).budgets,
+      { ...withWindows, budgets: null },
+      null,
+    ],
+    [
+      'somebody put a list back meanwhile (a GitOps sync): theirs wins, windows and all gone',
+      [{ nodes: '5' }],
+      withWindows,
+      [{ nodes: '5' }],
+    ],
+    [
+      'windows edited by hand no longer match the record: only the switch and the hold are ours',
+      [...user, { ...windows[0]!, duration: '20h' }, windows[1]!, switchBudget(armAt), hold],
+      withWindows,
+      [...user, { ...windows[0]!, duration: '20h' }, windows[1]!],
+    ],
+  ])('%s', (_name, liveList, rec, own) => {
+    expect(userBudgets(liveList, rec)).toEqual(own);
+  });
+
+  it('keep the hold’s allowance and switch readable', () => {
+    expect(heldAllowance(live, withWindows)).toBe(2);
+    expect(switchTime(live, new Date('2026-11-28T03:50:00Z'), withWindows)).toEqual(armAt);
+  });
+
+  it('hold Drifted at 0 outside the windows and let the hold decide inside them, as Karpenter reads the list', () => {
+    // The user's nightly freeze (22:00-06:00) would hide the windows: only their own 20 % beside them here.
+    const list = (heldBudgets([{ nodes: '20%' }], 2, armAt, windows) as { budgets: Budget[] }).budgets;
+    const allowed = (at: string) =>
+      allowedDisruptions(list, { numNodes: 20, disrupting: 0 }, 'Drifted', new Date(at)).allowed;
+    expect(allowed('2026-11-23T03:00:00Z')).toBe(2); // Monday 03:00, inside; the switch is not armed yet
+    expect(allowed('2026-11-23T05:00:00Z')).toBe(0); // Monday 05:00, closed
+    expect(allowed('2026-11-22T03:00:00Z')).toBe(0); // Sunday, closed
+    // Consolidation is never touched by them.
+    expect(allowedDisruptions(list, { numNodes: 20, disrupting: 0 }, 'Underutilized', new Date('2026-11-23T05:00:00Z')).allowed).toBe(4);
+  });
+
+  it('count toward Karpenter’s 50, with a message that says to use fewer windows', () => {
+    const many = Array.from({ length: 47 }, () => ({ nodes: '10%' }));
+    expect(heldBudgets(many, 0, armAt, windows)).toEqual({
+      error:
+        "it has 47 disruption budgets, and a staged rollout's hold adds 4 (2 for the windows) (a NodePool may have 50): use fewer windows and exclusions",
+    });
+  });
+
+  it('are kept in the record, and a malformed list is refused', () => {
+    expect(decodeHoldRecord(encodeHoldRecord(withWindows))).toEqual(withWindows);
+    expect(decodeHoldRecord(JSON.stringify({ runId: 'r', since: 's', budgets: null, windows: [{}] }))).toEqual({
+      error: 'annotation karp-drift.io/drift-hold has a malformed windows list',
+    });
+  });
+});

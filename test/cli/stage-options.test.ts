@@ -229,3 +229,43 @@ describe('parseGateOptions', () => {
     ]);
   });
 });
+
+describe('--window and --exclude', () => {
+  it('--window alone is a staged rollout of one stage in one wave (--waves 100%), and asks for itself again', () => {
+    const r = parseStagedOptions({ window: ['0 2 * * mon-thu/3h'], exclude: ['2026-12-24/2026-12-26'] })!;
+    expect(r.canary).toEqual([]);
+    expect(r.waves).toEqual([pct(100)]);
+    expect(r.windows?.windows.map((w) => [w.schedule, w.durationMs])).toEqual([['0 2 * * mon-thu', 3 * 3_600_000]]);
+    expect(r.windows?.exclusions.map((e) => [e.from.toISOString(), e.to.toISOString()])).toEqual([
+      ['2026-12-24T00:00:00.000Z', '2026-12-27T00:00:00.000Z'],
+    ]);
+    expect(stagedFlags(r)).toEqual(['--waves 100%', "--window '0 2 * * mon-thu/3h'", '--exclude 2026-12-24/2026-12-26']);
+  });
+
+  it('goes with --canary/--waves as given', () => {
+    const r = parseStagedOptions({ canary: ['canary'], waves: '1,100%', window: ['0 22 * * */8h', '0 2 * * sat/4h'] })!;
+    expect(r.waves).toEqual([count(1), pct(100)]);
+    expect(r.windows?.windows.map((w) => w.text)).toEqual(['0 22 * * */8h', '0 2 * * sat/4h']);
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    [
+      '--exclude without a window',
+      { exclude: ['2026-12-24/2026-12-26'] },
+      '--exclude closes part of an upgrade window, and there is none: give --window with it',
+    ],
+    ['a window without a duration', { window: ['0 2 * * *'] }, '--window "0 2 * * *" has no duration after its last "/"'],
+    [
+      'a window on the 1st of the month',
+      { window: ['0 2 1 * */3h'] },
+      '--window "0 2 1 * */3h": a window repeats every week, so its day of month and month must be * (here "0 2 1 * *")',
+    ],
+    [
+      'an exclusion not in UTC',
+      { window: ['0 2 * * */3h'], exclude: ['2026-12-24T18:00+01:00/2026-12-25T06:00Z'] },
+      '--exclude "2026-12-24T18:00+01:00/2026-12-25T06:00Z": "2026-12-24T18:00+01:00" is not in UTC: windows and exclusions are UTC, as Karpenter reads budget schedules (write it with Z)',
+    ],
+  ])('%s: exit 2, named', (_name, flags, message) => {
+    expect(usageMessage(() => parseStagedOptions(flags))).toBe(message);
+  });
+});
