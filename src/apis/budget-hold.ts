@@ -82,7 +82,7 @@ export function decodeHoldRecord(text: string | undefined): HoldRecord | { error
     return { error: `annotation ${HOLD_ANNOTATION} has a malformed windows list` };
   }
   const windowFlags =
-    Array.isArray(v.windowFlags) && v.windowFlags.every((f) => typeof f === 'string') ? (v.windowFlags as string[]) : undefined;
+    Array.isArray(v.windowFlags) && v.windowFlags.every((f) => typeof f === 'string') ? v.windowFlags : undefined;
   return {
     runId: v.runId,
     since: v.since,

@@ -106,9 +106,11 @@ function parseWindowOptions(flags: Record<string, unknown>): WindowRequest | und
 }
 
 function orUsage<T extends object>(parsed: T | FlagRefusal): T {
-  if ('error' in parsed && 'hint' in parsed) throw new UsageError(parsed.error, { hint: parsed.hint });
-  return parsed as T;
+  if (isRefusal(parsed)) throw new UsageError(parsed.error, { hint: parsed.hint });
+  return parsed;
 }
+
+const isRefusal = (v: object): v is FlagRefusal => 'error' in v && 'hint' in v;
 
 const GATE_FLAGS = [
   ['gates', '--no-gates'],

@@ -160,6 +160,8 @@ function resumeCommand(options: UpgradeOptions, ctx: CommandContext): string {
   if (options.fromCluster?.kubeconfig !== undefined) parts.push(`--from-kubeconfig ${options.fromCluster.kubeconfig}`);
   if (options.pin !== 'id') parts.push(`--pin ${options.pin}`);
   if (options.staged) parts.push(...stagedFlags(options.staged));
+  // Without it, the same command would be refused where this one wrote over a GitOps/IaC owner (--hold-with budget).
+  if (options.forceConflicts) parts.push('--force-conflicts');
   if (options.lockNamespace !== undefined && options.lockNamespace !== LEASE_NAMESPACE)
     parts.push(`--lock-namespace ${options.lockNamespace}`);
   if (ctx.globals.context) parts.push(`--context ${ctx.globals.context}`);

@@ -131,4 +131,13 @@ describe('what the job page shows of a run', () => {
     expect(seen.outputs).toEqual({ result, 'exit-code': String(code), 'nodes-replaced': '', json: '' });
     expect(seen.failure).toBe(`karp-drift upgrade: ${result} (exit ${code}): see the log above`);
   });
+
+  it('paused by the upgrade window (exit 7) is success so far: result paused, the step does not fail', () => {
+    const doc = { result: 'paused', error: { message: 'paused by the window, next window opens Mon 02:00 UTC (in 3h12m)' } };
+    const seen = outcome('upgrade', 7, doc, '/r');
+    expect(seen.outputs).toEqual({ result: 'paused', 'exit-code': '7', 'nodes-replaced': '', json: '/r' });
+    expect(seen.failure).toBeUndefined();
+    expect(seen.verdict).toBe('karp-drift upgrade: paused (exit 7)');
+    expect(outcome('upgrade', 7, undefined, '/r').outputs.result).toBe('paused');
+  });
 });

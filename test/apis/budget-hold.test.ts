@@ -262,7 +262,7 @@ describe("upgrade windows' budgets in the hold", () => {
     { nodes: '0', reasons: ['Drifted'], schedule: '0 5 * * 4', duration: '93h' },
   ];
   const user: Budget[] = [{ nodes: '20%' }, nightly];
-  const hold = { nodes: '2', reasons: ['Drifted'] };
+  const hold: Budget = { nodes: '2', reasons: ['Drifted'] };
   const live = (heldBudgets(user, 2, armAt, windows) as { budgets: Budget[] }).budgets;
   const withWindows = { ...record(user), windows, windowFlags: ["--window '0 2 * * mon-thu/3h'"] };
 
