@@ -3,10 +3,15 @@
 import type { Budget } from '../karpenter/budgets.js';
 import type { WindowPlan } from '../stages/window-plan.js';
 import type { OpenWindow, WindowState } from '../windows/calendar.js';
-import { etaDuration, plural, utcTime } from '../text/words.js';
+import { etaDuration, utcTime } from '../text/words.js';
 
 /** `Mon 02:00 UTC`, or in another zone `Mon 03:00 Europe/Berlin`; the date too when it is not within the week. */
 export function windowTime(t: Date, timeZone = 'UTC', now?: Date): string {
+  return `${clock(t, timeZone, now)} ${timeZone}`;
+}
+
+/** `Mon 02:00` in the zone; `Sun 2026-12-27 00:00` when a week or more from `now`. */
+function clock(t: Date, timeZone: string, now: Date | undefined): string {
   const parts = new Intl.DateTimeFormat('en-GB', {
     timeZone,
     weekday: 'short',
@@ -20,18 +25,19 @@ export function windowTime(t: Date, timeZone = 'UTC', now?: Date): string {
   const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
   const farAway = now !== undefined && Math.abs(t.getTime() - now.getTime()) >= 6 * 86_400_000;
   const date = farAway ? ` ${part('year')}-${part('month')}-${part('day')}` : '';
-  return `${part('weekday')}${date} ${part('hour')}:${part('minute')} ${timeZone === 'UTC' ? 'UTC' : timeZone}`;
+  return `${part('weekday')}${date} ${part('hour')}:${part('minute')}`;
 }
 
-/** `Mon 02:00 UTC (Mon 03:00 Europe/Berlin)`: the local zone only when it is not UTC. */
-function bothZones(t: Date, timeZone: string, now: Date): string {
-  const utc = windowTime(t, 'UTC', now);
-  return timeZone === 'UTC' || timeZone === 'Etc/UTC' ? utc : `${utc} (${windowTime(t, timeZone, now)})`;
-}
-
-function windowSpan(w: OpenWindow, timeZone: string, now: Date): string {
-  const opens = w.opensAt.getTime() <= now.getTime() ? 'open now' : `opens ${bothZones(w.opensAt, timeZone, now)}`;
-  return w.closesAt === undefined ? `${opens}, never closes` : `${opens}, closes ${bothZones(w.closesAt, timeZone, now)}`;
+/**
+ * `Mon 02:00 – Mon 05:00 UTC (Mon 03:00 – Mon 06:00 Europe/Berlin)`: the local zone only when it is not UTC; a
+ * window open at `now` starts `now`.
+ */
+export function windowSpan(w: OpenWindow, timeZone: string, now: Date): string {
+  const span = (zone: string) => {
+    const from = w.opensAt.getTime() <= now.getTime() ? 'now' : clock(w.opensAt, zone, now);
+    return w.closesAt === undefined ? `${from} ${zone} on, never closing` : `${from} – ${clock(w.closesAt, zone, now)} ${zone}`;
+  };
+  return timeZone === 'UTC' || timeZone === 'Etc/UTC' ? span('UTC') : `${span('UTC')} (${span(timeZone)})`;
 }
 
 /** "next window opens Mon 02:00 UTC (in 3h12m)", or that none opens within two years. */
@@ -49,16 +55,19 @@ export function windowPlanLines(w: WindowPlan): string[] {
   const { request, at, timeZone } = w;
   const lines = [`  Windows (UTC, as Karpenter reads budget schedules): drift only inside them`];
   for (const x of request.windows) lines.push(`    --window '${x.text}'`);
-  for (const e of request.exclusions) lines.push(`    --exclude ${e.text}: nothing moves ${utcTime(e.from)} to ${utcTime(e.to)}`);
+  const minute = (t: Date) => t.toISOString().slice(0, 16).replace('T', ' ');
+  for (const e of request.exclusions) lines.push(`    --exclude ${e.text} (UTC ${minute(e.from)} – ${minute(e.to)})`);
   lines.push(`    now: ${nextWindowText(w.state, at)}`);
-  w.next.forEach((n, i) => lines.push(`    window ${i + 1}: ${windowSpan(n, timeZone, at)}`));
+  if (w.next.length > 0) lines.push(`    next ${w.next.length === 1 ? 'window' : `${w.next.length} windows`}:`);
+  for (const n of w.next) lines.push(`      ${windowSpan(n, timeZone, at)}`);
   lines.push(
-    `  Budgets written on each NodePool while held (Drifted at 0 while the windows are closed; Karpenter enforces them`,
-    `  with no run alive; the NodePool's own budgets come back exactly at the end):`,
+    `  Budgets added to each NodePool while held: Drifted at 0 while the windows are`,
+    `  closed, which Karpenter keeps with no run alive; the NodePool's own budgets`,
+    `  come back exactly at the end:`,
   );
   for (const b of w.budgets) lines.push(`    ${budgetText(b)}`);
   for (const p of w.nodePools) {
-    lines.push(`    nodepool/${p.name}: ${plural(p.own, 'own budget')} + ${plural(w.budgets.length, 'window budget')} + switch and hold = ${p.total} of 50`);
+    lines.push(`    nodepool/${p.name}: ${p.total} of 50 budgets (${p.own} own, ${w.budgets.length} for the windows, switch, hold)`);
   }
   return lines;
 }

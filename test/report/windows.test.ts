@@ -1,7 +1,9 @@
 // Upgrade windows in words: the times in UTC and the user's zone, "paused by the window, next window opens …", the
 // NDJSON `window` event.
 import { describe, expect, it } from 'vitest';
-import { nextWindowText, windowEventJson, windowTime } from '../../src/report/windows.js';
+import { nextWindowText, windowEventJson, windowPlanLines, windowSpan, windowTime } from '../../src/report/windows.js';
+import { planWindows } from '../../src/stages/window-plan.js';
+import { parseExclusion, parseWindow, type Exclusion, type UpgradeWindow } from '../../src/windows/flags.js';
 
 const now = new Date('2026-11-28T22:48:00Z'); // Saturday
 
@@ -13,6 +15,18 @@ describe('windowTime', () => {
     ['a week or more away: the date too', '2026-12-27T00:00:00Z', 'UTC', 'Sun 2026-12-27 00:00 UTC'],
   ])('%s', (_name, at, zone, text) => {
     expect(windowTime(new Date(at), zone, now)).toBe(text);
+  });
+});
+
+describe('windowSpan', () => {
+  const w = { opensAt: new Date('2026-11-30T02:00:00Z'), closesAt: new Date('2026-11-30T05:00:00Z') };
+  it.each<[string, string, Parameters<typeof windowSpan>[0], string]>([
+    ['in UTC alone when the user is in UTC', 'UTC', w, 'Mon 02:00 – Mon 05:00 UTC'],
+    ['and in the user’s zone', 'Europe/Berlin', w, 'Mon 02:00 – Mon 05:00 UTC (Mon 03:00 – Mon 06:00 Europe/Berlin)'],
+    ['open now', 'UTC', { ...w, opensAt: now }, 'now – Mon 05:00 UTC'],
+    ['never closes', 'UTC', { opensAt: w.opensAt }, 'Mon 02:00 UTC on, never closing'],
+  ])('%s', (_name, zone, span, text) => {
+    expect(windowSpan(span, zone, now)).toBe(text);
   });
 });
 
@@ -41,5 +55,40 @@ describe('windowEventJson', () => {
       closesAt: '2026-11-28T23:00:00Z',
     });
     expect(windowEventJson('closed', { open: false }, now)).toMatchObject({ event: 'closed', opensAt: null });
+  });
+});
+
+describe('windowPlanLines', () => {
+  it('the windows, the next three in UTC and the user’s zone, the budgets, and each NodePool’s count, within 80 columns', () => {
+    const r = planWindows(
+      {
+        windows: [parseWindow('0 2 * * mon-thu/3h') as UpgradeWindow],
+        exclusions: [parseExclusion('2026-12-24/2026-12-26') as Exclusion],
+      },
+      [{ pool: { name: 'general', budgets: [{ nodes: '10%' }] }, hold: { nodePool: 'general', mechanism: 'budget', why: '' } }],
+      'v1',
+      now,
+      'America/New_York',
+    );
+    if (!('plan' in r)) throw new Error(JSON.stringify(r));
+    const lines = windowPlanLines(r.plan);
+    expect(lines).toEqual([
+      '  Windows (UTC, as Karpenter reads budget schedules): drift only inside them',
+      "    --window '0 2 * * mon-thu/3h'",
+      '    --exclude 2026-12-24/2026-12-26 (UTC 2026-12-24 00:00 – 2026-12-27 00:00)',
+      '    now: next window opens Mon 02:00 UTC (in 27h12m)',
+      '    next 3 windows:',
+      '      Mon 02:00 – Mon 05:00 UTC (Sun 21:00 – Mon 00:00 America/New_York)',
+      '      Tue 02:00 – Tue 05:00 UTC (Mon 21:00 – Tue 00:00 America/New_York)',
+      '      Wed 02:00 – Wed 05:00 UTC (Tue 21:00 – Wed 00:00 America/New_York)',
+      '  Budgets added to each NodePool while held: Drifted at 0 while the windows are',
+      "  closed, which Karpenter keeps with no run alive; the NodePool's own budgets",
+      '  come back exactly at the end:',
+      '    {nodes: "0", reasons: [Drifted], schedule: "0 5 * * 1-3", duration: 21h}',
+      '    {nodes: "0", reasons: [Drifted], schedule: "0 5 * * 4", duration: 93h}',
+      '    {nodes: "0", reasons: [Drifted], schedule: "0 0 24 12 *", duration: 72h}',
+      '    nodepool/general: 6 of 50 budgets (1 own, 3 for the windows, switch, hold)',
+    ]);
+    expect(lines.every((l) => l.length <= 80)).toBe(true);
   });
 });
