@@ -70,7 +70,7 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
 function refuseFlagConflicts(options: UpgradeOptions): void {
   if (options.templates && options.staged) {
     throw new UsageError(
-      '--canary/--waves cannot go with --templates: the staged rollout paces the pinned AMIs of live EC2NodeClasses',
+      `${options.staged.windows ? '--window' : '--canary/--waves'} cannot go with --templates: the staged rollout paces the pinned AMIs of live EC2NodeClasses`,
       {
         hint: 'apply the templates first (upgrade --templates ...), then stage the rollout with upgrade --to <minor> --canary/--waves',
       },
@@ -79,7 +79,7 @@ function refuseFlagConflicts(options: UpgradeOptions): void {
   // With --templates there is no staged request left to check.
   if (options.staged && !options.wait && !options.dryRun) {
     throw new UsageError(
-      '--no-wait cannot go with a staged rollout (--canary/--waves): karp-drift paces the waves while it follows them',
+      `--no-wait cannot go with a staged rollout (${options.staged.windows ? '--window' : '--canary/--waves'}): karp-drift paces the waves while it follows them`,
       {
         hint: 'drop --no-wait (a staged upgrade that ends early leaves the rollout paused; re-run it to go on)',
       },

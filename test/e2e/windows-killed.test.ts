@@ -79,6 +79,14 @@ describe('upgrade windows, with no run alive', () => {
     await sleep(30_000);
     expect(started(sandbox).length).toBe(settled);
     expect(settled).toBeLessThan(33);
+    // Not for want of room: replacements finished after the close, and without the windows' budget general's own
+    // budget and the dead run's hold would let Karpenter start more of its old nodes now.
+    const records = sandbox.simulator.disruptions.entries();
+    expect(records.some((d) => d.finished !== undefined && new Date(d.finished).getTime() > closes.getTime())).toBe(true);
+    const inFlight = records.filter((d) => d.nodePool === 'general' && d.finished === undefined && d.failed === undefined).length;
+    const withoutWindows = budgetsIn(sandbox, 'general').filter((_, i, all) => i !== all.length - 3);
+    expect(allowedDisruptions(withoutWindows, { numNodes: 24, disrupting: inFlight }, 'Drifted', new Date()).allowed).toBeGreaterThan(0);
+    expect(records.filter((d) => d.nodePool === 'general').length).toBeLessThan(24);
 
     // resume gives every NodePool its own budgets and their owners back, windows and all gone.
     const resumed = await karpDrift(sandbox, ['resume', '-o', 'json']);

@@ -33,6 +33,7 @@ describe('upgrade windows: refusals', () => {
     ],
     ['no duration', ['--window', '0 2 * * mon-thu'], ExitCode.Usage, /^error: --window "0 2 \* \* mon-thu" has no duration after its last "\/"$/m],
     ['--exclude alone', ['--exclude', '2026-12-24/2026-12-26'], ExitCode.Usage, /^error: --exclude closes part of an upgrade window, and there is none/m],
+    ['--no-wait: nobody would pace it', [...WINDOW, '--no-wait'], ExitCode.Usage, /^error: --no-wait cannot go with a staged rollout \(--window\)/m],
   ])('%s: refused, nothing written', async (_name, flags, code, message) => {
     const sandbox = await scenario('staged');
     const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', ...flags, '--yes']);
