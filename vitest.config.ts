@@ -8,6 +8,7 @@ import { LongestFirstSequencer } from './test/suite/sequencer.js';
 //   Six keeps both cores busy without starving a CLI that a test times (measured: four left a core idle half the run).
 // A slow test lives under test/e2e/ or is named *.slow.test.ts. Files start longest first (test/suite/sequencer.ts),
 // from the times `npm run test:timings` records, so a clean clone has no long tail. The scale proofs under test/long/
+// and the wall-clock proofs (`*.clock.test.ts`: minutes of real waiting on Karpenter's budget schedules and Leases)
 // run only with `npm run test:long` (vitest.long.config.ts); the slow project proves the same code paths on a cut.
 export default defineConfig({
   test: {
@@ -22,7 +23,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/e2e/**', 'test/long/**', 'test/**/*.slow.test.ts'],
+          exclude: ['test/e2e/**', 'test/long/**', 'test/**/*.slow.test.ts', 'test/**/*.clock.test.ts'],
           sequence: { groupOrder: 0 },
           maxWorkers: 2,
         },
@@ -32,7 +33,7 @@ export default defineConfig({
         test: {
           name: 'slow',
           include: ['test/e2e/**/*.test.ts', 'test/**/*.slow.test.ts'],
-          exclude: ['test/long/**'],
+          exclude: ['test/long/**', 'test/**/*.clock.test.ts'],
           sequence: { groupOrder: 1 },
           maxWorkers: 6,
           testTimeout: 120_000,

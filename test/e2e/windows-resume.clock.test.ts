@@ -1,7 +1,7 @@
 // Upgrade windows (--window) end to end: the built CLI against the sandbox, sampled from the simulated Karpenter's own
 // record of the drift commands it started. The sandbox reads budget schedules on the wall clock, as Karpenter does
 // (sandbox/karpenter/clock.ts `wall`, disruption-controller.ts `allowance`), so the windows here open on real minutes
-// a little after the test starts, and this file takes about three minutes. windows-killed.test.ts: a run killed.
+// a little after the test starts, and this file takes about three minutes. windows-killed.clock.test.ts: a run killed.
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
 import type { Sandbox } from '../../src/sandbox/sandbox.js';
