@@ -301,7 +301,11 @@ function countFinishedHealth(state: GateKeeperState): Step {
   const key = checkpoint ? checkpointKey(checkpoint) : undefined;
   state.lastHealth = verdict;
   const untested = verdict?.result === 'passed' && attempts.length === 0 ? done.untested : [];
-  const j = judge(verdict, attempts, untested, { ...(done.nodePools ? { nodePools: done.nodePools } : {}), baseline });
+  const j = judge(verdict, attempts, untested, {
+    ...(done.nodePools ? { nodePools: done.nodePools } : {}),
+    baseline,
+    awaiting: state.ledger.awaitingEvent.size,
+  });
   const result = j.result;
   const counted = tallyEvaluation(state.tally, result, request.failureLimit, done.at, 'health', j);
   state.tally = counted.tally;

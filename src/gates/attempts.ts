@@ -31,7 +31,17 @@ export interface AttemptLedger {
   commands: Map<string, CommandMark>;
   /** Per NodePool, failures of each kind not yet paired with one of the other kind. */
   unpaired: Map<string, { replacements: number; commands: number }>;
+  /** Replacements seen deleted before Initialized whose Warning event has not arrived yet: when each was first seen. */
+  awaitingEvent: Map<string, number>;
 }
+
+/**
+ * How long a replacement seen deleted before Initialized waits for Karpenter's Warning event about it before it is
+ * counted without one. The event travels its own watch, and Karpenter's recorder sends it asynchronously, so the
+ * deletion can arrive first (it did on a loaded machine, and the finding then could not say why). A liveness deletion
+ * has no event at all: it is counted this much later.
+ */
+export const EVENT_GRACE_MS = 3_000;
 
 export interface FailedAttempt {
   kind: 'replacement' | 'command';
@@ -49,7 +59,7 @@ export interface AttemptLook {
 }
 
 export function newAttemptLedger(): AttemptLedger {
-  return { settled: new Set(), commands: new Map(), unpaired: new Map() };
+  return { settled: new Set(), commands: new Map(), unpaired: new Map(), awaitingEvent: new Map() };
 }
 
 /** A NodeClaim the gates judge as a replacement: on a target AMI, or new and not launched yet (gatedClaims). */
@@ -72,6 +82,13 @@ export function observeAttempts(
   const failed: FailedAttempt[] = [];
   const live = new Set<string>();
   const replacementFailed = (c: NodeClaimView) => {
+    const seen = ledger.awaitingEvent.get(c.name) ?? now.getTime();
+    const warned = events().some((e) => e.type === 'Warning' && e.involvedKind === 'NodeClaim' && e.involvedName === c.name);
+    if (!warned && now.getTime() - seen < EVENT_GRACE_MS) {
+      ledger.awaitingEvent.set(c.name, seen);
+      return;
+    }
+    ledger.awaitingEvent.delete(c.name);
     ledger.settled.add(c.name);
     failed.push(pair(ledger, 'replacement', c.nodePool!, replacementFinding(c, events(), now)));
   };

@@ -28,7 +28,12 @@ export function judge(
   verdict: HealthVerdict | undefined,
   attempts: readonly FailedAttempt[],
   untested: readonly GateFinding[],
-  context: { nodePools?: readonly NodePoolView[]; baseline: GateBaseline },
+  context: {
+    nodePools?: readonly NodePoolView[];
+    baseline: GateBaseline;
+    /** Replacements seen deleted that still wait for Karpenter's event (attempts.ts EVENT_GRACE_MS): no pass meanwhile. */
+    awaiting?: number;
+  },
 ): Judgement {
   const counts: Partial<Record<FindingCode, number>> = { ...(verdict?.counts ?? {}) };
   const findings: GateFinding[] = [];
@@ -48,5 +53,6 @@ export function judge(
       final: untested.length > 0,
     };
   }
-  return { result: verdict?.result ?? 'inconclusive', findings: all, counts, failures: 0, final: false };
+  const result = verdict?.result === 'passed' && (context.awaiting ?? 0) > 0 ? 'pending' : (verdict?.result ?? 'inconclusive');
+  return { result, findings: all, counts, failures: 0, final: false };
 }

@@ -76,6 +76,8 @@ const underutilized = { status: 'True' as const, reason: 'Underutilized', messag
 
 interface Look {
   minute: number;
+  /** Seconds past the minute: a deletion without Karpenter's Warning is counted EVENT_GRACE_MS after it shows. */
+  second?: number;
   claims: NodeClaimView[];
   nodes?: NodeView[];
   /** Deleted since the follow began (the snapshot's `departed`). */
@@ -95,7 +97,7 @@ function verdicts(looks: Look[], failureLimit = 3) {
       nodes,
       events: l.events ?? [],
     };
-    const now = at(l.minute);
+    const now = at(l.minute, l.second);
     const attempts = observeAttempts(ledger, look, scope, baseline, now);
     const health = evaluateHealth(
       { nodeClaims: l.claims, nodes, pods: [], pdbs: [], nodePools: [] },
@@ -104,7 +106,7 @@ function verdicts(looks: Look[], failureLimit = 3) {
       DEFAULT_GATES,
       now,
     );
-    const j = judge(health, attempts, [], { baseline });
+    const j = judge(health, attempts, [], { baseline, awaiting: ledger.awaitingEvent.size });
     const counted = tallyEvaluation(tally, j.result, failureLimit, now, 'health', j);
     tally = counted.tally;
     return {
@@ -123,8 +125,11 @@ describe("the gate's verdicts for each claim history", () => {
       [
         { minute: 3, claims: [picked(2), replacement('launched')], nodes: [tainted] },
         { minute: 17, claims: [picked(2), deleted(replacement('launched'), 17)], nodes: [tainted], events: [waiting] },
+        // Liveness publishes no event: after EVENT_GRACE_MS without a Warning it counts without one.
+        { minute: 17, second: 3, claims: [picked(2), deleted(replacement('launched'), 17)], nodes: [tainted], events: [waiting] },
       ],
       [
+        { result: 'pending', codes: '-', failures: 0 },
         { result: 'pending', codes: '-', failures: 0 },
         { result: 'failed', codes: 'REPLACEMENT-DELETED', failures: 1 },
       ],
@@ -146,10 +151,12 @@ describe("the gate's verdicts for each claim history", () => {
         { minute: 3, claims: [picked(2), replacement('launched')], nodes: [tainted] },
         { minute: 11, claims: [old, replacement('launched')], nodes: [oldNode] },
         { minute: 17, claims: [old], nodes: [oldNode], departed: [deleted(replacement('launched'), 17)] },
+        { minute: 17, second: 3, claims: [old], nodes: [oldNode], departed: [deleted(replacement('launched'), 17)] },
       ],
       [
         { result: 'pending', codes: '-', failures: 0 },
         { result: 'failed', codes: 'COMMAND-FAILED', failures: 1 },
+        { result: 'pending', codes: '-', failures: 1 },
         { result: 'failed', codes: 'REPLACEMENT-DELETED', failures: 1 },
       ],
     ],
@@ -157,8 +164,8 @@ describe("the gate's verdicts for each claim history", () => {
       'replacement deleted (insufficient capacity), then its command failed: one failure the other way round',
       [
         { minute: 2, claims: [picked(2), replacement('created')], nodes: [tainted] },
-        { minute: 3, claims: [picked(2)], nodes: [tainted], departed: [deleted(replacement('created'), 2)] },
-        { minute: 4, claims: [old], nodes: [oldNode], departed: [deleted(replacement('created'), 2)] },
+        { minute: 3, claims: [picked(2)], nodes: [tainted], departed: [deleted(replacement('created'), 2)], events: [ice] },
+        { minute: 4, claims: [old], nodes: [oldNode], departed: [deleted(replacement('created'), 2)], events: [ice] },
       ],
       [
         { result: 'pending', codes: '-', failures: 0 },
@@ -304,7 +311,7 @@ describe("the findings, in Karpenter's words", () => {
         },
         scope,
         baseline,
-        at(l.minute),
+        at(l.minute, l.second),
       ),
     );
   };
@@ -313,6 +320,7 @@ describe("the findings, in Karpenter's words", () => {
     const [f] = run([
       { minute: 3, claims: [replacement('launched')] },
       { minute: 17, claims: [deleted(replacement('launched'), 17)], events: [waiting] },
+      { minute: 17, second: 3, claims: [deleted(replacement('launched'), 17)], events: [waiting] },
     ]);
     expect(f).toEqual({
       kind: 'replacement',
@@ -329,7 +337,7 @@ describe("the findings, in Karpenter's words", () => {
           'last seen: Registered=Unknown NodeNotFound: Node not registered with cluster',
           'last seen: Initialized=Unknown NodeNotFound: Node not registered with cluster',
           'created 2025-08-20T14:02:00Z, deleted 2025-08-20T14:17:00Z',
-          'event DisruptionWaitingReadiness on NodeClaim/general-new1 (60s ago, x12 over 15m): "Waiting on readiness to continue disruption"',
+          'event DisruptionWaitingReadiness on NodeClaim/general-new1 (63s ago, x12 over 15m): "Waiting on readiness to continue disruption"',
         ],
       },
     });
@@ -343,6 +351,17 @@ describe("the findings, in Karpenter's words", () => {
     expect(f!.finding.evidence.at(-1)).toBe(
       'event InsufficientCapacityError on NodeClaim/general-new1 (60s ago): "NodeClaim general-new1 event: all requested instance types were unavailable during launch"',
     );
+  });
+
+  it("a deletion seen before Karpenter's Warning (its own watch, an asynchronous recorder) waits for it, and quotes it", () => {
+    const gone = deleted(replacement('created'), 2);
+    const looks = run([
+      { minute: 2, claims: [replacement('created')] },
+      { minute: 3, claims: [], departed: [gone] },
+      { minute: 3, second: 1, claims: [], departed: [gone], events: [ice] },
+    ]);
+    expect(looks).toHaveLength(1);
+    expect(looks[0]!.finding.evidence.at(-1)).toMatch(/^event InsufficientCapacityError on NodeClaim\/general-new1/);
   });
 
   it('a failed command names the old node and the replacement it waited on, with its events', () => {
