@@ -1,13 +1,14 @@
 // --release latest~N and --min-age through the real SDK against the sandbox's SSM and EC2 (GetParametersByPath on the
 // release folders, DescribeImages for CreationDate): for AL2023, Bottlerocket and a GPU variant. Only Date is faked,
 // so "now" can sit a known time after the catalog's releases; the sockets and timers are real.
-import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { resolveAmis } from '../../src/ami/resolve.js';
-import { KarpDriftError, RuntimeFailure, UsageError } from '../../src/errors.js';
+import { RuntimeFailure, UsageError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 import { parseAmisOptions } from '../../src/cli/options.js';
 import { seriesReleases } from '../../src/sandbox/aws/lookup.js';
-import { startAwsEndpoints } from '../../src/sandbox/aws/server.js';
+import { sandboxAws as sandbox } from './aws-sandbox.js';
+import { failure } from './failure.js';
 import type { AmiFamily, Arch, Variant } from '../../src/ami/families.js';
 
 const DAY = 86_400_000;
@@ -28,24 +29,6 @@ afterEach(() => {
   vi.useRealTimers();
   vi.unstubAllEnvs();
 });
-
-async function sandbox() {
-  const aws = await startAwsEndpoints();
-  onTestFinished(() => aws.stop());
-  vi.stubEnv('AWS_ENDPOINT_URL_SSM', aws.url);
-  vi.stubEnv('AWS_ENDPOINT_URL_EC2', aws.url);
-  return aws;
-}
-
-async function failure(promise: Promise<unknown>): Promise<KarpDriftError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof KarpDriftError) return err;
-    throw err;
-  }
-  throw new Error('expected resolution to fail');
-}
 
 // What each case asks for, and one series of it whose catalog releases say what the policy must choose.
 const CASES: Array<[string, Record<string, string>, { family: AmiFamily; arch: Arch; variant: Variant }]> = [

@@ -5,11 +5,12 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { vi } from 'vitest';
 import { resolveAmiQueries, resolveAmis } from '../../src/ami/resolve.js';
-import { KarpDriftError, RuntimeFailure, UsageError } from '../../src/errors.js';
+import { RuntimeFailure, UsageError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 import { parseAmisOptions } from '../../src/cli/options.js';
 import { newestRelease } from '../../src/sandbox/aws/lookup.js';
-import { startAwsEndpoints } from '../../src/sandbox/aws/server.js';
+import { sandboxAws as sandbox } from './aws-sandbox.js';
+import { failure } from './failure.js';
 import type { CatalogRelease } from '../../src/sandbox/aws/types.js';
 
 const PREFIX = '/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/standard/recommended';
@@ -121,24 +122,6 @@ describe('resolveAmis through the SDK endpoint variables', () => {
 
 // The other side of the contract: the sandbox's SSM and EC2 endpoints, which reach karp-drift only through the variables.
 describe('resolveAmis against the sandbox AWS endpoints', () => {
-  async function sandbox() {
-    const aws = await startAwsEndpoints();
-    onTestFinished(() => aws.stop());
-    vi.stubEnv('AWS_ENDPOINT_URL_SSM', aws.url);
-    vi.stubEnv('AWS_ENDPOINT_URL_EC2', aws.url);
-    return aws;
-  }
-
-  async function failure(promise: Promise<unknown>): Promise<KarpDriftError> {
-    try {
-      await promise;
-    } catch (err) {
-      if (err instanceof KarpDriftError) return err;
-      throw err;
-    }
-    throw new Error('expected resolution to fail');
-  }
-
   const pinned = (r: CatalogRelease) => ({
     family: r.family,
     kubernetesVersion: r.kubernetesVersion,

@@ -20,9 +20,10 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { allCustomMatcher, type CustomMatcher } from 'aws-sdk-client-mock-vitest';
 import { beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ssmArch } from '../../src/ami/families.js';
+import { failure } from './failure.js';
 import { ssmMetadataPaths, ssmParameterPath, type AmiQuery } from '../../src/ami/parameters.js';
 import { resolveAmiQueries, resolveAmis } from '../../src/ami/resolve.js';
-import { KarpDriftError, RuntimeFailure, UsageError } from '../../src/errors.js';
+import { RuntimeFailure, UsageError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 import { parseAmisOptions } from '../../src/cli/options.js';
 
@@ -111,16 +112,6 @@ function q(overrides: Partial<AmiQuery> = {}): AmiQuery {
     release: 'latest',
     ...overrides,
   };
-}
-
-async function failure(promise: Promise<unknown>): Promise<KarpDriftError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof KarpDriftError) return err;
-    throw err;
-  }
-  throw new Error('expected resolution to fail');
 }
 
 describe('resolveAmis', () => {
