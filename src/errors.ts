@@ -72,6 +72,12 @@ export class HaltedError extends KarpDriftError {
  */
 export class WindowPausedError extends KarpDriftError {
   readonly exitCode = ExitCode.PausedByWindow;
+  /** The NodePools left held, when known (`wait`'s `done` names them). */
+  readonly paused?: string[];
+  constructor(message: string, options: KarpDriftErrorOptions & { paused?: string[] } = {}) {
+    super(message, options);
+    if (options.paused !== undefined) this.paused = options.paused;
+  }
 }
 /** SIGINT/SIGTERM. */
 export class InterruptedError extends KarpDriftError {

@@ -43,6 +43,12 @@ export interface HoldRecord {
   windows?: Budget[];
   /** The `--window`/`--exclude` flags that asked for them, for `status` and the command that goes on. */
   windowFlags?: string[];
+  /**
+   * `window`: the run that wrote this hold stopped because its upgrade windows were closed (it started outside them,
+   * or they closed mid-rollout), so nothing moves until the same upgrade runs inside the next one: `status` and `wait`
+   * say when that opens. Written by that pause only; any later write (a run inside the window, `pause`) drops it.
+   */
+  pausedBy?: 'window';
 }
 
 /** A managedFields entry that owned the budgets: enough to find it again, or to write it anew. */
@@ -94,6 +100,7 @@ export function decodeHoldRecord(text: string | undefined): HoldRecord | { error
     ...(v.owners !== undefined ? { owners: v.owners } : {}),
     ...(v.windows !== undefined ? { windows: v.windows } : {}),
     ...(windowFlags !== undefined ? { windowFlags } : {}),
+    ...(v.pausedBy === 'window' ? { pausedBy: 'window' as const } : {}),
   };
 }
 

@@ -8,6 +8,9 @@
 //   - draining: no live run, and the hold still lets Karpenter start replacements (its allowance is above 0 and its
 //     switch has not fired yet, or it has none): `pause` stops it now.
 //   - paused: no live run, drift held at 0 (pause, node holds, a run that stopped and left its holds on purpose).
+//   - windowed: paused, by a run that stopped because its upgrade windows (--window) were closed: the same upgrade
+//     re-run inside the next window goes on (a scheduler runs it every window), so this is the rollout's way, not a
+//     stop that somebody must look at.
 // A lock that cannot be read rules out nothing: `unknown`. Pure.
 import type { Budget } from '../karpenter/budgets.js';
 import { humanDuration, utcTime } from '../text/words.js';
@@ -49,7 +52,9 @@ export type HoldState =
   | { state: 'switched'; since: string }
   /** No live run, and the hold still lets Karpenter start `allowance` more replacements (until `until`, its switch). */
   | { state: 'draining'; allowance: number; until?: string }
-  | { state: 'paused' };
+  | { state: 'paused' }
+  /** Paused by the windows: the `--window`/`--exclude` flags of the run that left it (stages/window-hold.ts reads them). */
+  | { state: 'windowed'; windowFlags: string[] };
 
 /**
  * The state of karp-drift's hold on one NodePool, or undefined when it holds none there. `heldNodes`: how many of
@@ -67,6 +72,9 @@ export function holdState(
   if (lock.state === 'unreadable') return { state: 'unknown' };
   const valid = record !== undefined && !('error' in record) ? record : undefined;
   const allowance = heldAllowance(pool.budgets, valid);
+  if (allowance === 0 && valid?.pausedBy === 'window' && (valid.windowFlags ?? []).length > 0) {
+    return { state: 'windowed', windowFlags: valid.windowFlags! };
+  }
   if (allowance === undefined || allowance === 0) return { state: 'paused' };
   const fires = switchTime(pool.budgets, now);
   if (fires !== undefined && fires.getTime() <= now.getTime()) return { state: 'switched', since: fires.toISOString() };
@@ -74,7 +82,7 @@ export function holdState(
 }
 
 /** The states of several NodePools' holds, worst first: what a one-line summary names. */
-const RANK: Record<HoldState['state'], number> = { draining: 0, unknown: 1, paced: 2, switched: 3, paused: 4 };
+const RANK: Record<HoldState['state'], number> = { draining: 0, unknown: 1, paced: 2, switched: 3, paused: 4, windowed: 5 };
 
 export function worstHold(states: readonly HoldState[]): HoldState | undefined {
   return [...states].sort((a, b) => RANK[a.state] - RANK[b.state])[0];
@@ -107,6 +115,8 @@ export function holdStateLabel(h: HoldState): string {
       return 'its run is gone, and the hold still lets replacements start';
     case 'paused':
       return 'paused';
+    case 'windowed':
+      return 'paused by the window';
   }
 }
 
@@ -123,6 +133,8 @@ export function holdStateText(h: HoldState, now: Date): string {
       return `not paused: no run is live, and the hold still lets Karpenter start up to ${h.allowance} more replacement${h.allowance === 1 ? '' : 's'}${h.until !== undefined ? ` until ${hhmm(h.until)} (its dead man's switch then holds drift at 0)` : ''}`;
     case 'paused':
       return 'paused: no karp-drift run is live';
+    case 'windowed':
+      return `paused by the window: the run stopped outside its upgrade windows (${h.windowFlags.join(' ')}), and the same upgrade re-run inside one goes on`;
   }
 }
 
@@ -136,6 +148,8 @@ export function holdStateNext(h: HoldState, nodePool?: string): string {
       return `see whether a run is live: kubectl get lease ${LEASE_NAME} -n <lock namespace> -o yaml (reading it needs get on that Lease)`;
     case 'draining':
       return `stop it now: karp-drift pause${scope}; then re-run the staged upgrade to go on, or karp-drift rollback`;
+    case 'windowed':
+      return `run the same upgrade inside the next window (a scheduler can run it every window), release the hold with karp-drift resume${scope} (its windows go too), or roll back with karp-drift rollback`;
     case 'switched':
     case 'paused':
       return `re-run the staged upgrade to go on from where the cluster stands, release the hold with karp-drift resume${scope}, or roll back with karp-drift rollback`;

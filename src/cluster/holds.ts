@@ -85,6 +85,8 @@ export async function holdWithBudget(
      * still opens only in its windows.
      */
     windows?: { budgets: Budget[]; flags: string[] };
+    /** The run pauses because its windows are closed (HoldRecord `pausedBy`); never carried over from the record. */
+    pausedBy?: 'window';
   },
   signal?: AbortSignal,
 ): Promise<BudgetHoldResult> {
@@ -123,6 +125,7 @@ export async function holdWithBudget(
         : {}),
       ...(owners !== undefined ? { owners } : {}),
       ...(windows.budgets.length > 0 ? { windows: windows.budgets, windowFlags: windows.flags } : {}),
+      ...(run.pausedBy !== undefined && windows.budgets.length > 0 ? { pausedBy: run.pausedBy } : {}),
     };
     const annotation = encodeHoldRecord(next);
     // The same hold written by an earlier run (a second pause): nothing to change, and the record keeps its run.

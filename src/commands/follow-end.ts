@@ -64,7 +64,8 @@ function lockLost(run: FollowRun): LockLost | undefined {
 /** `wait` stopped the follow: the rollout is paused, with no run left to release the holds. */
 function isHeld(run: FollowRun): boolean {
   const { endWhen } = run.settings;
-  return !run.ctx.signal.aborted && endWhen?.aborted === true && endWhen.reason instanceof HaltedError;
+  const reason: unknown = endWhen?.reason;
+  return !run.ctx.signal.aborted && endWhen?.aborted === true && (reason instanceof HaltedError || reason instanceof WindowPausedError);
 }
 
 async function endFailed(run: FollowRun, state: FollowState, failure: Error, now: Date): Promise<never> {
@@ -122,8 +123,9 @@ function holdsLeftText(run: FollowRun): string {
 }
 
 function endHeld(run: FollowRun, state: FollowState, now: Date): never {
-  const reason = run.settings.endWhen!.reason as HaltedError;
-  reportDone(run, state, 'paused', now, { cause: 'held', paused: reason.paused });
+  const reason = run.settings.endWhen!.reason as HaltedError | WindowPausedError;
+  const cause = reason instanceof WindowPausedError ? 'window' : 'held';
+  reportDone(run, state, 'paused', now, { cause, paused: reason.paused ?? [] });
   throw reason;
 }
 
@@ -228,7 +230,7 @@ async function pauseStaged(
   const { pacer, resumeCommand } = run.settings;
   if (!pacer) return undefined;
   const pools = await pacer
-    .pause(state.snapshot.nodeClaims.values(), state.snapshot.nodes, why, new Date())
+    .pause(state.snapshot.nodeClaims.values(), state.snapshot.nodes, why, new Date(), { byWindow: cause === 'window' })
     .catch((e: unknown) => {
       const message = e instanceof Error ? e.message : String(e);
       run.ctx.io.err(`warning: could not leave the staged rollout paused: ${message}\n`);

@@ -114,10 +114,15 @@ export async function diagnoseStall(run: FollowRun, state: FollowState, now: Dat
 export function stopReason(run: FollowRun, state: FollowState, turn: Turn): 'continue' | RolloutResult {
   if (isDone(run, state, turn)) return 'succeeded';
   // Karpenter already starts nothing once the windows close (their budgets); the run leaves the rollout held.
-  if (run.settings.window !== undefined && !isWindowOpen(run.settings.window, turn.now)) return 'window';
+  if (isWindowClosed(run, turn)) return 'window';
   if (isTimedOut(run, state, turn)) return 'timeout';
   if (isStalled(run, state, turn)) return 'stalled';
   return 'continue';
+}
+
+/** The run has upgrade windows (`--window`), and they are closed now. */
+export function isWindowClosed(run: FollowRun, turn: Turn): boolean {
+  return run.settings.window !== undefined && !isWindowOpen(run.settings.window, turn.now);
 }
 
 /** Every node is on target and, with gates, the last checkpoint is cleared. */

@@ -130,6 +130,7 @@ async function holdPoolWithBudget(
     ...(poolSize !== undefined ? { poolSize } : {}),
     soakUntil,
     armAt,
+    ...(state.pausedBy !== undefined ? { pausedBy: state.pausedBy } : {}),
   };
   const r = await holdWithBudget(settings.cluster, settings.api, pool, value, { ...record, windows: windowsOf(settings) }, signal);
   state.written.set(pool, allowance);

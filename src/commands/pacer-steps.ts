@@ -58,6 +58,8 @@ export interface PacerState {
    */
   waveClock: { key: string; openedAt: number; rounds: number; counted: boolean } | undefined;
   readonly wavesDone: { ms: number; rounds: number };
+  /** Set by a pause because the upgrade windows are closed: the holds it writes say so (HoldRecord `pausedBy`). */
+  pausedBy?: 'window';
 }
 
 export function newPacerState(plan: StagedPlan): PacerState {

@@ -6,7 +6,10 @@ import { listAll } from '../cluster/list.js';
 import { readLease } from '../cluster/lock.js';
 import { EVENTS, NODES, karpenterResources } from '../karpenter/resources.js';
 import type { EventView, KarpenterApi, NodePoolView, NodeView } from '../karpenter/views.js';
-import { HaltedError } from '../errors.js';
+import { HaltedError, WindowPausedError } from '../errors.js';
+import { recordedWindowState } from '../stages/window-hold.js';
+import { windowWaitText } from '../report/windows.js';
+import type { WindowState } from '../windows/calendar.js';
 import { rolloutHold, type RolloutHold } from '../stages/paused.js';
 import { LEASE_NAME } from '../apis/lock.js';
 import { holdStateText, runLock } from '../apis/hold-state.js';
@@ -70,4 +73,21 @@ function pausedError(hold: Paused, why: string | undefined): HaltedError {
 /** The paused rollout as an error (exit 6), with what the run that left it said. */
 export async function pausedRolloutError(cluster: Cluster, hold: Paused, signal: AbortSignal): Promise<HaltedError> {
   return pausedError(hold, await whyPaused(cluster, hold, signal));
+}
+
+/**
+ * A rollout paused by its upgrade windows (every hold says so, `windowFlags`): the rollout's way over days, not a stop
+ * to look into, so `wait` ends with the run's own exit 7 and says when the next window opens.
+ */
+export function windowPausedRollout(hold: Paused & { windowFlags: string[] }, now: Date): { error: WindowPausedError; window?: WindowState } {
+  const window = recordedWindowState(hold.windowFlags, now);
+  const pools = hold.pools.map((p) => `nodepool/${p}`).join(', ');
+  const error = new WindowPausedError(
+    `paused by the window: ${windowWaitText(window, now)}; karp-drift holds Drifted disruption on ${pools} (run ${hold.runIds.join(', ') || 'unknown'}) with its windows' budgets (${hold.windowFlags.join(' ')})`,
+    {
+      paused: hold.pools,
+      hint: 'run the same upgrade inside the next window (a scheduler or the CronJob of deploy/ runs it every window), then karp-drift wait; or release the holds (karp-drift resume) or roll back (karp-drift rollback)',
+    },
+  );
+  return { error, ...(window !== undefined ? { window } : {}) };
 }

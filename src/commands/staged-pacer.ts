@@ -47,12 +47,16 @@ export interface Pacer {
   ): Promise<StageState>;
   /** The rollout is done (or never began, `quiet`: no Event): every hold released, the NodePools' own budgets back. */
   finish(nodes: ReadonlyMap<string, NodeView>, now: Date, options?: { quiet?: boolean }): Promise<void>;
-  /** The run ends early: hold whatever is not released at 0; returns the NodePools left paused. */
+  /**
+   * The run ends early: hold whatever is not released at 0; returns the NodePools left paused. `byWindow`: because
+   * the upgrade windows are closed, which the holds record (`status` and `wait` say when the next one opens).
+   */
   pause(
     claims: Iterable<NodeClaimView>,
     nodes: ReadonlyMap<string, NodeView>,
     why: string,
     now: Date,
+    options?: { byWindow?: boolean },
   ): Promise<string[]>;
 }
 
@@ -66,7 +70,10 @@ export function createPacer(settings: PacerSettings): Pacer {
     prime: (inventory, now, signal, options = {}) => prime(settings, state, inventory, now, signal, options),
     step: (claims, nodes, now, signal) => step(settings, state, claims, nodes, now, signal),
     finish: (nodes, now, options = {}) => finish(settings, state, nodes, now, options),
-    pause: (claims, nodes, why, now) => pause(settings, state, claims, nodes, why, now),
+    pause: (claims, nodes, why, now, options = {}) => {
+      if (options.byWindow === true) state.pausedBy = 'window';
+      return pause(settings, state, claims, nodes, why, now);
+    },
   };
 }
 

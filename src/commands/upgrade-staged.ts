@@ -87,7 +87,9 @@ async function unlessWindowOpen(
   const nodes = new Map(inventory.nodes.map((n) => [n.name, n]));
   await pacer.prime(inventory, now, ctx.signal, { closed: true });
   const next = nextWindowText(state, now);
-  const pools = await pacer.pause(inventory.nodeClaims, nodes, `outside the upgrade windows; ${next}`, now);
+  const pools = await pacer.pause(inventory.nodeClaims, nodes, `outside the upgrade windows; ${next}`, now, {
+    byWindow: true,
+  });
   throw new WindowPausedError(
     `paused by the window, ${next}: nothing was applied; karp-drift holds Drifted disruption on ${pools.map((p) => `nodepool/${p}`).join(', ')} with the windows' budgets`,
     { hint: `run the same command again inside a window (a scheduler or CI can run it every window): ${resume}` },

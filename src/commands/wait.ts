@@ -10,11 +10,13 @@ import { minorInAmiNames } from '../ami/families.js';
 import type { Cluster } from '../cluster/client.js';
 import type { Discovery } from '../cluster/discovery.js';
 import type { Inventory, NodePoolView } from '../karpenter/views.js';
-import { UsageError, type HaltedError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import type { WaitOptions } from './options.js';
 import type { RolloutProgress } from '../rollout/track.js';
 import { followRollout } from './follow-rollout.js';
-import { holdNow, pausedRolloutError, type Draining, type Paced, type Paused } from './paused-rollout.js';
+import { holdNow, pausedRolloutError, windowPausedRollout, type Draining, type Paced, type Paused } from './paused-rollout.js';
+import { windowEventJson } from '../report/windows.js';
+import type { KarpDriftError } from '../errors.js';
 import { holdStateNext, holdStateText } from '../apis/hold-state.js';
 import { connect, readScope } from './planning.js';
 import { event } from './upgrade-shared.js';
@@ -77,10 +79,33 @@ function waitTarget(inventory: Inventory, controlPlaneMinor: string): WaitTarget
   return { pools, classes, targetMinor: [...minors][0] ?? controlPlaneMinor };
 }
 
-/** Held already, with no run left to release the holds: nothing would move, so `wait` ends before it starts. */
-async function pausedBefore(ctx: CommandContext, cluster: Cluster, hold: Paused): Promise<HaltedError> {
+/**
+ * Held already, with no run left to release the holds: nothing would move, so `wait` ends before it starts: paused
+ * (exit 6), or paused by the window (exit 7, the rollout's way between windows).
+ */
+async function pausedBefore(ctx: CommandContext, cluster: Cluster, hold: Paused): Promise<KarpDriftError> {
+  const json = ctx.globals.output === 'json';
+  const now = new Date();
+  if (hold.windowFlags !== undefined) {
+    const { error, window } = windowPausedRollout({ ...hold, windowFlags: hold.windowFlags }, now);
+    if (window !== undefined) {
+      const w = windowEventJson('waiting', window, now);
+      if (ctx.summary) recordSummary(ctx.summary, w);
+      if (json) ctx.io.out(`${JSON.stringify(w)}\n`);
+    }
+    return reportPausedDone(ctx, cluster, error, { cause: 'window', paused: hold.pools });
+  }
   const error = await pausedRolloutError(cluster, hold, ctx.signal);
-  const done = { result: 'paused', cause: 'held', cluster: cluster.identity, paused: hold.pools };
+  return reportPausedDone(ctx, cluster, error, { cause: 'held', paused: hold.pools });
+}
+
+function reportPausedDone<E extends KarpDriftError>(
+  ctx: CommandContext,
+  cluster: Cluster,
+  error: E,
+  { cause, paused }: { cause: 'held' | 'window'; paused: string[] },
+): E {
+  const done = { result: 'paused', cause, cluster: cluster.identity, paused };
   if (ctx.summary) recordSummary(ctx.summary, { type: 'done', ...done, message: error.message });
   if (ctx.globals.output === 'json') ctx.io.out(event('done', done));
   return error;
@@ -150,7 +175,14 @@ async function followWhilePaced(
   const look = setInterval(() => {
     void holdNow(cluster, discovery.karpenterApi, options.lockNamespace, pools, undefined, ctx.signal)
       .then(async (h) => {
-        if (h?.state === 'paused') ended.abort(await pausedRolloutError(cluster, h, ctx.signal));
+        if (h?.state !== 'paused') return;
+        // The run pacing it stopped: paused by its windows closing (exit 7), or for a reason to look into (exit 6).
+        const windowFlags = h.windowFlags;
+        ended.abort(
+          windowFlags !== undefined
+            ? windowPausedRollout({ ...h, windowFlags }, new Date()).error
+            : await pausedRolloutError(cluster, h, ctx.signal),
+        );
       })
       .catch(() => undefined); // a failed look is tried again; the follow reports a cluster that stays unreachable
   }, HOLD_CHECK_MS);

@@ -9,6 +9,9 @@ import { decodeHoldRecord, heldAllowance, HOLD_ANNOTATION, holdWithoutReasons, s
 import type { HoldMechanism } from '../stages/hold-mechanism.js';
 import { holdState, holdStateNext, leaseRenewedText, holdStateText, type HoldState, type RunLock } from '../apis/hold-state.js';
 import { fitColumns } from '../text/table.js';
+import { recordedWindowState } from '../stages/window-hold.js';
+import type { WindowState } from '../windows/calendar.js';
+import { windowWaitText } from './windows.js';
 import { wrapText } from './screen.js';
 
 export interface DriftHold {
@@ -38,6 +41,8 @@ export interface DriftHold {
    * disruption method, not only drift. Text only.
    */
   everyReason?: boolean;
+  /** Paused by its upgrade windows (state `windowed`): where they stand now (undefined: the flags no longer read). */
+  window?: WindowState;
 }
 
 /** The holds on `pools` (budget first, then node holds by run), NodePools by name; `lock`: the cluster lock read. */
@@ -68,6 +73,7 @@ export function driftHolds(
         ...(switchAt !== undefined ? { switchAt: switchAt.toISOString() } : {}),
         state,
         ...(holdWithoutReasons(pool.budgets, record) ? { everyReason: true } : {}),
+        ...(state.state === 'windowed' ? windowOf(state.windowFlags, now) : {}),
       });
     }
     const byRun = new Map<string, number>();
@@ -79,6 +85,11 @@ export function driftHolds(
     }
   }
   return holds;
+}
+
+function windowOf(flags: readonly string[], now: Date): { window?: WindowState } {
+  const window = recordedWindowState(flags, now);
+  return window !== undefined ? { window } : {};
 }
 
 const shortRun = (runId: string) => (runId.length > 9 ? `${runId.slice(0, 8)}…` : runId);
@@ -164,6 +175,14 @@ function holdsFooter(holds: readonly DriftHold[], now: Date): string[] {
   }
   const unknown = holds.find((h) => h.state.state === 'unknown')?.state;
   if (unknown !== undefined) return [`Whether a run is live: ${holdStateText(unknown, now)}`, `  next: ${holdStateNext(unknown)}`];
+  const windowed = holds.find((h) => h.state.state === 'windowed');
+  if (windowed?.state.state === 'windowed' && holds.every((h) => h.state.state === 'windowed')) {
+    return [
+      `Paused by the window: ${windowWaitText(windowed.window, now)}`,
+      `  windows: ${windowed.state.windowFlags.join(' ')}`,
+      `  next: ${holdStateNext(windowed.state)}`,
+    ];
+  }
   const draining = holds.filter((h) => h.state.state === 'draining');
   return [
     ...draining.flatMap((h) => [`nodepool/${h.nodePool}: ${holdStateText(h.state, now)}`, `  next: ${holdStateNext(h.state, h.nodePool)}`]),
@@ -191,5 +210,14 @@ export function driftHoldsJson(holds: readonly DriftHold[]): Array<Record<string
     ...(h.error !== undefined ? { error: h.error } : {}),
     state: h.state.state,
     ...(h.state.state === 'paced' ? { pacedBy: h.state.lock.holder } : {}),
+    ...(h.state.state === 'windowed' ? { windows: h.state.windowFlags, ...windowJson(h.window) } : {}),
   }));
+}
+
+/** When the next window opens (`opensAt`), or until when the open one lasts (`closesAt`); null: never. */
+function windowJson(w: WindowState | undefined): Record<string, unknown> {
+  if (w === undefined) return {};
+  return w.open
+    ? { windowOpen: true, closesAt: w.closesAt !== undefined ? utcTime(w.closesAt) : null }
+    : { windowOpen: false, opensAt: w.opensAt !== undefined ? utcTime(w.opensAt) : null };
 }

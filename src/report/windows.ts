@@ -47,6 +47,20 @@ export function nextWindowText(state: WindowState, now: Date): string {
   return `next window opens ${windowTime(state.opensAt, 'UTC', now)} (in ${etaDuration(state.opensAt.getTime() - now.getTime())})`;
 }
 
+/**
+ * Where a rollout paused by its windows stands, as `status` and `wait` say it: "waiting for the window that opens in
+ * 3h12m (Mon 02:00 UTC)", or that one is open now, which only a run inside it uses.
+ */
+export function windowWaitText(state: WindowState | undefined, now: Date): string {
+  if (state === undefined) return 'waiting for the next upgrade window';
+  if (state.open) {
+    const until = state.closesAt !== undefined ? ` until ${windowTime(state.closesAt, 'UTC', now)} (${etaDuration(state.closesAt.getTime() - now.getTime())} left)` : '';
+    return `the window is open${until}, and no karp-drift run paces the rollout in it`;
+  }
+  if (state.opensAt === undefined) return 'no window opens within two years';
+  return `waiting for the window that opens in ${etaDuration(state.opensAt.getTime() - now.getTime())} (${windowTime(state.opensAt, 'UTC', now)})`;
+}
+
 export function budgetText(b: Budget): string {
   return `{nodes: "${b.nodes}", reasons: [${(b.reasons ?? []).join(', ')}], schedule: "${b.schedule}", duration: ${b.duration}}`;
 }

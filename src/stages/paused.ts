@@ -16,7 +16,15 @@ export type RolloutHold =
   /** No live run, and a hold still lets Karpenter start replacements until its switch fires (or for good). */
   | { state: 'draining'; pools: string[]; runIds: string[]; since?: string; holds: PoolHold[] }
   /** Held at 0, and no run alive to release the holds (`switchedSince`: a dead run's switch holds them since then). */
-  | { state: 'paused'; pools: string[]; runIds: string[]; since?: string; switchedSince?: string };
+  | {
+      state: 'paused';
+      pools: string[];
+      runIds: string[];
+      since?: string;
+      switchedSince?: string;
+      /** Every hold paused by its upgrade windows (apis/hold-state.ts `windowed`): the flags that ask for them. */
+      windowFlags?: string[];
+    };
 
 export interface PoolHold {
   nodePool: string;
@@ -67,7 +75,14 @@ export function rolloutHold(
   const draining = holds.filter((h) => h.hold.state === 'draining');
   if (draining.length > 0) return { state: 'draining', ...common, holds: draining };
   const switched = holds.flatMap((h) => (h.hold.state === 'switched' ? [h.hold.since] : [])).sort();
-  return { state: 'paused', ...common, ...(switched.length > 0 ? { switchedSince: switched[0] } : {}) };
+  // Paused by the windows only when every hold is: one a gate or `pause` stopped needs somebody to look at it.
+  const windowed = holds.every((h) => h.hold.state === 'windowed') ? holds[0]!.hold : undefined;
+  return {
+    state: 'paused',
+    ...common,
+    ...(switched.length > 0 ? { switchedSince: switched[0] } : {}),
+    ...(windowed?.state === 'windowed' ? { windowFlags: windowed.windowFlags } : {}),
+  };
 }
 
 /** The runs that wrote the holds on `held`, and when the first was put on. */

@@ -294,6 +294,12 @@ describe("upgrade windows' budgets in the hold", () => {
     expect(userBudgets(liveList, rec)).toEqual(own);
   });
 
+  it('a pause because the windows were closed is recorded, and read back; anything else there is not', () => {
+    const encoded = encodeHoldRecord({ ...withWindows, pausedBy: 'window' });
+    expect(decodeHoldRecord(encoded)).toEqual({ ...withWindows, pausedBy: 'window' });
+    expect(decodeHoldRecord(encoded.replace('"window"}', '"gate"}'))).toEqual(withWindows);
+  });
+
   it('keep the hold’s allowance and switch readable', () => {
     expect(heldAllowance(live, withWindows)).toBe(2);
     expect(switchTime(live, new Date('2026-11-28T03:50:00Z'), withWindows)).toEqual(armAt);

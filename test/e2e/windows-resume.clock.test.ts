@@ -33,7 +33,15 @@ describe('upgrade windows, run again', () => {
     const args = [...UPGRADE, '--canary', 'canary', '--soak', '100s', '--window', windowAt(first), '--window', windowAt(second)];
     await untilTime(first);
 
-    const paused = await karpDrift(sandbox, args, 120_000);
+    const running = karpDrift(sandbox, args, 120_000);
+    // `wait` beside the run, once it has applied (replacements started): it follows the paced rollout, and when the
+    // window closes and the run leaves it held, it ends as the run does, paused by the window (exit 7), not exit 6.
+    while (started(sandbox).length === 0) await sleep(200);
+    const following = karpDrift(sandbox, ['wait', '-o', 'json'], 120_000);
+    const [paused, waited] = await Promise.all([running, following]);
+    expect(waited.code, waited.stderr).toBe(ExitCode.PausedByWindow);
+    expect(waited.stderr).toMatch(/^paused by the window: waiting for the window that opens in [0-9ms]+ \(\w{3} \d\d:\d\d UTC\)/m);
+    expect(waited.events.at(-1)).toMatchObject({ type: 'done', result: 'paused', cause: 'window', paused: ['batch', 'canary', 'general'] });
     expect(paused.code, paused.stderr).toBe(ExitCode.PausedByWindow);
     expect(paused.stderr).toMatch(/^paused by the window, next window opens \w{3} \d\d:\d\d UTC \(in [0-9ms]+\); the staged rollout is paused/m);
     expect(paused.events.find((e) => e.type === 'window' && e.event === 'closed')).toMatchObject({
@@ -42,6 +50,17 @@ describe('upgrade windows, run again', () => {
     expect(paused.events.at(-1)).toMatchObject({ type: 'done', result: 'paused', cause: 'window' });
     const canaryDone = started(sandbox).length;
     expect(canaryDone).toBe(3); // the canary, and nothing of the next stage
+
+    // Between the windows: status and wait say when the next one opens; wait ends at once (nothing moves till then).
+    const between = await karpDrift(sandbox, ['status', '-o', 'json']);
+    const holds = (JSON.parse(between.stdout) as { holds: Array<Record<string, unknown>> }).holds;
+    expect(holds.map((h) => [h.nodePool, h.state, h.opensAt])).toEqual(
+      ['batch', 'canary', 'general'].map((p) => [p, 'windowed', second.toISOString().replace('.000', '')]),
+    );
+    const text = await karpDrift(sandbox, ['status']);
+    expect(text.stdout).toMatch(/^Paused by the window: waiting for the window that opens in [0-9ms]+ \(\w{3} \d\d:\d\d UTC\)$/m);
+    const waitBetween = await karpDrift(sandbox, ['wait']);
+    expect(waitBetween.code, waitBetween.stderr).toBe(ExitCode.PausedByWindow);
 
     await untilTime(second);
     const finished = await karpDrift(sandbox, args, 120_000);

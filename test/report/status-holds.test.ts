@@ -21,8 +21,13 @@ const held = (name: string, annotation: string, budgets: Budget[] | undefined): 
 const heldNode = (name: string, nodePoolName: string, runId?: string): NodeView =>
   node({ name, nodePool: nodePoolName, doNotDisrupt: true, ...(runId !== undefined ? { heldBy: runId } : {}) });
 
+// A window `0 15 * * */1h` (one hour from 15:00 daily), and the budget that holds drift while it is closed.
+const closedBudget: Budget = { nodes: '0', reasons: ['Drifted'], schedule: '0 16 * * *', duration: '23h' };
+const windowed = record({ windows: [closedBudget], windowFlags: ["--window '0 15 * * */1h'"], pausedBy: 'window' });
+const PAUSED_FOOTER = ['karp-drift resume [--nodepool <name>] releases them; re-run the upgrade to go on', ''];
+
 describe('drift holds in status', () => {
-  const PAUSED = ['karp-drift resume [--nodepool <name>] releases them; re-run the upgrade to go on', ''];
+  const PAUSED = PAUSED_FOOTER;
   it.each<[string, NodePoolView[], NodeView[], Array<Record<string, unknown>>, string[], string[]?]>([
     [
       'a NodePool paused with a budget',
@@ -180,6 +185,37 @@ describe('drift holds in status', () => {
       ],
     ],
     [
+      'paused by its windows (the run stopped outside them): when the next one opens, and the windows',
+      [held('general', windowed, [{ nodes: '20%' }, closedBudget, hold])],
+      [],
+      { state: 'none' },
+      [
+        'Paused by the window: waiting for the window that opens in 40m (Wed 15:00 UTC)',
+        "  windows: --window '0 15 * * */1h'",
+        '  next: run the same upgrade inside the next window (a scheduler can run it every window), release the hold with karp-drift resume (its windows go too), or roll back with karp-drift rollback',
+        '',
+      ],
+    ],
+    [
+      'windows recorded, but a gate (not the window) stopped the run: paused, to look into',
+      [held('general', record({ windows: [closedBudget], windowFlags: ["--window '0 15 * * */1h'"] }), [{ nodes: '20%' }, closedBudget, hold])],
+      [],
+      { state: 'none' },
+      PAUSED_FOOTER,
+    ],
+    [
+      'paused by its windows, but a live run holds the lock now: paced, not waiting',
+      [held('general', windowed, [{ nodes: '20%' }, closedBudget, hold])],
+      [],
+      { state: 'live', holder: 'cronjob (run 9a)', renewedAt: iso(at(19, 55)) },
+      [
+        'Paced by a live run, lease renewed 5s ago:',
+        '  cronjob (run 9a)',
+        '  next: the live run releases its holds as it goes and when it ends; follow it with: karp-drift wait (pause, resume, rollback and another upgrade are refused while it holds the cluster lock)',
+        '',
+      ],
+    ],
+    [
       'a lock that cannot be read: said, with how to look',
       [held('general', record(), [{ nodes: '20%' }, hold])],
       [],
@@ -217,6 +253,23 @@ describe('drift holds in status', () => {
     const holds = driftHolds([held('general', record({}), budgets)], [], at(20));
     expect(holds[0]!.switchAt).toBe(fires.toISOString());
     expect(driftHoldsText(holds, at(20)).split('\n')[2]).toMatch(new RegExp(`^general +${cell} +`));
+  });
+
+  it('-o json: a hold paused by its windows says so, with the windows and when the next opens (or the open one closes)', () => {
+    const pools = [held('general', windowed, [{ nodes: '20%' }, closedBudget, hold])];
+    expect(driftHoldsJson(driftHolds(pools, [], at(20)))[0]).toMatchObject({
+      state: 'windowed',
+      windows: ["--window '0 15 * * */1h'"],
+      windowOpen: false,
+      opensAt: '2025-08-20T15:00:00Z',
+    });
+    expect(driftHoldsJson(driftHolds(pools, [], at(70)))[0]).toMatchObject({
+      state: 'windowed',
+      windowOpen: true,
+      closesAt: '2025-08-20T16:00:00Z',
+    });
+    const open = driftHoldsText(driftHolds(pools, [], at(70)), at(70)).split('\n');
+    expect(open[3]).toBe('Paused by the window: the window is open until Wed 16:00 UTC (50m left), and no karp-drift run paces the rollout in it');
   });
 
   it('says nothing when karp-drift holds nothing', () => {

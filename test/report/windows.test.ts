@@ -1,7 +1,7 @@
 // Upgrade windows in words: the times in UTC and the user's zone, "paused by the window, next window opens …", the
 // NDJSON `window` event.
 import { describe, expect, it } from 'vitest';
-import { nextWindowText, windowEventJson, windowPlanLines, windowSpan, windowTime } from '../../src/report/windows.js';
+import { nextWindowText, windowEventJson, windowPlanLines, windowSpan, windowTime, windowWaitText } from '../../src/report/windows.js';
 import { planWindows } from '../../src/stages/window-plan.js';
 import { parseExclusion, parseWindow, type Exclusion, type UpgradeWindow } from '../../src/windows/flags.js';
 
@@ -27,6 +27,17 @@ describe('windowSpan', () => {
     ['never closes', 'UTC', { opensAt: w.opensAt }, 'Mon 02:00 UTC on, never closing'],
   ])('%s', (_name, zone, span, text) => {
     expect(windowSpan(span, zone, now)).toBe(text);
+  });
+});
+
+describe('windowWaitText (status and wait, a rollout paused by its windows)', () => {
+  it.each<[string, Parameters<typeof windowWaitText>[0], string]>([
+    ['closed: in how long, then when', { open: false, opensAt: new Date('2026-11-30T02:00:00Z') }, 'waiting for the window that opens in 27h12m (Mon 02:00 UTC)'],
+    ['open, and nobody runs in it', { open: true, closesAt: new Date('2026-11-28T23:00:00Z') }, 'the window is open until Sat 23:00 UTC (12m left), and no karp-drift run paces the rollout in it'],
+    ['none within two years', { open: false }, 'no window opens within two years'],
+    ['the windows cannot be read back', undefined, 'waiting for the next upgrade window'],
+  ])('%s', (_name, state, text) => {
+    expect(windowWaitText(state, now)).toBe(text);
   });
 });
 

@@ -10,6 +10,15 @@ const record = (runId: string, since: string) =>
   JSON.stringify({ runId, since, budgets: [{ nodes: '10%' }], target: '1.30' });
 const budgetHeld = (name: string, runId = 'run-a', since = '2026-11-26T09:40:00Z') =>
   nodePool({ name, annotations: { [HOLD_ANNOTATION]: record(runId, since) } });
+const WINDOW_FLAGS = ["--window '0 2 * * mon-thu/3h'"];
+const windowHeld = (name: string) =>
+  nodePool({
+    name,
+    budgets: [{ nodes: '10%' }, { nodes: '0', reasons: ['Drifted'] }],
+    annotations: {
+      [HOLD_ANNOTATION]: JSON.stringify({ runId: 'run-a', since: '2026-11-26T09:40:00Z', budgets: [{ nodes: '10%' }], target: '1.30', windowFlags: WINDOW_FLAGS, pausedBy: 'window' }),
+    },
+  });
 const lease = (renewedSecondsAgo: number, holder = 'alice@laptop (run run-a)'): LeaseView => ({
   resourceVersion: '7',
   holderIdentity: holder,
@@ -82,6 +91,27 @@ describe('rolloutHold', () => {
       'a lock that cannot be read cannot rule out a live run: paced',
       [[budgetHeld('general')], [], 'unreadable', now],
       { state: 'paced', pools: ['general'], holder: 'unknown (the lock could not be read)' },
+    ],
+    [
+      'every hold paused by its windows: paused, with the windows that ask for it',
+      [[windowHeld('general'), windowHeld('canary')], [], lease(31), now],
+      { state: 'paused', pools: ['canary', 'general'], runIds: ['run-a'], since: '2026-11-26T09:40:00Z', windowFlags: WINDOW_FLAGS },
+    ],
+    [
+      'one held by the window, one by a gate: paused, to look into (no windows said)',
+      [[windowHeld('general'), budgetHeld('canary')], [], lease(31), now],
+      { state: 'paused', pools: ['canary', 'general'], runIds: ['run-a'], since: '2026-11-26T09:40:00Z' },
+    ],
+    [
+      'paused by its windows while the next window’s run holds the lock: paced',
+      [[windowHeld('general')], [], lease(5), now],
+      {
+        state: 'paced',
+        pools: ['general'],
+        holder: 'alice@laptop (run run-a)',
+        command: 'upgrade --to 1.30 --canary canary',
+        renewedAt: '2026-11-26T09:59:55.000Z',
+      },
     ],
     [
       'a hand-edited hold record still counts as held',
