@@ -30,6 +30,41 @@ const conditionTypes = (sandbox: Awaited<ReturnType<typeof release>>) => {
   return { types: (status.conditions ?? []).map((c) => `${c.type}=${c.status}`).sort(), amis: status.amis?.length ?? 0 };
 };
 
+const nodePoolStatus = (sandbox: Awaited<ReturnType<typeof release>>) => {
+  const status = sandbox.kube.store.get('nodepools.karpenter.sh', 'general')?.status as Record<string, unknown> & {
+    conditions?: Array<{ type: string; status: string }>;
+    resources?: Record<string, string>;
+  };
+  return {
+    // `nodes` aside: the sandbox serves v1.14.1's CRD (which has it, from v1.8) to every v1 release.
+    fields: Object.keys(status).filter((k) => k !== 'nodes').sort(),
+    conditions: (status.conditions ?? []).map((c) => `${c.type}=${c.status}`).sort(),
+    nodes: status.resources?.nodes,
+  };
+};
+
+// NodePoolStatus at the tags (kubernetes-sigs/karpenter pkg/apis/*/nodepool_status.go): `resources` alone through
+// v0.37 (the simulator writes conditions on every release, and the sandbox's API server prunes them by the v1beta1
+// storage schema, as a real one does), `conditions` from v1.0, `nodeClassObservedGeneration` from v1.4.
+describe('NodePool status per Karpenter release', () => {
+  it.each([
+    ['0.36.2', '1.29', '1.28', ['resources'], []],
+    ['0.37.5', '1.30', '1.29', ['resources'], []],
+    ['1.0.8', '1.30', '1.29', ['conditions', 'resources'], ['NodeClassReady=True', 'Ready=True', 'ValidationSucceeded=True']],
+    [
+      '1.8.0',
+      '1.32',
+      '1.31',
+      ['conditions', 'nodeClassObservedGeneration', 'resources'],
+      ['NodeClassReady=True', 'NodeRegistrationHealthy=Unknown', 'Ready=True', 'ValidationSucceeded=True'],
+    ],
+  ])('Karpenter %s: status %j, conditions %j', async (version, controlPlane, nodes, fields, conditions) => {
+    const sandbox = await release(version, controlPlane, nodes);
+    run(sandbox, 30);
+    expect(nodePoolStatus(sandbox)).toEqual({ fields, conditions, nodes: '2' });
+  });
+});
+
 describe('EC2NodeClass status conditions per Karpenter release', () => {
   it.each([
     ['0.36.2', '1.29', '1.28', []],
