@@ -74,9 +74,15 @@ export class WindowPausedError extends KarpDriftError {
   readonly exitCode = ExitCode.PausedByWindow;
   /** The NodePools left held, when known (`wait`'s `done` names them). */
   readonly paused?: string[];
-  constructor(message: string, options: KarpDriftErrorOptions & { paused?: string[] } = {}) {
+  /**
+   * What the process exits with: 7, or `upgrade --window-exit-code`'s (0 for a scheduler that counts only 0 as
+   * success, such as a Kubernetes CronJob). The run still reports itself paused by the window.
+   */
+  readonly exitStatus: number;
+  constructor(message: string, options: KarpDriftErrorOptions & { paused?: string[]; exitStatus?: number } = {}) {
     super(message, options);
     if (options.paused !== undefined) this.paused = options.paused;
+    this.exitStatus = options.exitStatus ?? ExitCode.PausedByWindow;
   }
 }
 /** SIGINT/SIGTERM. */

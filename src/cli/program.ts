@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError, Help, Option } from 'commander';
-import { ExitCode, InterruptedError, KarpDriftError } from '../errors.js';
+import { ExitCode, InterruptedError, KarpDriftError, WindowPausedError } from '../errors.js';
 import type { CommandContext, Io } from '../commands/context.js';
 import { packagePath } from '../package-root.js';
 import type { SummaryRecord } from '../report/summary.js';
@@ -392,6 +392,10 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
         'take amiSelectorTerms from a GitOps/IaC field manager (it may put the old value back)',
       )
       .option(
+        '--window-exit-code <n>',
+        'with --window: exit status of a run paused by its window (default 7; 0 for a scheduler that counts only 0 as success, e.g. a CronJob)',
+      )
+      .option(
         '--templates <dir>',
         'render these ec2nodeclass.yaml and nodepool.yaml (or, with no --templates but --cluster-name, the bundled ones) and apply them whole',
       )
@@ -733,14 +737,17 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
 }
 
 function printError(io: Io, err: KarpDriftError, verbose: boolean): void {
-  // Paused by the upgrade window is success so far (exit 7), not an error: said as it is.
-  io.err(err.exitCode === ExitCode.PausedByWindow ? `${err.message}\n` : `error: ${err.message}\n`);
+  // Paused by the upgrade window is success so far (exit 7, or --window-exit-code's), not an error: said as it is.
+  io.err(err instanceof WindowPausedError ? `${err.message}\n` : `error: ${err.message}\n`);
   if (err.hint) io.err(`  next: ${err.hint}\n`);
   if (verbose && err.cause instanceof Error) io.err(`  cause: ${err.cause.message}\n`);
 }
 
-/** Runs the CLI and returns the exit code; never exits the process itself. */
-export async function runCli(argv: string[], run: RunEnvironment): Promise<ExitCode> {
+/**
+ * Runs the CLI and returns the exit code; never exits the process itself. An `ExitCode`, but for a run paused by its
+ * window, which exits with what `--window-exit-code` asks (7 by default).
+ */
+export async function runCli(argv: string[], run: RunEnvironment): Promise<number> {
   const session: Session = {};
   const code = await runProgram(argv, run, session);
   if (session.summary) await writeRecord(run, session.summary, code);
@@ -751,7 +758,7 @@ export async function runCli(argv: string[], run: RunEnvironment): Promise<ExitC
  * Appends the run's summary (GitHub's step summary is appended to) and writes its result document. A failure to write
  * is a warning, not the verdict: the command's own outcome stands.
  */
-async function writeRecord(run: RunEnvironment, s: NonNullable<Session['summary']>, code: ExitCode): Promise<void> {
+async function writeRecord(run: RunEnvironment, s: NonNullable<Session['summary']>, code: number): Promise<void> {
   const [{ summaryMarkdown }, { resultDocument }, { appendFile, writeFile }] = await Promise.all([
     import('../report/summary.js'),
     import('../report/result-file.js'),
@@ -773,9 +780,11 @@ async function writeRecord(run: RunEnvironment, s: NonNullable<Session['summary'
     );
 }
 
-async function runProgram(argv: string[], run: RunEnvironment, session: Session): Promise<ExitCode> {
+async function runProgram(argv: string[], run: RunEnvironment, session: Session): Promise<number> {
   const program = buildProgram(run, session, argv);
   const verbose = argv.includes('-v') || argv.includes('--verbose');
+  // The error's own code: 7 for paused by the window, whatever --window-exit-code made the process exit with, so the
+  // summary and the result document still say `paused`.
   const failed = (err: KarpDriftError) => {
     if (session.summary)
       session.summary.record.error = {
@@ -795,7 +804,7 @@ async function runProgram(argv: string[], run: RunEnvironment, session: Session)
     if (err instanceof KarpDriftError) {
       printError(run.io, err, verbose);
       failed(err);
-      return err.exitCode;
+      return err instanceof WindowPausedError ? err.exitStatus : err.exitCode;
     }
     const e = err instanceof Error ? err : new Error(String(err));
     // A request cut short by Ctrl-C/SIGTERM that no command turned into its own message is still an interrupt.

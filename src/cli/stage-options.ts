@@ -88,21 +88,42 @@ export function parseStagedOptions(flags: Record<string, unknown>): StagedReques
   return { canary, waves, soakMs, holdWith: how, gates: parseGateOptions(flags), ...(windows ? { windows } : {}) };
 }
 
-/** --window (repeatable) and --exclude (repeatable); --exclude needs a --window (it closes part of one). */
+/**
+ * --window (repeatable), --exclude (repeatable) and upgrade's --window-exit-code; --exclude needs a --window (it closes
+ * part of one), and so does --window-exit-code (only a windowed run ends paused by its window).
+ */
 function parseWindowOptions(flags: Record<string, unknown>): WindowRequest | undefined {
   const texts = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : typeof v === 'string' ? [v] : []);
   const [windowTexts, excludeTexts] = [texts(flags.window), texts(flags.exclude)];
+  const exitCode = windowExitCode(flags.windowExitCode);
   if (windowTexts.length === 0) {
     if (excludeTexts.length > 0) {
       throw new UsageError('--exclude closes part of an upgrade window, and there is none: give --window with it', {
         hint: "e.g. --window '0 2 * * mon-thu/3h' --exclude 2026-11-27/2026-11-30",
       });
     }
+    if (exitCode !== undefined) {
+      throw new UsageError(
+        '--window-exit-code is the exit status of a run paused by its upgrade window, and there is none: give --window with it',
+        { hint: "e.g. --window '0 2 * * mon-thu/3h' --window-exit-code 0 (for a scheduler that counts only 0 as success)" },
+      );
+    }
     return undefined;
   }
   const windows = windowTexts.map((t) => orUsage(parseWindow(t)));
   const exclusions = excludeTexts.map((t) => orUsage(parseExclusion(t)));
-  return { windows, exclusions };
+  return { windows, exclusions, ...(exitCode !== undefined ? { exitCode } : {}) };
+}
+
+/** A process exit status: 0–255 (POSIX keeps the low 8 bits, so 256 would exit 0 unasked). */
+function windowExitCode(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !/^\d{1,3}$/.test(value.trim()) || Number(value) > 255) {
+    throw new UsageError(`--window-exit-code ${JSON.stringify(value)} is not valid; expected an exit status from 0 to 255`, {
+      hint: 'e.g. --window-exit-code 0 where the scheduler counts only 0 as success (a Kubernetes CronJob); 7 is the default',
+    });
+  }
+  return Number(value);
 }
 
 function orUsage<T extends object>(parsed: T | FlagRefusal): T {

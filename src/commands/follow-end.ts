@@ -201,7 +201,7 @@ async function endStalled(run: FollowRun, state: FollowState, now: Date): Promis
 /**
  * The upgrade window closed mid-rollout: Karpenter starts nothing more (the windows' budgets), and the run leaves the
  * rollout held as every early end does; waves, soaks and gates stay recorded, and the same command goes on in the next
- * window. Success so far (exit 7), not a failure.
+ * window. Success so far (exit 7, or --window-exit-code's: commands/upgrade.ts), not a failure.
  */
 async function endWindowClosed(run: FollowRun, state: FollowState, now: Date): Promise<never> {
   const { resumeCommand } = run.settings;

@@ -70,7 +70,8 @@ export async function followStaged(
 /**
  * With --window: inside a window, says until when and goes on. Outside one, the run writes its holds at 0 with the
  * windows' budgets (so Karpenter keeps drift shut outside the windows even with no run alive), applies nothing, and
- * ends paused by the window (exit 7): the same command, run again inside a window, goes on.
+ * ends paused by the window (exit 7, or --window-exit-code's: commands/upgrade.ts): the same command, run again inside a
+ * window, goes on.
  */
 async function unlessWindowOpen(
   ctx: CommandContext,

@@ -15,7 +15,7 @@ import { stagedPlanJson, stagedPlanLines } from '../report/stages.js';
 import { LEASE_NAMESPACE } from '../apis/lock.js';
 import type { StagedPlan } from '../stages/stage-plan.js';
 import { stagedFlags } from '../stages/request.js';
-import { UsageError } from '../errors.js';
+import { UsageError, WindowPausedError } from '../errors.js';
 import { confirmOrRefuse, event } from './upgrade-shared.js';
 import { applyPlan } from './upgrade-apply.js';
 import { followAndReport, type UpgradeFollow, type UpgradeRun } from './upgrade-follow.js';
@@ -61,10 +61,23 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
     // A staged rollout holds the lock until it ends: it writes holds for as long as it follows.
     await withClusterLock(ctx, cluster, { lockNamespace }, holder, (signal) =>
       followStaged({ ...ctx, signal }, run, staged, { ...writes, runId: holder.runId }, follow, holder),
-    );
+    ).catch((err: unknown) => {
+      throw withWindowExitCode(err, options.staged?.windows?.exitCode);
+    });
   } finally {
     cluster.close();
   }
+}
+
+/**
+ * A run paused by its window, started outside one or cut off by its close, exits with --window-exit-code's status when
+ * given (0 for a scheduler that counts only 0 as success, e.g. a Kubernetes CronJob); its message, its `window` and
+ * `done` events and its summary still say it paused.
+ */
+function withWindowExitCode(err: unknown, exitStatus: number | undefined): unknown {
+  if (!(err instanceof WindowPausedError) || exitStatus === undefined) return err;
+  const { hint, cause, paused } = err;
+  return new WindowPausedError(err.message, { hint, cause, ...(paused !== undefined ? { paused } : {}), exitStatus });
 }
 
 function refuseFlagConflicts(options: UpgradeOptions): void {
@@ -155,6 +168,8 @@ function resumeCommand(options: UpgradeOptions, ctx: CommandContext): string {
   const parts = ['karp-drift upgrade', `--to ${options.kubernetes.version}`];
   for (const n of options.nodeClasses) parts.push(`--nodeclass ${n}`);
   if (options.release !== 'latest') parts.push(`--release ${options.release}`);
+  // Without it, the same command in a later window could pick a release younger than this run would.
+  if (options.minAge !== undefined) parts.push(`--min-age ${options.minAge.text}`);
   if (options.amisFile !== undefined) parts.push(`--amis-file ${options.amisFile}`);
   if (options.fromCluster?.context !== undefined) parts.push(`--from-context ${options.fromCluster.context}`);
   if (options.fromCluster?.kubeconfig !== undefined) parts.push(`--from-kubeconfig ${options.fromCluster.kubeconfig}`);

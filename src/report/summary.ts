@@ -19,6 +19,7 @@ export interface SummaryRecord {
   /** The gate evaluation that halted the rollout, or the last one that failed. */
   gate?: Doc;
   status?: Doc;
+  /** `exitCode`: the code the error stands for (README "Exit codes"), which --window-exit-code may not exit with. */
   error?: { exitCode: number; message: string; hint?: string };
 }
 
@@ -235,9 +236,12 @@ export function resultOfExit(exitCode: number): string {
   return RESULT_OF_EXIT[exitCode] ?? 'failed';
 }
 
-/** The run's verdict in one word: the rollout's own `done.result`, else what the exit code means. */
+/**
+ * The run's verdict in one word: the rollout's own `done.result`, else what the error's code means (a run paused by
+ * its window is `paused` even when `--window-exit-code 0` made it exit 0), else what the exit code means.
+ */
 export function runResult(r: SummaryRecord, exitCode: number): string {
-  return (r.done?.result as string | undefined) ?? resultOfExit(exitCode);
+  return (r.done?.result as string | undefined) ?? resultOfExit(r.error?.exitCode ?? exitCode);
 }
 
 /** The Markdown for a run; `exitCode` is what the CLI exits with. */

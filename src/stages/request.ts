@@ -4,6 +4,7 @@
 import { DEFAULT_GATES, type GateRequest } from '../gates/request.js';
 import type { WaveStep } from './waves.js';
 import type { Exclusion, UpgradeWindow } from '../windows/flags.js';
+import { ExitCode } from '../errors.js';
 
 export type HoldWith = 'auto' | 'budget' | 'node';
 
@@ -25,6 +26,8 @@ export interface StagedRequest {
 export interface WindowRequest {
   windows: UpgradeWindow[];
   exclusions: Exclusion[];
+  /** `upgrade --window-exit-code`: what a run paused by its window exits with; absent: 7 (README "Exit codes"). */
+  exitCode?: number;
 }
 
 /** The flags that ask for `request` again: each `--window` and `--exclude` as given, quoted for a shell. */
@@ -45,6 +48,9 @@ export function stagedFlags(request: StagedRequest): string[] {
     ...(request.holdWith !== 'auto' ? [`--hold-with ${request.holdWith}`] : []),
     ...gateFlags(request.gates ?? DEFAULT_GATES),
     ...(request.windows !== undefined ? windowFlags(request.windows) : []),
+    ...(request.windows?.exitCode !== undefined && request.windows.exitCode !== ExitCode.PausedByWindow
+      ? [`--window-exit-code ${request.windows.exitCode}`]
+      : []),
   ];
 }
 

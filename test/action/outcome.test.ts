@@ -140,4 +140,12 @@ describe('what the job page shows of a run', () => {
     expect(seen.verdict).toBe('karp-drift upgrade: paused (exit 7)');
     expect(outcome('upgrade', 7, undefined, '/r').outputs.result).toBe('paused');
   });
+
+  it('paused by the window with --window-exit-code 0 in args: exit 0, and result paused, read from the result document', () => {
+    const doc = { result: 'paused', exitCode: 0, error: { exitCode: 7, message: 'paused by the window, next window opens Mon 02:00 UTC (in 3h12m)' } };
+    const seen = outcome('upgrade', 0, doc, '/r');
+    expect(seen.outputs).toEqual({ result: 'paused', 'exit-code': '0', 'nodes-replaced': '', json: '/r' });
+    expect(seen.failure).toBeUndefined();
+    expect(seen.verdict).toBe('karp-drift upgrade: paused (exit 0)');
+  });
 });

@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildProgram, runCli, type CommandContext, type RunEnvironment } from '../../src/cli/program.js';
 import { amis } from '../../src/commands/amis.js';
 import { render } from '../../src/commands/render.js';
-import { RuntimeFailure } from '../../src/errors.js';
+import { RuntimeFailure, WindowPausedError } from '../../src/errors.js';
 import { COMMANDS, isHelpOnly } from '../../src/cli/help-only.js';
 import type { AmisOptions, RenderOptions } from '../../src/commands/options.js';
 
@@ -206,6 +206,23 @@ describe('exit codes', () => {
       stdout: '',
       stderr:
         'error: access denied: SSM GetParameters in us-west-2 (AccessDeniedException)\n  next: allow ssm:GetParameters\n',
+    });
+  });
+
+  it.each<[string, number | undefined, number]>([
+    ['by default', undefined, 7],
+    ['with the status --window-exit-code asked for', 0, 0],
+  ])('a run paused by its window exits 7 %s, said without error:', async (_name, exitStatus, code) => {
+    amisMock.mockRejectedValue(
+      new WindowPausedError('paused by the window, next window opens Mon 02:00 UTC (in 3h12m)', {
+        hint: 'run the same command again inside a window',
+        ...(exitStatus !== undefined ? { exitStatus } : {}),
+      }),
+    );
+    expect(await run(['amis', '--to', '1.31'])).toEqual({
+      code,
+      stdout: '',
+      stderr: 'paused by the window, next window opens Mon 02:00 UTC (in 3h12m)\n  next: run the same command again inside a window\n',
     });
   });
 

@@ -269,3 +269,39 @@ describe('--window and --exclude', () => {
     expect(usageMessage(() => parseStagedOptions(flags))).toBe(message);
   });
 });
+
+describe('--window-exit-code', () => {
+  const WINDOW = ['0 2 * * mon-thu/3h'];
+  it.each<[string, number, string[]]>([
+    ['0', 0, ['--window-exit-code 0']],
+    ['255', 255, ['--window-exit-code 255']],
+    // The default asked for outright: the same command, so nothing to say again.
+    ['7', 7, []],
+  ])('%s: the exit status of a run paused by its window, asked for again unless it is the default', (text, code, again) => {
+    const r = parseStagedOptions({ window: WINDOW, windowExitCode: text })!;
+    expect(r.windows?.exitCode).toBe(code);
+    expect(stagedFlags(r)).toEqual(['--waves 100%', "--window '0 2 * * mon-thu/3h'", ...again]);
+  });
+
+  it('absent: none recorded, so the run exits 7', () => {
+    expect(parseStagedOptions({ window: WINDOW })!.windows).not.toHaveProperty('exitCode');
+  });
+
+  it.each<[string, Record<string, unknown>, string, string]>([
+    [
+      'without --window',
+      { windowExitCode: '0' },
+      '--window-exit-code is the exit status of a run paused by its upgrade window, and there is none: give --window with it',
+      "e.g. --window '0 2 * * mon-thu/3h' --window-exit-code 0 (for a scheduler that counts only 0 as success)",
+    ],
+    ...['256', '-1', '1.5', 'zero', '', '0x1', '1000'].map((v): [string, Record<string, unknown>, string, string] => [
+      JSON.stringify(v),
+      { window: WINDOW, windowExitCode: v },
+      `--window-exit-code ${JSON.stringify(v)} is not valid; expected an exit status from 0 to 255`,
+      'e.g. --window-exit-code 0 where the scheduler counts only 0 as success (a Kubernetes CronJob); 7 is the default',
+    ]),
+  ])('%s: exit 2, named', (_name, flags, message, hint) => {
+    const err = usageError(() => parseStagedOptions(flags));
+    expect([err.message, err.hint]).toEqual([message, hint]);
+  });
+});

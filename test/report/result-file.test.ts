@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resultDocument } from '../../src/report/result-file.js';
-import { newSummaryRecord, recordSummary } from '../../src/report/summary.js';
+import { newSummaryRecord, recordSummary, summaryMarkdown } from '../../src/report/summary.js';
 
 const cluster = { context: 'prod', server: 'https://x.eks.amazonaws.com', name: 'prod' };
 
@@ -43,6 +43,13 @@ describe('resultDocument', () => {
     const doc = resultDocument(r, code);
     expect(doc).toMatchObject({ result, nodesReplaced: null, blocked: [] });
     expect('error' in doc).toBe(code !== 0);
+  });
+
+  it('paused by the window with --window-exit-code 0: exit 0, and still paused (the error keeps its own code, 7)', () => {
+    const r = newSummaryRecord('upgrade');
+    r.error = { exitCode: 7, message: 'paused by the window, next window opens Mon 02:00 UTC (in 3h12m): nothing was applied' };
+    expect(resultDocument(r, 0)).toMatchObject({ exitCode: 0, result: 'paused', nodesReplaced: null, error: { exitCode: 7 } });
+    expect(summaryMarkdown(r, 0).split('\n')[0]).toBe('### karp-drift upgrade: ⏸️ paused (exit 0)');
   });
 
   it("a rollout's own result wins over the exit code's meaning (a staged rollout interrupted ends paused, exit 130)", () => {
