@@ -41,6 +41,8 @@ interface Row {
 }
 
 const upgrade = ['upgrade', '--to', '1.30', '--yes'];
+/** A daily window, in Karpenter's form, opening `fromNow` hours from the current one (0: open now, for 2 h). */
+const windowIn = (fromNow: number) => `0 ${(new Date().getUTCHours() + fromNow) % 24} * * */2h`;
 const ROWS: Record<string, Row> = {
   plan: { args: ['plan', '--to', '1.30'] },
   status: { args: ['status'] },
@@ -48,6 +50,9 @@ const ROWS: Record<string, Row> = {
   upgrade: { args: upgrade },
   'upgrade --dry-run': { args: [...upgrade, '--dry-run'] },
   'upgrade --canary/--waves': { args: [...upgrade, '--canary', 'system', '--waves', '1,100%', '--soak', '0s'] },
+  // Holds and the windows' budgets written, nothing applied; allowed is exit 0, as the CronJob runs it.
+  'upgrade --window, outside the window': { args: [...upgrade, '--window', windowIn(12), '--window-exit-code', '0'] },
+  'upgrade --window, inside it': { args: [...upgrade, '--window', windowIn(0)] },
   'upgrade --templates': {
     args: [...upgrade, '--templates', TEMPLATES, '--cluster-name', 'sandbox', '--role', 'KarpenterNodeRole-sandbox', '--allow-create'],
   },
