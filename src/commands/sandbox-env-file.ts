@@ -1,7 +1,7 @@
 // --env-out: the export lines in a file a script sources. Written whole or not at all (a temp file in the same
 // folder, renamed over the path), so a script that waits for the file never sources half of it.
 import { randomBytes } from 'node:crypto';
-import { rm, stat, writeFile, rename } from 'node:fs/promises';
+import { readFile, rm, stat, writeFile, rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { RuntimeFailure } from '../errors.js';
 
@@ -12,6 +12,21 @@ import { RuntimeFailure } from '../errors.js';
 export async function removeStaleEnvFile(path: string): Promise<void> {
   const existing = await stat(path).catch(() => undefined);
   if (existing?.isFile()) await rm(path, { force: true });
+}
+
+/**
+ * At stop, the file this sandbox wrote goes with it: a script that sources it later would reach a sandbox that is
+ * gone. Only while it is still this sandbox's (its PID line): another sandbox may have written the path since.
+ */
+export async function removeOwnEnvFile(path: string, pid: number): Promise<void> {
+  const existing = await stat(path).catch(() => undefined);
+  if (!existing?.isFile()) return;
+  const text = await readFile(path, 'utf8').catch(() => '');
+  if (isOwnEnvFile(text, pid)) await rm(path, { force: true });
+}
+
+export function isOwnEnvFile(text: string, pid: number): boolean {
+  return text.split('\n').includes(`export KARP_DRIFT_SANDBOX_PID='${pid}'`);
 }
 
 export async function writeEnvFile(path: string, text: string): Promise<void> {

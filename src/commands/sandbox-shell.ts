@@ -1,5 +1,6 @@
 // What `karp-drift sandbox` hands a shell, as pure text: the export lines a shell evaluates or sources, the default
 // context name, the command line of the background process of --detach, and the failure it left in its log.
+import { resolve } from 'node:path';
 import type { GlobalOptions } from './context.js';
 import type { SandboxCommandOptions } from './options.js';
 
@@ -37,6 +38,8 @@ export function detachedArgs(options: SandboxCommandOptions, globals: Pick<Globa
     ...(options.port !== undefined ? ['--port', String(options.port)] : []),
     ...(options.kubeconfig !== undefined ? ['--kubeconfig', options.kubeconfig] : []),
     ...(options.context !== undefined ? ['--context', options.context] : []),
+    // The background process removes the file at its stop (the caller writes it once it serves).
+    ...(options.envOut !== undefined ? ['--env-out', resolve(options.envOut)] : []),
     ...(globals.verbose ? ['--verbose'] : []),
     '--detached-log',
     log,

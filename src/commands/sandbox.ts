@@ -6,7 +6,7 @@ import { logger, type CommandContext } from './context.js';
 import { RuntimeFailure, UsageError } from '../errors.js';
 import type { SandboxCommandOptions } from './options.js';
 import { startSandbox } from '../sandbox/sandbox.js';
-import { removeStaleEnvFile, writeEnvFile } from './sandbox-env-file.js';
+import { removeOwnEnvFile, removeStaleEnvFile, writeEnvFile } from './sandbox-env-file.js';
 import { defaultContextName, exportLines, PID_VARIABLE } from './sandbox-shell.js';
 
 /** What a started sandbox tells its user, and what the background process of --detach reports to its caller. */
@@ -61,6 +61,7 @@ export async function sandbox(options: SandboxCommandOptions, ctx: CommandContex
     log.info('Shutting down the sandbox.');
   } finally {
     await running.stop();
+    if (options.envOut) await removeOwnEnvFile(options.envOut, process.pid);
   }
   // A clean stop leaves nothing behind; a crash keeps the log for whoever looks. The log and then its folder, which
   // only goes if empty: the path came on a command line.

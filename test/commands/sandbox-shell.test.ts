@@ -2,7 +2,9 @@
 // sandboxes never share, the background process's command line, and the failure it left in its log.
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { resolve } from 'node:path';
 import { defaultContextName, detachedArgs, exportLines, reportedFailure } from '../../src/commands/sandbox-shell.js';
+import { isOwnEnvFile } from '../../src/commands/sandbox-env-file.js';
 
 describe('exportLines', () => {
   it('single-quotes values so a shell reads them back exactly', () => {
@@ -32,9 +34,10 @@ describe('detachedArgs', () => {
     [
       { scenario: './my scenario.yaml', speed: 120, port: 6443, kubeconfig: '/k', context: 'staging', envOut: '/e', detach: true },
       true,
-      ['sandbox', '--scenario', './my scenario.yaml', '--speed', '120', '--port', '6443', '--kubeconfig', '/k', '--context', 'staging', '--verbose', '--detached-log', '/l'],
+      ['sandbox', '--scenario', './my scenario.yaml', '--speed', '120', '--port', '6443', '--kubeconfig', '/k', '--context', 'staging', '--env-out', '/e', '--verbose', '--detached-log', '/l'],
     ],
-  ])('%j (verbose %s): the options spelt out, never --detach or --env-out', (options, verbose, args) => {
+    [{ scenario: 'default', envOut: 'sandbox.env' }, false, ['sandbox', '--scenario', 'default', '--env-out', resolve('sandbox.env'), '--detached-log', '/l']],
+  ])('%j (verbose %s): the options spelt out (--env-out absolute, for its removal at stop), never --detach', (options, verbose, args) => {
     expect(detachedArgs(options, { verbose }, '/l')).toEqual(args);
   });
 });
@@ -47,5 +50,17 @@ describe('reportedFailure', () => {
     ['', undefined],
   ])('%j', (log, failure) => {
     expect(reportedFailure(log)).toEqual(failure);
+  });
+});
+
+describe('isOwnEnvFile (removed at stop only while it is this sandbox\'s)', () => {
+  const file = (pid: number) => `export KUBECONFIG='/tmp/k'\nexport KARP_DRIFT_SANDBOX_PID='${pid}'\n`;
+  it.each<[string, string, boolean]>([
+    ['written by this sandbox', file(4242), true],
+    ['written since by another sandbox', file(5151), false],
+    ['a PID that only starts like this one', file(42421), false],
+    ['a file of the user\'s', "export KUBECONFIG='/tmp/k'\n", false],
+  ])('%s', (_name, text, own) => {
+    expect(isOwnEnvFile(text, 4242)).toBe(own);
   });
 });

@@ -70,6 +70,7 @@ describe('karp-drift sandbox', () => {
     expect(await exited).toBe(0);
     expect(stderr).toContain('Shutting down the sandbox.');
     expect(existsSync(env.KUBECONFIG!)).toBe(false); // its temp folder is removed
+    expect(existsSync(envOut)).toBe(false); // and its --env-out, which would point a script at a sandbox that is gone
   });
 
   it('refuses an unknown scenario with exit 2, naming the built-ins', async () => {

@@ -130,6 +130,11 @@ describe('karp-drift sandbox --detach', () => {
     expect(Object.keys(exportsOf(text))).toContain('KARP_DRIFT_SANDBOX_PID');
     expect(statSync(join(dir, 'sandbox.env')).mode & 0o777).toBe(0o600);
     expect(readdirSync(dir).sort()).toEqual(['sandbox.env', 'stdout.env']); // no temp file left
+    // Stopped, the sandbox takes its --env-out with it: sourced later, it would point at a sandbox that is gone.
+    const pid = Number(exportsOf(text).KARP_DRIFT_SANDBOX_PID);
+    process.kill(pid, 'SIGTERM');
+    await processGone(pid, 30_000);
+    expect(readdirSync(dir).sort()).toEqual(['stdout.env']);
   });
 });
 
