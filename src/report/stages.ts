@@ -8,6 +8,7 @@ import type { StageDecision, StageEvent, StagePlan } from '../stages/controller.
 import type { HoldMechanism } from '../stages/hold-mechanism.js';
 import { remainingMs, type EtaPosition, type EtaStage } from '../stages/eta.js';
 import { REPLACEMENT_MS, type StagedPlan } from '../stages/stage-plan.js';
+import { windowEta, type WindowEta } from '../stages/window-plan.js';
 import { eventTime } from './progress.js';
 import { gatePlanJson, gatePlanLines } from './gates.js';
 
@@ -173,7 +174,7 @@ export function stagedPlanLines(p: StagedPlan): string[] {
     `  in parallel up to each NodePool's own budget; progress shows the real rate.`,
   );
   if (p.gates) lines.push(...gatePlanLines(p.gates));
-  if (p.windows) lines.push(...windowPlanLines(p.windows));
+  if (p.windows) lines.push(...windowPlanLines(p.windows, planWindowEta(p)));
   return lines;
 }
 
@@ -202,6 +203,12 @@ export function stagedPlanJson(p: StagedPlan): Record<string, unknown> {
     estimateSeconds: Number.isFinite(p.estimateMs) ? Math.round(p.estimateMs / 1000) : null,
     assumedReplacementSeconds: REPLACEMENT_MS / 1000,
     ...(p.gates ? { gates: gatePlanJson(p.gates) } : {}),
-    ...(p.windows ? { windows: windowPlanJson(p.windows) } : {}),
+    ...(p.windows ? { windows: windowPlanJson(p.windows, planWindowEta(p)) } : {}),
   };
+}
+
+/** The estimate counted in windows: the plan's rounds at the assumed replacement time, its soaks on the wall clock. */
+function planWindowEta(p: StagedPlan): WindowEta | undefined {
+  if (p.windows === undefined) return undefined;
+  return windowEta(p.windows, p.stages.flatMap((s) => s.rounds), REPLACEMENT_MS, p.soakMs);
 }

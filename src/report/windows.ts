@@ -1,7 +1,7 @@
 // Upgrade windows in words (`--window`, `--exclude`): the plan's lines and JSON, the NDJSON `window` event, and the
 // "paused by the window" a run ends with. Pure: the times come in as arguments, the time zone with the plan.
 import type { Budget } from '../karpenter/budgets.js';
-import type { WindowPlan } from '../stages/window-plan.js';
+import type { WindowEta, WindowPlan } from '../stages/window-plan.js';
 import type { OpenWindow, WindowState } from '../windows/calendar.js';
 import { etaDuration, utcTime } from '../text/words.js';
 
@@ -65,7 +65,38 @@ export function budgetText(b: Budget): string {
   return `{nodes: "${b.nodes}", reasons: [${(b.reasons ?? []).join(', ')}], schedule: "${b.schedule}", duration: ${b.duration}}`;
 }
 
-export function windowPlanLines(w: WindowPlan): string[] {
+/**
+ * The ETA counted in windows, within 80 columns: `3 windows: done by Wed 03:00 UTC (Tue 22:00 America/New_York)`, the
+ * local time on a line of its own when the two do not fit on one.
+ */
+export function windowEtaLines(eta: WindowEta, w: Pick<WindowPlan, 'timeZone' | 'at'>): string[] {
+  if ('unknown' in eta) {
+    return eta.unknown === 'estimate'
+      ? ['    ETA: unknown, as the estimate (a NodePool allows no Drifted disruption)']
+      : ['    ETA: none: the windows close for good before the rollout could finish'];
+  }
+  if (eta.windows === 0) return ['    ETA: nothing to wait for, no replacement needs a window'];
+  const utc = `    ETA: ${eta.windows === 1 ? '1 window' : `${eta.windows} windows`}: done by ${windowTime(eta.doneBy, 'UTC', w.at)}`;
+  if (w.timeZone === 'UTC' || w.timeZone === 'Etc/UTC') return [utc];
+  return within80(`${utc} (${windowTime(eta.doneBy, w.timeZone, w.at)})`);
+}
+
+// A line with the local zone's ` (…)` after the UTC times, with that part on a line of its own when it is too long
+// for 80 columns (dates a week away and a long zone name: `Sun 2026-12-13 18:05 America/Los_Angeles`).
+function within80(line: string): string[] {
+  const local = line.lastIndexOf(' (');
+  if (line.length <= 80 || local < 0) return [line];
+  const indent = /^ */.exec(line)![0];
+  return [line.slice(0, local), `${indent}  ${line.slice(local + 1)}`];
+}
+
+/** `plan -o json`'s `windows.eta`: `doneBy` RFC 3339 UTC; both null with a `reason` when there is no ETA. */
+export function windowEtaJson(eta: WindowEta): Record<string, unknown> {
+  if ('unknown' in eta) return { windows: null, doneBy: null, reason: eta.unknown };
+  return { windows: eta.windows, doneBy: utcTime(eta.doneBy) };
+}
+
+export function windowPlanLines(w: WindowPlan, eta?: WindowEta): string[] {
   const { request, at, timeZone } = w;
   const lines = [`  Windows (UTC, as Karpenter reads budget schedules): drift only inside them`];
   for (const x of request.windows) lines.push(`    --window '${x.text}'`);
@@ -73,7 +104,8 @@ export function windowPlanLines(w: WindowPlan): string[] {
   for (const e of request.exclusions) lines.push(`    --exclude ${e.text} (UTC ${minute(e.from)} – ${minute(e.to)})`);
   lines.push(`    now: ${nextWindowText(w.state, at)}`);
   if (w.next.length > 0) lines.push(`    next ${w.next.length === 1 ? 'window' : `${w.next.length} windows`}:`);
-  for (const n of w.next) lines.push(`      ${windowSpan(n, timeZone, at)}`);
+  for (const n of w.next) lines.push(...within80(`      ${windowSpan(n, timeZone, at)}`));
+  if (eta !== undefined) lines.push(...windowEtaLines(eta, w));
   lines.push(
     `  Budgets added to each NodePool while held: Drifted at 0 while the windows are`,
     `  closed, which Karpenter keeps with no run alive; the NodePool's own budgets`,
@@ -86,13 +118,14 @@ export function windowPlanLines(w: WindowPlan): string[] {
   return lines;
 }
 
-export function windowPlanJson(w: WindowPlan): Record<string, unknown> {
+export function windowPlanJson(w: WindowPlan, eta?: WindowEta): Record<string, unknown> {
   return {
     windows: w.request.windows.map((x) => x.text),
     exclusions: w.request.exclusions.map((e) => ({ from: utcTime(e.from), to: utcTime(e.to) })),
     open: w.state.open,
     next: w.next.map((n) => ({ opensAt: utcTime(n.opensAt), closesAt: n.closesAt ? utcTime(n.closesAt) : null })),
     timeZone: w.timeZone,
+    ...(eta !== undefined ? { eta: windowEtaJson(eta) } : {}),
     budgets: w.budgets,
     nodePools: w.nodePools.map((p) => ({ name: p.name, ownBudgets: p.own, budgets: p.total })),
   };

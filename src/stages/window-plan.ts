@@ -5,7 +5,16 @@ import { decodeHoldRecord, HOLD_ANNOTATION, userBudgets } from '../apis/budget-h
 import { DEFAULT_BUDGETS, type Budget } from '../karpenter/budgets.js';
 import type { KarpenterApi, NodePoolView } from '../karpenter/views.js';
 import { windowBudgets } from '../windows/budgets.js';
-import { nextWindows, windowCalendar, windowState, type OpenWindow, type WindowCalendar, type WindowState } from '../windows/calendar.js';
+import {
+  nextWindows,
+  openTimeEnd,
+  windowCalendar,
+  windowsBefore,
+  windowState,
+  type OpenWindow,
+  type WindowCalendar,
+  type WindowState,
+} from '../windows/calendar.js';
 import type { WindowRequest } from './request.js';
 import type { HoldChoice } from './hold-mechanism.js';
 
@@ -82,4 +91,28 @@ export function planWindows(
       timeZone,
     },
   };
+}
+
+/** The plan's ETA counted in windows; none when the estimate is unknown or the windows end before the work does. */
+export type WindowEta =
+  | { windows: number; doneBy: Date }
+  | { unknown: 'estimate' } // a wave never ends: a NodePool allows no Drifted disruption
+  | { unknown: 'windows-end' }; // the windows close for good first (no window opens within two years)
+
+/**
+ * When the rollout is done if it moves only inside the windows, from the plan's time on: each wave's replacements
+ * (its rounds at `replacementMs`, as the estimate counts them, stages/eta.ts) take open time, and the soak after
+ * each wave but the last runs on the wall clock, across closed time too; the next wave's replacements wait for a
+ * window (so do the gates at a soak's end, which take no time here).
+ */
+export function windowEta(w: Pick<WindowPlan, 'calendar' | 'at'>, rounds: readonly number[], replacementMs: number, soakMs: number): WindowEta {
+  let t = w.at;
+  for (const [i, r] of rounds.entries()) {
+    if (!Number.isFinite(r)) return { unknown: 'estimate' };
+    if (i > 0) t = new Date(t.getTime() + soakMs);
+    const end = openTimeEnd(w.calendar, t, r * replacementMs);
+    if (end === undefined) return { unknown: 'windows-end' };
+    t = end.end;
+  }
+  return { windows: windowsBefore(w.calendar, w.at, t), doneBy: t };
 }

@@ -64,6 +64,21 @@ export function openTimeEnd(cal: WindowCalendar, t: Date, openMs: number): { end
   return undefined;
 }
 
+/**
+ * How many windows open before `end`, the one open at `t` counted: the ETA's "3 windows" for work that ends at `end`.
+ * A window a soak spans whole counts too: "3 windows" is "done in the third window from now".
+ */
+export function windowsBefore(cal: WindowCalendar, t: Date, end: Date): number {
+  let count = 0;
+  let at: Date | undefined = isWindowOpen(cal, t) ? t : nextOpen(cal, t);
+  while (at !== undefined && at.getTime() < end.getTime()) {
+    count++;
+    const closesAt = nextClose(cal, floorMinute(at));
+    at = closesAt === undefined ? undefined : nextOpen(cal, closesAt);
+  }
+  return count;
+}
+
 /** The window open at `t` (if any; it counts from `t`) and those after it: at most `count`. */
 export function nextWindows(cal: WindowCalendar, t: Date, count: number): OpenWindow[] {
   const out: OpenWindow[] = [];

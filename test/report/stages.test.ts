@@ -13,6 +13,10 @@ import {
 import type { StageEvent, StagePlan } from '../../src/stages/controller.js';
 import { planStages, type StagedPlan, type StagedRequest, type StagePoolInput } from '../../src/stages/stage-plan.js';
 import { waves, MIN, t0, at } from '../stages/helpers.js';
+import { windowEtaJson, windowEtaLines } from '../../src/report/windows.js';
+import { planWindows } from '../../src/stages/window-plan.js';
+import type { WindowRequest } from '../../src/stages/request.js';
+import { parseExclusion, parseWindow, type Exclusion, type UpgradeWindow } from '../../src/windows/flags.js';
 
 const plan: StagePlan = {
   stages: [
@@ -467,5 +471,78 @@ describe('stagedPlanJson', () => {
       warning:
         'spec.disruption.budgets of nodepool/gitops is owned by Argo CD (field manager argocd-controller): it may put its own budgets back and lift the hold',
     });
+  });
+});
+
+describe('the plan’s ETA counted in windows', () => {
+  // Saturday 09:00 UTC; windows Monday to Thursday 02:00–05:00 UTC.
+  const saturday = new Date('2026-11-28T09:00:00Z');
+  const issueWindow = { windows: [parseWindow('0 2 * * mon-thu/3h') as UpgradeWindow], exclusions: [] };
+  const windowed = (p: StagedPlan, zone: string, now = saturday, request: WindowRequest = issueWindow): StagedPlan => {
+    // Held with budgets (the windows need them; the ETA does not depend on it).
+    const pools = p.stages.flatMap((s) => s.nodePools).map((n) => ({ pool: { name: n.name }, hold: { ...n.hold, mechanism: 'budget' as const } }));
+    const r = planWindows(request, pools, 'v1', now, zone);
+    if (!('plan' in r)) throw new Error(JSON.stringify(r));
+    return { ...p, windows: r.plan };
+  };
+  const one = (oldNodes: number, limit: number) => planOf([input('general', oldNodes, limit)], {});
+  it.each<[string, StagedPlan, string[], Record<string, unknown>]>([
+    // 8 rounds of 5m and 4 soaks of 15m, all on Monday from 02:00.
+    ['the small plan fits in the first window', windowed(small, 'UTC'), ['    ETA: 1 window: done by Mon 03:40 UTC'], { windows: 1, doneBy: '2026-11-30T03:40:00Z' }],
+    [
+      // 100 rounds of 5m: 8h20m of open time, Monday, Tuesday and 2h20m of Wednesday.
+      'one node at a time: three windows, in the local zone too',
+      windowed(one(100, 1), 'America/New_York'),
+      ['    ETA: 3 windows: done by Wed 04:20 UTC (Tue 23:20 America/New_York)'],
+      { windows: 3, doneBy: '2026-12-02T04:20:00Z' },
+    ],
+    [
+      // 25h: Monday to Thursday twice, then an hour of the third Monday; a week away, so dated.
+      'the local time on its own line when both do not fit in 80 columns',
+      windowed(one(300, 1), 'America/Los_Angeles'),
+      ['    ETA: 9 windows: done by Mon 2026-12-14 03:00 UTC', '      (Sun 2026-12-13 19:00 America/Los_Angeles)'],
+      { windows: 9, doneBy: '2026-12-14T03:00:00Z' },
+    ],
+    [
+      'inside a window: it counts, from now',
+      windowed(one(8, 1), 'UTC', new Date('2026-11-30T04:30:00Z')),
+      ['    ETA: 2 windows: done by Tue 02:10 UTC'],
+      { windows: 2, doneBy: '2026-12-01T02:10:00Z' },
+    ],
+    [
+      // The soak runs on over Thursday night's close; the second wave waits for Monday.
+      'a soak spans the closed time, the next wave waits for a window',
+      windowed(planOf([input('general', 2, 1)], { waves: waves('1,100%'), soakMs: 60 * MIN }), 'UTC', new Date('2026-12-03T04:00:00Z')),
+      ['    ETA: 2 windows: done by Mon 02:05 UTC'],
+      { windows: 2, doneBy: '2026-12-07T02:05:00Z' },
+    ],
+    [
+      'an exclusion takes its windows out',
+      windowed(one(100, 1), 'UTC', saturday, { ...issueWindow, exclusions: [parseExclusion('2026-12-01/2026-12-01') as Exclusion] }),
+      ['    ETA: 3 windows: done by Thu 04:20 UTC'],
+      { windows: 3, doneBy: '2026-12-03T04:20:00Z' },
+    ],
+    ['nothing to replace', windowed(one(0, 1), 'UTC'), ['    ETA: nothing to wait for, no replacement needs a window'], { windows: 0, doneBy: '2026-11-28T09:00:00Z' }],
+    [
+      'unknown when the estimate is',
+      windowed(one(3, 0), 'UTC'),
+      ['    ETA: unknown, as the estimate (a NodePool allows no Drifted disruption)'],
+      { windows: null, doneBy: null, reason: 'estimate' },
+    ],
+  ])('%s', (_name, p, want, json) => {
+    const lines = stagedPlanLines(p);
+    expect(lines.filter((l) => /^ {4}ETA|^ {6}\(/.test(l))).toEqual(want);
+    // Under the next windows, before the budgets.
+    expect(lines[lines.indexOf(want[0]!) + want.length]).toMatch(/^ {2}Budgets added/);
+    expect(lines.slice(lines.findIndex((l) => l.startsWith('  Windows'))).every((l) => l.length <= 80)).toBe(true);
+    expect((stagedPlanJson(p).windows as Record<string, unknown>).eta).toEqual(json);
+  });
+
+  it('says so when the windows close for good before the rollout could finish', () => {
+    const at = { timeZone: 'UTC', at: saturday };
+    expect(windowEtaLines({ unknown: 'windows-end' }, at)).toEqual([
+      '    ETA: none: the windows close for good before the rollout could finish',
+    ]);
+    expect(windowEtaJson({ unknown: 'windows-end' })).toEqual({ windows: null, doneBy: null, reason: 'windows-end' });
   });
 });

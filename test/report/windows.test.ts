@@ -103,3 +103,26 @@ describe('windowPlanLines', () => {
     expect(lines.every((l) => l.length <= 80)).toBe(true);
   });
 });
+
+describe('windowPlanLines: windows a week away, dated, in a long zone name', () => {
+  it('put the local times on a line of their own, within 80 columns', () => {
+    const r = planWindows(
+      { windows: [parseWindow('0 2 * * mon/5m') as UpgradeWindow], exclusions: [] },
+      [{ pool: { name: 'general' }, hold: { nodePool: 'general', mechanism: 'budget', why: '' } }],
+      'v1',
+      now,
+      'America/Los_Angeles',
+    );
+    if (!('plan' in r)) throw new Error(JSON.stringify(r));
+    const lines = windowPlanLines(r.plan);
+    expect(lines.slice(3, 9)).toEqual([
+      '    next 3 windows:',
+      '      Mon 02:00 – Mon 02:05 UTC (Sun 18:00 – Sun 18:05 America/Los_Angeles)',
+      '      Mon 2026-12-07 02:00 – Mon 2026-12-07 02:05 UTC',
+      '        (Sun 2026-12-06 18:00 – Sun 2026-12-06 18:05 America/Los_Angeles)',
+      '      Mon 2026-12-14 02:00 – Mon 2026-12-14 02:05 UTC',
+      '        (Sun 2026-12-13 18:00 – Sun 2026-12-13 18:05 America/Los_Angeles)',
+    ]);
+    expect(lines.every((l) => l.length <= 80)).toBe(true);
+  });
+});

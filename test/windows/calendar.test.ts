@@ -1,7 +1,7 @@
 // When the windows are open, when the next opens and when the open one closes: the reading behind "paused by the
 // window, next window opens <time>" and the ETA counted in windows.
 import { describe, expect, it } from 'vitest';
-import { nextWindows, openTimeEnd, windowCalendar, windowState, type WindowState } from '../../src/windows/calendar.js';
+import { nextWindows, openTimeEnd, windowCalendar, windowsBefore, windowState, type WindowState } from '../../src/windows/calendar.js';
 import { exclusion, expectedOpen, window } from './helpers.js';
 
 const at = (iso: string) => new Date(iso);
@@ -89,6 +89,27 @@ describe('openTimeEnd: work that moves only inside the windows', () => {
   ])('%s', (_name, cal, from, ms, want) => {
     const got = openTimeEnd(cal, at(from), ms);
     expect(got === undefined ? undefined : [got.end.toISOString(), got.windows]).toEqual(want);
+  });
+});
+
+describe('windowsBefore: the windows from now to the end of the work', () => {
+  const issue = windowCalendar([window('0 2 * * mon-thu/3h')], []);
+  it.each<[string, ReturnType<typeof windowCalendar>, string, string, number]>([
+    ['Saturday to Wednesday 03:00: Monday, Tuesday, Wednesday', issue, '2026-11-28T08:00:00Z', '2026-12-02T03:00:00Z', 3],
+    ['an end at a window’s close: the next one is not counted', issue, '2026-11-28T08:00:00Z', '2026-11-30T05:00:00Z', 1],
+    ['an end at a window’s opening minute: not yet that window', issue, '2026-11-28T08:00:00Z', '2026-11-30T02:00:00Z', 0],
+    ['the window open now counts', issue, '2026-11-30T04:00:00Z', '2026-11-30T04:30:00Z', 1],
+    ['the long weekend, then Monday: five', issue, '2026-11-28T08:00:00Z', '2026-12-07T03:00:00Z', 5],
+    [
+      'an excluded window is no window',
+      windowCalendar([window('0 2 * * mon-thu/3h')], [exclusion('2026-11-30/2026-12-01')]),
+      '2026-11-28T08:00:00Z',
+      '2026-12-07T03:00:00Z',
+      3,
+    ],
+    ['always open: one', windowCalendar([window('0 0 * * */24h')], []), '2026-11-28T08:00:00Z', '2026-12-30T08:00:00Z', 1],
+  ])('%s', (_name, cal, from, end, want) => {
+    expect(windowsBefore(cal, at(from), at(end))).toBe(want);
   });
 });
 
