@@ -10,6 +10,10 @@ import { windowState, type WindowState } from '../windows/calendar.js';
 import { takeBaseline } from '../gates/baseline.js';
 import type { Inventory } from '../karpenter/views.js';
 import { pacerEventJson, pacerLogLine, type PacerEvent } from '../report/stages.js';
+import { doneEvent, ndjsonLine } from '../report/progress.js';
+import { recordSummary } from '../report/summary.js';
+import { inventorySnapshot } from '../rollout/snapshot.js';
+import { rolloutProgress } from '../rollout/track.js';
 import type { StagedPlan } from '../stages/stage-plan.js';
 import { createGateKeeper, type GateKeeper } from './gate-keeper.js';
 import { rollbackAfterHalt } from './halt-rollback.js';
@@ -41,7 +45,7 @@ export async function followStaged(
   });
   // The holds go on before the apply: from the moment the AMIs change, Karpenter may start only the first wave.
   pacer.listen(stagedReporter(ctx, run, staged));
-  if (staged.windows !== undefined) await unlessWindowOpen(ctx, pacer, run, staged.windows, follow.resume);
+  if (staged.windows !== undefined) await unlessWindowOpen(ctx, pacer, run, staged.windows, follow);
   const generations = await primeAndApply(ctx, pacer, run, writes);
   try {
     await followAndReport(ctx, run, follow, {
@@ -70,7 +74,8 @@ export async function followStaged(
 /**
  * With --window: inside a window, says until when and goes on. Outside one, the run writes its holds at 0 with the
  * windows' budgets (so Karpenter keeps drift shut outside the windows even with no run alive), applies nothing, and
- * ends paused by the window (exit 7, or --window-exit-code's: commands/upgrade.ts): the same command, run again inside a
+ * ends paused by the window (exit 7, or --window-exit-code's: commands/upgrade.ts), with the `done` every run ends
+ * with: the same command, run again inside a
  * window, goes on.
  */
 async function unlessWindowOpen(
@@ -78,7 +83,7 @@ async function unlessWindowOpen(
   pacer: Pacer,
   run: UpgradeRun,
   windows: WindowPlan,
-  resume: string,
+  follow: UpgradeFollow,
 ): Promise<void> {
   const now = new Date();
   const state = windowState(windows.calendar, now);
@@ -91,15 +96,43 @@ async function unlessWindowOpen(
   const pools = await pacer.pause(inventory.nodeClaims, nodes, `outside the upgrade windows; ${next}`, now, {
     byWindow: true,
   });
-  throw new WindowPausedError(
-    `paused by the window, ${next}: nothing was applied; karp-drift holds Drifted disruption on ${pools.map((p) => `nodepool/${p}`).join(', ')} with the windows' budgets`,
-    { hint: `run the same command again inside a window (a scheduler or CI can run it every window): ${resume}` },
-  );
+  const message = `paused by the window, ${next}: nothing was applied; karp-drift holds Drifted disruption on ${pools.map((p) => `nodepool/${p}`).join(', ')} with the windows' budgets`;
+  reportWindowDone(ctx, run, follow, { message, paused: pools }, new Date());
+  throw new WindowPausedError(message, {
+    paused: pools,
+    hint: `run the same command again inside a window (a scheduler or CI can run it every window): ${follow.resume}`,
+  });
 }
 
+/** NDJSON, and the summary's record whatever the output. */
 function reportWindow(ctx: CommandContext, { json, log }: UpgradeRun, kind: WindowEventKind, state: WindowState, now: Date): void {
-  if (json) ctx.io.out(`${JSON.stringify(windowEventJson(kind, state, now))}\n`);
+  const event = windowEventJson(kind, state, now);
+  if (ctx.summary) recordSummary(ctx.summary, event);
+  if (json) ctx.io.out(`${JSON.stringify(event)}\n`);
   else if (state.open) log.info(`Inside the upgrade window: ${nextWindowText(state, now)}.`);
+}
+
+/**
+ * The `done` of a run that started outside the windows, as a run whose window closed ends (`paused`, cause `window`,
+ * the NodePools held): where each NodePool stands as the plan read it, nothing having been applied since.
+ */
+function reportWindowDone(
+  ctx: CommandContext,
+  { cluster, inventory, plan, json }: UpgradeRun,
+  follow: UpgradeFollow,
+  ended: { message: string; paused: string[] },
+  now: Date,
+): void {
+  const scope = {
+    nodePools: plan.nodePools.map((p) => ({ name: p.name, nodeClass: p.nodeClass })),
+    targetImageIds: targetIdsOf(plan),
+    targetMinor: follow.target,
+    startedAt: now,
+  };
+  const progress = rolloutProgress(inventorySnapshot(inventory), scope, now);
+  const done = { ...doneEvent('paused', progress, cluster.identity, now), message: ended.message, cause: 'window', paused: ended.paused };
+  if (ctx.summary) recordSummary(ctx.summary, done);
+  if (json) ctx.io.out(ndjsonLine(done));
 }
 
 async function primeAndApply(

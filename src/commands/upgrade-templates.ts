@@ -20,6 +20,7 @@ import type { Check } from '../plan/checks.js';
 import { ACCEPT_FLAG } from '../plan/template-drift.js';
 import { minorOf } from '../plan/versions.js';
 import { manifestDiffJson, manifestDiffText } from '../report/diff.js';
+import { recordSummary } from '../report/summary.js';
 import { LEASE_NAMESPACE } from '../apis/lock.js';
 import { followRollout } from './follow-rollout.js';
 import { lockHolder, withClusterLock } from './hold-shared.js';
@@ -110,6 +111,8 @@ function reportRendered(
 ): void {
   const json = ctx.globals.output === 'json';
   const creates = createdObjects(diff);
+  // The summary names the release policy whatever the output: the templates' run has no plan document to carry it.
+  if (ctx.summary && policy !== undefined) recordSummary(ctx.summary, { type: 'resolved', releasePolicy: policy });
   if (json) {
     const amis = pinned.map((a) => ({
       family: a.family,

@@ -4,7 +4,9 @@
 // records them (SummaryRecord); the CLI writes the Markdown once the command has ended. Compact by design: GitHub
 // shows at most 1 MiB per step, and a job page is read by a person in a hurry. Pure.
 import type { PlanSource } from '../plan/promotion.js';
-import { amiSourceText, otherClassesText, releasePolicyLines } from './plan.js';
+import type { RecordedPolicy } from '../ami/release-policy.js';
+import { amiSourceText, otherClassesText, releasePolicyLines, releasePolicySourceText } from './plan.js';
+import { datedWindowTime } from './windows.js';
 
 type Doc = Record<string, unknown>;
 
@@ -19,6 +21,10 @@ export interface SummaryRecord {
   /** The gate evaluation that halted the rollout, or the last one that failed. */
   gate?: Doc;
   status?: Doc;
+  /** The last NDJSON `window` event (--window): where the windows stood when the run started or ended. */
+  window?: Doc;
+  /** `upgrade --templates`: the release policy its `resolved` event records (it has no plan document to carry it). */
+  releasePolicy?: Doc;
   /** `exitCode`: the code the error stands for (README "Exit codes"), which --window-exit-code may not exit with. */
   error?: { exitCode: number; message: string; hint?: string };
 }
@@ -48,6 +54,12 @@ export function recordSummary(r: SummaryRecord, event: object): void {
       break;
     case 'status':
       r.status = e;
+      break;
+    case 'window':
+      r.window = e;
+      break;
+    case 'resolved':
+      if (e.releasePolicy != null) r.releasePolicy = e.releasePolicy as Doc;
       break;
   }
 }
@@ -162,6 +174,49 @@ function planSection(plan: Doc): string[] {
   return out;
 }
 
+/**
+ * --window: the flags as the plan recorded them, its ETA in windows, and how the windows ended the run: started
+ * outside one (nothing applied) or closed mid-rollout, and when the next one opens. Times with their dates: the page
+ * is read later than it was written.
+ */
+function windowsSection(r: SummaryRecord, exitCode: number): string[] {
+  const planned = (r.plan?.staged as Doc | undefined)?.windows as Doc | undefined;
+  if (planned === undefined && r.window === undefined) return [];
+  const out = ['#### Upgrade windows', ''];
+  for (const w of (planned?.windows as unknown[] | undefined) ?? []) out.push(`- ${code(`--window '${str(w)}'`)}`);
+  for (const e of (planned?.exclusions as Doc[] | undefined) ?? []) out.push(`- ${code('--exclude')} ${str(e.from)} – ${str(e.to)}`);
+  const eta = planned?.eta as Doc | undefined;
+  if (eta != null) out.push(`- ETA at the plan's estimate: ${etaText(eta)}`);
+  const w = r.window;
+  const pausedByWindow = r.done?.cause === 'window' || exitCode === 7;
+  if (pausedByWindow) {
+    const how = w?.event === 'waiting' ? 'started outside the windows, nothing applied' : 'the window closed mid-rollout, left held';
+    out.push(`- ⏸️ **paused by the window** (${how}); ${opensText(w?.opensAt)}`);
+  } else if (w?.event === 'opened') {
+    out.push(`- started inside a window${typeof w.closesAt === 'string' ? ` open until ${datedWindowTime(new Date(w.closesAt))}` : ''}`);
+  }
+  return out;
+}
+
+const etaText = (eta: Doc): string =>
+  typeof eta.doneBy === 'string'
+    ? `${eta.windows === 1 ? '1 window' : `${str(eta.windows)} windows`}, done by ${datedWindowTime(new Date(eta.doneBy))}`
+    : eta.reason === 'windows-end'
+      ? 'none, the windows close for good before the rollout could finish'
+      : 'unknown, as the estimate';
+
+const opensText = (opensAt: unknown): string =>
+  typeof opensAt === 'string' ? `next window opens ${datedWindowTime(new Date(opensAt))}` : 'no window opens within two years';
+
+/** `upgrade --templates` under --release latest~N/--min-age: what was asked and what each family got. */
+function releasePolicySection(r: SummaryRecord): string[] {
+  const policy = r.releasePolicy as RecordedPolicy | undefined;
+  const source = r.plan?.source as PlanSource | null | undefined;
+  if (policy === undefined || (source?.kind === 'ssm' && source.policy !== undefined)) return [];
+  const lines = releasePolicyLines({ kind: 'ssm', region: '', policy });
+  return ['#### AMIs', '', releasePolicySourceText(policy), '', ...lines.map((l) => `- ${l}`)];
+}
+
 function rolloutSection(done: Doc, error: SummaryRecord['error']): string[] {
   const pools = (done.nodePools as Doc[] | undefined) ?? [];
   // The error line below says it when the rollout's own message is the error's.
@@ -254,6 +309,10 @@ export function summaryMarkdown(r: SummaryRecord, exitCode: number): string {
   ];
   if (cluster) out.push(`Cluster ${code(cluster.name ?? cluster.context)} (${code(cluster.server)})`, '');
   if (r.plan) out.push(...planSection(r.plan), '');
+  const policy = releasePolicySection(r);
+  if (policy.length > 0) out.push(...policy, '');
+  const windows = windowsSection(r, exitCode);
+  if (windows.length > 0) out.push(...windows, '');
   if (r.status) out.push(...statusSection(r.status), '');
   if (r.done) out.push(...rolloutSection(r.done, r.error), '');
   if (r.gate) {
@@ -284,7 +343,8 @@ export function summaryMarkdown(r: SummaryRecord, exitCode: number): string {
   ];
   if (blockers.length > 0) out.push(...findingLines('Blockers', blockers), '');
   if (r.error) {
-    out.push(`> **error:** ${cell(r.error.message)}`);
+    // Paused by the window (exit 7) is success so far: said as the terminal says it, without `error:`.
+    out.push(r.error.exitCode === 7 ? `> ${cell(r.error.message)}` : `> **error:** ${cell(r.error.message)}`);
     if (r.error.hint) out.push(`>`, `> **next:** ${cell(r.error.hint)}`);
     out.push('');
   }

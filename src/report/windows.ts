@@ -10,8 +10,13 @@ export function windowTime(t: Date, timeZone = 'UTC', now?: Date): string {
   return `${clock(t, timeZone, now)} ${timeZone}`;
 }
 
-/** `Mon 02:00` in the zone; `Sun 2026-12-27 00:00` when a week or more from `now`. */
-function clock(t: Date, timeZone: string, now: Date | undefined): string {
+/** `Mon 2026-11-30 02:00 UTC`: with its date, for a page read later than it was written (the summary file). */
+export function datedWindowTime(t: Date): string {
+  return `${clock(t, 'UTC', 'dated')} UTC`;
+}
+
+/** `Mon 02:00` in the zone; `Sun 2026-12-27 00:00` when a week or more from `now`, or always `dated`. */
+function clock(t: Date, timeZone: string, now: Date | 'dated' | undefined): string {
   const parts = new Intl.DateTimeFormat('en-GB', {
     timeZone,
     weekday: 'short',
@@ -23,7 +28,7 @@ function clock(t: Date, timeZone: string, now: Date | undefined): string {
     hourCycle: 'h23',
   }).formatToParts(t);
   const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
-  const farAway = now !== undefined && Math.abs(t.getTime() - now.getTime()) >= 6 * 86_400_000;
+  const farAway = now === 'dated' || (now !== undefined && Math.abs(t.getTime() - now.getTime()) >= 6 * 86_400_000);
   const date = farAway ? ` ${part('year')}-${part('month')}-${part('day')}` : '';
   return `${part('weekday')}${date} ${part('hour')}:${part('minute')}`;
 }

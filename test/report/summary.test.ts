@@ -169,3 +169,102 @@ describe('summaryMarkdown', () => {
     expect(md).toContain('… and 4970 more');
   });
 });
+
+describe('summaryMarkdown: upgrade windows (--window)', () => {
+  const windows = {
+    windows: ['0 2 * * mon-thu/3h'],
+    exclusions: [{ from: '2026-12-24T00:00:00Z', to: '2026-12-27T00:00:00Z' }],
+    open: false,
+    eta: { windows: 3, doneBy: '2026-12-02T04:20:00Z' },
+  };
+  const windowed = { ...plan, staged: { stages: [], windows } };
+  const flags = [
+    '#### Upgrade windows',
+    '',
+    "- `--window '0 2 * * mon-thu/3h'`",
+    '- `--exclude` 2026-12-24T00:00:00Z – 2026-12-27T00:00:00Z',
+    "- ETA at the plan's estimate: 3 windows, done by Wed 2026-12-02 04:20 UTC",
+  ];
+  const message = 'paused by the window, next window opens Mon 02:00 UTC (in 27h12m): nothing was applied';
+  const paused = (r: ReturnType<typeof newSummaryRecord>, event: 'waiting' | 'closed', opensAt: string | null) => {
+    recordSummary(r, { type: 'plan', plan: windowed });
+    recordSummary(r, { type: 'window', event, open: false, opensAt });
+    recordSummary(r, done('paused', { cause: 'window', paused: ['general'], message }));
+    r.error = { exitCode: 7, message, hint: 'run the same command again inside a window' };
+    return summaryMarkdown(r, 7);
+  };
+  const section = (md: string) => md.slice(md.indexOf('#### Upgrade windows'), md.indexOf('\n\n#### Rollout'));
+
+  it.each<[string, 'waiting' | 'closed', string | null, string]>([
+    ['started outside the windows', 'waiting', '2026-11-30T02:00:00Z', '- ⏸️ **paused by the window** (started outside the windows, nothing applied); next window opens Mon 2026-11-30 02:00 UTC'],
+    ['the window closed mid-rollout', 'closed', '2026-12-01T02:00:00Z', '- ⏸️ **paused by the window** (the window closed mid-rollout, left held); next window opens Tue 2026-12-01 02:00 UTC'],
+    ['no window within two years', 'closed', null, '- ⏸️ **paused by the window** (the window closed mid-rollout, left held); no window opens within two years'],
+  ])('paused, %s: the flags, the ETA, and when the next window opens', (_name, event, opensAt, last) => {
+    expect(section(paused(newSummaryRecord('upgrade'), event, opensAt))).toBe([...flags, last].join('\n'));
+  });
+
+  it('exit 7 is success so far: the message and next step without error:, the result paused', () => {
+    const md = paused(newSummaryRecord('upgrade'), 'waiting', '2026-11-30T02:00:00Z');
+    expect(md).toMatch(/^### karp-drift upgrade: ⏸️ paused \(exit 7\)\n/);
+    expect(md).toContain(`\n> ${message}\n>\n> **next:** run the same command again inside a window\n`);
+    expect(md).not.toContain('error:');
+  });
+
+  it('started inside a window and finished: the flags and until when it was open', () => {
+    const r = newSummaryRecord('upgrade');
+    recordSummary(r, { type: 'plan', plan: windowed });
+    recordSummary(r, { type: 'window', event: 'opened', open: true, closesAt: '2026-11-30T05:00:00Z' });
+    recordSummary(r, done('succeeded'));
+    expect(section(summaryMarkdown(r, 0))).toBe([...flags, '- started inside a window open until Mon 2026-11-30 05:00 UTC'].join('\n'));
+  });
+
+  it('no ETA: the estimate is unknown, or the windows close for good first', () => {
+    for (const [eta, text] of [
+      [{ windows: null, doneBy: null, reason: 'estimate' }, 'unknown, as the estimate'],
+      [{ windows: null, doneBy: null, reason: 'windows-end' }, 'none, the windows close for good before the rollout could finish'],
+    ] as const) {
+      const r = newSummaryRecord('plan');
+      recordSummary(r, { type: 'plan', plan: { ...plan, staged: { windows: { ...windows, eta } } } });
+      expect(summaryMarkdown(r, 0)).toContain(`\n- ETA at the plan's estimate: ${text}\n`);
+    }
+  });
+
+  it('without --window: no windows section', () => {
+    const r = newSummaryRecord('upgrade');
+    recordSummary(r, { type: 'plan', plan: { ...plan, staged: { stages: [] } } });
+    recordSummary(r, done('succeeded'));
+    expect(summaryMarkdown(r, 0)).not.toContain('Upgrade windows');
+  });
+});
+
+describe('summaryMarkdown: the release policy of upgrade --templates', () => {
+  const policy = {
+    release: 'latest~1',
+    minAge: '7d',
+    families: [
+      { family: 'al2023', kubernetesVersion: '1.30', release: 'v20261009', published: '2026-10-09T08:00:00Z', newest: { release: 'v20261023', published: '2026-10-23T08:00:00Z' }, listed: 12 },
+    ],
+  };
+
+  it('from its resolved event (it has no plan document): what was asked and what each family got', () => {
+    const r = newSummaryRecord('upgrade');
+    recordSummary(r, { type: 'resolved', region: 'us-west-2', amis: [], releasePolicy: policy });
+    recordSummary(r, done('succeeded'));
+    const md = summaryMarkdown(r, 0);
+    expect(md.slice(md.indexOf('#### AMIs'), md.indexOf('\n\n#### Rollout'))).toBe(
+      ['#### AMIs', '', 'release latest~1 --min-age 7d', '', '- al2023 v20261009 (published 2026-10-09T08:00:00Z; newest v20261023)'].join('\n'),
+    );
+  });
+
+  it('a resolved event without a policy, or a plan that records it already: said once, in the plan', () => {
+    const none = newSummaryRecord('upgrade');
+    recordSummary(none, { type: 'resolved', region: 'us-west-2', amis: [] });
+    expect(summaryMarkdown(none, 0)).not.toContain('#### AMIs');
+    const planned = newSummaryRecord('upgrade');
+    recordSummary(planned, { type: 'resolved', releasePolicy: policy });
+    recordSummary(planned, { type: 'plan', plan: { ...plan, source: { kind: 'ssm', region: 'us-west-2', policy } } });
+    const md = summaryMarkdown(planned, 0);
+    expect(md).not.toContain('#### AMIs');
+    expect(md.match(/- al2023 v20261009/g)).toHaveLength(1);
+  });
+});
