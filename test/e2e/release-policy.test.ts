@@ -69,6 +69,20 @@ describe('release policy through the CLI', () => {
     expect(md).toMatch(new RegExp(`\\n- bottlerocket ${chosen!.release.replaceAll('.', '\\.')} \\(published \\S+; newest ${newest!.release.replaceAll('.', '\\.')}\\)\\n`));
   });
 
+  it('upgrade --templates --release latest~1: the summary file records the policy (text output, no plan document)', async () => {
+    const sandbox = await scenario('default');
+    const [chosen, newest] = releases(sandbox, 'al2023').slice(-2);
+    const file = join(mkdtempSync(join(tmpdir(), 'karp-drift-policy-')), 'summary.md');
+    const run = await karpDrift(sandbox, [
+      'upgrade', '--to', '1.30', '--release', 'latest~1', '--yes', '--no-wait', '--allow-create',
+      '--cluster-name', 'sandbox', '--role', 'KarpenterNodeRole-sandbox', '--summary-file', file,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const md = readFileSync(file, 'utf8');
+    expect(md).toContain(`\n#### AMIs\n\nrelease latest~1\n\n- al2023 ${chosen!.release} (published `);
+    expect(md).toContain(`; newest ${newest!.release})\n`);
+  });
+
   it('promotion pins exactly what the policy chose where it was tested, and says so; the policy flags are refused with it', async () => {
     const sandbox = await scenario('staged');
     const chosen = releases(sandbox, 'al2023').at(-2)!;
