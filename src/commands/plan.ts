@@ -1,5 +1,5 @@
 // `karp-drift plan`: discover → inventory → resolve AMIs → plan → print. Changes nothing.
-import type { CommandContext } from './context.js';
+import { forScreen, type CommandContext } from './context.js';
 import type { PlanOptions } from './options.js';
 import { planJson, planText } from '../report/plan.js';
 import { recordSummary } from '../report/summary.js';
@@ -14,7 +14,7 @@ export async function planCommand(options: PlanOptions, ctx: CommandContext): Pr
     ctx.io.out(
       ctx.globals.output === 'json'
         ? `${doc}\n`
-        : planText(plan, { color: ctx.globals.color, ...(staged ? { staged: stagedPlanLines(staged) } : {}) }),
+        : forScreen(ctx.io, 'out', planText(plan, { color: ctx.globals.color, ...(staged ? { staged: stagedPlanLines(staged) } : {}) })),
     );
     const where = ctx.globals.output === 'json' ? 'the checks with level error on stdout' : 'the checks above';
     refuseIfBlocked(plan, `fix what ${where} say, then plan again`);

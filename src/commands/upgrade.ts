@@ -2,7 +2,7 @@
 // short recipes"). Only the EC2NodeClasses whose terms change are applied; re-running with the same target applies
 // nothing and follows the rollout where it stands.
 import { randomUUID } from 'node:crypto';
-import type { CommandContext } from './context.js';
+import { forScreen, type CommandContext } from './context.js';
 import { applyNeeds, followNeeds, holdNeeds, lockNeeds, requireAccess, type AccessNeed } from '../cluster/access.js';
 import type { UpgradeOptions } from './options.js';
 import type { NodeClassPlan } from '../plan/plan.js';
@@ -115,7 +115,7 @@ function reportPlan(ctx: CommandContext, { cluster, resolved, plan, staged }: Pl
     );
     ctx.io.out(event('plan', { plan: document() }));
   } else {
-    ctx.io.out(planText(plan, { color: ctx.globals.color, ...(staged ? { staged: stagedPlanLines(staged) } : {}) }));
+    ctx.io.out(forScreen(ctx.io, 'out', planText(plan, { color: ctx.globals.color, ...(staged ? { staged: stagedPlanLines(staged) } : {}) })));
   }
 }
 

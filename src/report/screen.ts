@@ -13,6 +13,21 @@ export interface Screen {
   rows: number;
 }
 
+/**
+ * Printed text (a plan, a log line) for a terminal `columns` wide: each line wider than the terminal wrapped at spaces
+ * (wrapText) instead of broken mid-word by the terminal. Colours are kept (widths are ANSI-aware, and an escape has no
+ * space to break at); only a coloured line with a word wider than a row, which wrapText would break inside, is left
+ * to the terminal.
+ */
+export function wrapLines(text: string, columns: number): string {
+  return text
+    .split('\n')
+    .map((line) =>
+      line.includes('\u001b') && line.split(' ').some((w) => stringWidth(w) > columns) ? line : wrapText(line, columns).join('\n'),
+    )
+    .join('\n');
+}
+
 /** `line` cut to `columns` display columns, ending in '…' when cut. */
 export function fitLine(line: string, columns: number): string {
   return cutTo(line, columns);

@@ -1,7 +1,7 @@
 // Fitting frames to a terminal: widths in display columns (not UTF-16 code units, not escape codes), and the redraw
 // that moves up over exactly the rows the previous frame takes now.
 import { describe, expect, it } from 'vitest';
-import { fitLine, fitWrapped, redrawLines, screenRows, wrapText } from '../../src/report/screen.js';
+import { fitLine, fitWrapped, redrawLines, screenRows, wrapLines, wrapText } from '../../src/report/screen.js';
 
 describe('fitLine', () => {
   it.each([
@@ -96,5 +96,21 @@ describe('redrawLines', () => {
     ['never above the top row', { lines: Array.from({ length: 30 }, () => 'a'), columns: 80 }, ['x'], { columns: 80, rows: 10 }, '\u001b[9A\r\u001b[2Kx\n\u001b[J'],
   ])('%s', (_name, previous, next, size, expected) => {
     expect(redrawLines(previous, next, size)).toBe(expected);
+  });
+});
+
+describe('wrapLines (printed text on a terminal: a plan, log lines)', () => {
+  it.each<[string, string, number, string]>([
+    ['short lines stay as they are, the last newline too', 'a b\nc\n', 80, 'a b\nc\n'],
+    [
+      'a long line wraps at spaces, hung under its indent',
+      '  FIELD-OWNER-KUBECTL: spec.amiSelectorTerms of ec2nodeclass/default was last set by hand\n',
+      40,
+      '  FIELD-OWNER-KUBECTL:\n    spec.amiSelectorTerms of\n    ec2nodeclass/default was last set by\n    hand\n',
+    ],
+    ['coloured words wrap as plain ones (widths without the escapes)', '\u001b[33mwarn\u001b[0m one two three', 12, '\u001b[33mwarn\u001b[0m one two\n  three'],
+    ['a coloured line with a word wider than a row is left to the terminal', '\u001b[33mx\u001b[0m abcdefghijklmnop', 10, '\u001b[33mx\u001b[0m abcdefghijklmnop'],
+  ])('%s', (_name, text, columns, wrapped) => {
+    expect(wrapLines(text, columns)).toBe(wrapped);
   });
 });
