@@ -45,6 +45,8 @@ interface Loop {
   timer: NodeJS.Timeout | undefined;
   timerAt: number;
   running: boolean;
+  /** The turn under way, if any: the end waits for it, so nothing it reports (a hold written) comes after `done`. */
+  turn?: Promise<void>;
   settleMs: number;
   wake?: (result: RolloutResult | undefined) => void;
 }
@@ -79,6 +81,7 @@ export async function followRollout(
   clearTimeout(loop.timer);
   state.stop.abort();
   await following;
+  await loop.turn; // its requests end with the stop; what it did is reported before the end is
   ctx.signal.removeEventListener('abort', onAbort);
   settings.endWhen?.removeEventListener('abort', onAbort);
   const now = new Date();
@@ -124,7 +127,9 @@ function schedule(loop: Loop, delay: number): void {
   if (loop.timer !== undefined && loop.timerAt <= at) return;
   clearTimeout(loop.timer);
   loop.timerAt = at;
-  loop.timer = setTimeout(() => void runTurn(loop), delay);
+  loop.timer = setTimeout(() => {
+    loop.turn = runTurn(loop);
+  }, delay);
 }
 
 async function runTurn(loop: Loop): Promise<void> {
