@@ -736,11 +736,15 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
   return program;
 }
 
-function printError(io: Io, err: KarpDriftError, verbose: boolean): void {
+async function printError(io: Io, err: KarpDriftError, verbose: boolean): Promise<void> {
+  // On a terminal, wrapped at spaces to its width (a `next:` command kept whole on a row where it fits one); loaded
+  // only then, so a piped run and --help never load what wrapping needs.
+  const wrap = io.screen?.('err') !== undefined ? (await import('../commands/screen-text.js')).forScreen : undefined;
+  const say = (text: string) => io.err(wrap ? wrap(io, 'err', text) : text);
   // Paused by the upgrade window is success so far (exit 7, or --window-exit-code's), not an error: said as it is.
-  io.err(err instanceof WindowPausedError ? `${err.message}\n` : `error: ${err.message}\n`);
-  if (err.hint) io.err(`  next: ${err.hint}\n`);
-  if (verbose && err.cause instanceof Error) io.err(`  cause: ${err.cause.message}\n`);
+  say(err instanceof WindowPausedError ? `${err.message}\n` : `error: ${err.message}\n`);
+  if (err.hint) say(`  next: ${err.hint}\n`);
+  if (verbose && err.cause instanceof Error) say(`  cause: ${err.cause.message}\n`);
 }
 
 /**
@@ -802,14 +806,14 @@ async function runProgram(argv: string[], run: RunEnvironment, session: Session)
       return ok ? ExitCode.Success : ExitCode.Usage;
     }
     if (err instanceof KarpDriftError) {
-      printError(run.io, err, verbose);
+      await printError(run.io, err, verbose);
       failed(err);
       return err instanceof WindowPausedError ? err.exitStatus : err.exitCode;
     }
     const e = err instanceof Error ? err : new Error(String(err));
     // A request cut short by Ctrl-C/SIGTERM that no command turned into its own message is still an interrupt.
     if (run.signal.aborted && e.name === 'AbortError') {
-      printError(run.io, new InterruptedError('interrupted; the request in flight was abandoned'), verbose);
+      await printError(run.io, new InterruptedError('interrupted; the request in flight was abandoned'), verbose);
       return ExitCode.Interrupted;
     }
     run.io.err(`internal error (a bug in karp-drift; please report it with this output):\n${e.stack ?? e.message}\n`);

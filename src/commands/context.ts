@@ -1,7 +1,8 @@
 // The three outputs a command has: results on stdout, progress and logs on stderr, and whether a person is watching.
 import type { ExpectedCluster } from '../cluster/expected-cluster.js';
 import type { Logger } from '../logger.js';
-import { wrapLines, type Screen } from '../report/screen.js';
+import type { Screen } from '../report/screen.js';
+import { forScreen } from './screen-text.js';
 import type { SummaryRecord } from '../report/summary.js';
 
 export interface Io {
@@ -74,13 +75,4 @@ export function logger(io: Io, options: Pick<GlobalOptions, 'quiet' | 'verbose'>
       if (options.verbose) err(`debug: ${m}\n`);
     },
   };
-}
-
-/**
- * Text for `stream`: on a terminal, its long lines wrapped at spaces to the terminal's width (a person reads the plan
- * at 80 columns; the terminal would break words mid-way); a pipe or a file gets the lines whole, for grep and logs.
- */
-export function forScreen(io: Io, stream: 'out' | 'err', text: string): string {
-  const screen = io.screen?.(stream);
-  return screen === undefined ? text : wrapLines(text, screen.columns);
 }

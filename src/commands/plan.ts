@@ -1,5 +1,6 @@
 // `karp-drift plan`: discover → inventory → resolve AMIs → plan → print. Changes nothing.
-import { forScreen, type CommandContext } from './context.js';
+import type { CommandContext } from './context.js';
+import { forScreen } from './screen-text.js';
 import type { PlanOptions } from './options.js';
 import { planJson, planText } from '../report/plan.js';
 import { recordSummary } from '../report/summary.js';

@@ -56,7 +56,9 @@ function scoped(reads: StatusContext, options: StatusOptions): StatusContext {
 }
 
 function render(ctx: CommandContext, cluster: Cluster, s: ReturnType<typeof snapshotStatus>, stream = false): string {
-  return ctx.globals.output === 'json' ? statusJson(s, cluster.identity, stream) : statusTable(s, { wide: ctx.globals.wide });
+  return ctx.globals.output === 'json'
+    ? statusJson(s, cluster.identity, stream)
+    : statusTable(s, { wide: ctx.globals.wide }, ctx.io.screen?.('out')?.columns);
 }
 
 async function watch(

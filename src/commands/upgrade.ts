@@ -2,7 +2,8 @@
 // short recipes"). Only the EC2NodeClasses whose terms change are applied; re-running with the same target applies
 // nothing and follows the rollout where it stands.
 import { randomUUID } from 'node:crypto';
-import { forScreen, type CommandContext } from './context.js';
+import type { CommandContext } from './context.js';
+import { forScreen } from './screen-text.js';
 import { applyNeeds, followNeeds, holdNeeds, lockNeeds, requireAccess, type AccessNeed } from '../cluster/access.js';
 import type { UpgradeOptions } from './options.js';
 import type { NodeClassPlan } from '../plan/plan.js';

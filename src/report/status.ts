@@ -158,8 +158,13 @@ const COLUMNS: Array<{ header: string; wide?: true; cell: (p: NodePoolStatus) =>
  * A kubectl-style table (three spaces between columns), then karp-drift's own holds, then each blocker once, however
  * many NodePools it holds. Sections are a blank line apart.
  */
-export function statusTable(status: ClusterStatus, options: { wide?: boolean } = {}): string {
-  return statusLines(status, options)
+/**
+ * `status` printed once. On a terminal `columns` wide, its sentences (a blocker, its evidence, a `next:`, the holds'
+ * footer) are wrapped at spaces rather than broken mid-word by the terminal, nothing cut; the table is fitted to the
+ * width too, except with `-o wide`, which asks for every column whole (as kubectl's, it may be wider than the screen).
+ */
+export function statusTable(status: ClusterStatus, options: { wide?: boolean } = {}, columns = Infinity): string {
+  return statusLines(status, options, columns, { fitTable: options.wide !== true, cutEvidence: false })
     .flat()
     .map((l) => `${l}\n`)
     .join('');
@@ -177,19 +182,28 @@ export function statusFrame(status: ClusterStatus, screen: Screen, options: { wi
   );
 }
 
-/** The status's lines, each as the rows it takes on a screen `columns` wide (unbounded: one row each). */
-function statusLines(status: ClusterStatus, options: { wide?: boolean }, columns = Infinity): string[][] {
+/**
+ * The status's lines, each as the rows it takes on a screen `columns` wide (unbounded: one row each). A frame
+ * (`--watch`) fits its table and cuts evidence, to keep room for what to do next; a print may do neither.
+ */
+function statusLines(
+  status: ClusterStatus,
+  options: { wide?: boolean },
+  columns = Infinity,
+  fit: { fitTable: boolean; cutEvidence: boolean } = { fitTable: true, cutEvidence: true },
+): string[][] {
   const shown = COLUMNS.filter((c) => c.wide !== true || options.wide === true);
   const table = fitColumns(
     shown.map((c) => c.header),
     status.nodePools.map((p) => shown.map((c) => c.cell(p))),
-    columns,
+    fit.fitTable ? columns : Infinity,
   ).map((l) => [l]);
   const blockers = [...new Set(status.nodePools.flatMap((p) => p.blockers))].map((b) => {
     const [headline, ...evidence] = blockerLines(b);
     const next = evidence.pop()!;
     // Evidence is data, as a table's cells are: one row each, cut, so the frame keeps room for what to do next.
-    return [wrapText(headline!, columns), ...evidence.map((e) => [fitLine(e, columns)]), wrapText(next, columns)];
+    const evidenceRows = (e: string) => (fit.cutEvidence ? [fitLine(e, columns)] : wrapText(e, columns));
+    return [wrapText(headline!, columns), ...evidence.map(evidenceRows), wrapText(next, columns)];
   });
   const holds = driftHoldsLines(status.holds, status.at, columns);
   return [table, ...(holds.length === 0 ? [] : [holds]), ...blockers].flatMap((section, i) => (i === 0 ? section : [[''], ...section]));
