@@ -4,7 +4,8 @@ import { DescribeImagesCommand, EC2Client, type DescribeImagesCommandOutput, typ
 import { GetParametersByPathCommand, GetParametersCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { amiQueries } from './select.js';
 import { ssmMetadataPaths, ssmParameterPath, type AmiQuery } from './parameters.js';
-import { resolvedAmi, verifyImage, type ImageView, type ReleaseMetadata, type ResolvedAmi } from './verify.js';
+import { concreteRelease, resolvedAmi, verifyImage, type ImageView, type ReleaseMetadata, type ResolvedAmi } from './verify.js';
+import type { AmiFamily } from './families.js';
 import { RuntimeFailure } from '../errors.js';
 import { ec2Failure, missingParametersError, ssmFailure } from './aws-failures.js';
 import { requireProfile } from './profiles.js';
@@ -36,6 +37,15 @@ export interface ResolvedAmis {
   amis: ResolvedAmi[];
   /** --release latest~N / --min-age: the release chosen per family, and against what. */
   policy?: RecordedPolicy;
+  /** The families asked at a kept release, and what the policy (or `latest`) chooses for them now. */
+  kept?: KeptAgainst[];
+}
+
+/** A family a staged rollout under way keeps at `release`; `newer`: what would be pinned now (null: not told). */
+export interface KeptAgainst {
+  family: AmiFamily;
+  release: string;
+  newer: string | null;
 }
 
 /** GetParameters accepts at most 10 names a call (SSM API reference, GetParameters `Names`). */
@@ -56,7 +66,7 @@ export async function resolveAmiQueries(
   asked: readonly AmiQuery[],
   aws: AwsOptions,
   log: Logger,
-  options: { keepUnusable?: boolean; policy?: ReleasePolicy } = {},
+  options: { keepUnusable?: boolean; policy?: ReleasePolicy; kept?: ReadonlyArray<{ family: AmiFamily; release: string }> } = {},
 ): Promise<ResolvedAmis> {
   const { ssm, ec2 } = awsClients(aws, log);
   try {
@@ -64,15 +74,26 @@ export async function resolveAmiQueries(
     if (asked.length === 0) return { region, amis: [] };
     let queries = asked;
     let policy: RecordedPolicy | undefined;
+    const kept = (options.kept ?? []).filter((k) => asked.some((q) => q.family === k.family));
+    let newer = new Map<AmiFamily, string | null>();
     if (options.policy !== undefined) {
-      const chosen = await chooseReleases(ssm, ec2, queries, options.policy, region, log);
+      const chosen = await chooseReleases(ssm, ec2, queries, options.policy, region, log, new Set(kept.map((k) => k.family)));
       policy = chosen.recorded;
       queries = chosen.queries;
+      newer = chosen.newer;
     }
+    // Without a policy, what `latest` names now: the recommended parameter's release metadata, read alongside.
+    const latest = options.policy === undefined ? latestProbes(queries, kept) : [];
     log.info(
       `Resolving ${queries.length} EKS-optimized AMI(s) for Kubernetes ${[...new Set(queries.map((q) => q.kubernetesVersion))].join(', ')} in ${region}`,
     );
-    const parameters = await readParameters(ssm, parameterNames(queries), region, log);
+    const probeNames = latest.flatMap((q) => [ssmParameterPath(q), ...Object.values(ssmMetadataPaths(q))]);
+    const parameters = await readParameters(ssm, [...new Set([...parameterNames(queries), ...probeNames])], region, log);
+    for (const q of latest) {
+      const release = parameters.has(ssmParameterPath(q)) ? concreteRelease(q, metadataOf(q, parameters), undefined) : 'latest';
+      newer.set(q.family, release === 'latest' ? null : release);
+    }
+    const keptAgainst = kept.map((k) => ({ ...k, newer: newer.get(k.family) ?? null }));
     const missing = queries.filter((q) => !parameters.has(ssmParameterPath(q)));
     if (missing.length > 0 && (options.keepUnusable !== true || missing.length === queries.length))
       throw missingParametersError(missing, region);
@@ -102,7 +123,12 @@ export async function resolveAmiQueries(
         },
       );
     }
-    return { region, amis: checked.map((c) => c.ami), ...(policy !== undefined ? { policy } : {}) };
+    return {
+      region,
+      amis: checked.map((c) => c.ami),
+      ...(policy !== undefined ? { policy } : {}),
+      ...(keptAgainst.length > 0 ? { kept: keptAgainst } : {}),
+    };
   } finally {
     // Keep-alive sockets would otherwise hold the process open after the command is done.
     ssm.destroy();
@@ -183,6 +209,14 @@ export async function countNameMatches(amis: readonly ResolvedAmi[], aws: AwsOpt
     ssm.destroy();
     ec2.destroy();
   }
+}
+
+/** One `latest` query per kept family (its first series): the release `latest` would pin for it now. */
+function latestProbes(queries: readonly AmiQuery[], kept: ReadonlyArray<{ family: AmiFamily }>): AmiQuery[] {
+  return kept.flatMap((k) => {
+    const q = queries.find((x) => x.family === k.family);
+    return q === undefined ? [] : [{ ...q, release: 'latest' }];
+  });
 }
 
 /** image_id first, then the metadata of each query, without duplicates (AL2 nvidia and neuron share a parameter). */
@@ -277,7 +311,8 @@ async function chooseReleases(
   policy: ReleasePolicy,
   region: string,
   log: Logger,
-): Promise<{ queries: AmiQuery[]; recorded: RecordedPolicy }> {
+  kept: ReadonlySet<AmiFamily> = new Set(),
+): Promise<{ queries: AmiQuery[]; recorded: RecordedPolicy; newer: Map<AmiFamily, string | null> }> {
   const now = new Date();
   const families = [...new Set(queries.map((q) => q.family))];
   const results = await Promise.all(
@@ -291,22 +326,25 @@ async function chooseReleases(
       return chooseRelease(family, mine[0]!.kubernetesVersion, dated, policy, now);
     }),
   );
-  const problems = results.flatMap((r) => ('problem' in r ? [r.problem] : []));
+  // A kept family is pinned at its kept release whatever the policy says now: what it says is only reported.
+  const problems = results.flatMap((r) => ('problem' in r && !kept.has(r.problem.family) ? [r.problem] : []));
   if (problems.length > 0) {
     const hint = problems.length === 1 ? problems[0]!.hint : problems.map((p) => `${p.family}: ${p.hint}`).join('; ');
     throw new UsageError(problems.map((p) => p.message).join('\n'), { hint });
   }
-  const choices = results.flatMap((r) => ('choice' in r ? [r.choice] : []));
+  const all = results.flatMap((r) => ('choice' in r ? [r.choice] : []));
+  const choices = all.filter((c) => !kept.has(c.family));
   const asked = releasePolicyText(policy);
   for (const c of choices) log.info(`Release policy ${asked}: ${releaseChoiceText(c)}`);
   const byFamily = new Map<string, ReleaseChoice>(choices.map((c) => [c.family, c]));
   return {
-    queries: queries.map((q) => ({ ...q, release: byFamily.get(q.family)!.release })),
+    queries: queries.map((q) => (kept.has(q.family) ? q : { ...q, release: byFamily.get(q.family)!.release })),
     recorded: {
       release: policy.behind === 0 ? 'latest' : `latest~${policy.behind}`,
       minAge: policy.minAge?.text ?? null,
       families: choices,
     },
+    newer: new Map([...kept].map((f) => [f, all.find((c) => c.family === f)?.release ?? null])),
   };
 }
 

@@ -15,6 +15,8 @@ import type { PlanOptions } from './options.js';
 import { plan, withChecks, type Check, type Plan } from '../plan/plan.js';
 import { canaryChecks, stageAmis } from '../gates/coverage.js';
 import { neededAmiQueries } from '../plan/targets.js';
+import { keptReleases, keptSources } from '../plan/kept-releases.js';
+import { keptReleaseLines } from '../report/kept.js';
 import { releasePolicy } from '../ami/release-policy.js';
 import { promotedAmis, promotionNeeds, requireFileMinor, type PlanSource } from '../plan/promotion.js';
 import { planStages, type StagedPlan, type StagedRequest } from '../stages/stage-plan.js';
@@ -132,9 +134,18 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
           : { kind: 'cluster', context: tested.context, server: tested.server, region, sourceRegion: tested.region ?? null, kubernetesVersion, lookup, otherClasses: tested.others ?? [] };
     } else {
       const policy = releasePolicy(options.release, options.minAge);
-      const queries = neededAmiQueries(inventory, { to, release: options.release, minAge: options.minAge?.text, nodeClasses });
-      resolved = await resolveAmiQueries(queries, aws, log, { keepUnusable: true, ...(policy !== undefined ? { policy } : {}) });
-      source = { kind: 'ssm', region: resolved.region, ...(resolved.policy !== undefined ? { policy: resolved.policy } : {}) };
+      // A staged rollout under way goes on with the AMIs it started with (plan/kept-releases.ts).
+      const kept = keptReleases(inventory, { to, release: options.release, staged: options.staged !== undefined, fieldManager: 'karp-drift', nodeClasses });
+      const queries = neededAmiQueries(inventory, { to, release: options.release, minAge: options.minAge?.text, nodeClasses, kept });
+      resolved = await resolveAmiQueries(queries, aws, log, { keepUnusable: true, kept, ...(policy !== undefined ? { policy } : {}) });
+      const keptSource = keptSources(kept, resolved.kept);
+      source = {
+        kind: 'ssm',
+        region: resolved.region,
+        ...(resolved.policy !== undefined ? { policy: resolved.policy } : {}),
+        ...(keptSource.length > 0 ? { kept: keptSource } : {}),
+      };
+      for (const line of keptReleaseLines(source, to)) log.info(`${line[0]!.toUpperCase()}${line.slice(1)}`);
     }
     if (options.pin === 'name') resolved = { ...resolved, amis: await countNameMatches(resolved.amis, aws, log) };
     const lock = await lockIfHeld(cluster, inventory, options.lockNamespace, ctx.signal);

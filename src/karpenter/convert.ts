@@ -83,6 +83,7 @@ function owners(meta: ApiObject['metadata']): FieldOwner[] {
         operation: m.operation === 'Apply' ? 'Apply' : 'Update',
         ownsAmiSelectorTerms: 'f:amiSelectorTerms' in spec,
         ownsAmiFamily: 'f:amiFamily' in spec,
+        ...(typeof m.time === 'string' ? { time: m.time } : {}),
       };
     });
 }

@@ -34,6 +34,8 @@ export interface FieldOwner {
   /** Owns `spec.amiSelectorTerms` (the whole list or any term of it). */
   ownsAmiSelectorTerms: boolean;
   ownsAmiFamily: boolean;
+  /** When the manager last changed what it owns (managedFields `time`, whole seconds); absent if not recorded. */
+  time?: string;
 }
 
 export interface NodeClassView {

@@ -4,6 +4,7 @@
 import { familyVersionProblem, variantExists, type AmiFamily, type Arch, type Variant } from '../ami/families.js';
 import type { AmisFile, OtherSourceClass, PromotedAmi, TestedAmis } from '../ami/amis-file.js';
 import type { RecordedPolicy } from '../ami/release-policy.js';
+import type { KeptSource } from './kept-releases.js';
 import type { Inventory } from '../karpenter/views.js';
 import { UsageError } from '../errors.js';
 import { amiNeeds, nodeClassesInScope } from './targets.js';
@@ -14,6 +15,8 @@ export type PlanSource =
       region: string;
       /** --release latest~N / --min-age: the release chosen per family, and against what. */
       policy?: RecordedPolicy;
+      /** The families a staged rollout under way keeps at the release it started with (kept-releases.ts). */
+      kept?: KeptSource[];
     }
   | {
       kind: 'file';

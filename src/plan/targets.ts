@@ -202,17 +202,25 @@ const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompar
 /**
  * One AMI query per (family, arch, variant) the classes in scope need, for `--to` and `--release`. Classes whose
  * family is unknown, has no AMIs for `--to`, or has no such release are left out: `plan` reports them as checks.
+ * A family a staged rollout under way keeps (kept-releases.ts) is asked at the release it keeps.
  */
 export function neededAmiQueries(
   inventory: Inventory,
-  options: { to: string; release: string; minAge?: string; nodeClasses?: readonly string[] },
+  options: {
+    to: string;
+    release: string;
+    minAge?: string;
+    nodeClasses?: readonly string[];
+    kept?: ReadonlyArray<{ family: AmiFamily; release: string }>;
+  },
 ): AmiQuery[] {
   const queries = new Map<string, AmiQuery>();
   for (const view of nodeClassesInScope(inventory, options.nodeClasses).nodeClasses) {
     const needs = amiNeeds(inventory, view.name);
     const family = needs.family;
     if (family === undefined || familyVersionProblem(family, options.to) !== undefined) continue;
-    if (familyReleaseProblem(family, options.release, options.minAge) !== undefined) continue;
+    const kept = options.kept?.find((k) => k.family === family)?.release;
+    if (kept === undefined && familyReleaseProblem(family, options.release, options.minAge) !== undefined) continue;
     for (const { arch, variant } of needs.pairs) {
       if (!variantExists(family, arch, variant)) continue;
       queries.set(`${family}/${arch}/${variant}`, {
@@ -220,7 +228,7 @@ export function neededAmiQueries(
         kubernetesVersion: options.to,
         arch,
         variant,
-        release: options.release,
+        release: kept ?? options.release,
       });
     }
   }

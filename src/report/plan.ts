@@ -8,6 +8,7 @@ import type { Check, CheckLevel } from '../plan/checks.js';
 import type { AmiSpec, NodeClassPlan, Plan } from '../plan/plan.js';
 import type { NodePoolPlan } from '../plan/pools.js';
 import type { PlanSource } from '../plan/promotion.js';
+import { keptReleaseLines } from './kept.js';
 import { plural } from '../text/words.js';
 
 export const ANSI = { red: 31, green: 32, yellow: 33, cyan: 36, bold: 1 } as const;
@@ -176,6 +177,7 @@ export function planText(plan: Plan, options: { color: boolean; staged?: readonl
   const lines = [
     `Kubernetes ${plan.kubernetesVersion} (control plane ${plan.controlPlaneVersion}), ${sourceText(plan)}, pinned by ${plan.pin}`,
     ...releasePolicyLines(plan.source).map((l) => `  ${l}`),
+    ...keptReleaseLines(plan.source, plan.kubernetesVersion).map((l) => `  ${l}`),
   ];
   const others = otherClassesText(plan.source, plan.kubernetesVersion);
   if (others !== undefined) lines.push(others);
