@@ -66,7 +66,7 @@ describe('a staged rollout under way keeps the AMIs it started with', () => {
     // The first run pins X (the newest is too young) and is cut off once a replacement has started.
     const first = follow(sandbox, UPGRADE);
     for (let waited = 0; sandbox.simulator.disruptions.entries().length === 0; waited += 50) {
-      if (waited > 30_000 || first.child.exitCode !== null) throw new Error(`no replacement started; stderr:\n${first.stderr()}`);
+      if (waited > 30_000 || first.child.exitCode != null) throw new Error(`no replacement started; stderr:\n${first.stderr()}`);
       await new Promise((r) => setTimeout(r, 50));
     }
     first.child.kill('SIGTERM');
