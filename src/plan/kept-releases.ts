@@ -61,7 +61,7 @@ export function keptReleases(inventory: Inventory, request: KeepRequest): KeptRe
     const { family } = nodeClassFamily(view);
     if (family === undefined || !FAMILIES[family].pinnable) continue;
     const pinned = pinnedAt(view, request.fieldManager);
-    if (pinned === undefined || pinned < began) continue;
+    if (pinned === undefined || pinned < began - CLOCK_SKEW_MS) continue;
     const release = pinnedRelease(family, view.statusAmis, request.to);
     if (release === undefined) continue;
     const byRelease = found.get(family) ?? new Map<string, string[]>();
@@ -77,6 +77,10 @@ export function keptReleases(inventory: Inventory, request: KeepRequest): KeptRe
     })
     .sort((a, b) => a.family.localeCompare(b.family));
 }
+
+// `since` is the client's clock and managedFields' `time` the API server's; the apply follows the first hold by
+// seconds, while an earlier rollout's pin is at least that rollout's length older. Allow clocks this far apart.
+const CLOCK_SKEW_MS = 5 * 60_000;
 
 /** When the rollout to `to` began, in whole seconds (managedFields' precision): its first hold; undefined if none. */
 function rolloutBegan(inventory: Inventory, nodeClasses: readonly NodeClassView[], to: string): number | undefined {

@@ -44,6 +44,13 @@ describe('keptReleases', () => {
       {},
       [],
     ],
+    [
+      "pinned two minutes before the first hold by the API server's clock (the client's runs ahead)",
+      { nodeClasses: [pinned('v20261101', '2026-11-28T09:58:00Z')], nodePools: [held()] },
+      {},
+      ['al2023 v20261101 default'],
+    ],
+    ['pinned an hour before the rollout began', { nodeClasses: [pinned('v20261101', '2026-11-28T09:00:00Z')], nodePools: [held()] }, {}, []],
     ['pinned in the second the first hold went on', { nodeClasses: [pinned('v20261101', '2026-11-28T10:00:00Z')], nodePools: [held()] }, {}, ['al2023 v20261101 default']],
     [
       'pinned by somebody else',
