@@ -6,6 +6,7 @@
 import type { PlanSource } from '../plan/promotion.js';
 import type { RecordedPolicy } from '../ami/release-policy.js';
 import { amiSourceText, otherClassesText, releasePolicyLines, releasePolicySourceText } from './plan.js';
+import { keptReleaseLines } from './kept.js';
 import { datedWindowTime } from './windows.js';
 
 type Doc = Record<string, unknown>;
@@ -145,7 +146,9 @@ function planSection(plan: Doc): string[] {
       '',
     );
   // --release latest~N / --min-age: the release each family got, and against what, so the job page says why.
-  const policy = releasePolicyLines((plan.source as PlanSource | null | undefined) ?? undefined);
+  const source = (plan.source as PlanSource | null | undefined) ?? undefined;
+  // A staged re-run that kept the release its rollout started with, and what the policy would take now.
+  const policy = [...releasePolicyLines(source), ...keptReleaseLines(source, str(plan.kubernetesVersion))];
   if (policy.length > 0) out.push(...policy.map((l) => `- ${l}`), '');
   out.push(
     ...table(

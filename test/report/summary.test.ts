@@ -237,6 +237,17 @@ describe('summaryMarkdown: upgrade windows (--window)', () => {
   });
 });
 
+describe('summaryMarkdown: a staged re-run that kept the release its rollout started with', () => {
+  it('says which family kept which release, and what the policy would take now', () => {
+    const r = newSummaryRecord('upgrade');
+    const kept = [{ family: 'al2023', release: 'v20261101', nodeClasses: ['default'], newer: 'v20261108' }];
+    recordSummary(r, { type: 'plan', plan: { ...plan, source: { kind: 'ssm', region: 'us-west-2', kept } } });
+    expect(summaryMarkdown(r, 0)).toContain(
+      '\n- the staged rollout to 1.30 under way keeps its AMIs: al2023 v20261101 (ec2nodeclass/default); --release latest now chooses v20261108, which the next upgrade after this rollout takes (to move this rollout to it now, name it: --release v20261108)\n',
+    );
+  });
+});
+
 describe('summaryMarkdown: the release policy of upgrade --templates', () => {
   const policy = {
     release: 'latest~1',
