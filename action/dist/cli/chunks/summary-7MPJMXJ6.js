@@ -1,3 +1,0 @@
-import { createRequire as __karpDriftRequire } from 'node:module';
-const require = __karpDriftRequire(import.meta.url);
-import{MAX_SUMMARY_BYTES,newSummaryRecord,recordSummary,resultOfExit,runResult,summaryMarkdown}from"./chunk-RUJ2WPH3.js";import"./chunk-QA77C24I.js";import"./chunk-KOLCDQPA.js";import"./chunk-3LXVKCGC.js";import"./chunk-3JIWX2DO.js";import"./chunk-LERBUJCU.js";import"./chunk-5LHPC7GM.js";import"./chunk-S4SZ24B7.js";import"./chunk-CGC3SMAF.js";import"./chunk-RWVFMDPA.js";import"./chunk-TFG732H6.js";import"./chunk-A75SA247.js";export{MAX_SUMMARY_BYTES,newSummaryRecord,recordSummary,resultOfExit,runResult,summaryMarkdown};
