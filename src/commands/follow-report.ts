@@ -1,6 +1,7 @@
 // What the follow loop says, in its three outputs: NDJSON events on stdout (-o json), the live display on a terminal,
 // or plain log lines on stderr; and, whatever the output, the same documents as -o json in --summary-file. The words
 // themselves are the pure printers' (report/); this file only picks the output and the moment.
+import { windowState } from '../windows/calendar.js';
 import type { FollowRun, FollowState, Turn } from './follow-state.js';
 import type { Readiness } from '../rollout/readiness.js';
 import type { Blocker } from '../rollout/stalls.js';
@@ -49,9 +50,11 @@ export function report(run: FollowRun, state: FollowState, turn: Turn, blockers:
       const at = new Date(Math.max(Date.now(), now.getTime()));
       const line = stage && pacer ? stageLine({ ...stage, at }, stagedEta(stage, at, pacer.plan.soakMs)) : undefined;
       // The stage line is one more row of the frame: cut to the width like every other, and counted in its height.
+      const closesAt = windowClosesAt(run, at);
       const frame = progressFrame(progress, blockers, at, {
         color: ctx.globals.color,
         screen: line ? { ...screen, rows: screen.rows - 1 } : screen,
+        ...(closesAt !== undefined ? { windowClosesAt: closesAt } : {}),
       });
       return line ? [frame[0]!, fitLine(line, screen.columns), ...frame.slice(1)] : frame;
     });
@@ -130,12 +133,21 @@ function elapsed(run: FollowRun, now: Date): string {
 
 
 /** What a staged rollout adds to the NDJSON `progress` event. */
+/** With --window, while it is open: when it closes (undefined without windows, or one that never closes). */
+function windowClosesAt(run: FollowRun, now: Date): Date | undefined {
+  const { window } = run.settings;
+  if (window === undefined) return undefined;
+  const state = windowState(window, now);
+  return state.open ? state.closesAt : undefined;
+}
+
 function stagedProgress(run: FollowRun, state: FollowState, now: Date): Record<string, unknown> {
   const { stage } = state;
   const { pacer } = run.settings;
   if (!stage || !pacer) return {};
   const s = stage.stage;
   const left = stagedEta(stage, now, pacer.plan.soakMs);
+  const closesAt = windowClosesAt(run, now);
   const replacementMs = stage.eta.replacementMs;
   return {
     stage:
@@ -153,6 +165,8 @@ function stagedProgress(run: FollowRun, state: FollowState, now: Date): Record<s
             ...(stage.soakUntil !== undefined ? { soakUntil: stage.soakUntil.toISOString() } : {}),
           },
     etaSeconds: left !== undefined && Number.isFinite(left) ? Math.round(left / 1000) : null,
+    // With --window: when the open window closes, which an ETA past it will not meet (the run then leaves it held).
+    ...(closesAt !== undefined ? { windowClosesAt: eventTime(closesAt) } : {}),
     // The ETA's replacement time, as observed (the plan assumed assumedReplacementSeconds), to a tenth of a second.
     replacementSeconds: replacementMs !== undefined ? Math.round(replacementMs / 100) / 10 : null,
   };

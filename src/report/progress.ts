@@ -5,7 +5,7 @@ import stringWidth from 'string-width';
 import type { ClusterIdentity } from '../apis/cluster-identity.js';
 import type { Screen } from './screen.js';
 import type { Blocker } from '../rollout/stalls.js';
-import { humanDuration, plural, utcTime } from '../text/words.js';
+import { etaDuration, humanDuration, plural, utcTime } from '../text/words.js';
 import type { NodePoolCounts, NodePoolProgress, RolloutProgress } from '../rollout/track.js';
 import { fitLine, frameRows } from './screen.js';
 
@@ -34,14 +34,17 @@ export function progressFrame(
   progress: RolloutProgress,
   blockers: readonly Blocker[],
   now: Date,
-  options: { color?: boolean; screen?: Screen } = {},
+  options: { color?: boolean; screen?: Screen; windowClosesAt?: Date } = {},
 ): string[] {
   const { screen } = options;
   const paint = (code: string, text: string) => (options.color === true ? `${code}${text}${RESET}` : text);
   const fit = (l: string) => (screen === undefined ? l : fitLine(l, screen.columns));
   const quiet = now.getTime() - progress.lastProgressAt.getTime();
   const stillFor = !progress.done && quiet >= QUIET_MS ? `, no progress for ${humanDuration(quiet)}` : '';
-  const header = `Drift to Kubernetes ${progress.targetMinor}: ${humanDuration(now.getTime() - progress.startedAt.getTime())} elapsed${stillFor}`;
+  // With --window: when the open window closes (the run then leaves the rollout held), beside the stage line's ETA.
+  const closes = options.windowClosesAt;
+  const window = closes === undefined || progress.done ? '' : `; window closes in ${etaDuration(Math.max(0, closes.getTime() - now.getTime()))} (${utcTime(closes).slice(11, 16)} UTC)`;
+  const header = `Drift to Kubernetes ${progress.targetMinor}: ${humanDuration(now.getTime() - progress.startedAt.getTime())} elapsed${stillFor}${window}`;
   if (!progress.synced) return [header, progress.message].map(fit);
   const width = Math.max(...progress.nodePools.map((p) => p.name.length));
   const barWidth = screen === undefined ? BAR_WIDTH : fittedBar(progress.nodePools, width, screen.columns);

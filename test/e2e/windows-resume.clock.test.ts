@@ -48,6 +48,11 @@ describe('upgrade windows, run again', () => {
       opensAt: second.toISOString().replace('.000', ''),
     });
     expect(paused.events.at(-1)).toMatchObject({ type: 'done', result: 'paused', cause: 'window' });
+    // Its progress said when the window would close, beside its ETA.
+    const closes = new Date(first.getTime() + MINUTE).toISOString().replace('.000', '');
+    const said = paused.events.filter((e) => e.type === 'progress' && 'stage' in e).map((e) => e.windowClosesAt);
+    expect(said.length).toBeGreaterThan(0);
+    expect(new Set(said)).toEqual(new Set([closes]));
     const canaryDone = started(sandbox).length;
     expect(canaryDone).toBe(3); // the canary, and nothing of the next stage
 

@@ -17,7 +17,7 @@ import stringWidth from 'string-width';
 import { diagnose, type Blocker } from '../../src/rollout/stalls.js';
 import { track, type RolloutProgress } from '../../src/rollout/track.js';
 import { applyChange, emptySnapshot } from '../../src/rollout/snapshot.js';
-import { at, members, nodeClaim, nodePool, pdb, pod, scope, snapshotOf } from '../rollout/factories.js';
+import { at, iso, members, nodeClaim, nodePool, pdb, pod, scope, snapshotOf } from '../rollout/factories.js';
 
 const pools = [
   { name: 'general', nodeClass: 'default' },
@@ -63,6 +63,12 @@ const blockers = diagnose(
 const frame = (lines: string[]) => `${lines.join('\n')}\n`;
 
 describe('terminal frame', () => {
+  it('with --window: the header says when the open window closes, the point past which the ETA will not be met', () => {
+    const [header] = progressFrame(progress, blockers, at(12, 5), { windowClosesAt: at(40) });
+    expect(header).toBe(`Drift to Kubernetes 1.30: 12m elapsed, no progress for 3m5s; window closes in 27m (${iso(at(40)).slice(11, 16)} UTC)`);
+    expect(progressFrame(progress, blockers, at(12, 5))[0]).toBe('Drift to Kubernetes 1.30: 12m elapsed, no progress for 3m5s');
+  });
+
   it('draws a bar, the counts and the first blocker per NodePool', () => {
     expect(frame(progressFrame(progress, blockers, at(12, 5)))).toMatchInlineSnapshot(`
       "Drift to Kubernetes 1.30: 12m elapsed, no progress for 3m5s
