@@ -58,6 +58,8 @@ export interface PacerState {
    */
   waveClock: { key: string; openedAt: number; rounds: number; counted: boolean } | undefined;
   readonly wavesDone: { ms: number; rounds: number };
+  /** Whether this run put a hold on or took one off (a `hold` or `release` it reported): only then does it end with an Event. */
+  heldOrReleased?: boolean;
   /** Set by a pause because the upgrade windows are closed: the holds it writes say so (HoldRecord `pausedBy`). */
   pausedBy?: 'window';
 }

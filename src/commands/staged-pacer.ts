@@ -65,7 +65,10 @@ export function createPacer(settings: PacerSettings): Pacer {
   return {
     plan: settings.plan,
     listen(report) {
-      state.report = report;
+      state.report = (event) => {
+        if (event.type === 'hold' || event.type === 'release') state.heldOrReleased = true;
+        report(event);
+      };
     },
     prime: (inventory, now, signal, options = {}) => prime(settings, state, inventory, now, signal, options),
     step: (claims, nodes, now, signal) => step(settings, state, claims, nodes, now, signal),
@@ -154,7 +157,9 @@ async function finish(
   const nothingObserved = { counts: [], oldNodes: new Map(), disrupting: new Map() };
   // Its own deadline: the run's signal may be aborted (an interrupt before the apply).
   await actOnHolds(settings, state, d, nothingObserved, nodes, now, AbortSignal.timeout(PAUSE_WRITES_MS));
-  if (options.quiet === true) return;
+  // A run that found the rollout done and neither held nor released anything (a scheduler's tick after the end): no
+  // Event, or every tick would record one more on every NodePool.
+  if (options.quiet === true || !state.heldOrReleased) return;
   const all = plan.stagePlan.stages.flatMap((s) => s.nodePools);
   await recordPoolEvents(
     settings,

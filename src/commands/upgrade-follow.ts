@@ -39,13 +39,15 @@ export interface Applied {
   changed: number;
   pacer?: Pacer;
   gates?: GateKeeper;
+  /** The follow ends held when the pacer's upgrade windows close (false: nothing was left to drift). */
+  windowed?: boolean;
 }
 
 export async function followAndReport(
   ctx: CommandContext,
   { cluster, discovery, inventory, plan, json, log }: UpgradeRun,
   follow: UpgradeFollow,
-  { generations, changed, pacer, gates }: Applied,
+  { generations, changed, pacer, gates, windowed = true }: Applied,
 ): Promise<void> {
   if (changed === 0 && !json)
     log.info(
@@ -73,7 +75,7 @@ export async function followAndReport(
     stallTimeoutMs: follow.stallTimeoutMs,
     resumeCommand: follow.resume,
     ...(pacer ? { pacer } : {}),
-    ...(pacer?.plan.windows ? { window: pacer.plan.windows.calendar } : {}),
+    ...(pacer?.plan.windows && windowed ? { window: pacer.plan.windows.calendar } : {}),
     ...(gates ? { gates, rollbackOnHalt: gates.request.onFailure === 'rollback' } : {}),
   });
   if (!json) {

@@ -45,13 +45,17 @@ export async function followStaged(
   });
   // The holds go on before the apply: from the moment the AMIs change, Karpenter may start only the first wave.
   pacer.listen(stagedReporter(ctx, run, staged));
-  if (staged.windows !== undefined) await unlessWindowOpen(ctx, pacer, run, staged.windows, follow);
+  // Nothing left to drift (a scheduler's tick after the rollout ended): no window to wait for, whenever it runs; the
+  // follow finds it done and releases whatever holds are left.
+  const windowed = staged.windows !== undefined && !nothingLeft(staged, writes);
+  if (windowed) await unlessWindowOpen(ctx, pacer, run, staged.windows!, follow);
   const generations = await primeAndApply(ctx, pacer, run, writes);
   try {
     await followAndReport(ctx, run, follow, {
       generations,
       changed: writes.changes.length,
       pacer,
+      windowed,
       ...(gates ? { gates } : {}),
     });
   } catch (err) {
@@ -69,6 +73,11 @@ export async function followStaged(
       log: run.log,
     });
   }
+}
+
+/** No EC2NodeClass to change and no old node in any stage: the rollout is over (or never had anything to do). */
+function nothingLeft(staged: StagedPlan, writes: NodeClassWrites): boolean {
+  return writes.changes.length === 0 && staged.stages.every((s) => s.size === 0);
 }
 
 /**

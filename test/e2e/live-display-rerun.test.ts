@@ -12,8 +12,13 @@ describe.skipIf(pty === undefined)(`a re-run in a terminal${pty === undefined ? 
     // minutes, long enough for a replacement's registration to time out and a gate to halt this setup run.
     const first = await karpDrift(sandbox, [...args, '--no-gates']);
     expect(first.code, first.stderr).toBe(0);
+    const completed = () =>
+      sandbox.kube.store.list('events', 'default').filter((e) => (e as { reason?: string }).reason === 'StagedRolloutCompleted').length;
+    expect(completed()).toBe(3); // one per NodePool
     const again = await inTerminal(args, 80, 24, undefined, { env: sandbox.env });
     expect(again.exitCode).toBe(0);
+    // Nothing held, nothing released: a re-run (a scheduler's tick after the end) records no Event on the NodePools.
+    expect(completed()).toBe(3);
     const live = liveLines(again);
     expect(live.join('\n')).not.toMatch(/0\/0 replaced/);
     for (const [pool, nodes] of [['batch', 6], ['canary', 3], ['general', 24]] as const)

@@ -79,3 +79,17 @@ describe('upgrade started outside the windows', () => {
     }
   }, 90_000);
 });
+
+describe('upgrade outside the windows with nothing left to drift (a scheduler tick after the rollout ended)', () => {
+  it('exit 0, done succeeded, no hold and no windows budget written: the window gates only a rollout with work left', async () => {
+    const sandbox = await scenario('staged');
+    // The staged scenario's nodes run the 1.29 AMIs their classes pin: to 1.29 there is nothing to change or replace.
+    const budgets = () => sandbox.kube.store.list('nodepools.karpenter.sh').map((p) => JSON.stringify((p.spec as { disruption?: unknown }).disruption));
+    const before = budgets();
+    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.29', '--window', farWindow().flag, ...HOLD, '--yes', '-o', 'json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.events.at(-1)).toMatchObject({ type: 'done', result: 'succeeded' });
+    expect(run.events.some((e) => e.type === 'window' || e.type === 'hold')).toBe(false);
+    expect(budgets()).toEqual(before);
+  }, 90_000);
+});
