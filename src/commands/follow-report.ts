@@ -2,6 +2,7 @@
 // or plain log lines on stderr; and, whatever the output, the same documents as -o json in --summary-file. The words
 // themselves are the pure printers' (report/); this file only picks the output and the moment.
 import { windowState } from '../windows/calendar.js';
+import { forScreen } from './screen-text.js';
 import type { FollowRun, FollowState, Turn } from './follow-state.js';
 import type { Readiness } from '../rollout/readiness.js';
 import type { Blocker } from '../rollout/stalls.js';
@@ -72,7 +73,7 @@ export function reportNodeClassReady(run: FollowRun, r: Extract<Readiness, { sta
       `${JSON.stringify({ type: 'nodeclass-ready', time: eventTime(now), nodeClass: r.nodeClass, generation: r.generation, amis: r.amis })}\n`,
     );
   else if (!ctx.globals.quiet)
-    (display ? (t: string) => display.log(t) : (t: string) => ctx.io.err(t))(
+    (display ? (t: string) => display.log(t) : (t: string) => ctx.io.err(forScreen(ctx.io, 'err', t)))(
       r.by === 'status.amis'
         ? `ec2nodeclass/${r.nodeClass}: status.amis has ${r.amis.map((a) => a.id).join(', ')} (generation ${r.generation}; this Karpenter sets no AMIsReady)\n`
         : `ec2nodeclass/${r.nodeClass}: ${r.by} with ${r.amis.map((a) => a.id).join(', ')} (generation ${r.generation})\n`,
@@ -124,7 +125,7 @@ export function out(run: FollowRun, text: string): void {
 
 function logLine(run: FollowRun, state: FollowState, text: string): void {
   if (run.display && !state.displayEnded) run.display.log(text);
-  else run.ctx.io.err(text);
+  else run.ctx.io.err(forScreen(run.ctx.io, 'err', text));
 }
 
 function elapsed(run: FollowRun, now: Date): string {

@@ -48,12 +48,14 @@ export function liveDisplay(io: Io, stream: 'out' | 'err'): LiveDisplay | undefi
     },
     log(text) {
       const screen = size();
-      if (screen === undefined || drawn === undefined || last === undefined) return write(text);
-      const lines = last(screen);
+      if (screen === undefined) return write(text);
       const logged = text
         .replace(/\n$/, '')
         .split('\n')
         .flatMap((l) => wrapText(l, screen.columns));
+      // Before the first frame: the lines alone, wrapped all the same.
+      if (drawn === undefined || last === undefined) return write(`${logged.join('\n')}\n`);
+      const lines = last(screen);
       write(redrawLines(drawn, [...logged, ...lines], screen));
       drawn = { lines, columns: screen.columns };
     },

@@ -1,6 +1,7 @@
 // The last two steps of `upgrade`: follow Karpenter's drift replacement of the planned NodePools, then say how it
 // ended. Also what the other steps of an upgrade share: the cluster as the plan read it, and how the follow runs.
 import type { CommandContext } from './context.js';
+import { forScreen } from './screen-text.js';
 import type { Logger } from '../logger.js';
 import type { Cluster } from '../cluster/client.js';
 import type { Discovery } from '../cluster/discovery.js';
@@ -81,7 +82,7 @@ export async function followAndReport(
   if (!json) {
     const pools = final.nodePools.map((p) => `${p.name}: ${p.replaced} replaced, ${p.onTarget} on target`).join('; ');
     ctx.io.out(
-      `Rollout complete in ${humanDuration(Date.now() - startedAt.getTime())}: every node runs Kubernetes ${follow.target} AMIs (${pools}).${pacer ? " Every stage done; karp-drift's holds are released." : ''}\n`,
+      forScreen(ctx.io, 'out', `Rollout complete in ${humanDuration(Date.now() - startedAt.getTime())}: every node runs Kubernetes ${follow.target} AMIs (${pools}).${pacer ? " Every stage done; karp-drift's holds are released." : ''}\n`),
     );
   }
 }

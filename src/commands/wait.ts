@@ -5,6 +5,7 @@
 // nothing, so it needs only the read-only role (and `get` on the lock's Lease, to tell a staged upgrade pacing the
 // rollout from holds left behind).
 import type { CommandContext } from './context.js';
+import { forScreen } from './screen-text.js';
 import type { Logger } from '../logger.js';
 import { minorInAmiNames } from '../ami/families.js';
 import type { Cluster } from '../cluster/client.js';
@@ -40,7 +41,7 @@ export async function wait(options: WaitOptions, ctx: CommandContext): Promise<v
     if (!json) {
       const done = final.nodePools.map((p) => `${p.name}: ${p.onTarget} on target`).join('; ');
       ctx.io.out(
-        `Rollout complete: every node runs the Kubernetes ${target.targetMinor} AMIs Karpenter resolved (${done}).\n`,
+        forScreen(ctx.io, 'out', `Rollout complete: every node runs the Kubernetes ${target.targetMinor} AMIs Karpenter resolved (${done}).\n`),
       );
     }
   } finally {

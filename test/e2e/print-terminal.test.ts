@@ -37,4 +37,15 @@ describe.skipIf(pty === undefined)(`printed in a terminal${pty === undefined ? `
       expect(words(screen.lines.join('\n'))).toEqual(words(`${piped.stderr}${piped.stdout}`));
     }
   });
+
+  it('a windowed upgrade inside its window at 80×24: the frame says when the window closes; no row broken by the terminal', async () => {
+    const sandbox = await scenario('staged', 600);
+    const open = `0 ${(new Date().getUTCHours() + 23) % 24} * * */2h`; // from the last hour to the next: open an hour yet
+    const args = ['upgrade', '--to', '1.30', '--window', open, '--canary', 'canary', '--no-gates', '--hold-with', 'budget', '--force-conflicts', '--yes'];
+    const screen = await inTerminal(args, 80, 24, undefined, { env: sandbox.env });
+    expect(screen.exitCode, screen.lines.join('\n')).toBe(0);
+    expect(screen.raw).toMatch(/Drift to Kubernetes 1\.30: \S+ elapsed; window closes in \S+ \(\d\d:00 UTC\)/);
+    expect(screen.wrapped).toEqual([]);
+    expect(screen.lines.some((l) => l.startsWith('Rollout complete in'))).toBe(true);
+  });
 });
