@@ -11,3 +11,22 @@ export async function sandboxAws(): Promise<Awaited<ReturnType<typeof startAwsEn
   vi.stubEnv('AWS_ENDPOINT_URL_EC2', aws.url);
   return aws;
 }
+
+/**
+ * The SDK's environment for an AMI test: credentials from the environment, nothing from the developer's ~/.aws, no
+ * instance metadata, no retries, no endpoint but the ones a test points at (call it in beforeEach; vi.unstubAllEnvs
+ * undoes it).
+ */
+export function offlineAwsEnv(): void {
+  vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIAKARPDRIFTTEST');
+  vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'karp-drift-test-secret');
+  vi.stubEnv('AWS_SESSION_TOKEN', undefined);
+  vi.stubEnv('AWS_PROFILE', undefined);
+  vi.stubEnv('AWS_CONFIG_FILE', '/nonexistent/karp-drift-test/config');
+  vi.stubEnv('AWS_SHARED_CREDENTIALS_FILE', '/nonexistent/karp-drift-test/credentials');
+  vi.stubEnv('AWS_EC2_METADATA_DISABLED', 'true');
+  vi.stubEnv('AWS_MAX_ATTEMPTS', '1');
+  vi.stubEnv('AWS_ENDPOINT_URL', undefined);
+  vi.stubEnv('AWS_ENDPOINT_URL_SSM', undefined);
+  vi.stubEnv('AWS_ENDPOINT_URL_EC2', undefined);
+}

@@ -7,20 +7,12 @@ import { resolveAmiQueries } from '../../src/ami/resolve.js';
 import type { AmiQuery } from '../../src/ami/parameters.js';
 import type { Logger } from '../../src/logger.js';
 import { seriesReleases } from '../../src/sandbox/aws/lookup.js';
-import { sandboxAws as sandbox } from './aws-sandbox.js';
+import { offlineAwsEnv, sandboxAws as sandbox } from './aws-sandbox.js';
 
 const DAY = 86_400_000;
 
 beforeEach(() => {
-  vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIAKARPDRIFTTEST');
-  vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'karp-drift-test-secret');
-  vi.stubEnv('AWS_SESSION_TOKEN', undefined);
-  vi.stubEnv('AWS_PROFILE', undefined);
-  vi.stubEnv('AWS_CONFIG_FILE', '/nonexistent/karp-drift-test/config');
-  vi.stubEnv('AWS_SHARED_CREDENTIALS_FILE', '/nonexistent/karp-drift-test/credentials');
-  vi.stubEnv('AWS_EC2_METADATA_DISABLED', 'true');
-  vi.stubEnv('AWS_MAX_ATTEMPTS', '1');
-  vi.stubEnv('AWS_ENDPOINT_URL', undefined);
+  offlineAwsEnv();
 });
 afterEach(() => {
   vi.useRealTimers();

@@ -9,7 +9,7 @@ import { RuntimeFailure, UsageError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 import { parseAmisOptions } from '../../src/cli/options.js';
 import { newestRelease } from '../../src/sandbox/aws/lookup.js';
-import { sandboxAws as sandbox } from './aws-sandbox.js';
+import { offlineAwsEnv, sandboxAws as sandbox } from './aws-sandbox.js';
 import { failure } from './failure.js';
 import type { CatalogRelease } from '../../src/sandbox/aws/types.js';
 
@@ -69,18 +69,7 @@ const log: Logger = { info: () => {}, warn: () => {}, debug: () => {} };
 const selection = parseAmisOptions({ to: '1.31', arch: 'amd64' });
 
 beforeEach(() => {
-  // Credentials from the environment, nothing from the developer's ~/.aws, no instance metadata, no retries.
-  vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIAKARPDRIFTTEST');
-  vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'karp-drift-test-secret');
-  vi.stubEnv('AWS_SESSION_TOKEN', undefined);
-  vi.stubEnv('AWS_PROFILE', undefined);
-  vi.stubEnv('AWS_CONFIG_FILE', '/nonexistent/karp-drift-test/config');
-  vi.stubEnv('AWS_SHARED_CREDENTIALS_FILE', '/nonexistent/karp-drift-test/credentials');
-  vi.stubEnv('AWS_EC2_METADATA_DISABLED', 'true');
-  vi.stubEnv('AWS_MAX_ATTEMPTS', '1');
-  vi.stubEnv('AWS_ENDPOINT_URL', undefined);
-  vi.stubEnv('AWS_ENDPOINT_URL_SSM', undefined);
-  vi.stubEnv('AWS_ENDPOINT_URL_EC2', undefined);
+  offlineAwsEnv();
 });
 afterEach(() => vi.unstubAllEnvs());
 
