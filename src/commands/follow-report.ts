@@ -28,7 +28,7 @@ import {
   type PacerEvent,
 } from '../report/stages.js';
 import { recordSummary } from '../report/summary.js';
-import { humanDuration } from '../text/words.js';
+import { humanDuration, utcTime } from '../text/words.js';
 
 /** Every blocker found this turn, the progress line or frame, and the stage of a staged rollout. */
 export function report(run: FollowRun, state: FollowState, turn: Turn, blockers: Blocker[]): void {
@@ -167,7 +167,7 @@ function stagedProgress(run: FollowRun, state: FollowState, now: Date): Record<s
           },
     etaSeconds: left !== undefined && Number.isFinite(left) ? Math.round(left / 1000) : null,
     // With --window: when the open window closes, which an ETA past it will not meet (the run then leaves it held).
-    ...(closesAt !== undefined ? { windowClosesAt: eventTime(closesAt) } : {}),
+    ...(closesAt !== undefined ? { windowClosesAt: utcTime(closesAt) } : {}),
     // The ETA's replacement time, as observed (the plan assumed assumedReplacementSeconds), to a tenth of a second.
     replacementSeconds: replacementMs !== undefined ? Math.round(replacementMs / 100) / 10 : null,
   };
