@@ -4,6 +4,7 @@
 // flushes.
 import module from 'node:module';
 import { exitQuietlyOnEpipe, processRunEnvironment } from './cli/process-run.js';
+import { dropDependencyWarnings } from './cli/warnings.js';
 
 // Node 22.1+ caches compiled code between runs (npm does the same); it must be on before commander and cli.js load,
 // hence the dynamic import below. Node 20 has no compile cache and simply skips this.
@@ -11,6 +12,8 @@ import { exitQuietlyOnEpipe, processRunEnvironment } from './cli/process-run.js'
 // The SDK warns on every run under Node 20 that its 2027 releases will need Node 22. karp-drift pins its SDK
 // versions and supports Node 20 (README "Requirements"), so the warning would only be noise on stderr.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+// Node 24's url.parse() warning about the bundled node-fetch inside client-node (cli/warnings.ts).
+dropDependencyWarnings();
 const { runCli } = await import('./cli/program.js');
 
 exitQuietlyOnEpipe();
