@@ -8,7 +8,7 @@
 const DROPPED = new Set(['DEP0169']);
 
 /** The code of a warning as process.emitWarning receives it: `(msg, type, code)` or `(msg, { type, code })`. */
-export function warningCode(warning: unknown, typeOrOptions: unknown, code: unknown): string | undefined {
+function warningCode(warning: unknown, typeOrOptions: unknown, code: unknown): string | undefined {
   const own = warning instanceof Error ? (warning as Error & { code?: unknown }).code : undefined;
   if (typeof own === 'string') return own;
   if (typeof typeOrOptions === 'object' && typeOrOptions != null) {

@@ -79,11 +79,11 @@ export async function pausedRolloutError(cluster: Cluster, hold: Paused, signal:
  * A rollout paused by its upgrade windows (every hold says so, `windowFlags`): the rollout's way over days, not a stop
  * to look into, so `wait` ends with the run's own exit 7 and says when the next window opens.
  */
-export function windowPausedRollout(hold: Paused & { windowFlags: string[] }, now: Date): { error: WindowPausedError; window?: WindowState } {
-  const window = recordedWindowState(hold.windowFlags, now);
+export function windowPausedRollout(hold: Paused, windowFlags: string[], now: Date): { error: WindowPausedError; window?: WindowState } {
+  const window = recordedWindowState(windowFlags, now);
   const pools = hold.pools.map((p) => `nodepool/${p}`).join(', ');
   const error = new WindowPausedError(
-    `paused by the window: ${windowWaitText(window, now)}; karp-drift holds Drifted disruption on ${pools} (run ${hold.runIds.join(', ') || 'unknown'}) with its windows' budgets (${hold.windowFlags.join(' ')})`,
+    `paused by the window: ${windowWaitText(window, now)}; karp-drift holds Drifted disruption on ${pools} (run ${hold.runIds.join(', ') || 'unknown'}) with its windows' budgets (${windowFlags.join(' ')})`,
     {
       paused: hold.pools,
       hint: 'run the same upgrade inside the next window (a scheduler or the CronJob of deploy/ runs it every window), then karp-drift wait; or release the holds (karp-drift resume) or roll back (karp-drift rollback)',

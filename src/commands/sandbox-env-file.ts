@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile, rm, stat, writeFile, rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { RuntimeFailure } from '../errors.js';
+import { PID_VARIABLE } from './sandbox-shell.js';
 
 /**
  * A file left by an earlier sandbox would point a script that waits for the file at a sandbox that is gone: removed
@@ -26,7 +27,7 @@ export async function removeOwnEnvFile(path: string, pid: number): Promise<void>
 }
 
 export function isOwnEnvFile(text: string, pid: number): boolean {
-  return text.split('\n').includes(`export KARP_DRIFT_SANDBOX_PID='${pid}'`);
+  return text.split('\n').includes(`export ${PID_VARIABLE}='${pid}'`);
 }
 
 export async function writeEnvFile(path: string, text: string): Promise<void> {

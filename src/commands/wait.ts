@@ -88,7 +88,7 @@ async function pausedBefore(ctx: CommandContext, cluster: Cluster, hold: Paused)
   const json = ctx.globals.output === 'json';
   const now = new Date();
   if (hold.windowFlags !== undefined) {
-    const { error, window } = windowPausedRollout({ ...hold, windowFlags: hold.windowFlags }, now);
+    const { error, window } = windowPausedRollout(hold, hold.windowFlags, now);
     if (window !== undefined) {
       const w = windowEventJson('waiting', window, now);
       if (ctx.summary) recordSummary(ctx.summary, w);
@@ -178,10 +178,9 @@ async function followWhilePaced(
       .then(async (h) => {
         if (h?.state !== 'paused') return;
         // The run pacing it stopped: paused by its windows closing (exit 7), or for a reason to look into (exit 6).
-        const windowFlags = h.windowFlags;
         ended.abort(
-          windowFlags !== undefined
-            ? windowPausedRollout({ ...h, windowFlags }, new Date()).error
+          h.windowFlags !== undefined
+            ? windowPausedRollout(h, h.windowFlags, new Date()).error
             : await pausedRolloutError(cluster, h, ctx.signal),
         );
       })

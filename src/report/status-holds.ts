@@ -11,7 +11,7 @@ import { holdState, holdStateNext, leaseRenewedText, holdStateText, type HoldSta
 import { fitColumns } from '../text/table.js';
 import { recordedWindowState } from '../stages/window-hold.js';
 import type { WindowState } from '../windows/calendar.js';
-import { windowWaitText } from './windows.js';
+import { windowTimesJson, windowWaitText } from './windows.js';
 import { wrapText } from './screen.js';
 
 export interface DriftHold {
@@ -216,8 +216,5 @@ export function driftHoldsJson(holds: readonly DriftHold[]): Array<Record<string
 
 /** When the next window opens (`opensAt`), or until when the open one lasts (`closesAt`); null: never. */
 function windowJson(w: WindowState | undefined): Record<string, unknown> {
-  if (w === undefined) return {};
-  return w.open
-    ? { windowOpen: true, closesAt: w.closesAt !== undefined ? utcTime(w.closesAt) : null }
-    : { windowOpen: false, opensAt: w.opensAt !== undefined ? utcTime(w.opensAt) : null };
+  return w === undefined ? {} : { windowOpen: w.open, ...windowTimesJson(w) };
 }

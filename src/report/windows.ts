@@ -58,11 +58,8 @@ export function nextWindowText(state: WindowState, now: Date): string {
  */
 export function windowWaitText(state: WindowState | undefined, now: Date): string {
   if (state === undefined) return 'waiting for the next upgrade window';
-  if (state.open) {
-    const until = state.closesAt !== undefined ? ` until ${windowTime(state.closesAt, 'UTC', now)} (${etaDuration(state.closesAt.getTime() - now.getTime())} left)` : '';
-    return `the window is open${until}, and no karp-drift run paces the rollout in it`;
-  }
-  if (state.opensAt === undefined) return 'no window opens within two years';
+  if (state.open) return `${nextWindowText(state, now)}, and no karp-drift run paces the rollout in it`;
+  if (state.opensAt === undefined) return nextWindowText(state, now);
   return `waiting for the window that opens in ${etaDuration(state.opensAt.getTime() - now.getTime())} (${windowTime(state.opensAt, 'UTC', now)})`;
 }
 
@@ -145,8 +142,13 @@ export function windowEventJson(kind: WindowEventKind, state: WindowState, now: 
     time: utcTime(now),
     event: kind,
     open: state.open,
-    ...(state.open
-      ? { closesAt: state.closesAt ? utcTime(state.closesAt) : null }
-      : { opensAt: state.opensAt ? utcTime(state.opensAt) : null }),
+    ...windowTimesJson(state),
   };
+}
+
+/** When the open window closes (`closesAt`), or when the next one opens (`opensAt`); null: never / none in two years. */
+export function windowTimesJson(state: WindowState): { closesAt: string | null } | { opensAt: string | null } {
+  return state.open
+    ? { closesAt: state.closesAt ? utcTime(state.closesAt) : null }
+    : { opensAt: state.opensAt ? utcTime(state.opensAt) : null };
 }
