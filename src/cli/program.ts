@@ -143,6 +143,7 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
       env: run.env,
       signal: run.signal,
       ...(session.summary ? { summary: session.summary.record } : {}),
+      ...(argv !== undefined ? { commandLine: argv.map(shellWord).join(' ') } : {}),
     };
   };
 
@@ -392,6 +393,10 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
         'take amiSelectorTerms from a GitOps/IaC field manager (it may put the old value back)',
       )
       .option(
+        '--resume-halted',
+        'go on with a rollout a health gate halted, once you have looked at why (without it such a re-run exits 6 and changes nothing)',
+      )
+      .option(
         '--window-exit-code <n>',
         'with --window: exit status of a run paused by its window (default 7; 0 for a scheduler that counts only 0 as success, e.g. a CronJob)',
       )
@@ -452,7 +457,9 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
           import('./stage-options.js'),
           import('../commands/upgrade.js'),
         ]);
-        const staged = parseStagedOptions(flags);
+        // Nothing follows a --no-wait run, so nothing would pace or gate it; --templates applies whole objects.
+        const unstaged = flags.wait === false ? ('--no-wait' as const) : ['templates', 'clusterName', 'role'].some((k) => flags[k] !== undefined) ? ('--templates' as const) : undefined;
+        const staged = parseStagedOptions(flags, unstaged !== undefined ? { flag: unstaged } : undefined);
         await upgrade(
           { ...parseUpgradeOptions(flags), ...parseLockOptions(flags), ...(staged ? { staged } : {}) },
           ctx,
@@ -745,6 +752,11 @@ async function printError(io: Io, err: KarpDriftError, verbose: boolean): Promis
   say(err instanceof WindowPausedError ? `${err.message}\n` : `error: ${err.message}\n`);
   if (err.hint) say(`  next: ${err.hint}\n`);
   if (verbose && err.cause instanceof Error) say(`  cause: ${err.cause.message}\n`);
+}
+
+/** A word of a command line as a POSIX shell would take it back: quoted only when it must be. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

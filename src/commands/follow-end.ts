@@ -24,6 +24,7 @@ import { blockedEvent, doneEvent, ndjsonLine, stallSummary, type RolloutResult }
 import type { RolloutProgress } from '../rollout/track.js';
 import { humanDuration } from '../text/words.js';
 import type { Pacer } from './staged-pacer.js';
+import type { PausedBy } from '../apis/pause-record.js';
 
 interface PausedNote {
   pools: string[];
@@ -153,7 +154,7 @@ async function endHalted(run: FollowRun, state: FollowState, h: GateReport, pace
       : 'it failed';
   const gate = gateEventJson(h, pacer.plan.stagePlan, now);
   record(run, gate);
-  const note = await pauseStaged(run, state, 'halted', `a health gate stopped it: ${what}`, now);
+  const note = await pauseStaged(run, state, 'halted', `a health gate stopped it: ${what}`, now, first ? { code: first.code, subject: first.subject } : { code: h.result === 'inconclusive' ? 'INCONCLUSIVE' : 'FAILED' });
   // With --on-failure rollback the caller reports the end, once the rollback has one.
   if (run.settings.rollbackOnHalt !== true)
     reportDone(run, state, 'halted', now, { cause: 'gate', paused: note?.pools ?? [], gate });
@@ -216,6 +217,15 @@ async function endWindowClosed(run: FollowRun, state: FollowState, now: Date): P
   });
 }
 
+/** How each early end is recorded on the paused NodePools (apis/pause-record.ts). */
+const PAUSED_BY: Partial<Record<RolloutResult, PausedBy>> = {
+  halted: 'gate',
+  interrupted: 'interrupted',
+  stalled: 'stalled',
+  timeout: 'timeout',
+  window: 'window',
+};
+
 /**
  * A staged rollout that ends early stays paused: nobody is left to pace it, so every NodePool not released is held
  * at 0 (a wave's last allowance must not let Karpenter go on after we left).
@@ -226,11 +236,17 @@ async function pauseStaged(
   cause: RolloutResult,
   why: string,
   now: Date,
+  gate?: { code: string; subject?: string },
 ): Promise<PausedNote | undefined> {
   const { pacer, resumeCommand } = run.settings;
   if (!pacer) return undefined;
+  const by = PAUSED_BY[cause] ?? 'ended';
   const pools = await pacer
-    .pause(state.snapshot.nodeClaims.values(), state.snapshot.nodes, why, new Date(), { byWindow: cause === 'window' })
+    .pause(state.snapshot.nodeClaims.values(), state.snapshot.nodes, why, new Date(), {
+      byWindow: cause === 'window',
+      by,
+      ...(gate !== undefined ? { gate } : {}),
+    })
     .catch((e: unknown) => {
       const message = e instanceof Error ? e.message : String(e);
       run.ctx.io.err(`warning: could not leave the staged rollout paused: ${message}\n`);

@@ -16,9 +16,10 @@ import { inventorySnapshot } from '../rollout/snapshot.js';
 import { rolloutProgress } from '../rollout/track.js';
 import type { StagedPlan } from '../stages/stage-plan.js';
 import { createGateKeeper, type GateKeeper } from './gate-keeper.js';
+import { amiPickScope, type AmiPickScope } from '../stages/ami-picks.js';
 import { rollbackAfterHalt } from './halt-rollback.js';
 import { createPacer, type Pacer } from './staged-pacer.js';
-import { applyPlan, type NodeClassWrites } from './upgrade-apply.js';
+import { applyPlan, validateApplies, type NodeClassWrites } from './upgrade-apply.js';
 import { followAndReport, targetIdsOf, type UpgradeFollow, type UpgradeRun } from './upgrade-follow.js';
 
 /** `ctx` is the locked one: its signal aborts when the lock is lost. */
@@ -40,8 +41,10 @@ export async function followStaged(
     runId: holder.runId,
     target: follow.target,
     who: `${holder.user}@${holder.host}`,
+    command: holder.command,
     nodePools: inventory.nodePools,
     ...(gates ? { cleared: (c) => gates.cleared(c) } : {}),
+    ...(staged.stagePlan.waves[0]?.kind === 'ami' ? { picks: pickScope(run, staged) } : {}),
   });
   // The holds go on before the apply: from the moment the AMIs change, Karpenter may start only the first wave.
   pacer.listen(stagedReporter(ctx, run, staged));
@@ -75,6 +78,12 @@ export async function followStaged(
   }
 }
 
+/** What a `1/ami` wave picks from: the plan's classes and NodePools, how each is held, and which nodes were empty. */
+function pickScope({ plan, inventory }: UpgradeRun, staged: StagedPlan): AmiPickScope {
+  const holds = new Map(staged.stages.flatMap((s) => s.nodePools.map((p) => [p.name, p.hold.mechanism] as const)));
+  return amiPickScope(plan, inventory, holds, inventory.nodes.map((n) => n.name));
+}
+
 /** No EC2NodeClass to change and no old node in any stage: the rollout is over (or never had anything to do). */
 function nothingLeft(staged: StagedPlan, writes: NodeClassWrites): boolean {
   return writes.changes.length === 0 && staged.stages.every((s) => s.size === 0);
@@ -104,6 +113,7 @@ async function unlessWindowOpen(
   const next = nextWindowText(state, now);
   const pools = await pacer.pause(inventory.nodeClaims, nodes, `outside the upgrade windows; ${next}`, now, {
     byWindow: true,
+    by: 'window',
   });
   const message = `paused by the window, ${next}: nothing was applied; karp-drift holds Drifted disruption on ${pools.map((p) => `nodepool/${p}`).join(', ')} with the windows' budgets`;
   reportWindowDone(ctx, run, follow, { message, paused: pools }, new Date());
@@ -152,6 +162,7 @@ async function primeAndApply(
 ): Promise<Record<string, number>> {
   const { inventory } = run;
   const applied: Record<string, number> = {};
+  if (!writes.dryRun) await validateApplies(run, writes);
   try {
     await pacer.prime(inventory, new Date(), ctx.signal);
     return await applyPlan(ctx, run, writes, applied);
