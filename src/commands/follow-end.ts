@@ -21,6 +21,7 @@ import { LockLost } from '../cluster/lock.js';
 import { SWITCH_AHEAD_MS } from './pacer-holds.js';
 import { gateEventJson, haltLines, type GateReport } from '../report/gates.js';
 import { blockedEvent, doneEvent, ndjsonLine, stallSummary, type RolloutResult } from '../report/progress.js';
+import { rollbackCommand } from '../rollout/readiness.js';
 import type { RolloutProgress } from '../rollout/track.js';
 import { humanDuration } from '../text/words.js';
 import type { Pacer } from './staged-pacer.js';
@@ -186,6 +187,8 @@ async function endStalled(run: FollowRun, state: FollowState, now: Date): Promis
   const { stallTimeoutMs, resumeCommand } = run.settings;
   const final = state.progress!;
   const blockers = await diagnoseStall(run, state, now);
+  // A failing AMI is the one thing not to "resolve and follow again": every way past the other blockers spreads it.
+  const failingAmis = blockers.flatMap((b) => (b.code === 'STALL-BAD-AMI' && b.nodeClass ? [b.nodeClass] : []));
   for (const b of blockers) record(run, blockedEvent(b, 'stall', now));
   if (json) for (const b of blockers) out(run, ndjsonLine(blockedEvent(b, 'stall', now)));
   else run.ctx.io.err(stallSummary(final, blockers, now));
@@ -194,7 +197,9 @@ async function endStalled(run: FollowRun, state: FollowState, now: Date): Promis
   throw new StalledError(
     `the rollout made no progress for ${humanDuration(stallTimeoutMs)} (--stall-timeout)${blockers.length > 0 ? `: ${[...new Set(blockers.map((b) => b.code))].join(', ')}` : ''}; the changes stay applied${note ? note.text : ''}`,
     {
-      hint: `resolve the blockers ${json ? "(the 'blocked' events on stdout)" : 'above'}, then ${note ? note.hint.replace(/^go on with/, 'go on with') : `follow again with: ${resumeCommand}`}`,
+      hint: failingAmis.length > 0
+        ? `the target AMI fails (STALL-BAD-AMI${json ? ", in the 'blocked' events on stdout" : ' above'}): roll it back before drift replaces more nodes: ${rollbackCommand(...failingAmis)}`
+        : `resolve the blockers ${json ? "(the 'blocked' events on stdout)" : 'above'}, then ${note ? note.hint.replace(/^go on with/, 'go on with') : `follow again with: ${resumeCommand}`}`,
     },
   );
 }
