@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { HOLD_ANNOTATION, switchBudget } from '../../src/apis/budget-hold.js';
 import { decodePauseRecord, encodePauseRecord, PAUSE_ANNOTATION, pauseOf, type PauseRecord } from '../../src/apis/pause-record.js';
 import type { RunLock } from '../../src/apis/hold-state.js';
+import type { Budget } from '../../src/karpenter/budgets.js';
 import { pausedByText, resumePlanLines } from '../../src/report/resume.js';
 import { resumePlan, type ResumeInput } from '../../src/stages/resume-plan.js';
 import type { StagedPlan } from '../../src/stages/stage-plan.js';
@@ -23,7 +24,7 @@ const gateHalt: PauseRecord = {
   who: 'alice@laptop',
   gate: { code: 'POD-FAILING', subject: 'pod shop/web-1' },
 };
-const held = (name: string, pause?: PauseRecord, budgets = [{ nodes: '10%' }, { nodes: '0', reasons: ['Drifted' as const] }]) =>
+const held = (name: string, pause?: PauseRecord, budgets: Budget[] = [{ nodes: '10%' }, { nodes: '0', reasons: ['Drifted'] }]) =>
   nodePool({
     name,
     budgets,
