@@ -101,8 +101,9 @@ async function watch(
     for (;;) {
       // A view says "N minutes ago" and budget windows open and close: it is recomputed every time, printed on change.
       let s = frame(snapshot, reads, lock, options);
-      // Holds appeared or changed since the last frame: the lock is read again before they are shown.
-      if (heldKey(s) !== heldShown && !lock.fresh()) {
+      // Holds appeared or changed since the last frame: the lock is read again before they are shown (a read from
+      // before they appeared may be from before the run that wrote them took the lock).
+      if (heldKey(s) !== heldShown) {
         await lock.look();
         s = frame(snapshot, reads, lock, options);
       }
@@ -147,8 +148,6 @@ interface LeaseLooks {
   look(): Promise<void>;
   /** Time for another read. */
   due(): boolean;
-  /** Read within the last moment: a second read would see nothing new. */
-  fresh(): boolean;
   now(now: Date): RunLock;
 }
 
@@ -163,7 +162,6 @@ function leaseLooks(cluster: Cluster, options: StatusOptions, first: LeaseView |
       seen = seeLease(seen, lease, readAt);
     },
     due: () => performance.now() - readAt >= LEASE_LOOK_MS,
-    fresh: () => performance.now() - readAt < REDRAW_MS / 4,
     now: (now) => runLock(lease, now, leaseWatch(seen, performance.now())),
   };
 }
