@@ -2,14 +2,12 @@
 // stage flags, or --templates) that finds the rollout paused ends at once with the hold's story, exit 6, as `wait`
 // does, instead of following it until --stall-timeout; a live run's holds it follows. And neither `wait` nor such an
 // upgrade calls a rollout done while karp-drift's holds are left on its NodePools. The checks read the sandbox's
-// store and its request log, not karp-drift's account.
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// store and its request log, not karp-drift's account. A run killed after its last replacement, whose lease `wait` must
+// see lapse, is the wall-clock proof held-rollout.clock.test.ts.
 import { describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/sandbox.js';
 import { karpDrift, scenario } from './cli-sandbox.js';
-import { budgetsOf, follow, heldNodes, STAGED } from './staged.js';
+import { budgetsOf, follow } from './staged.js';
 
 /** The CLI's writes since request `from`, as `verb resource`, each once. */
 const writesSince = (sandbox: Sandbox, from: number): string[] => [
@@ -55,16 +53,18 @@ describe('an upgrade that paces nothing, on a rollout karp-drift holds', () => {
   it('a live staged run pacing the rollout is not a stop: the upgrade says so, follows it, and ends with it (exit 0)', async () => {
     const sandbox = await scenario('staged', 60);
     const before = budgetsOf(sandbox);
-    const staged = follow(sandbox, [...STAGED, '--soak', '20s']);
+    // The canary, a 10 s soak (this upgrade starts in it), then the rest in one wave.
+    const staged = follow(sandbox, ['upgrade', '--to', '1.30', '--canary', 'canary', '--waves', '100%', '--soak', '10s', '--yes', '-o', 'json']);
     await staged.until((e) => e.type === 'soak');
     // Nothing left to apply (the staged run applied the AMIs): this upgrade takes no lock, and only follows.
     const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '-o', 'json'], 150_000);
     expect(await staged.exited, staged.stderr()).toBe(0);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/karp-drift's holds on nodepool\/\S+(, nodepool\/\S+)* are paced by the live run \S+ \(run [0-9a-f-]+\) \(karp-drift upgrade --to 1\.30 --canary canary .*\): following it/);
+    // It ended with the run: every node on target, and nothing of karp-drift's left on the NodePools.
     expect(run.events.at(-1)).toMatchObject({ type: 'done', result: 'succeeded' });
     expect(budgetsOf(sandbox)).toEqual(before);
-  }, 180_000);
+  }, 150_000);
 });
 
 describe('wait never reports success while karp-drift holds the NodePools', () => {
@@ -90,34 +90,4 @@ describe('wait never reports success while karp-drift holds the NodePools', () =
     expect(done.code, done.stderr).toBe(0);
     expect(done.stdout).toMatch(/^Rollout complete/);
   }, 150_000);
-
-  it('a staged run killed after its last replacement: wait follows its lock until it lapses, then exit 6 naming resume', async () => {
-    const sandbox = await scenario('staged', 60);
-    const before = budgetsOf(sandbox);
-    const dir = mkdtempSync(join(tmpdir(), 'karp-drift-held-'));
-    const marker = join(dir, 'stage-2-gate');
-    // The gate at the end of stage 2's last wave: every replacement is done. It says so and its shell's pid, then waits.
-    const gate = `if [ "$KARP_DRIFT_STAGE" = 2 ] && [ "$KARP_DRIFT_WAVE" = 3 ] && [ "$KARP_DRIFT_GATE_POINT" = wave-end ]; then echo $$ > ${marker}; sleep 120; fi`;
-    const run = follow(sandbox, [...STAGED, '--soak', '2s', '--gate-cmd', gate, '--gate-timeout', '5m']);
-    for (let waited = 0; !existsSync(marker) || readFileSync(marker, 'utf8').trim() === ''; waited += 100) {
-      if (waited > 120_000) throw new Error(`the stage-2 gate never ran; stderr:\n${run.stderr()}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    run.child.kill('SIGKILL');
-    await run.exited;
-    process.kill(-Number(readFileSync(marker, 'utf8').trim()), 'SIGKILL'); // the gate command's own process group
-    // Its lease is still fresh: wait takes the run for live, follows, and once every node is on target waits for the
-    // run to release its holds; the lease lapses (30 s) and nobody did.
-    const wait = await karpDrift(sandbox, ['wait', '-o', 'json'], 120_000);
-    expect(wait.code, wait.stderr).toBe(6);
-    expect(wait.stderr).toMatch(/Every node runs the target AMIs; waiting for the live run \S+ \(run [0-9a-f-]+\) \(karp-drift upgrade --to 1\.30 --canary canary/);
-    expect(wait.stderr).toMatch(/^error: every node runs the target AMIs, but karp-drift's holds are left by run [0-9a-f-]+: nodepool\/general: a budget/m);
-    expect(wait.events.at(-1)).toMatchObject({ type: 'done', result: 'paused', cause: 'holds-left', paused: expect.arrayContaining(['general']) as unknown });
-    expect((wait.events.at(-1)!.nodePools as Array<{ done: boolean }>).every((p) => p.done)).toBe(true);
-    const next = /next: release them, each NodePool's own budgets put back exactly: (karp-drift resume .*)$/m.exec(wait.stderr)?.[1];
-    expect(next).toMatch(/^karp-drift resume( --nodepool \S+)+$/);
-    expect((await karpDrift(sandbox, next!.split(' ').slice(1))).code).toBe(0);
-    expect(budgetsOf(sandbox)).toEqual(before);
-    expect(heldNodes(sandbox)).toEqual([]);
-  }, 240_000);
 });
