@@ -48,8 +48,9 @@ export async function endFollow(
   if (result === 'stalled') return endStalled(run, state, now);
   if (result === 'window') return endWindowClosed(run, state, now);
   if (result === 'succeeded' && pacer) await pacer.finish(state.snapshot.nodes, now);
+  // A live run may have been given a while to release its holds: the run ends now, not when its nodes were done.
   if (result === 'succeeded' && !pacer && run.settings.atDone) await endHeldAtDone(run, state, run.settings.atDone);
-  reportDone(run, state, result, now);
+  reportDone(run, state, result, run.settings.atDone ? new Date() : now);
   return state.progress!;
 }
 
