@@ -11,6 +11,9 @@ import { humanDuration } from '../text/words.js';
 import { followRollout } from './follow-rollout.js';
 import type { GateKeeper } from './gate-keeper.js';
 import type { Pacer } from './staged-pacer.js';
+import type { RolloutProgress, RolloutScope } from '../rollout/track.js';
+import { LEASE_NAMESPACE } from '../apis/lock.js';
+import { followHeldAsWaitDoes } from './held-follow.js';
 
 /** The cluster as the plan read it, the plan, and where the run reports. */
 export interface UpgradeRun {
@@ -32,6 +35,8 @@ export interface UpgradeFollow {
   timeoutMs: number;
   stallTimeoutMs: number;
   resume: string;
+  /** --lock-namespace: where the cluster lock is, which tells a live run's holds from holds left behind (default kube-system). */
+  lockNamespace?: string;
 }
 
 /** What the apply left for the follow: each class's applied generation, and a staged rollout's pacer and gates. */
@@ -63,22 +68,37 @@ export async function followAndReport(
   }
 
   const startedAt = new Date();
-  const final = await followRollout(ctx, cluster, discovery, inventory, {
-    scope: {
-      // The plan's NodePools are those of the classes in scope.
-      nodePools: plan.nodePools.map((p) => ({ name: p.name, nodeClass: p.nodeClass })),
-      targetImageIds: targetIdsOf(plan),
-      targetMinor: follow.target,
-      startedAt,
-      nodeClassGenerations: generations,
-    },
-    timeoutMs: follow.timeoutMs,
-    stallTimeoutMs: follow.stallTimeoutMs,
-    resumeCommand: follow.resume,
-    ...(pacer ? { pacer } : {}),
-    ...(pacer?.plan.windows && windowed ? { window: pacer.plan.windows.calendar } : {}),
-    ...(gates ? { gates, rollbackOnHalt: gates.request.onFailure === 'rollback' } : {}),
-  });
+  const scope: RolloutScope = {
+    // The plan's NodePools are those of the classes in scope.
+    nodePools: plan.nodePools.map((p) => ({ name: p.name, nodeClass: p.nodeClass })),
+    targetImageIds: targetIdsOf(plan),
+    targetMinor: follow.target,
+    startedAt,
+    nodeClassGenerations: generations,
+  };
+  // A rollout this run does not pace reads karp-drift's holds as `wait` does (held-follow.ts); a staged one's are its own.
+  const held = pacer
+    ? undefined
+    : await followHeldAsWaitDoes(ctx, { cluster, api: discovery.karpenterApi, pools: inventory.nodePools, inventory, log }, scope, {
+        lockNamespace: follow.lockNamespace ?? LEASE_NAMESPACE,
+        timeoutMs: follow.timeoutMs,
+        applied: changed > 0 ? `${changed} EC2NodeClass change(s)` : '',
+      });
+  let final: RolloutProgress;
+  try {
+    final = await followRollout(ctx, cluster, discovery, inventory, {
+      scope,
+      timeoutMs: follow.timeoutMs,
+      stallTimeoutMs: follow.stallTimeoutMs,
+      resumeCommand: follow.resume,
+      ...(pacer ? { pacer } : {}),
+      ...(pacer?.plan.windows && windowed ? { window: pacer.plan.windows.calendar } : {}),
+      ...(gates ? { gates, rollbackOnHalt: gates.request.onFailure === 'rollback' } : {}),
+      ...(held ? { endWhen: held.look.signal, atDone: held.atDone } : {}),
+    });
+  } finally {
+    held?.look.stop();
+  }
   if (!json) {
     const pools = final.nodePools.map((p) => `${p.name}: ${p.replaced} replaced, ${p.onTarget} on target`).join('; ');
     ctx.io.out(
