@@ -41,7 +41,7 @@ export interface AttemptLedger {
   awaitingEvent: Map<string, number>;
   /** Replacements refused for capacity whose drift command has not been seen given up yet: it will be, and is excused. */
   refused: Set<string>;
-  /** Drift commands seen given up while a replacement they waited on still waits for its event: judged once it came. */
+  /** Drift commands seen given up while a replacement they waited on, maybe refused for capacity, still waits for its event. */
   deferred: GivenUp[];
 }
 
@@ -52,7 +52,7 @@ export interface AttemptLedger {
 interface GivenUp {
   nodePool: string;
   finding: GateFinding;
-  waitedOn: string[];
+  waitedOn: NodeClaimView[];
 }
 
 /**
@@ -160,20 +160,34 @@ export function observeAttempts(
 
 /**
  * A drift command given up: excused when a replacement it waited on was refused for capacity (each refusal excuses
- * one command), deferred while one still waits for Karpenter's event, else a failure paired with its replacement's.
+ * one command), deferred while one that may have been still waits for Karpenter's event, else a failure paired with
+ * its replacement's.
  */
 function judgeCommand(ledger: AttemptLedger, d: GivenUp, failed: FailedAttempt[]): void {
-  if (d.waitedOn.some((n) => ledger.awaitingEvent.has(n))) {
+  if (d.waitedOn.some((r) => ledger.awaitingEvent.has(r.name) && mayBeRefused(r))) {
     ledger.deferred.push(d);
     return;
   }
-  const refused = d.waitedOn.find((n) => ledger.refused.has(n));
+  const refused = d.waitedOn.find((r) => ledger.refused.has(r.name));
   if (refused !== undefined) {
-    ledger.refused.delete(refused);
+    ledger.refused.delete(refused.name);
     return;
   }
   failed.push(pair(ledger, 'command', d.nodePool, d.finding));
 }
+
+/**
+ * Deleted before any launch attempt said why it failed (Launched unset, or still as first written): Karpenter deletes
+ * a NodeClaim so at once for insufficient capacity (its event on the way) or a class not Ready. One that launched, or
+ * whose launch failed with a reason of its own (the image's `LaunchFailed`, liveness deleting it later), was no
+ * capacity refusal, and the command waiting on it is judged without waiting.
+ */
+const mayBeRefused = (c: NodeClaimView): boolean => {
+  const launched = c.conditions.Launched;
+  return launched === undefined || (launched.status === 'Unknown' && FIRST_REASONS.includes(launched.reason));
+};
+/** Launched as operatorpkg's ConditionSet first writes it, before any launch attempt (as rollout/stalls.ts reads it). */
+const FIRST_REASONS = ['', 'AwaitingReconciliation'];
 
 /**
  * One old NodeClaim: picked by a drift command (DisruptionReason=True/Drifted, or before Karpenter v1.2 only the
@@ -215,7 +229,7 @@ function commandOutcome(
   return {
     nodePool: c.nodePool!,
     finding: commandFinding(c, node, before, again ? mark : undefined, waitedOn.slice(0, 3), look, events(), now),
-    waitedOn: waitedOn.map((r) => r.name),
+    waitedOn,
   };
 }
 

@@ -250,16 +250,17 @@ describe("the gate's verdicts for each claim history", () => {
       ],
     ],
     [
-      'Launched=Unknown AMINotFound, its command given up in the same look as the deletion: one failure',
+      'Launched=Unknown AMINotFound, liveness-deleted in the look its command is given up: the command counts at once, one failure',
       [
         { minute: 3, claims: [picked(2), amiNotFound], nodes: [tainted] },
+        // Deleted 5 minutes after its creation, by liveness: no capacity refusal, nothing to wait for.
         { minute: 8, claims: [old], nodes: [oldNode], departed: [deleted(amiNotFound, 7)] },
         { minute: 8, second: 3, claims: [old], nodes: [oldNode], departed: [deleted(amiNotFound, 7)] },
       ],
       [
         { result: 'pending', codes: '-', failures: 0 },
-        { result: 'pending', codes: '-', failures: 0 },
-        { result: 'failed', codes: 'REPLACEMENT-DELETED COMMAND-FAILED', failures: 1 },
+        { result: 'failed', codes: 'COMMAND-FAILED', failures: 1 },
+        { result: 'failed', codes: 'REPLACEMENT-DELETED', failures: 1 },
       ],
     ],
     [
