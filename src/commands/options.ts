@@ -122,6 +122,8 @@ export interface WaitOptions {
 
 export interface RollbackOptions extends ApplyOptions {
   nodeClasses: string[];
+  /** --canary/--waves/--soak/--hold-with and the gates (cli/stage-options.ts): a staged rollback; absent, the fast one. */
+  staged?: StagedRequest;
 }
 
 export interface LockOptions {

@@ -25,6 +25,8 @@ export interface PacerSettings {
   nodePools: ReadonlyArray<Pick<NodePoolView, 'name' | 'uid'>>;
   /** Whether the health gates passed at a checkpoint (the gate keeper's); without it, every checkpoint passes. */
   cleared?: (checkpoint: Checkpoint) => boolean;
+  /** What goes on where a paused run stopped, in its Events (absent: `the upgrade`; a staged rollback's: `the rollback`). */
+  rerun?: 'the upgrade' | 'the rollback';
 }
 
 /** What the pacer knows between steps: where the stages stand, what it wrote, and how long it has soaked. */

@@ -7,17 +7,29 @@ import type { Cluster } from '../cluster/client.js';
 import type { Discovery } from '../cluster/discovery.js';
 import type { Inventory } from '../karpenter/views.js';
 import type { Plan } from '../plan/plan.js';
+import type { TargetAmi } from '../plan/pin.js';
 import { humanDuration } from '../text/words.js';
 import { followRollout } from './follow-rollout.js';
+import type { RolloutProgress } from '../rollout/track.js';
 import type { GateKeeper } from './gate-keeper.js';
 import type { Pacer } from './staged-pacer.js';
+
+/**
+ * What the apply, the follow and a staged rollout read of the plan: each EC2NodeClass's target AMIs, the NodePools in
+ * scope, where the AMIs came from. An upgrade's whole plan is one; a staged rollback makes one of the restored AMIs.
+ */
+export interface FollowedPlan {
+  nodeClasses: ReadonlyArray<{ name: string; targets: ReadonlyArray<Pick<TargetAmi, 'id'>> }>;
+  nodePools: ReadonlyArray<{ name: string; nodeClass: string }>;
+  source?: Plan['source'];
+}
 
 /** The cluster as the plan read it, the plan, and where the run reports. */
 export interface UpgradeRun {
   cluster: Cluster;
   discovery: Discovery;
   inventory: Inventory;
-  plan: Plan;
+  plan: FollowedPlan;
   json: boolean;
   log: Logger;
 }
@@ -32,6 +44,12 @@ export interface UpgradeFollow {
   timeoutMs: number;
   stallTimeoutMs: number;
   resume: string;
+  /** A rollback (absent: an upgrade): how the run words its end, and what a halt advises. */
+  rollback?: { haltHint: string };
+  /** No `done` of its own: the caller reports the run's (an --on-failure rollback after a halt). */
+  quietDone?: boolean;
+  /** --lock-namespace, when given: the rollback of a halt says it again in the command that goes on. */
+  lockNamespace?: string;
 }
 
 /** What the apply left for the follow: each class's applied generation, and a staged rollout's pacer and gates. */
@@ -44,13 +62,18 @@ export interface Applied {
   windowed?: boolean;
 }
 
-export async function followAndReport(
+export async function followAndReport(ctx: CommandContext, run: UpgradeRun, follow: UpgradeFollow, applied: Applied): Promise<void> {
+  await followToEnd(ctx, run, follow, applied);
+}
+
+/** followAndReport, returning where the rollout ended (undefined: not followed, --no-wait). */
+export async function followToEnd(
   ctx: CommandContext,
   { cluster, discovery, inventory, plan, json, log }: UpgradeRun,
   follow: UpgradeFollow,
   { generations, changed, pacer, gates, windowed = true }: Applied,
-): Promise<void> {
-  if (changed === 0 && !json)
+): Promise<RolloutProgress | undefined> {
+  if (changed === 0 && !json && follow.rollback === undefined)
     log.info(
       'Every EC2NodeClass in scope is already pinned to the target AMIs; following the rollout where it stands.',
     );
@@ -59,7 +82,7 @@ export async function followAndReport(
       ctx.io.out(
         `Applied ${changed} EC2NodeClass change(s); not waiting (--no-wait). Follow with: karp-drift wait${follow.nodeClasses.map((n) => ` --nodeclass ${n}`).join('')} (or ${follow.resume})\n`,
       );
-    return;
+    return undefined;
   }
 
   const startedAt = new Date();
@@ -78,16 +101,21 @@ export async function followAndReport(
     ...(pacer ? { pacer } : {}),
     ...(pacer?.plan.windows && windowed ? { window: pacer.plan.windows.calendar } : {}),
     ...(gates ? { gates, rollbackOnHalt: gates.request.onFailure === 'rollback' } : {}),
+    ...(follow.rollback ? { haltHint: follow.rollback.haltHint } : {}),
+    ...(follow.quietDone === true ? { quietDone: true } : {}),
   });
-  if (!json) {
+  if (!json && follow.quietDone !== true) {
     const pools = final.nodePools.map((p) => `${p.name}: ${p.replaced} replaced, ${p.onTarget} on target`).join('; ');
+    const what = follow.rollback ? 'Rollback' : 'Rollout';
+    const amis = follow.rollback ? `the previous Kubernetes ${follow.target} AMIs again` : `Kubernetes ${follow.target} AMIs`;
     ctx.io.out(
-      forScreen(ctx.io, 'out', `Rollout complete in ${humanDuration(Date.now() - startedAt.getTime())}: every node runs Kubernetes ${follow.target} AMIs (${pools}).${pacer ? " Every stage done; karp-drift's holds are released." : ''}\n`),
+      forScreen(ctx.io, 'out', `${what} complete in ${humanDuration(Date.now() - startedAt.getTime())}: every node runs ${amis} (${pools}).${pacer ? " Every stage done; karp-drift's holds are released." : ''}\n`),
     );
   }
+  return final;
 }
 
 /** Each planned EC2NodeClass's target image IDs: what its nodes must run when the rollout is done. */
-export function targetIdsOf(plan: Plan): Record<string, string[]> {
+export function targetIdsOf(plan: FollowedPlan): Record<string, string[]> {
   return Object.fromEntries(plan.nodeClasses.map((c) => [c.name, c.targets.map((t) => t.id)]));
 }

@@ -13,13 +13,13 @@ import { pacerEventJson, pacerLogLine, type PacerEvent } from '../report/stages.
 import { doneEvent, ndjsonLine } from '../report/progress.js';
 import { recordSummary } from '../report/summary.js';
 import { inventorySnapshot } from '../rollout/snapshot.js';
-import { rolloutProgress } from '../rollout/track.js';
+import { rolloutProgress, type RolloutProgress } from '../rollout/track.js';
 import type { StagedPlan } from '../stages/stage-plan.js';
 import { createGateKeeper, type GateKeeper } from './gate-keeper.js';
 import { rollbackAfterHalt } from './halt-rollback.js';
 import { createPacer, type Pacer } from './staged-pacer.js';
 import { applyPlan, type NodeClassWrites } from './upgrade-apply.js';
-import { followAndReport, targetIdsOf, type UpgradeFollow, type UpgradeRun } from './upgrade-follow.js';
+import { followToEnd, targetIdsOf, type UpgradeFollow, type UpgradeRun } from './upgrade-follow.js';
 
 /** `ctx` is the locked one: its signal aborts when the lock is lost. */
 export async function followStaged(
@@ -29,7 +29,7 @@ export async function followStaged(
   writes: NodeClassWrites,
   follow: UpgradeFollow,
   holder: LockHolder,
-): Promise<void> {
+): Promise<RolloutProgress | undefined> {
   const { cluster, discovery, inventory, plan } = run;
   const gates = gateKeeper(ctx, run, staged, holder.runId, follow.target);
   const pacer = createPacer({
@@ -42,6 +42,7 @@ export async function followStaged(
     who: `${holder.user}@${holder.host}`,
     nodePools: inventory.nodePools,
     ...(gates ? { cleared: (c) => gates.cleared(c) } : {}),
+    ...(follow.rollback ? { rerun: 'the rollback' as const } : {}),
   });
   // The holds go on before the apply: from the moment the AMIs change, Karpenter may start only the first wave.
   pacer.listen(stagedReporter(ctx, run, staged));
@@ -49,9 +50,9 @@ export async function followStaged(
   // follow finds it done and releases whatever holds are left.
   const windowed = staged.windows !== undefined && !nothingLeft(staged, writes);
   if (windowed) await unlessWindowOpen(ctx, pacer, run, staged.windows!, follow);
-  const generations = await primeAndApply(ctx, pacer, run, writes);
+  const generations = await primeAndApply(ctx, pacer, run, writes, follow.rollback ? 'the rollback' : 'the upgrade');
   try {
-    await followAndReport(ctx, run, follow, {
+    return await followToEnd(ctx, run, follow, {
       generations,
       changed: writes.changes.length,
       pacer,
@@ -60,7 +61,21 @@ export async function followStaged(
     });
   } catch (err) {
     if (!(err instanceof HaltedError) || staged.gates?.onFailure !== 'rollback') throw err;
+    // --rollback-waves: the rollback is a staged rollout of its own, followed by this same function (under this
+    // run's lock), whose targets are the restored AMIs.
+    const { rollbackWaves } = staged;
     throw await rollbackAfterHalt(ctx, err, {
+      ...(rollbackWaves
+        ? {
+            staged: {
+              waves: rollbackWaves,
+              runId: holder.runId,
+              ...(follow.lockNamespace !== undefined ? { lockNamespace: follow.lockNamespace } : {}),
+              // Always followed (wait: true), so there is an end to report.
+              follow: async (back) => (await followStaged(ctx, back.run, back.staged, back.writes, back.follow, holder))!,
+            },
+          }
+        : {}),
       cluster,
       discovery,
       inventory,
@@ -149,14 +164,15 @@ async function primeAndApply(
   pacer: Pacer,
   run: UpgradeRun,
   writes: NodeClassWrites,
+  rerun: 'the upgrade' | 'the rollback',
 ): Promise<Record<string, number>> {
   const { inventory } = run;
-  const applied: Record<string, number> = {};
+  const applied: Record<string, number> = { ...writes.applied };
   try {
     await pacer.prime(inventory, new Date(), ctx.signal);
     return await applyPlan(ctx, run, writes, applied);
   } catch (err) {
-    throw await primeFailed(err, pacer, inventory, Object.keys(applied).length > 0, ctx.signal.aborted);
+    throw await primeFailed(err, pacer, inventory, Object.keys(applied).length > 0, ctx.signal.aborted, rerun);
   }
 }
 
@@ -165,12 +181,13 @@ async function primeAndApply(
  * nothing will drift: the holds come off again and the cluster is as it was. With some applied, their nodes drift:
  * the rollout stays paused (held at 0), as a staged run that ends early always does.
  */
-async function primeFailed(
+export async function primeFailed(
   err: unknown,
   pacer: Pacer,
   inventory: Inventory,
   someApplied: boolean,
   interrupted: boolean,
+  rerun: 'the upgrade' | 'the rollback' = 'the upgrade',
 ): Promise<unknown> {
   const nodes = new Map(inventory.nodes.map((n) => [n.name, n]));
   if (!someApplied) {
@@ -186,7 +203,7 @@ async function primeFailed(
   const pools = await pacer
     .pause(inventory.nodeClaims, nodes, 'the run ended during the apply', new Date())
     .catch(() => []);
-  const note = `; the staged rollout is paused: karp-drift holds Drifted disruption on ${pools.map((p) => `nodepool/${p}`).join(', ')} (re-run the upgrade to go on, or karp-drift resume)`;
+  const note = `; the staged rollout is paused: karp-drift holds Drifted disruption on ${pools.map((p) => `nodepool/${p}`).join(', ')} (re-run ${rerun} to go on, or karp-drift resume)`;
   if (interrupted) return new InterruptedError(`interrupted during the EC2NodeClass apply${note}`);
   if (err instanceof KarpDriftError) err.message += note;
   return err;
@@ -225,7 +242,7 @@ function gateKeeper(
 }
 
 /** Before the follow (the priming holds): the steps as NDJSON or log lines. */
-function stagedReporter(ctx: CommandContext, { json, log }: UpgradeRun, staged: StagedPlan) {
+export function stagedReporter(ctx: CommandContext, { json, log }: Pick<UpgradeRun, 'json' | 'log'>, staged: StagedPlan) {
   return (e: PacerEvent) => {
     const now = new Date();
     if (json) ctx.io.out(`${JSON.stringify(pacerEventJson(e, staged.stagePlan, now))}\n`);

@@ -20,6 +20,11 @@ export interface StagedRequest {
   gates?: GateRequest;
   /** --window/--exclude: drift only inside these (absent: whenever the run is alive). */
   windows?: WindowRequest;
+  /**
+   * upgrade --rollback-waves (with --on-failure rollback): a halt's rollback is itself staged, in one stage of these
+   * waves, gated and soaked as the upgrade is (commands/rollback-stages.ts); absent, it goes back at once.
+   */
+  rollbackWaves?: WaveStep[];
 }
 
 /** `--window` (at least one) and `--exclude`, parsed (windows/flags.ts). */
@@ -51,6 +56,7 @@ export function stagedFlags(request: StagedRequest): string[] {
     ...(request.windows?.exitCode !== undefined && request.windows.exitCode !== ExitCode.PausedByWindow
       ? [`--window-exit-code ${request.windows.exitCode}`]
       : []),
+    ...(request.rollbackWaves !== undefined ? [`--rollback-waves ${request.rollbackWaves.map((w) => w.text).join(',')}`] : []),
   ];
 }
 

@@ -53,6 +53,8 @@ export interface StagedPlan {
   gates?: GateRequest;
   /** --window/--exclude: the budgets that keep drift shut outside the windows, and when they open. */
   windows?: WindowPlan;
+  /** --rollback-waves: the rollback of a halt (--on-failure rollback) is staged in these waves too. */
+  rollbackWaves?: StagedRequest['rollbackWaves'];
 }
 
 export interface StagePoolInput {
@@ -125,6 +127,7 @@ export function planStages(
       estimateMs: remainingMs(stages.map(etaStage), first, REPLACEMENT_MS, request.soakMs),
       stagePlan: { stages: groups, waves: request.waves, soakMs: request.soakMs },
       ...(request.gates ? { gates: request.gates } : {}),
+      ...(request.rollbackWaves ? { rollbackWaves: request.rollbackWaves } : {}),
     },
   };
 }
