@@ -154,7 +154,7 @@ describe('what a staged rollback follows, and says', () => {
 
 describe('selects: is a class already restored?', () => {
   const view = (terms: Array<Record<string, unknown>>, amiFamily?: string) =>
-    nodeClass({ amiSelectorTerms: terms as never, ...(amiFamily ? { amiFamily } : {}) });
+    nodeClass({ amiSelectorTerms: terms, ...(amiFamily ? { amiFamily } : {}) });
   it.each<[string, ReturnType<typeof view>, { terms: Array<Record<string, unknown>>; amiFamily?: string }, boolean]>([
     ['the same terms', view([{ id: 'ami-1' }, { id: 'ami-2' }], 'AL2023'), { terms: [{ id: 'ami-1' }, { id: 'ami-2' }], amiFamily: 'AL2023' }, true],
     ['in another order (terms are ORed)', view([{ id: 'ami-2' }, { id: 'ami-1' }]), { terms: [{ id: 'ami-1' }, { id: 'ami-2' }] }, true],
