@@ -29,8 +29,15 @@ export interface NodeHoldChanges {
   release: string[];
 }
 
-/** The changes that leave exactly `allowance` untouched old nodes free to be disrupted ('release': all of them). */
-export function nodeHoldChanges(nodes: readonly OldNode[], allowance: number | 'release'): NodeHoldChanges {
+/**
+ * The changes that leave exactly `allowance` untouched old nodes free to be disrupted ('release': all of them). `only`:
+ * exactly these are free, whatever the order (a `1/ami` wave's picks, stages/ami-picks.ts).
+ */
+export function nodeHoldChanges(
+  nodes: readonly OldNode[],
+  allowance: number | 'release',
+  only?: readonly string[],
+): NodeHoldChanges {
   const ours = nodes.filter((n) => !n.doNotDisrupt || n.heldByUs);
   if (allowance === 'release')
     return {
@@ -44,7 +51,11 @@ export function nodeHoldChanges(nodes: readonly OldNode[], allowance: number | '
       (a.driftedSince ?? '\uffff').localeCompare(b.driftedSince ?? '\uffff') ||
       a.name.localeCompare(b.name),
   );
-  const free = new Set(order.slice(0, Math.max(0, allowance)).map((n) => n.name));
+  const free = new Set(
+    only !== undefined
+      ? ours.filter((n) => only.includes(n.name)).map((n) => n.name).slice(0, Math.max(0, allowance))
+      : order.slice(0, Math.max(0, allowance)).map((n) => n.name),
+  );
   return {
     hold: ours.filter((n) => !free.has(n.name) && !n.heldByUs).map((n) => n.name),
     release: ours.filter((n) => free.has(n.name) && n.heldByUs).map((n) => n.name),

@@ -499,7 +499,13 @@ export function parseUpgradeOptions(flags: Record<string, unknown>): UpgradeOpti
   const plan = parsePlanOptions(flags);
   const apply = parseApplyOptions(flags);
   const templates = parseUpgradeTemplates(flags);
-  return { ...(templates ? { templates } : {}), ...plan, ...apply, forceConflicts: plan.forceConflicts ?? false };
+  return {
+    ...(templates ? { templates } : {}),
+    ...plan,
+    ...apply,
+    forceConflicts: plan.forceConflicts ?? false,
+    ...(flags.resumeHalted === true ? { resumeHalted: true } : {}),
+  };
 }
 
 export function parseStatusOptions(flags: Record<string, unknown>, lockNamespace: string): StatusOptions {

@@ -143,6 +143,7 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
       env: run.env,
       signal: run.signal,
       ...(session.summary ? { summary: session.summary.record } : {}),
+      ...(argv !== undefined ? { commandLine: argv.map(shellWord).join(' ') } : {}),
     };
   };
 
@@ -396,6 +397,10 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
         'with --on-failure rollback: take the nodes back in these waves, gated and soaked as the upgrade, e.g. 1,100% (default: at once)',
       )
       .option(
+        '--resume-halted',
+        'go on with a rollout a health gate halted, once you have looked at why (without it such a re-run exits 6 and changes nothing)',
+      )
+      .option(
         '--window-exit-code <n>',
         'with --window: exit status of a run paused by its window (default 7; 0 for a scheduler that counts only 0 as success, e.g. a CronJob)',
       )
@@ -456,7 +461,9 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
           import('./stage-options.js'),
           import('../commands/upgrade.js'),
         ]);
-        const staged = withRollbackWaves(flags, parseStagedOptions(flags));
+        // Nothing follows a --no-wait run, so nothing would pace or gate it; --templates applies whole objects.
+        const unstaged = flags.wait === false ? ('--no-wait' as const) : ['templates', 'clusterName', 'role'].some((k) => flags[k] !== undefined) ? ('--templates' as const) : undefined;
+        const staged = withRollbackWaves(flags, parseStagedOptions(flags, unstaged !== undefined ? { flag: unstaged } : undefined));
         await upgrade(
           { ...parseUpgradeOptions(flags), ...parseLockOptions(flags), ...(staged ? { staged } : {}) },
           ctx,
@@ -776,6 +783,11 @@ async function printError(io: Io, err: KarpDriftError, verbose: boolean): Promis
   say(err instanceof WindowPausedError ? `${err.message}\n` : `error: ${err.message}\n`);
   if (err.hint) say(`  next: ${err.hint}\n`);
   if (verbose && err.cause instanceof Error) say(`  cause: ${err.cause.message}\n`);
+}
+
+/** A word of a command line as a POSIX shell would take it back: quoted only when it must be. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

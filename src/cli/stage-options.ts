@@ -5,7 +5,7 @@ import { objectNames, parseDuration, parseWith } from './options.js';
 import type { LockOptions, PauseOptions, ResumeOptions } from '../commands/options.js';
 import { LEASE_NAMESPACE } from '../apis/lock.js';
 import type { StagedRequest } from '../stages/stage-plan.js';
-import type { WindowRequest } from '../stages/request.js';
+import { DEFAULT_WAVES, type WindowRequest } from '../stages/request.js';
 import { parseExclusion, parseWindow, type FlagRefusal } from '../windows/flags.js';
 import { parseWaves, type WaveStep } from '../stages/waves.js';
 import { DEFAULT_GATES, type GateRequest } from '../gates/request.js';
@@ -48,44 +48,64 @@ export function parseResumeOptions(flags: Record<string, unknown>): ResumeOption
 }
 
 /**
- * `upgrade`/`plan` --canary, --waves, --soak, --hold-with: a staged rollout when --canary or --waves is given;
- * undefined otherwise (upgrade behaves as without stages). --soak and --hold-with alone pace nothing: an error that
- * says so, rather than a flag silently ignored.
+ * `upgrade`/`plan` --canary, --waves, --soak, --hold-with and the gate flags: the staged rollout they ask for. With none
+ * of --canary, --waves and --window, `unstaged` says whether there is one: `upgrade --no-wait` (nothing follows, so
+ * nothing paces or gates: undefined) and `upgrade --templates` have none, and there --soak, --hold-with and the gate
+ * flags are an error that says so, rather than a flag silently ignored; everywhere else it is the default rollout
+ * (`--waves 1/ami,100%`, gated), which they adjust.
  */
-export function parseStagedOptions(flags: Record<string, unknown>): StagedRequest | undefined {
+export function parseStagedOptions(
+  flags: Record<string, unknown>,
+  unstaged?: { flag: '--no-wait' | '--templates' },
+): StagedRequest | undefined {
   const canary = parseWith(z.object({ canary: nodePoolNamesOf('--canary') }), { canary: flags.canary }).canary;
   const windows = parseWindowOptions(flags);
   // --window alone is a staged rollout of one stage in one wave (--waves 100%): the windows are its hold's budgets.
   const wavesText = typeof flags.waves === 'string' ? flags.waves : windows !== undefined ? '100%' : undefined;
-  if (canary.length === 0 && wavesText === undefined) {
+  const asked = canary.length > 0 || wavesText !== undefined;
+  if (!asked && unstaged !== undefined) {
     const lone = (['soak', 'holdWith'] as const).find((k) => flags[k] !== undefined);
     if (lone !== undefined) {
       const name = lone === 'soak' ? '--soak' : '--hold-with';
-      throw new UsageError(`${name} paces a staged rollout, and there is none: give --waves or --canary with it`, {
-        hint: 'e.g. --canary <nodepool> --waves 1,10%,100% --soak 15m',
+      throw new UsageError(`${name} paces a staged rollout, and ${unstaged.flag} has none`, {
+        hint: unstagedHint(unstaged.flag),
       });
     }
     const gate = GATE_FLAGS.find(([k]) => (k === 'gates' ? flags.gates === false : flags[k] !== undefined));
     if (gate !== undefined) {
-      throw new UsageError(`${gate[1]} gates a staged rollout, and there is none: give --waves or --canary with it`, {
-        hint: 'health gates judge each wave before the next starts; --waves 100% gates a rollout of one wave',
+      throw new UsageError(`${gate[1]} gates a staged rollout, and ${unstaged.flag} has none`, {
+        hint: unstagedHint(unstaged.flag),
       });
     }
     return undefined;
   }
-  let waves: WaveStep[] = [{ kind: 'percent', value: 100, text: '100%' }];
+  let waves: WaveStep[] = asked ? [{ kind: 'percent', value: 100, text: '100%' }] : DEFAULT_WAVES;
   if (wavesText !== undefined) {
     const parsed = parseWaves(wavesText);
     if ('error' in parsed)
       throw new UsageError(`--waves: ${parsed.error}`, {
-        hint: 'e.g. --waves 1,10%,100% (cumulative: one node, then up to 10 %, then the rest)',
+        hint: 'e.g. --waves 1/ami,10%,100% (cumulative: one node per target AMI, then up to 10 %, then the rest)',
       });
     waves = parsed.steps;
   }
   const soakText = typeof flags.soak === 'string' ? flags.soak : '0s';
   const soakMs = parseDuration(soakText, '--soak');
   const { holdWith: how } = parseWith(z.object({ holdWith }), { holdWith: flags.holdWith });
-  return { canary, waves, soakMs, holdWith: how, gates: parseGateOptions(flags), ...(windows ? { windows } : {}) };
+  return {
+    canary,
+    waves,
+    soakMs,
+    holdWith: how,
+    gates: parseGateOptions(flags),
+    ...(windows ? { windows } : {}),
+    ...(asked ? {} : { defaulted: true }),
+  };
+}
+
+function unstagedHint(flag: '--no-wait' | '--templates'): string {
+  return flag === '--no-wait'
+    ? 'drop --no-wait: upgrade then stages and gates the rollout while it follows it'
+    : 'apply the templates first (upgrade --templates ...), then stage the rollout with upgrade --to <minor>';
 }
 
 /**

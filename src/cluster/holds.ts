@@ -22,14 +22,22 @@ import {
   type BudgetOwner,
 } from '../apis/budget-owners.js';
 import { DO_NOT_DISRUPT } from '../karpenter/labels.js';
+import { encodePauseRecord, PAUSE_ANNOTATION, type PauseRecord } from '../apis/pause-record.js';
 import { NODE_HOLD_ANNOTATION } from '../karpenter/views.js';
 import type { Cluster } from './client.js';
 import { nodePoolView } from '../karpenter/convert.js';
 import { clusterFailure, isApiFailure } from './failures.js';
 import { ApiError, getJson, sendJson } from './request.js';
+import { retrying, type RetryPolicy } from './retry.js';
 import type { KarpenterApi, ManagedFieldsEntry, NodePoolView } from '../karpenter/views.js';
 
 const CONFLICT_RETRIES = 5;
+/**
+ * A hold write the API server answers with 429 or a 5xx, or whose connection is cut or refused, is tried again for a
+ * while, well within the cluster lock's 30 s: one lost write must not end a staged rollout that gates every upgrade.
+ * Delays are short (no signal reaches the sleep; an interrupted run's writes have PAUSE_WRITES_MS in all).
+ */
+const HOLD_WRITE_RETRY: RetryPolicy = { baseMs: 100, capMs: 2_000, budgetMs: 15_000, connectErrors: true };
 
 type RawObject = Parameters<typeof nodePoolView>[0];
 
@@ -182,7 +190,8 @@ export async function releaseBudgetHold(
       cluster,
       nodePoolPath(api, name),
       view.resourceVersion,
-      { [HOLD_ANNOTATION]: null },
+      // Released: nothing is paused there any more.
+      { [HOLD_ANNOTATION]: null, [PAUSE_ANNOTATION]: null },
       { disruption: { budgets: user } },
       signal,
     );
@@ -243,6 +252,34 @@ async function giveBudgetsBack(
     },
     (err) => err.code === 409 || err.code === 422,
   );
+}
+
+/**
+ * Records why the rollout on this NodePool is paused (apis/pause-record.ts), or removes the record (null). Only the
+ * annotation: a metadata write, which bumps no generation and so leaves Karpenter's `NodeRegistrationHealthy` alone.
+ */
+export async function setPauseRecord(
+  cluster: Cluster,
+  api: KarpenterApi,
+  name: string,
+  record: PauseRecord | null,
+  signal?: AbortSignal,
+): Promise<void> {
+  await withConflictRetries(cluster, name, async () => {
+    try {
+      await conditionalPatch(
+        cluster,
+        nodePoolPath(api, name),
+        undefined,
+        { [PAUSE_ANNOTATION]: record == null ? null : encodePauseRecord(record) },
+        undefined,
+        signal,
+      );
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 404) return; // deleted meanwhile: nothing is paused there
+      throw err;
+    }
+  });
 }
 
 interface RawNode {
@@ -333,7 +370,7 @@ async function withConflictRetries<T>(
 ): Promise<T> {
   for (let i = 0; ; i++) {
     try {
-      return await attempt();
+      return await retrying(attempt, HOLD_WRITE_RETRY);
     } catch (err) {
       if (err instanceof ApiError && retry(err) && i < CONFLICT_RETRIES) continue;
       if (err instanceof ApiError) {

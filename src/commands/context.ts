@@ -62,6 +62,11 @@ export interface CommandContext {
   signal: AbortSignal;
   /** With --summary-file or --result-file: what the command records for them. */
   summary?: SummaryRecord;
+  /**
+   * The command line as typed, after `karp-drift`, quoted for a shell: what the cluster lock and the pause records say
+   * a run is (never a `--yes` that was not given). Absent where a command is run other than from a command line.
+   */
+  commandLine?: string;
 }
 
 export function logger(io: Io, options: Pick<GlobalOptions, 'quiet' | 'verbose'>): Logger {

@@ -18,7 +18,7 @@ export async function demo(options: DemoOptions, ctx: CommandContext): Promise<v
   try {
     // The AWS SDK reads its endpoints and credentials from the environment: set them for this process only.
     Object.assign(process.env, sandbox.env);
-    const st = options.staged ?? scenarioStages(sandbox.scenario.name);
+    const st = options.staged?.defaulted === true ? scenarioStages(sandbox.scenario.name, options.staged) : options.staged;
     const stages = st
       ? stagedFlags(st)
           .map((f) => ` ${f}`)
@@ -58,18 +58,13 @@ export async function demo(options: DemoOptions, ctx: CommandContext): Promise<v
 }
 
 /**
- * A scenario made to show a staged rollout, when the demo is run without stage flags: `bad-ami` upgrades its canary
- * first, and the health gates catch the bad AMI there and roll it back (exit 6).
+ * The demo without stage flags runs the default rollout (each target AMI on one node first, gated), as `upgrade`
+ * does; on `bad-ami`, whose newest AMI is bad, the gates catch it on those first nodes and the demo rolls them back
+ * (exit 6), unless the flags asked for another --on-failure.
  */
-function scenarioStages(scenario: string): StagedRequest | undefined {
-  if (scenario !== 'bad-ami') return undefined;
-  return {
-    canary: ['canary'],
-    waves: [{ kind: 'percent', value: 100, text: '100%' }],
-    soakMs: 10_000,
-    holdWith: 'auto',
-    gates: { ...DEFAULT_GATES, onFailure: 'rollback' },
-  };
+function scenarioStages(scenario: string, defaults: StagedRequest): StagedRequest {
+  if (scenario !== 'bad-ami' || defaults.gates?.onFailure !== DEFAULT_GATES.onFailure) return defaults;
+  return { ...defaults, gates: { ...(defaults.gates ?? DEFAULT_GATES), onFailure: 'rollback' } };
 }
 
 /**

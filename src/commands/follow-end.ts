@@ -21,9 +21,11 @@ import { LockLost } from '../cluster/lock.js';
 import { SWITCH_AHEAD_MS } from './pacer-holds.js';
 import { gateEventJson, haltLines, type GateReport } from '../report/gates.js';
 import { blockedEvent, doneEvent, ndjsonLine, stallSummary, type RolloutResult } from '../report/progress.js';
+import { rollbackCommand } from '../rollout/readiness.js';
 import type { RolloutProgress } from '../rollout/track.js';
 import { humanDuration } from '../text/words.js';
 import type { Pacer } from './staged-pacer.js';
+import type { PausedBy } from '../apis/pause-record.js';
 
 interface PausedNote {
   pools: string[];
@@ -153,7 +155,7 @@ async function endHalted(run: FollowRun, state: FollowState, h: GateReport, pace
       : 'it failed';
   const gate = gateEventJson(h, pacer.plan.stagePlan, now);
   record(run, gate);
-  const note = await pauseStaged(run, state, 'halted', `a health gate stopped it: ${what}`, now);
+  const note = await pauseStaged(run, state, 'halted', `a health gate stopped it: ${what}`, now, first ? { code: first.code, subject: first.subject } : { code: h.result === 'inconclusive' ? 'INCONCLUSIVE' : 'FAILED' });
   // With --on-failure rollback the caller reports the end, once the rollback has one.
   if (run.settings.rollbackOnHalt !== true)
     reportDone(run, state, 'halted', now, { cause: 'gate', paused: note?.pools ?? [], gate });
@@ -185,6 +187,8 @@ async function endStalled(run: FollowRun, state: FollowState, now: Date): Promis
   const { stallTimeoutMs, resumeCommand } = run.settings;
   const final = state.progress!;
   const blockers = await diagnoseStall(run, state, now);
+  // A failing AMI is the one thing not to "resolve and follow again": every way past the other blockers spreads it.
+  const failingAmis = blockers.flatMap((b) => (b.code === 'STALL-BAD-AMI' && b.nodeClass ? [b.nodeClass] : []));
   for (const b of blockers) record(run, blockedEvent(b, 'stall', now));
   if (json) for (const b of blockers) out(run, ndjsonLine(blockedEvent(b, 'stall', now)));
   else run.ctx.io.err(stallSummary(final, blockers, now));
@@ -193,7 +197,9 @@ async function endStalled(run: FollowRun, state: FollowState, now: Date): Promis
   throw new StalledError(
     `the rollout made no progress for ${humanDuration(stallTimeoutMs)} (--stall-timeout)${blockers.length > 0 ? `: ${[...new Set(blockers.map((b) => b.code))].join(', ')}` : ''}; the changes stay applied${note ? note.text : ''}`,
     {
-      hint: `resolve the blockers ${json ? "(the 'blocked' events on stdout)" : 'above'}, then ${note ? note.hint.replace(/^go on with/, 'go on with') : `follow again with: ${resumeCommand}`}`,
+      hint: failingAmis.length > 0
+        ? `the target AMI fails (STALL-BAD-AMI${json ? ", in the 'blocked' events on stdout" : ' above'}): roll it back before drift replaces more nodes: ${rollbackCommand(...failingAmis)}`
+        : `resolve the blockers ${json ? "(the 'blocked' events on stdout)" : 'above'}, then ${note ? note.hint.replace(/^go on with/, 'go on with') : `follow again with: ${resumeCommand}`}`,
     },
   );
 }
@@ -216,6 +222,15 @@ async function endWindowClosed(run: FollowRun, state: FollowState, now: Date): P
   });
 }
 
+/** How each early end is recorded on the paused NodePools (apis/pause-record.ts). */
+const PAUSED_BY: Partial<Record<RolloutResult, PausedBy>> = {
+  halted: 'gate',
+  interrupted: 'interrupted',
+  stalled: 'stalled',
+  timeout: 'timeout',
+  window: 'window',
+};
+
 /**
  * A staged rollout that ends early stays paused: nobody is left to pace it, so every NodePool not released is held
  * at 0 (a wave's last allowance must not let Karpenter go on after we left).
@@ -226,11 +241,17 @@ async function pauseStaged(
   cause: RolloutResult,
   why: string,
   now: Date,
+  gate?: { code: string; subject?: string },
 ): Promise<PausedNote | undefined> {
   const { pacer, resumeCommand } = run.settings;
   if (!pacer) return undefined;
+  const by = PAUSED_BY[cause] ?? 'ended';
   const pools = await pacer
-    .pause(state.snapshot.nodeClaims.values(), state.snapshot.nodes, why, new Date(), { byWindow: cause === 'window' })
+    .pause(state.snapshot.nodeClaims.values(), state.snapshot.nodes, why, new Date(), {
+      byWindow: cause === 'window',
+      by,
+      ...(gate !== undefined ? { gate } : {}),
+    })
     .catch((e: unknown) => {
       const message = e instanceof Error ? e.message : String(e);
       run.ctx.io.err(`warning: could not leave the staged rollout paused: ${message}\n`);

@@ -103,6 +103,8 @@ export interface ApplyOptions {
 export interface UpgradeOptions extends PlanOptions, ApplyOptions {
   templates?: UpgradeTemplates;
   forceConflicts: boolean;
+  /** --resume-halted: the user looked at what halted the rollout, and it may go on (commands/resume-consent.ts). */
+  resumeHalted?: boolean;
 }
 
 export interface StatusOptions {

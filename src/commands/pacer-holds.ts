@@ -44,10 +44,42 @@ export async function actOnHolds(
   const acting: Acting = { settings, state, now, signal };
   for (const [pool, allowance] of Object.entries(d.allowances)) {
     const how = state.mechanism.get(pool)!;
+    // A `1/ami` wave's picks in a NodePool whose budget alone would let Karpenter take another node (stages/ami-picks.ts).
+    const free = d.free?.[pool];
     if (allowance === 'release') await releasePool(acting, pool, how, nodes);
-    else if (how === 'budget') await holdPoolWithBudget(acting, pool, allowance, o.disrupting.get(pool) ?? 0, d.position);
-    else await holdPoolNodes(acting, pool, allowance, o.oldNodes.get(pool) ?? []);
+    else if (how === 'node') await holdPoolNodes(acting, pool, allowance, o.oldNodes.get(pool) ?? [], free);
+    else {
+      await holdPoolWithBudget(acting, pool, allowance, o.disrupting.get(pool) ?? 0, d.position);
+      // The budget goes first: while it holds, freeing or holding nodes lets nothing start that should not.
+      if (free !== undefined) await holdPoolNodes(acting, pool, allowance, o.oldNodes.get(pool) ?? [], free);
+      else await releaseWaveNodeHolds(acting, pool, nodes);
+    }
   }
+}
+
+/**
+ * The do-not-disrupt a `1/ami` wave put on a budget-held NodePool's other old nodes (this run's, or an earlier run's
+ * that was cut off during that wave) comes off once the wave no longer needs it: the budget paces the rest.
+ */
+async function releaseWaveNodeHolds(
+  { settings, state, signal }: Acting,
+  pool: string,
+  nodes: ReadonlyMap<string, NodeView>,
+): Promise<void> {
+  // Looked for once per run and NodePool (an earlier run's), then only after this run held some there.
+  if (state.waveNodesChecked.has(pool) && ![...state.heldHere.values()].includes(pool)) return;
+  state.waveNodesChecked.add(pool);
+  const held = new Set([
+    ...heldNodesOf(nodes.values(), pool),
+    ...[...state.heldHere].filter(([, p]) => p === pool).map(([n]) => n),
+  ]);
+  let freed = 0;
+  for (const n of held) {
+    if (await releaseNode(settings.cluster, n, signal)) freed++;
+    state.nodeWrites.set(n, false);
+    state.heldHere.delete(n);
+  }
+  if (freed > 0) state.report({ type: 'release', nodePool: pool, mechanism: 'node', nodes: freed, wave: true });
 }
 
 /**
@@ -79,6 +111,7 @@ async function releasePool(
   if (how === 'budget') {
     const r = await releaseBudgetHold(cluster, api, pool, signal);
     if (r.changed) state.report({ type: 'release', nodePool: pool, mechanism: 'budget', budgets: r.budgets });
+    await releaseWaveNodeHolds({ settings, state, now: new Date(), signal }, pool, nodes);
   } else {
     let freed = 0;
     // What the nodes show, and what this run held that they may not show yet (the inventory before prime).
@@ -152,10 +185,11 @@ async function holdPoolNodes(
   pool: string,
   allowance: number,
   old: OldNode[],
+  free?: readonly string[],
 ): Promise<void> {
   const { cluster, runId } = settings;
   const before = state.written.get(pool);
-  const changes = nodeHoldChanges(old, allowance);
+  const changes = nodeHoldChanges(old, allowance, free);
   for (const n of changes.hold) {
     await holdNode(cluster, n, runId, signal);
     state.nodeWrites.set(n, true);

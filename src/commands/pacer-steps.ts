@@ -11,6 +11,8 @@ import { observePools, type PoolObservation, type StagedScope } from '../stages/
 import { liveEtaStages, observedReplacementMs, waveRounds, type EtaPosition, type EtaStage } from '../stages/eta.js';
 import type { HoldMechanism } from '../stages/hold-mechanism.js';
 import type { StagedPlan } from '../stages/stage-plan.js';
+import { amiPicks, type AmiPickScope } from '../stages/ami-picks.js';
+import type { PicksOf } from '../stages/controller.js';
 
 export interface PacerSettings {
   cluster: Cluster;
@@ -22,11 +24,15 @@ export interface PacerSettings {
   target: string;
   /** user@host, for the Events. */
   who: string;
+  /** The command as typed (after `karp-drift`), for the pause records. */
+  command?: string;
   nodePools: ReadonlyArray<Pick<NodePoolView, 'name' | 'uid'>>;
   /** Whether the health gates passed at a checkpoint (the gate keeper's); without it, every checkpoint passes. */
   cleared?: (checkpoint: Checkpoint) => boolean;
   /** What goes on where a paused run stopped, in its Events (absent: `the upgrade`; a staged rollback's: `the rollback`). */
   rerun?: 'the upgrade' | 'the rollback';
+  /** What a `1/ami` wave picks from (stages/ami-picks.ts); absent: the plan has no such wave. */
+  picks?: AmiPickScope;
 }
 
 /** What the pacer knows between steps: where the stages stand, what it wrote, and how long it has soaked. */
@@ -49,6 +55,8 @@ export interface PacerState {
   readonly nodeWrites: Map<string, boolean>;
   /** Nodes this run put its hold on, by NodePool: a release frees them even before a watch has shown them. */
   readonly heldHere: Map<string, string>;
+  /** Budget-held NodePools already looked at for a `1/ami` wave's node holds to take off (pacer-holds.ts). */
+  readonly waveNodesChecked: Set<string>;
   /** Where each step is reported (Pacer.listen). */
   report: (event: PacerEvent) => void;
   /** Time spent soaking so far, and when the last step looked. */
@@ -79,12 +87,24 @@ export function newPacerState(plan: StagedPlan): PacerState {
     writtenSoak: new Map(),
     nodeWrites: new Map(),
     heldHere: new Map(),
+    waveNodesChecked: new Set(),
     report: () => undefined,
     soakedMs: 0,
     lastAt: undefined,
     waveClock: undefined,
     wavesDone: { ms: 0, rounds: 0 },
   };
+}
+
+/** The picks of a stage's `1/ami` wave as the cluster stands (computed only when the controller asks). */
+export function picksOf(
+  settings: PacerSettings,
+  claims: readonly NodeClaimView[],
+  nodes: ReadonlyMap<string, NodeView>,
+): PicksOf {
+  const scope = settings.picks;
+  if (scope === undefined) return () => [];
+  return (stage) => amiPicks(settings.plan.stagePlan.stages[stage]?.nodePools ?? [], claims, nodes, scope);
 }
 
 /** The snapshot's Node hold state, corrected by what karp-drift wrote and the watch has not shown yet. */

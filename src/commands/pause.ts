@@ -4,7 +4,8 @@ import type { CommandContext } from './context.js';
 import type { Cluster } from '../cluster/client.js';
 import { holdNeeds, requireAccess } from '../cluster/access.js';
 import { recordNodePoolEvent } from '../cluster/events.js';
-import { holdNode, holdWithBudget } from '../cluster/holds.js';
+import { holdNode, holdWithBudget, setPauseRecord } from '../cluster/holds.js';
+import { decodePauseRecord, PAUSE_ANNOTATION } from '../apis/pause-record.js';
 import { listAll } from '../cluster/list.js';
 import { NODES } from '../karpenter/resources.js';
 import type { KarpenterApi, NodePoolView } from '../karpenter/views.js';
@@ -30,7 +31,7 @@ export async function pause(options: PauseOptions, ctx: CommandContext): Promise
       return;
     }
     const choices = chosenHolds(pools, options, scope.api);
-    const holder = lockHolder(`pause${options.held ? ' --held' : ''}${options.nodePools.map((n) => ` --nodepool ${n}`).join('')}`);
+    const holder = lockHolder(ctx.commandLine ?? `pause${options.held ? ' --held' : ''}${options.nodePools.map((n) => ` --nodepool ${n}`).join('')}`);
     await requireAccess(
       cluster,
       holdNeeds(options.lockNamespace, {
@@ -83,6 +84,12 @@ async function holdEach(
     const pool = pools.find((p) => p.name === choice.nodePool)!;
     const outcome = await holdPool(cluster, api, pool, choice, holder, signal);
     done.push(outcome);
+    // A gate's halt stays what the rollout is paused by: it still needs somebody to look before it goes on.
+    if (decodePauseRecord(pool.annotations?.[PAUSE_ANNOTATION])?.by !== 'gate') {
+      const who = `${holder.user}@${holder.host}`;
+      const record = { runId: holder.runId, at: new Date().toISOString(), by: 'pause' as const, why: `karp-drift pause by ${who}`, command: holder.command, who };
+      await setPauseRecord(cluster, api, pool.name, record, signal);
+    }
     await recordNodePoolEvent(
       cluster,
       { api, nodePool: pool },

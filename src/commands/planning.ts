@@ -20,6 +20,7 @@ import { keptReleaseLines } from '../report/kept.js';
 import { releasePolicy } from '../ami/release-policy.js';
 import { promotedAmis, promotionNeeds, requireFileMinor, type PlanSource } from '../plan/promotion.js';
 import { planStages, type StagedPlan, type StagedRequest } from '../stages/stage-plan.js';
+import { amiPickScope, amiPicks } from '../stages/ami-picks.js';
 import { planWindows, windowsRefusedOn } from '../stages/window-plan.js';
 import { loadSourceCluster, readSourceCluster, testedInSource, type SourceRead } from './source-cluster.js';
 import { readLease } from '../cluster/lock.js';
@@ -35,6 +36,8 @@ export interface Planned {
   plan: Plan;
   /** With --canary/--waves: the stages and how each NodePool is held. */
   staged?: StagedPlan;
+  /** The cluster lock as read, when karp-drift holds something in scope (undefined: it holds nothing). */
+  lock?: RunLock;
   log: Logger;
 }
 
@@ -157,7 +160,7 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
     );
     const staged = options.staged ? stagedPlan(thePlan, inventory, options.staged, options.forceConflicts ?? false) : undefined;
     const checked = staged ? withChecks(thePlan, stagedChecks(staged)) : thePlan;
-    return { cluster, discovery, inventory, resolved, plan: checked, ...(staged ? { staged } : {}), log };
+    return { cluster, discovery, inventory, resolved, plan: checked, ...(staged ? { staged } : {}), ...(lock !== undefined ? { lock } : {}), log };
   } catch (err) {
     cluster.close();
     throw err;
@@ -202,6 +205,7 @@ export function refuseIfBlocked(plan: Plan, hint: string): void {
 function stagedPlan(thePlan: Plan, inventory: Inventory, request: StagedRequest, forceConflicts: boolean): StagedPlan {
   const v1beta1 = request.windows !== undefined ? windowsRefusedOn(inventory.karpenterApi) : undefined;
   if (v1beta1 !== undefined) throw new RefusedError(`${v1beta1.refused}; nothing was changed`, { hint: v1beta1.next });
+  const nodes = new Map(inventory.nodes.map((n) => [n.name, n]));
   const result = planStages(
     thePlan.nodePools.map((p) => ({
       pool: inventory.nodePools.find((v) => v.name === p.name)!,
@@ -211,13 +215,17 @@ function stagedPlan(thePlan: Plan, inventory: Inventory, request: StagedRequest,
     request,
     forceConflicts,
     inventory.karpenterApi,
+    {
+      amis: (pools) => stageAmis(thePlan, inventory, pools),
+      picks: (pools, holds) => amiPicks(pools, inventory.nodeClaims, nodes, amiPickScope(thePlan, inventory, holds, nodes.keys())),
+    },
   );
   if ('usage' in result) throw new UsageError(result.usage, { hint: result.next });
   if ('refused' in result) {
     throw new RefusedError(`${result.refused.map((r) => r.error).join('; ')}; nothing was changed`, { hint: result.next });
   }
-  const stages = result.plan.stages.map((s) => ({ ...s, amis: stageAmis(thePlan, inventory, s.nodePools.map((p) => p.name)) }));
-  if (request.windows === undefined) return { ...result.plan, stages };
+  const { stages } = result.plan;
+  if (request.windows === undefined) return result.plan;
   const pools = stages.flatMap((s) => s.nodePools).map((p) => ({ pool: inventory.nodePools.find((v) => v.name === p.name)!, hold: p.hold }));
   const windows = planWindows(request.windows, pools, inventory.karpenterApi, new Date(), localTimeZone());
   if ('usage' in windows) throw new UsageError(windows.usage, { hint: windows.next });

@@ -4,7 +4,8 @@
 import type { HoldWrites } from '../cluster/access.js';
 import type { Cluster } from '../cluster/client.js';
 import { recordNodePoolEvent } from '../cluster/events.js';
-import { releaseBudgetHold, releaseNode } from '../cluster/holds.js';
+import { releaseBudgetHold, releaseNode, setPauseRecord } from '../cluster/holds.js';
+import { PAUSE_ANNOTATION } from '../apis/pause-record.js';
 import { listAll } from '../cluster/list.js';
 import { NODES } from '../karpenter/resources.js';
 import type { KarpenterApi, NodePoolView, NodeView } from '../karpenter/views.js';
@@ -69,6 +70,8 @@ export async function releaseHolds(
       let released = 0;
       for (const n of nodes) if (await releaseNode(cluster, n.name, signal)) released++;
       outcomes.push({ nodePool: pool.name, mechanism: 'node', nodes: released, unchanged: released === 0 });
+      // The budget release drops it in the same write; a NodePool held with its nodes only needs its own.
+      if (pool.annotations?.[PAUSE_ANNOTATION] !== undefined) await setPauseRecord(cluster, api, pool.name, null, signal);
     }
     for (const outcome of outcomes) {
       await recordNodePoolEvent(

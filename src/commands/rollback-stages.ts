@@ -18,7 +18,7 @@ import type { Logger } from '../logger.js';
 import { RefusedError, UsageError } from '../errors.js';
 import { LEASE_NAMESPACE } from '../apis/lock.js';
 import type { NodeClassWrites } from './upgrade-apply.js';
-import type { FollowedPlan, UpgradeFollow, UpgradeRun } from './upgrade-follow.js';
+import type { RestoredPlan, UpgradeFollow, UpgradeRun } from './upgrade-follow.js';
 
 /** What followStaged takes to follow a rollback back: the rollout whose targets are the restored AMIs. */
 export interface StagedBack {
@@ -76,8 +76,9 @@ export function restoredPlan(
   nodeClasses: readonly string[],
   targets: Record<string, readonly string[]>,
   nodePools: ReadonlyArray<{ name: string; nodeClass: string }>,
-): FollowedPlan {
+): RestoredPlan {
   return {
+    restored: true,
     nodeClasses: nodeClasses.map((name) => ({ name, targets: (targets[name] ?? []).map((id) => ({ id })) })),
     nodePools: nodePools.map((p) => ({ name: p.name, nodeClass: p.nodeClass })),
   };

@@ -7,6 +7,7 @@ import {
   etaOf,
   newPacerState,
   observe,
+  picksOf,
   recordPoolEvents,
   recordStageEvents,
   stageState,
@@ -14,8 +15,10 @@ import {
   type PacerState,
 } from './pacer-steps.js';
 import type { NodeClaimView, NodePoolView, NodeView } from '../karpenter/views.js';
-import { decodeHoldRecord, HOLD_ANNOTATION, type HoldRecord } from '../apis/budget-hold.js';
+import { PAUSE_ANNOTATION, type PausedBy, type PauseRecord } from '../apis/pause-record.js';
+import { setPauseRecord } from '../cluster/holds.js';
 import { decideStages, initialPosition, type StageDecision } from '../stages/controller.js';
+import { resumePosition } from '../stages/resume-point.js';
 import type { StagedPlan } from '../stages/stage-plan.js';
 import type { PacerEvent, StageState } from '../report/stages.js';
 // Writes after the run was interrupted (to leave it paused) get this long: the run's own signal is aborted. Part of
@@ -56,8 +59,15 @@ export interface Pacer {
     nodes: ReadonlyMap<string, NodeView>,
     why: string,
     now: Date,
-    options?: { byWindow?: boolean },
+    options?: PauseOptions,
   ): Promise<string[]>;
+}
+
+/** Why the run pauses (recorded on each NodePool: apis/pause-record.ts): its window closed, a gate halted it, … */
+export interface PauseOptions {
+  byWindow?: boolean;
+  by?: PausedBy;
+  gate?: { code: string; subject?: string };
 }
 
 export function createPacer(settings: PacerSettings): Pacer {
@@ -75,7 +85,7 @@ export function createPacer(settings: PacerSettings): Pacer {
     finish: (nodes, now, options = {}) => finish(settings, state, nodes, now, options),
     pause: (claims, nodes, why, now, options = {}) => {
       if (options.byWindow === true) state.pausedBy = 'window';
-      return pause(settings, state, claims, nodes, why, now);
+      return pause(settings, state, claims, nodes, why, now, options);
     },
   };
 }
@@ -92,22 +102,18 @@ async function prime(
   const { plan } = settings;
   const nodes = new Map(inventory.nodes.map((n) => [n.name, n]));
   const o = observe(settings, state, inventory.nodeClaims, nodes);
-  const records = recordsOf(inventory.nodePools, settings.target);
-  const sizes = plan.stagePlan.stages.map((s) => {
-    const recorded = s.nodePools.map((p) => records.get(p)?.stageSize).filter((n): n is number => n !== undefined && n > 0);
-    return recorded.length > 0 ? Math.max(...recorded) : undefined;
-  });
-  const soaks = [...records.values()].map((r) => r.soakUntil).filter((s): s is string => s !== undefined);
-  const soak = soaks.length > 0 ? { until: new Date(soaks.sort().at(-1)!), now } : undefined;
-  const poolSizes: Record<string, number> = {};
-  for (const [pool, r] of records) if (r.poolSize !== undefined) poolSizes[pool] = r.poolSize;
-  state.position = initialPosition(plan.stagePlan, o.counts, sizes, soak, poolSizes);
-  const decided = decideStages(plan.stagePlan, o.counts, state.position, now, settings.cleared);
+  const picks = picksOf(settings, inventory.nodeClaims, nodes);
+  state.position = resumePosition(plan.stagePlan, o.counts, inventory.nodePools, settings.target, now, picks);
+  const decided = decideStages(plan.stagePlan, o.counts, state.position, now, settings.cleared, picks);
   // Outside the windows nothing begins: every NodePool not done is held at 0 beside the windows' budgets.
   const decision = closed ? closedDecision(decided) : decided;
   state.decision = decision;
   state.position = decision.position;
   await takeOverBudgetHolds(settings, state, inventory.nodePools, signal);
+  // This run takes the rollout on (a paused one only with the user's word: commands/resume-consent.ts).
+  for (const p of inventory.nodePools)
+    if (p.annotations?.[PAUSE_ANNOTATION] !== undefined && state.mechanism.has(p.name))
+      await setPauseRecord(settings.cluster, settings.api, p.name, null, signal);
   if (!closed) etaOf(settings, state, decision, o, now); // the first wave's clock starts with its holds
   await actOnHolds(settings, state, decision, o, nodes, now, signal);
   await recordStageEvents(settings, state, decision.events);
@@ -116,7 +122,8 @@ async function prime(
 /** The decision as it stands, but nothing opened: no events, every allowance that is not a release 0. */
 function closedDecision(d: StageDecision): StageDecision {
   const allowances = Object.fromEntries(Object.entries(d.allowances).map(([p, a]) => [p, a === 'release' ? a : 0]));
-  return { ...d, allowances, events: [] };
+  const { free: _free, ...rest } = d;
+  return { ...rest, allowances, events: [] };
 }
 
 /** One turn of the controller: observe → decide → act → record. */
@@ -129,10 +136,12 @@ async function step(
   signal: AbortSignal | undefined,
 ): Promise<StageState> {
   const { stagePlan } = settings.plan;
-  const o = observe(settings, state, claims, nodes);
+  const list = [...claims]; // read more than once (the counts, the picks): the caller may hand an iterator
+  const o = observe(settings, state, list, nodes);
   const previousPhase = state.decision?.phase;
-  const position = state.position ?? initialPosition(stagePlan, o.counts);
-  const decision = decideStages(stagePlan, o.counts, position, now, settings.cleared);
+  const picks = picksOf(settings, list, nodes);
+  const position = state.position ?? initialPosition(stagePlan, o.counts, [], undefined, {}, picks);
+  const decision = decideStages(stagePlan, o.counts, position, now, settings.cleared, picks);
   state.decision = decision;
   if (previousPhase === 'soak' && state.lastAt !== undefined) state.soakedMs += now.getTime() - state.lastAt;
   state.lastAt = now.getTime();
@@ -176,6 +185,7 @@ async function pause(
   nodes: ReadonlyMap<string, NodeView>,
   why: string,
   now: Date,
+  options: PauseOptions,
 ): Promise<string[]> {
   const { plan, runId, who } = settings;
   const signal = AbortSignal.timeout(PAUSE_WRITES_MS);
@@ -196,6 +206,16 @@ async function pause(
     state.lastWriteAt.delete(p);
   }
   await actOnHolds(settings, state, d, o, nodes, now, signal);
+  const record: PauseRecord = {
+    runId,
+    at: now.toISOString(),
+    by: options.by ?? (options.byWindow === true ? 'window' : 'ended'),
+    why,
+    ...(settings.command !== undefined ? { command: settings.command } : {}),
+    who,
+    ...(options.gate !== undefined ? { gate: options.gate } : {}),
+  };
+  for (const p of pools) await setPauseRecord(settings.cluster, settings.api, p, record, signal);
   await recordPoolEvents(
     settings,
     pools,
@@ -206,14 +226,4 @@ async function pause(
     'Warning',
   );
   return pools;
-}
-
-/** Hold records of this target on the NodePools (a pause's record, or one for another target, says nothing of waves). */
-function recordsOf(pools: readonly NodePoolView[], target: string): Map<string, HoldRecord> {
-  const out = new Map<string, HoldRecord>();
-  for (const p of pools) {
-    const r = decodeHoldRecord(p.annotations?.[HOLD_ANNOTATION]);
-    if (r !== undefined && !('error' in r) && r.target === target) out.set(p.name, r);
-  }
-  return out;
 }

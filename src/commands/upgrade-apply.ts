@@ -64,6 +64,15 @@ export async function applyPlan(
   return generations;
 }
 
+/**
+ * The applies sent with dryRun=All, quietly: a staged run asks this before its first hold, so a plan gone stale or an
+ * admission policy that refuses the change ends the run with nothing written at all (not even a hold put on and taken
+ * off again, which bumps each NodePool's generation and resets Karpenter's NodeRegistrationHealthy).
+ */
+export async function validateApplies(run: UpgradeRun, writes: NodeClassWrites): Promise<void> {
+  for (const change of writes.changes) await applyChange(run, { ...writes, dryRun: true }, change);
+}
+
 async function applyChange(
   { cluster, discovery, inventory, plan }: UpgradeRun,
   { runId, target, dryRun }: NodeClassWrites,

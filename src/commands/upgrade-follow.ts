@@ -15,14 +15,18 @@ import type { GateKeeper } from './gate-keeper.js';
 import type { Pacer } from './staged-pacer.js';
 
 /**
- * What the apply, the follow and a staged rollout read of the plan: each EC2NodeClass's target AMIs, the NodePools in
- * scope, where the AMIs came from. An upgrade's whole plan is one; a staged rollback makes one of the restored AMIs.
+ * A staged rollback's plan (commands/rollback-stages.ts): each restored EC2NodeClass's AMIs as Karpenter resolved them
+ * (their IDs: the previous terms may be an alias or selectors, so nothing else is known of them), and its NodePools.
  */
-export interface FollowedPlan {
+export interface RestoredPlan {
+  restored: true;
   nodeClasses: ReadonlyArray<{ name: string; targets: ReadonlyArray<Pick<TargetAmi, 'id'>> }>;
   nodePools: ReadonlyArray<{ name: string; nodeClass: string }>;
-  source?: Plan['source'];
+  source?: undefined;
 }
+
+/** What the apply, the follow and a staged rollout read: an upgrade's plan, or a staged rollback's. */
+export type FollowedPlan = Plan | RestoredPlan;
 
 /** The cluster as the plan read it, the plan, and where the run reports. */
 export interface UpgradeRun {

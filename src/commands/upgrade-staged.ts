@@ -15,10 +15,12 @@ import { recordSummary } from '../report/summary.js';
 import { inventorySnapshot } from '../rollout/snapshot.js';
 import { rolloutProgress, type RolloutProgress } from '../rollout/track.js';
 import type { StagedPlan } from '../stages/stage-plan.js';
+import type { Plan } from '../plan/plan.js';
 import { createGateKeeper, type GateKeeper } from './gate-keeper.js';
+import { amiPickScope, type AmiPickScope } from '../stages/ami-picks.js';
 import { rollbackAfterHalt } from './halt-rollback.js';
 import { createPacer, type Pacer } from './staged-pacer.js';
-import { applyPlan, type NodeClassWrites } from './upgrade-apply.js';
+import { applyPlan, validateApplies, type NodeClassWrites } from './upgrade-apply.js';
 import { followToEnd, targetIdsOf, type UpgradeFollow, type UpgradeRun } from './upgrade-follow.js';
 
 /** `ctx` is the locked one: its signal aborts when the lock is lost. */
@@ -40,9 +42,12 @@ export async function followStaged(
     runId: holder.runId,
     target: follow.target,
     who: `${holder.user}@${holder.host}`,
+    command: holder.command,
     nodePools: inventory.nodePools,
     ...(gates ? { cleared: (c) => gates.cleared(c) } : {}),
     ...(follow.rollback ? { rerun: 'the rollback' as const } : {}),
+    // A staged rollback never has a `1/ami` wave (cli/stage-options.ts refuses it): its targets are only IDs.
+    ...(staged.stagePlan.waves[0]?.kind === 'ami' && !('restored' in plan) ? { picks: pickScope(plan, inventory, staged) } : {}),
   });
   // The holds go on before the apply: from the moment the AMIs change, Karpenter may start only the first wave.
   pacer.listen(stagedReporter(ctx, run, staged));
@@ -90,6 +95,12 @@ export async function followStaged(
   }
 }
 
+/** What a `1/ami` wave picks from: the plan's classes and NodePools, how each is held, and which nodes were empty. */
+function pickScope(plan: Plan, inventory: UpgradeRun['inventory'], staged: StagedPlan): AmiPickScope {
+  const holds = new Map(staged.stages.flatMap((s) => s.nodePools.map((p) => [p.name, p.hold.mechanism] as const)));
+  return amiPickScope(plan, inventory, holds, inventory.nodes.map((n) => n.name));
+}
+
 /** No EC2NodeClass to change and no old node in any stage: the rollout is over (or never had anything to do). */
 function nothingLeft(staged: StagedPlan, writes: NodeClassWrites): boolean {
   return writes.changes.length === 0 && staged.stages.every((s) => s.size === 0);
@@ -119,6 +130,7 @@ async function unlessWindowOpen(
   const next = nextWindowText(state, now);
   const pools = await pacer.pause(inventory.nodeClaims, nodes, `outside the upgrade windows; ${next}`, now, {
     byWindow: true,
+    by: 'window',
   });
   const message = `paused by the window, ${next}: nothing was applied; karp-drift holds Drifted disruption on ${pools.map((p) => `nodepool/${p}`).join(', ')} with the windows' budgets`;
   reportWindowDone(ctx, run, follow, { message, paused: pools }, new Date());
@@ -168,6 +180,7 @@ async function primeAndApply(
 ): Promise<Record<string, number>> {
   const { inventory } = run;
   const applied: Record<string, number> = { ...writes.applied };
+  if (!writes.dryRun) await validateApplies(run, writes);
   try {
     await pacer.prime(inventory, new Date(), ctx.signal);
     return await applyPlan(ctx, run, writes, applied);

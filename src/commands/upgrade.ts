@@ -12,7 +12,7 @@ import { planJson, planSummary, planText } from '../report/plan.js';
 import { recordSummary } from '../report/summary.js';
 import { preparePlan, refuseIfBlocked, type Planned } from './planning.js';
 import { lockHolder, withClusterLock } from './hold-shared.js';
-import { stagedPlanJson, stagedPlanLines } from '../report/stages.js';
+import { stagedPlanLines } from '../report/stages.js';
 import { LEASE_NAMESPACE } from '../apis/lock.js';
 import type { StagedPlan } from '../stages/stage-plan.js';
 import { stagedFlags } from '../stages/request.js';
@@ -21,6 +21,8 @@ import { confirmOrRefuse, event } from './upgrade-shared.js';
 import { applyPlan } from './upgrade-apply.js';
 import { followAndReport, type UpgradeFollow, type UpgradeRun } from './upgrade-follow.js';
 import { followStaged } from './upgrade-staged.js';
+import { refuseHalted, reportResume, resumeOf, resumeQuestion, stagedDocument } from './resume-consent.js';
+import type { ResumePlan } from '../stages/resume-plan.js';
 
 export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Promise<void> {
   refuseFlagConflicts(options);
@@ -29,13 +31,19 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
   const planned = await preparePlan(options, ctx);
   const { cluster, discovery, inventory, plan, staged, log } = planned;
   try {
-    reportPlan(ctx, planned);
+    // A held rollout this run would take on: said, and never taken on without the user's word.
+    const held = staged !== undefined ? resumeOf(planned, options.kubernetes.version, new Date()) : undefined;
+    reportPlan(ctx, planned, held);
+    if (held !== undefined) reportResume(ctx, held, new Date());
+    if (!staged && !options.wait && plan.nodeClasses.some((c) => c.changed)) warnUnpaced(ctx, planned);
     refuseIfBlocked(
       plan,
       'fix what the checks say (or pass --force-conflicts for field owners), then run upgrade again',
     );
+    if (held !== undefined && !options.dryRun) refuseHalted(held, options, resumeCommand(options, ctx).replace(/ --yes$/, ''));
     const changes = plan.nodeClasses.filter((c) => c.changed);
-    if (changes.length > 0) await confirmPlan(ctx, options, plan, staged);
+    if (changes.length > 0) await confirmPlan(ctx, options, plan, staged, held !== undefined);
+    else if (held !== undefined) await confirmOrRefuse(ctx, options, resumeQuestion(held));
     const lockNamespace = options.lockNamespace ?? LEASE_NAMESPACE;
     if (changes.length > 0 || (staged && !options.dryRun))
       await requireAccess(cluster, writeNeeds(changes, options, lockNamespace, staged));
@@ -51,7 +59,8 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
     const follow = followOf(options, resume);
     if (changes.length === 0 && !staged)
       return await followAndReport(ctx, run, follow, { generations: {}, changed: 0 });
-    const holder = lockHolder(resume.replace(/^karp-drift /, ''));
+    // The command as typed: a lock that said `--yes` of a run that asked would tell a teammate what never happened.
+    const holder = lockHolder(ctx.commandLine ?? resume.replace(/^karp-drift /, ''));
     if (!staged) {
       // The lock covers the writes; following only reads, so a teammate may `pause` the rollout meanwhile.
       const generations = await withClusterLock(ctx, cluster, { lockNamespace }, holder, (signal) =>
@@ -102,9 +111,8 @@ function refuseFlagConflicts(options: UpgradeOptions): void {
 }
 
 /** The plan as the run's first output: NDJSON `resolved` and `plan` events, or the plan as text; and the summary's. */
-function reportPlan(ctx: CommandContext, { cluster, resolved, plan, staged }: Planned): void {
-  const document = () =>
-    JSON.parse(planJson(plan, cluster.identity, staged ? stagedPlanJson(staged) : undefined)) as unknown;
+function reportPlan(ctx: CommandContext, { cluster, resolved, plan, staged }: Planned, held: ResumePlan | undefined): void {
+  const document = () => JSON.parse(planJson(plan, cluster.identity, stagedDocument(staged, held))) as unknown;
   if (ctx.summary) recordSummary(ctx.summary, { type: 'plan', plan: document() });
   if (ctx.globals.output === 'json') {
     ctx.io.out(
@@ -120,18 +128,36 @@ function reportPlan(ctx: CommandContext, { cluster, resolved, plan, staged }: Pl
   }
 }
 
+/**
+ * `--no-wait`: nothing follows the rollout, so nothing paces or gates it. Said plainly before the question (and in
+ * the question), with the way to have it staged from CI (README "Staged rollouts").
+ */
+function warnUnpaced(ctx: CommandContext, { log }: Planned): void {
+  if (ctx.globals.output === 'json') return;
+  log.warn(
+    "--no-wait: nothing follows this rollout, so it is unpaced and ungated: Karpenter replaces every drifted node at the NodePools' own budgets, and nothing halts it on a bad AMI. To stage it from CI, run the upgrade without --no-wait in a job that can wait (--timeout), or hold it first (karp-drift pause), apply with --no-wait, and let a later job run the same upgrade without --no-wait: it resumes the held rollout staged and gated",
+  );
+}
+
 async function confirmPlan(
   ctx: CommandContext,
-  answer: Pick<UpgradeOptions, 'yes' | 'dryRun'>,
+  answer: Pick<UpgradeOptions, 'yes' | 'dryRun' | 'wait'>,
   plan: Planned['plan'],
   staged: StagedPlan | undefined,
+  resumes: boolean,
 ): Promise<void> {
   const { nodeClassesToChange, nodesToReplace } = planSummary(plan);
-  const pace = staged ? ` in ${staged.stages.length > 1 ? 'stages and ' : ''}waves, paced by karp-drift` : '';
+  const pace = staged
+    ? staged.defaulted === true
+      ? ', each target AMI on one node first, gated, paced by karp-drift'
+      : ` in ${staged.stages.length > 1 ? 'stages and ' : ''}waves, paced by karp-drift`
+    : answer.wait
+      ? ''
+      : ', unpaced and ungated (--no-wait)';
   await confirmOrRefuse(
     ctx,
     answer,
-    `Apply ${nodeClassesToChange} EC2NodeClass change(s)? Karpenter will then replace ${nodesToReplace} node(s) through drift${pace}.`,
+    `Apply ${nodeClassesToChange} EC2NodeClass change(s)${resumes ? ' and resume the held rollout' : ''}? Karpenter will then replace ${nodesToReplace} node(s) through drift${pace}.`,
   );
 }
 

@@ -10,13 +10,13 @@
 // One failed attempt usually shows both (the command fails because its replacement was deleted): a failure of one
 // kind pairs with an earlier or later one of the other kind in the same NodePool and counts once.
 // Pure: `observeAttempts` folds one look into the ledger in place, as rollout/snapshot.ts folds a change.
-import { LAUNCH_TTL_MS, REGISTRATION_TTL_MS } from '../karpenter/lifecycle.js';
 import type { EventView, NodeClaimView, NodeView } from '../karpenter/views.js';
 import { quotes } from '../rollout/evidence.js';
+import { conditionText, deletedBecause, lifetime, notYet } from '../rollout/replacement-health.js';
 import { DISRUPTION_TAINTS } from '../rollout/track.js';
 import { humanDuration } from '../text/words.js';
 import { onTarget, type GateBaseline, type GateScope } from './baseline.js';
-import { conditionText, type GateFinding } from './health.js';
+import type { GateFinding } from './health.js';
 
 /** The mark a drift command leaves on an old NodeClaim: when DisruptionReason turned True (unset: only the taint). */
 interface CommandMark {
@@ -177,16 +177,7 @@ const eventsOn = (events: EventView[], kind: string, names: ReadonlySet<string>)
 
 /** A replacement deleted before it was Initialized, in Karpenter's words: its conditions when last seen, its events. */
 export function replacementFinding(c: NodeClaimView, events: EventView[], now: Date): GateFinding {
-  const end = Number.isNaN(ms(c.deletionTimestamp)) ? now.getTime() : ms(c.deletionTimestamp);
-  const lived = Number.isNaN(ms(c.createdAt)) ? undefined : end - ms(c.createdAt);
-  const launched = c.conditions.Launched?.status === 'True';
-  const registered = c.conditions.Registered?.status === 'True';
-  const why = !launched
-    ? `it never launched; Karpenter deletes a NodeClaim whose launch fails, at once for insufficient capacity, else ${humanDuration(LAUNCH_TTL_MS)} after its creation`
-    : !registered
-      ? `its node never registered; Karpenter's liveness check deletes a NodeClaim not registered ${humanDuration(REGISTRATION_TTL_MS)} after its creation`
-      : 'its node registered but never became Initialized';
-  const notYet = (['Launched', 'Registered', 'Initialized'] as const).filter((t) => c.conditions[t]?.status !== 'True');
+  const lived = lifetime(c, now);
   return {
     gate: 'replacements',
     code: 'REPLACEMENT-DELETED',
@@ -194,9 +185,9 @@ export function replacementFinding(c: NodeClaimView, events: EventView[], now: D
     nodePool: c.nodePool!,
     ...(c.nodeName ? { node: c.nodeName } : {}),
     ...(c.imageId ? { ami: c.imageId } : {}),
-    message: `replacement nodeclaim/${c.name} (NodePool ${c.nodePool}${c.imageId ? `, AMI ${c.imageId}` : ''}) was deleted before it was Initialized${lived !== undefined ? `, ${humanDuration(lived)} after it was created` : ''}: ${why}`,
+    message: `replacement nodeclaim/${c.name} (NodePool ${c.nodePool}${c.imageId ? `, AMI ${c.imageId}` : ''}) was deleted before it was Initialized${lived !== undefined ? `, ${humanDuration(lived)} after it was created` : ''}: ${deletedBecause(c)}`,
     evidence: [
-      ...notYet.map((t) => `last seen: ${conditionText(t, c.conditions[t])}`),
+      ...notYet(c).map((t) => `last seen: ${conditionText(t, c.conditions[t])}`),
       ...(c.createdAt ? [`created ${c.createdAt}${c.deletionTimestamp ? `, deleted ${c.deletionTimestamp}` : ''}`] : []),
       ...quotes(eventsOn(events, 'NodeClaim', new Set([c.name])), now),
     ],
@@ -232,8 +223,7 @@ function commandFinding(
   const ami = replacements.find((r) => r.imageId !== undefined)?.imageId;
   const lines = replacements.map((r) => {
     const gone = look.departed.has(r.name) || r.deleting;
-    const state = (['Launched', 'Registered', 'Initialized'] as const)
-      .filter((t) => r.conditions[t]?.status !== 'True')
+    const state = notYet(r)
       .map((t) => conditionText(t, r.conditions[t]))
       .join('; ');
     return `replacement nodeclaim/${r.name}${r.imageId ? ` (AMI ${r.imageId})` : ''}${gone ? ' deleted' : ''}${state ? `: ${state}` : ''}`;

@@ -3,6 +3,7 @@
 // are the cluster's own trouble, not the new AMI's, and must not halt the rollout. Pure.
 import { selectorMatches } from '../karpenter/convert.js';
 import type { NodeClaimView, NodePoolView, NodeView, PdbView, PodView } from '../karpenter/views.js';
+import { failingNow, livePod, workloadOf } from '../rollout/replacement-health.js';
 
 export interface GateScope {
   nodePools: readonly string[];
@@ -30,22 +31,7 @@ export interface BaselineInput {
   nodePools: readonly NodePoolView[];
 }
 
-/** Waiting reasons the kubelet gives a container it cannot run (the workloads gate fails on them). */
-export const FAILING_REASONS: ReadonlySet<string> = new Set([
-  'CrashLoopBackOff',
-  'ImagePullBackOff',
-  'CreateContainerError',
-  'RunContainerError',
-]);
-
-/** The workload a pod belongs to: its controller (a ReplicaSet keeps its name as pods are re-created), or itself. */
-export const workloadOf = (p: PodView): string => `${p.namespace}/${p.owner ?? `Pod/${p.name}`}`;
-
 export const pdbKey = (p: Pick<PdbView, 'namespace' | 'name'>): string => `${p.namespace}/${p.name}`;
-
-/** A pod the gates look at: running or starting, not on its way out, not a static pod. */
-export const livePod = (p: PodView): boolean =>
-  !p.deleting && p.mirror !== true && p.phase !== 'Succeeded' && p.phase !== 'Failed';
 
 export function onTarget(claim: NodeClaimView, scope: GateScope): boolean {
   return claim.imageId !== undefined && (scope.targetImageIds[claim.nodeClass ?? ''] ?? []).includes(claim.imageId);
@@ -67,8 +53,7 @@ export function takeBaseline(input: BaselineInput, scope: GateScope, now: Date):
   for (const p of scopePods) {
     // A pod failing on a node already on the target AMI says nothing about the old one: it does not excuse.
     if (newNodes.has(p.nodeName!)) continue;
-    if ((p.waiting && FAILING_REASONS.has(p.waiting.reason)) || (p.notReady === true && p.phase === 'Running'))
-      failingWorkloads.add(workloadOf(p));
+    if (failingNow(p)) failingWorkloads.add(workloadOf(p));
   }
   const healthyPdbs = new Set<string>();
   for (const pdb of input.pdbs) {

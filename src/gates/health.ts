@@ -12,16 +12,17 @@
 // Something still coming up within its deadline is `pending`: a checkpoint waits for it, nothing fails yet.
 import { selectorMatches } from '../karpenter/convert.js';
 import type { NodeClaimView, NodePoolView, NodeView, PdbView, PodView } from '../karpenter/views.js';
-import { humanDuration } from '../text/words.js';
 import {
-  FAILING_REASONS,
+  conditionText,
   livePod,
-  onTarget,
-  pdbKey,
+  notReadyText,
+  podEvidence,
+  podHealth,
+  replacementHealth,
   workloadOf,
-  type GateBaseline,
-  type GateScope,
-} from './baseline.js';
+} from '../rollout/replacement-health.js';
+import { humanDuration } from '../text/words.js';
+import { onTarget, pdbKey, type GateBaseline, type GateScope } from './baseline.js';
 import type { GateRequest } from './request.js';
 
 export type GateName = 'replacements' | 'workloads' | 'command';
@@ -99,12 +100,6 @@ export function gatedClaims(
   }
   return out;
 }
-
-const age = (since: string | undefined, now: Date): number => (since ? now.getTime() - Date.parse(since) : 0);
-export const conditionText = (type: string, c: NodeClaimView['conditions'][string] | undefined): string =>
-  c === undefined
-    ? `${type} not set`
-    : `${type}=${c.status}${c.reason ? ` ${c.reason}` : ''}${c.message ? `: ${c.message}` : ''}`;
 
 export function evaluateHealth(
   input: HealthInput,
@@ -206,40 +201,35 @@ function replacement(
     ...(c.nodeName ? { node: c.nodeName } : {}),
     ...(c.imageId ? { ami: c.imageId } : {}),
   };
-  if (c.conditions.Initialized?.status !== 'True') {
-    const waited = age(c.createdAt, now);
-    const notYet = (['Launched', 'Registered', 'Initialized'] as const).filter(
-      (t) => c.conditions[t]?.status !== 'True',
+  const health = replacementHealth(c, node, limits, now);
+  if (health.verdict === 'healthy') return;
+  if (health.verdict === 'pending') {
+    pending.push(
+      `nodeclaim/${c.name}: ${health.notYet.map((t) => conditionText(t, c.conditions[t])).join('; ')} (${humanDuration(health.waited)})`,
     );
-    if (waited < limits.initDeadlineMs) {
-      pending.push(
-        `nodeclaim/${c.name}: ${notYet.map((t) => conditionText(t, c.conditions[t])).join('; ')} (${humanDuration(waited)})`,
-      );
-      return;
-    }
+    return;
+  }
+  if (health.code === 'REPLACEMENT-NOT-INITIALIZED') {
     add({
       gate: 'replacements',
-      code: 'REPLACEMENT-NOT-INITIALIZED',
+      code: health.code,
       subject: `nodeclaim/${c.name}`,
       ...where,
-      message: `replacement nodeclaim/${c.name} (NodePool ${c.nodePool}${c.imageId ? `, AMI ${c.imageId}` : ''}) is not Initialized ${humanDuration(waited)} after it was created (--init-deadline ${humanDuration(limits.initDeadlineMs)})`,
-      evidence: notYet.map((t) => conditionText(t, c.conditions[t])),
+      message: `replacement nodeclaim/${c.name} (NodePool ${c.nodePool}${c.imageId ? `, AMI ${c.imageId}` : ''}) is not Initialized ${humanDuration(health.waited)} after it was created (--init-deadline ${humanDuration(limits.initDeadlineMs)})`,
+      evidence: health.notYet.map((t) => conditionText(t, c.conditions[t])),
     });
     return;
   }
-  if (node === undefined || node.ready) return;
-  const nr = node.notReady;
+  const n = health.node;
   add({
     gate: 'replacements',
-    code: 'NODE-NOT-READY',
-    subject: `node/${node.name}`,
+    code: health.code,
+    subject: `node/${n.name}`,
     ...where,
-    message: `replaced node ${node.name} (NodePool ${c.nodePool}, AMI ${c.imageId ?? 'unknown'}) went NotReady after it initialized`,
+    message: `replaced node ${n.name} (NodePool ${c.nodePool}, AMI ${c.imageId ?? 'unknown'}) went NotReady after it initialized`,
     evidence: [
-      nr
-        ? `Ready=${nr.status}${nr.reason ? ` ${nr.reason}` : ''}${nr.message ? `: ${nr.message}` : ''}${nr.since ? ` (since ${nr.since})` : ''}`
-        : 'Ready is not True',
-      ...(node.kubeletVersion ? [`kubelet ${node.kubeletVersion}${node.osImage ? `, ${node.osImage}` : ''}`] : []),
+      notReadyText(n),
+      ...(n.kubeletVersion ? [`kubelet ${n.kubeletVersion}${n.osImage ? `, ${n.osImage}` : ''}`] : []),
     ],
   });
 }
@@ -248,49 +238,32 @@ function workload(p: PodView, c: NodeClaimView, limits: Limits, now: Date, add: 
   const where = { nodePool: c.nodePool!, node: p.nodeName!, ...(c.imageId ? { ami: c.imageId } : {}) };
   const on = `on replaced node ${p.nodeName} (NodePool ${c.nodePool}${c.imageId ? `, AMI ${c.imageId}` : ''})`;
   const subject = `pod/${p.namespace}/${p.name}`;
-  const restarts = p.restarts ?? 0;
-  const evidence = [
-    ...(p.waiting
-      ? [`container ${p.waiting.container}: ${p.waiting.reason}${p.waiting.message ? `: ${p.waiting.message}` : ''}`]
-      : []),
-    ...(p.waiting?.lastExit ? [`last termination: ${p.waiting.lastExit}`] : []),
-    ...(restarts > 0 ? [`${restarts} restart${restarts === 1 ? '' : 's'}`] : []),
-    ...(p.owner ? [`owner ${p.owner}`] : []),
-  ];
-  if (p.waiting && FAILING_REASONS.has(p.waiting.reason)) {
+  const health = podHealth(p, limits, now);
+  if (health.verdict === 'healthy') return;
+  if (health.verdict === 'pending') {
+    pending.push(`pod/${p.namespace}/${p.name}: not Ready yet (${humanDuration(health.waited)})`);
+    return;
+  }
+  const evidence = [...podEvidence(p), ...(p.owner ? [`owner ${p.owner}`] : [])];
+  const name = `pod ${p.namespace}/${p.name} ${on}`;
+  if (health.code === 'POD-FAILING')
+    add({ gate: 'workloads', code: health.code, subject, ...where, message: `${name} is in ${health.reason}`, evidence });
+  else if (health.code === 'POD-RESTARTING')
     add({
       gate: 'workloads',
-      code: 'POD-FAILING',
+      code: health.code,
       subject,
       ...where,
-      message: `pod ${p.namespace}/${p.name} ${on} is in ${p.waiting.reason}`,
+      message: `${name} restarted ${health.restarts} times (--max-restarts ${limits.maxRestarts})`,
       evidence,
     });
-    return;
-  }
-  if (restarts > limits.maxRestarts) {
+  else
     add({
       gate: 'workloads',
-      code: 'POD-RESTARTING',
+      code: health.code,
       subject,
       ...where,
-      message: `pod ${p.namespace}/${p.name} ${on} restarted ${restarts} times (--max-restarts ${limits.maxRestarts})`,
-      evidence,
+      message: `${name} is not Ready ${humanDuration(health.waited)} after it was created (--pod-ready-deadline ${humanDuration(limits.podReadyDeadlineMs)})`,
+      evidence: [`phase ${p.phase ?? 'unknown'}`, ...evidence],
     });
-    return;
-  }
-  if (p.ready === true) return;
-  const waited = age(p.createdAt, now);
-  if (waited < limits.podReadyDeadlineMs) {
-    pending.push(`pod/${p.namespace}/${p.name}: not Ready yet (${humanDuration(waited)})`);
-    return;
-  }
-  add({
-    gate: 'workloads',
-    code: 'POD-NOT-READY',
-    subject,
-    ...where,
-    message: `pod ${p.namespace}/${p.name} ${on} is not Ready ${humanDuration(waited)} after it was created (--pod-ready-deadline ${humanDuration(limits.podReadyDeadlineMs)})`,
-    evidence: [`phase ${p.phase ?? 'unknown'}`, ...evidence],
-  });
 }

@@ -1,6 +1,6 @@
 // What the health-gate flags ask for (cli/stage-options.ts parses them). Types and defaults only, so options, the pure
 // gates and the plan can share them without importing each other.
-import { COMMAND_TIMEOUT_MS } from '../karpenter/lifecycle.js';
+import { DEFAULT_HEALTH_LIMITS } from '../rollout/replacement-health.js';
 
 export type OnFailure = 'pause' | 'rollback';
 
@@ -28,13 +28,12 @@ export interface GateRequest {
 /**
  * The init deadline counts from the NodeClaim's creation, as Karpenter's liveness does (it deletes one not registered
  * 15 minutes after its creation), and defaults to the drift queue's timeout (10 minutes: Karpenter gives the command
- * up then and picks the old node again): a replacement that slow has failed by Karpenter's own measure.
+ * up then and picks the old node again): a replacement that slow has failed by Karpenter's own measure. The stall
+ * diagnosis judges a bad AMI by the same defaults (rollout/replacement-health.ts).
  */
 export const DEFAULT_GATES: GateRequest = {
   builtIn: true,
-  initDeadlineMs: COMMAND_TIMEOUT_MS,
-  podReadyDeadlineMs: 5 * 60_000,
-  maxRestarts: 3,
+  ...DEFAULT_HEALTH_LIMITS,
   failureLimit: 1,
   commandTimeoutMs: 5 * 60_000,
   onFailure: 'pause',

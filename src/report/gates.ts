@@ -134,6 +134,9 @@ export function haltLines(r: GateReport, plan: StagePlan): string[] {
 
 /** The plan's gates line: what will be checked, and what a failure does. */
 export function gatePlanLines(g: GateRequest): string[] {
+  if (!g.builtIn && g.command === undefined) {
+    return ['  Health gates: off (--no-gates): nothing judges the new nodes, and a bad AMI is not halted'];
+  }
   const builtIn = g.builtIn
     ? `replacements Initialized within ${humanDuration(g.initDeadlineMs)} of their creation and staying Ready; pods on them Ready within ${humanDuration(g.podReadyDeadlineMs)}, ≤ ${g.maxRestarts} restarts, PDBs kept`
     : 'built-in gates off (--no-gates)';

@@ -175,10 +175,12 @@ export function blockerIdentity(b: Blocker): string {
 // evidence line saying "(2m ago, x4 over 9m)" read differently every minute without saying anything new.
 const DURATION = /\b\d+(?:y\d+d|d\d+h|h\d+m|m\d+s|[smhdy])\b/g;
 const EVENT_WHEN = / \(\S+ ago(?:, x\d+ over \S+)?\)/g;
+// A crash-looping container's restart count (STALL-BAD-AMI) rises with every back-off: the clock too, not news.
+const RESTARTS = /\b\d+ restarts?\b/g;
 
 /** What a blocker says, less the clock: when it changes, the blocker is worth reporting again. */
 export function blockerEvidenceKey(b: Blocker): string {
-  const steady = (t: string) => t.replace(EVENT_WHEN, '').replace(DURATION, '…');
+  const steady = (t: string) => t.replace(EVENT_WHEN, '').replace(DURATION, '…').replace(RESTARTS, '… restarts');
   return [b.message, ...b.evidence, b.next].map(steady).join('\n');
 }
 

@@ -6,6 +6,7 @@ import type { Budget } from '../karpenter/budgets.js';
 import { etaDuration, humanDuration, plural, utcTime } from '../text/words.js';
 import type { StageDecision, StageEvent, StagePlan } from '../stages/controller.js';
 import type { HoldMechanism } from '../stages/hold-mechanism.js';
+import type { AmiPick } from '../stages/ami-picks.js';
 import { remainingMs, type EtaPosition, type EtaStage } from '../stages/eta.js';
 import { REPLACEMENT_MS, type StagedPlan } from '../stages/stage-plan.js';
 import { windowEta, type WindowEta } from '../stages/window-plan.js';
@@ -18,7 +19,15 @@ export type PacerEvent =
   | { type: 'wave'; event: Extract<StageEvent, { type: 'wave' }> }
   | { type: 'soak'; event: Extract<StageEvent, { type: 'soak' }> }
   | { type: 'hold'; nodePool: string; mechanism: HoldMechanism; allowance: number; nodes?: number }
-  | { type: 'release'; nodePool: string; mechanism: HoldMechanism; budgets?: Budget[] | null; nodes?: number };
+  | {
+      type: 'release';
+      nodePool: string;
+      mechanism: HoldMechanism;
+      budgets?: Budget[] | null;
+      nodes?: number;
+      /** The do-not-disrupt a `1/ami` wave put on a budget-held NodePool's other old nodes: its budget holds them now. */
+      wave?: true;
+    };
 
 /** Where a staged rollout stands, for progress and the stall clock. */
 export interface StageState {
@@ -61,6 +70,10 @@ export function stageEventText(e: StageEvent, plan: StagePlan): string {
   if (e.type === 'stage') {
     return `${label} begins: ${plural(e.size, 'old node')} of ${stage.nodePools.map((p) => `nodepool/${p}`).join(', ')} in ${plural(e.waves.length, 'wave')} (${waveList(e.waves)})`;
   }
+  if (e.type === 'wave' && e.picks !== undefined) {
+    const held = [...new Set(e.picks.filter((p) => !p.exact).map((p) => `nodepool/${p.nodePool}`))];
+    return `${label} wave ${e.wave + 1}/${e.of} opens: one node per target AMI first, ${e.picks.length === 0 ? 'none left untested' : pickList(e.picks)} (${e.started} of ${plural(e.size, 'old node')} replaced so far)${held.length > 0 ? `; the other old nodes of ${held.join(', ')} held with do-not-disrupt until the wave is done` : ''}`;
+  }
   if (e.type === 'wave') {
     return `${label} wave ${e.wave + 1}/${e.of} opens: up to ${e.target} of ${plural(e.size, 'old node')} replaced (${e.started} so far)`;
   }
@@ -71,6 +84,10 @@ export function stageEventText(e: StageEvent, plan: StagePlan): string {
     : `wave ${e.wave + 2}`;
   return `${label} wave ${e.wave + 1} done; soaking ${humanDuration(plan.soakMs)} until ${utcTime(e.until)} before ${next}`;
 }
+
+/** "al2023 amd64 standard ami-1 on node n (nodepool/canary), …". */
+export const pickList = (picks: ReadonlyArray<Pick<AmiPick, 'label' | 'ami' | 'node' | 'nodePool'>>): string =>
+  picks.map((p) => `${p.label} ${p.ami} on node ${p.node} (nodepool/${p.nodePool})`).join(', ');
 
 /** The NDJSON line of a pacer event (`type` and `time` first, as every event). */
 export function pacerEventJson(e: PacerEvent, plan: StagePlan, now: Date): Record<string, unknown> {
@@ -93,6 +110,9 @@ export function pacerEventJson(e: PacerEvent, plan: StagePlan, now: Date): Recor
       target: ev.target,
       size: ev.size,
       started: ev.started,
+      ...(ev.picks !== undefined
+        ? { picks: ev.picks.map((p) => ({ ami: p.ami, amiLabel: p.label, nodePool: p.nodePool, node: p.node, othersHeld: !p.exact })) }
+        : {}),
     };
   }
   return { type: 'soak', time, ...stage, wave: ev.wave + 1, until: eventTime(ev.until), stageDone: ev.stageDone };
@@ -102,6 +122,8 @@ export function pacerEventJson(e: PacerEvent, plan: StagePlan, now: Date): Recor
 export function pacerLogLine(e: PacerEvent, plan: StagePlan): string | undefined {
   if (e.type === 'hold') return undefined;
   if (e.type === 'release') {
+    if (e.wave === true)
+      return `nodepool/${e.nodePool}: the first wave's do-not-disrupt removed from ${plural(e.nodes ?? 0, 'node')} (karp-drift's budget holds the NodePool)`;
     return e.mechanism === 'budget'
       ? `nodepool/${e.nodePool}: karp-drift's hold released, its own budgets are back`
       : `nodepool/${e.nodePool}: karp-drift's do-not-disrupt removed from ${plural(e.nodes ?? 0, 'node')}`;
@@ -149,11 +171,16 @@ export function stageLine(state: StageState, etaMs: number | undefined): string 
 /** The plan's stages section (plan and upgrade, before asking). */
 export function stagedPlanLines(p: StagedPlan): string[] {
   const soak = p.soakMs > 0 ? `, soaking ${humanDuration(p.soakMs)} after each wave` : ', no soak between waves';
-  const lines = [`Staged rollout: ${plural(p.stages.length, 'stage')}${soak}`];
+  const lines = [
+    p.defaulted === true
+      ? `Staged rollout (the default): each target AMI tested on one node first, then the rest at the NodePools' own budgets${soak}`
+      : `Staged rollout: ${plural(p.stages.length, 'stage')}${soak}`,
+  ];
   p.stages.forEach((s, i) => {
     lines.push(
       `  Stage ${i + 1} ${s.name}: ${plural(s.size, 'old node')}${s.size > 0 ? ` in ${plural(s.targets.length, 'wave')} (${waveList(s.targets)})` : ', nothing to replace'}`,
     );
+    if (s.picks !== undefined) lines.push(...pickLines(s.picks));
     const width = Math.max(...s.nodePools.map((n) => n.name.length));
     const counts = s.nodePools.map((n) => plural(n.oldNodes, 'old node'));
     const countWidth = Math.max(...counts.map((c) => c.length));
@@ -175,7 +202,22 @@ export function stagedPlanLines(p: StagedPlan): string[] {
   );
   if (p.gates) lines.push(...gatePlanLines(p.gates));
   if (p.windows) lines.push(...windowPlanLines(p.windows, planWindowEta(p)));
+  if (p.defaulted === true) {
+    lines.push(
+      "  Otherwise: --waves 100% for Karpenter's pace alone (still gated), --canary/--waves/--soak for stages of your own,",
+      '  --no-gates to turn the health gates off.',
+    );
+  }
   return lines;
+}
+
+/** The first wave of a `1/ami` stage: which node tests which AMI, and where the other old nodes are held for it. */
+function pickLines(picks: readonly AmiPick[]): string[] {
+  if (picks.length === 0) return ['    wave 1 tests: nothing (every target AMI already runs on a node, or only on empty ones)'];
+  return picks.map(
+    (p, i) =>
+      `    ${i === 0 ? 'wave 1 tests:' : '             '} ${p.label} ${p.ami} on node ${p.node} (nodepool/${p.nodePool}${p.exact ? '' : '; its other old nodes held with do-not-disrupt during the wave'})`,
+  );
 }
 
 export function stagedPlanJson(p: StagedPlan): Record<string, unknown> {
@@ -187,6 +229,7 @@ export function stagedPlanJson(p: StagedPlan): Record<string, unknown> {
       // The estimate's rounds of replacements per wave (null: a wave that never ends, a NodePool allowing none).
       rounds: s.rounds.map((r) => (Number.isFinite(r) ? r : null)),
       ...(s.amis ? { amis: s.amis.map((a) => ({ id: a.id, label: a.label, nodePools: a.nodePools })) } : {}),
+      ...(s.picks ? { picks: s.picks.map((k) => ({ ami: k.ami, amiLabel: k.label, nodePool: k.nodePool, node: k.node, othersHeld: !k.exact })) } : {}),
       nodePools: s.nodePools.map((n) => ({
         name: n.name,
         oldNodes: n.oldNodes,
@@ -198,6 +241,8 @@ export function stagedPlanJson(p: StagedPlan): Record<string, unknown> {
         },
       })),
     })),
+    default: p.defaulted === true,
+    waveSteps: p.stagePlan.waves.map((w) => w.text),
     soakSeconds: p.soakMs / 1000,
     soaks: p.soaks,
     estimateSeconds: Number.isFinite(p.estimateMs) ? Math.round(p.estimateMs / 1000) : null,

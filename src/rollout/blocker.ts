@@ -6,6 +6,7 @@ import type { RolloutScope } from './track.js';
 import type { RunLock } from '../apis/hold-state.js';
 
 export type StallCode =
+  | 'STALL-BAD-AMI'
   | 'STALL-AMIS-NOT-READY'
   | 'STALL-NOT-DRIFTING'
   | 'STALL-HELD'

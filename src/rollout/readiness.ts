@@ -38,8 +38,8 @@ export function takenTargets(view: NodeClassView, targets: readonly string[]): b
 }
 
 /** What `karp-drift rollback` is for: the way back when the new selection cannot work. */
-export function rollbackCommand(nodeClass: string): string {
-  return `karp-drift rollback --nodeclass ${nodeClass}`;
+export function rollbackCommand(...nodeClasses: string[]): string {
+  return `karp-drift rollback ${nodeClasses.map((c) => `--nodeclass ${c}`).join(' ')}`;
 }
 
 /** What a class that launches nothing means for the rollout and everything else that needs a node from it. */

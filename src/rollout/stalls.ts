@@ -15,11 +15,16 @@ import { holdState, holdStateLabel, holdStateNext, liveRunText } from '../apis/h
 import { claimsByNodePool, isDisrupting, isTrue, nodeOf, type RolloutScope } from './track.js';
 import { amiSelectorTermText, humanDuration, plural, utcTime } from '../text/words.js';
 import { amisCondition, launchesNothing, rollbackCommand, takenTargets, unresolvedAlias } from './readiness.js';
+import { badAmiBlockers, holdBack } from './bad-ami.js';
 
 export type { Blocker, DiagnosisContext, Facts, Pool, StallCode } from './blocker.js';
 
-/** In the order a rollout meets them, which is the order `diagnose` returns them in. */
+/**
+ * In the order a rollout meets them, which is the order `diagnose` returns them in; but a failing target AMI comes
+ * first, since what else holds the rollout is then what keeps the old nodes off that AMI (bad-ami.ts).
+ */
 export const STALL_CODES: readonly StallCode[] = [
+  'STALL-BAD-AMI',
   'STALL-AMIS-NOT-READY',
   'STALL-NOT-DRIFTING',
   'STALL-HELD',
@@ -57,7 +62,7 @@ export function diagnose(snapshot: Snapshot, context: DiagnosisContext, now: Dat
     podsByNode,
   };
   const byPool = claimsByNodePool(snapshot);
-  const blockers: Blocker[] = [];
+  const blockers: Blocker[] = badAmiBlockers(f);
   for (const nodeClass of new Set(scope.nodePools.map((p) => p.nodeClass)))
     blockers.push(...amisNotReady(f, nodeClass));
   for (const { name, nodeClass } of scope.nodePools) {
@@ -80,7 +85,10 @@ export function diagnose(snapshot: Snapshot, context: DiagnosisContext, now: Dat
       ...registration(f, pool),
     );
   }
-  return blockers.sort((a, b) => STALL_CODES.indexOf(a.code) - STALL_CODES.indexOf(b.code));
+  return holdBack(
+    blockers.sort((a, b) => STALL_CODES.indexOf(a.code) - STALL_CODES.indexOf(b.code)),
+    scope,
+  );
 }
 
 function amisNotReady(f: Facts, nodeClass: string): Blocker[] {

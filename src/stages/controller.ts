@@ -8,14 +8,25 @@
 // other reason (consolidation, a manual delete) counts as started. A wave's allowance is what it may still START
 // (target − started), lowered as each one starts, never raised as one finishes: a budget caps what is in flight, and a
 // slot freed by a finished replacement would be taken by Karpenter's next pass before we could react (DOMAIN.md §2.6).
+//
+// The `1/ami` wave (waves.ts) is not counted but picked: while some target AMI of the stage is untested, the wave
+// lets exactly its picks start (ami-picks.ts: one node per AMI, in the NodePools that test it), and it is over when no
+// AMI is left to pick and its replacements are done. Its number (one per AMI with nodes that run pods, when the plan
+// read the cluster) is what the later waves count on.
 import type { Checkpoint } from '../gates/request.js';
-import { waveShares, waveTargets, type WaveStep } from './waves.js';
+import type { AmiPick } from './ami-picks.js';
+import { opensWithAmiWave, waveShares, waveTargets, type WaveStep } from './waves.js';
 
 export interface Stage {
   /** `canary` for the NodePools of `--canary`, `rollout` for the rest. */
   name: string;
   nodePools: string[];
+  /** Target AMIs its old nodes with pods move onto, when the plan read the cluster: the size of a `1/ami` wave. */
+  amiCount?: number;
 }
+
+/** The picks of a stage's `1/ami` wave now (ami-picks.ts), asked only while that wave is open. */
+export type PicksOf = (stage: number) => readonly AmiPick[];
 
 export interface StagePlan {
   stages: Stage[];
@@ -63,6 +74,8 @@ export type StageEvent =
       target: number;
       size: number;
       started: number;
+      /** A `1/ami` wave: the AMIs it tests, and on which node each. */
+      picks?: AmiPick[];
     }
   | {
       type: 'soak';
@@ -82,6 +95,11 @@ export interface StageDecision {
   /** The checkpoint waited on while `gating`. */
   checkpoint?: Checkpoint;
   allowances: Record<string, PoolAllowance>;
+  /**
+   * A `1/ami` wave's NodePools whose budget alone cannot make Karpenter take the picked nodes: only these old nodes
+   * may be disrupted, the others are held with do-not-disrupt while the wave is open (ami-picks.ts).
+   */
+  free?: Record<string, string[]>;
   events: StageEvent[];
   /** Of the open stage, for the display. */
   stage?: {
@@ -117,6 +135,7 @@ export function initialPosition(
   recordedSizes: Array<number | undefined> = [],
   recordedSoak?: { until: Date; now: Date },
   recordedPoolSizes: Record<string, number> = {},
+  picksOf: PicksOf = NO_PICKS,
 ): StagePosition {
   const sizes = plan.stages.map((_, i) => recordedSizes[i]);
   const poolSizes = poolSizesNow(pools, recordedPoolSizes);
@@ -126,9 +145,13 @@ export function initialPosition(
     if (untouched + inflight === 0) continue;
     const size = Math.max(sizes[s] ?? 0, untouched + inflight);
     sizes[s] = size;
-    const targets = waveTargets(plan.waves, size);
+    const amiCount = plan.stages[s]!.amiCount ?? 0;
+    const targets = waveTargets(plan.waves, size, amiCount);
     const started = size - untouched;
-    const found = targets.findIndex((t) => started < t);
+    const amiWave = opensWithAmiWave(plan.waves, amiCount, size);
+    // An AMI still untested (a run cut off before its pick started, or a replacement launched on another arch) is
+    // tested first, whatever the counts say: the `1/ami` wave is over only when nothing is left to pick.
+    const found = amiWave && picksOf(s).length > 0 ? 0 : targets.findIndex((t, w) => started < t && !(amiWave && w === 0));
     const wave = found === -1 ? targets.length - 1 : Math.max(0, found);
     if (soaking && inflight === 0) {
       // At a wave boundary of this stage: the soak after the wave before; at its start: the soak after the last stage.
@@ -161,6 +184,8 @@ export function initialPosition(
 
 /** Health gates passed at every checkpoint: a rollout without gates. */
 const NO_GATES = (): boolean => true;
+/** No `1/ami` wave to pick for. */
+const NO_PICKS: PicksOf = () => [];
 
 /**
  * One decision: advance through soaks, waves and stages as far as `now`, the counts and the health gates allow.
@@ -173,6 +198,7 @@ export function decideStages(
   position: StagePosition,
   now: Date,
   cleared: (checkpoint: Checkpoint) => boolean = NO_GATES,
+  picksOf: PicksOf = NO_PICKS,
 ): StageDecision {
   const events: StageEvent[] = [];
   let pos: StagePosition = {
@@ -196,8 +222,11 @@ export function decideStages(
     // A stage's size is fixed when it begins (a size of 0 is none: a run before recorded a stage not yet begun).
     if (!pos.sizes[pos.stage]) pos.sizes[pos.stage] = untouched + inflight;
     const size = Math.max(pos.sizes[pos.stage]!, untouched + inflight);
-    const targets = waveTargets(plan.waves, size);
+    const amiCount = stage.amiCount ?? 0;
+    const targets = waveTargets(plan.waves, size, amiCount);
     const started = size - untouched;
+    const amiWave = pos.wave === 0 && opensWithAmiWave(plan.waves, amiCount, size);
+    const picks = amiWave ? picksOf(pos.stage) : [];
     const summary = {
       index: pos.stage,
       name: stage.name,
@@ -267,9 +296,20 @@ export function decideStages(
         target,
         size,
         started,
+        ...(amiWave ? { picks: [...picks] } : {}),
       });
     }
-    if (started < target) {
+    if (amiWave && picks.length > 0) {
+      return {
+        position: pos,
+        phase: 'wave',
+        allowances: pickedAllowances(plan, pools, pos, picks),
+        ...freeNodes(picks),
+        events,
+        stage: summary,
+      };
+    }
+    if (!amiWave && started < target) {
       return {
         position: pos,
         phase: 'wave',
@@ -311,6 +351,31 @@ function nextStage(pos: StagePosition): StagePosition {
     ...(pos.poolSizes ? { poolSizes: pos.poolSizes } : {}),
     announced: pos.announced,
   };
+}
+
+/**
+ * A `1/ami` wave's allowances: each NodePool of the open stage may start its picks (at most its untouched old nodes),
+ * the rest of the stage nothing; earlier stages are released and later ones held, as in any wave.
+ */
+function pickedAllowances(
+  plan: StagePlan,
+  pools: readonly PoolWaveCounts[],
+  position: StagePosition,
+  picks: readonly AmiPick[],
+): Record<string, PoolAllowance> {
+  const result = allowancesFor(plan, pools, position, undefined);
+  for (const name of plan.stages[position.stage]!.nodePools) {
+    const untouched = pools.find((p) => p.name === name)?.untouched ?? 0;
+    result[name] = Math.min(untouched, picks.filter((p) => p.nodePool === name).length);
+  }
+  return result;
+}
+
+/** The NodePools whose picks need the other old nodes held, and the nodes they leave free. */
+function freeNodes(picks: readonly AmiPick[]): Pick<StageDecision, 'free'> {
+  const free: Record<string, string[]> = {};
+  for (const p of picks) if (!p.exact) (free[p.nodePool] ??= []).push(p.node);
+  return Object.keys(free).length > 0 ? { free } : {};
 }
 
 function allReleased(plan: StagePlan): Record<string, PoolAllowance> {

@@ -2,7 +2,7 @@
 // the flags that ask for it again. Pure, so the options and the planning of stages share it without importing each
 // other.
 import { DEFAULT_GATES, type GateRequest } from '../gates/request.js';
-import type { WaveStep } from './waves.js';
+import { AMI_WAVE, type WaveStep } from './waves.js';
 import type { Exclusion, UpgradeWindow } from '../windows/flags.js';
 import { ExitCode } from '../errors.js';
 
@@ -25,7 +25,15 @@ export interface StagedRequest {
    * waves, gated and soaked as the upgrade is (commands/rollback-stages.ts); absent, it goes back at once.
    */
   rollbackWaves?: WaveStep[];
+  /**
+   * No --canary, --waves or --window: what `upgrade` does by default (README "Staged rollouts"): `--waves 1/ami,100%`,
+   * the health gates on. The plan says so, and how to choose otherwise.
+   */
+  defaulted?: boolean;
 }
+
+/** The default rollout's waves: each target AMI on one node, then the rest at the NodePools' own budgets. */
+export const DEFAULT_WAVES: WaveStep[] = [AMI_WAVE, { kind: 'percent', value: 100, text: '100%' }];
 
 /** `--window` (at least one) and `--exclude`, parsed (windows/flags.ts). */
 export interface WindowRequest {
@@ -48,7 +56,8 @@ export function windowFlags(request: WindowRequest): string[] {
 export function stagedFlags(request: StagedRequest): string[] {
   return [
     ...request.canary.map((c) => `--canary ${c}`),
-    `--waves ${request.waves.map((w) => w.text).join(',')}`,
+    // The default rollout is asked for by giving no stage flag.
+    ...(request.defaulted === true ? [] : [`--waves ${request.waves.map((w) => w.text).join(',')}`]),
     ...(request.soakMs > 0 ? [`--soak ${durationFlag(request.soakMs)}`] : []),
     ...(request.holdWith !== 'auto' ? [`--hold-with ${request.holdWith}`] : []),
     ...gateFlags(request.gates ?? DEFAULT_GATES),

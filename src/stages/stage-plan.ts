@@ -8,8 +8,9 @@ import type { StagePlan } from './controller.js';
 import { chooseHold, type HoldChoice, type HoldChoiceResult } from './hold-mechanism.js';
 import type { StagedRequest } from './request.js';
 import type { GateRequest } from '../gates/request.js';
-import type { StageAmi } from '../gates/coverage.js';
-import { waveShares, waveSizes, waveTargets } from './waves.js';
+import { withPods, type StageAmi } from '../gates/coverage.js';
+import type { AmiPick } from './ami-picks.js';
+import { opensWithAmiWave, waveShares, waveSizes, waveTargets } from './waves.js';
 import { REPLACEMENT_MS, remainingMs, waveRounds, type EtaStage } from './eta.js';
 
 import type { WindowPlan } from './window-plan.js';
@@ -38,6 +39,8 @@ export interface PlannedStage {
   rounds: number[];
   /** The target AMIs its old nodes move onto, with the empty ones (gates/coverage.ts); absent in a plan built by hand. */
   amis?: StageAmi[];
+  /** A `1/ami` first wave: the node that tests each AMI, as the cluster stands now (ami-picks.ts). */
+  picks?: AmiPick[];
 }
 
 export interface StagedPlan {
@@ -55,6 +58,14 @@ export interface StagedPlan {
   windows?: WindowPlan;
   /** --rollback-waves: the rollback of a halt (--on-failure rollback) is staged in these waves too. */
   rollbackWaves?: StagedRequest['rollbackWaves'];
+  /** No --canary/--waves/--window was given: the default rollout (README "Staged rollouts"), which the plan says. */
+  defaulted?: boolean;
+}
+
+/** What a `1/ami` wave needs of the cluster: each stage's target AMIs, and the node that would test each. */
+export interface StageAmisOf {
+  amis(nodePools: readonly string[]): StageAmi[];
+  picks(nodePools: readonly string[], holds: ReadonlyMap<string, HoldChoice['mechanism']>): AmiPick[];
 }
 
 export interface StagePoolInput {
@@ -73,6 +84,7 @@ export function planStages(
   request: StagedRequest,
   forceConflicts: boolean,
   api: KarpenterApi = 'v1',
+  amisOf?: StageAmisOf,
 ): StagedPlanResult {
   const names = pools.map((p) => p.pool.name);
   const missing = request.canary.filter((c) => !names.includes(c));
@@ -101,11 +113,21 @@ export function planStages(
           { name: 'rollout', nodePools: names.filter((n) => !request.canary.includes(n)) },
         ]
       : [{ name: 'rollout', nodePools: names }];
+  const holds = new Map(choices.map((c) => [c.nodePool, (c as HoldChoice).mechanism]));
   const stages = groups.map((g): PlannedStage => {
     const inputs = g.nodePools.map((n) => byName.get(n)!);
     const size = inputs.reduce((sum, m) => sum + m.input.oldNodes, 0);
-    const targets = waveTargets(request.waves, size);
-    const shares = targets.map((t) => waveShares(t, inputs.map((m) => m.input.oldNodes)));
+    const amis = amisOf?.amis(g.nodePools);
+    const amiCount = amis?.filter((a) => withPods(a) > 0).length ?? 0;
+    const amiWave = opensWithAmiWave(request.waves, amiCount, size);
+    const picks = amiWave ? amisOf!.picks(g.nodePools, holds) : undefined;
+    const targets = waveTargets(request.waves, size, amiCount);
+    const old = inputs.map((m) => m.input.oldNodes);
+    // The `1/ami` wave replaces the picks; a later wave never gives a NodePool fewer than it did.
+    const picked = inputs.map((m) => picks?.filter((p) => p.nodePool === m.input.pool.name).length ?? 0);
+    const shares = targets.map((t, w) =>
+      amiWave && w === 0 ? picked : waveShares(t, old).map((n, i) => (amiWave ? Math.max(n, picked[i]!) : n)),
+    );
     const members = inputs.map(({ input, hold }, i) => ({
       name: input.pool.name,
       oldNodes: input.oldNodes,
@@ -113,7 +135,15 @@ export function planStages(
       hold,
       waves: shares.map((s) => s[i]!),
     }));
-    const stage = { name: g.name, nodePools: members, size, targets, sizes: waveSizes(targets) };
+    const stage = {
+      name: g.name,
+      nodePools: members,
+      size,
+      targets,
+      sizes: waveSizes(targets),
+      ...(amis !== undefined ? { amis } : {}),
+      ...(picks !== undefined ? { picks } : {}),
+    };
     return { ...stage, rounds: waveRounds(etaStage(stage)) };
   });
   const waves = stages.reduce((sum, s) => sum + s.targets.length, 0);
@@ -125,9 +155,17 @@ export function planStages(
       soakMs: request.soakMs,
       soaks,
       estimateMs: remainingMs(stages.map(etaStage), first, REPLACEMENT_MS, request.soakMs),
-      stagePlan: { stages: groups, waves: request.waves, soakMs: request.soakMs },
+      stagePlan: {
+        stages: groups.map((g, i) => {
+          const amis = stages[i]!.amis;
+          return { ...g, ...(amis !== undefined ? { amiCount: amis.filter((a) => withPods(a) > 0).length } : {}) };
+        }),
+        waves: request.waves,
+        soakMs: request.soakMs,
+      },
       ...(request.gates ? { gates: request.gates } : {}),
       ...(request.rollbackWaves ? { rollbackWaves: request.rollbackWaves } : {}),
+      ...(request.defaulted === true ? { defaulted: true } : {}),
     },
   };
 }

@@ -5,16 +5,33 @@
 // Karpenter's own budget percentages do (intstr.GetScaledValueFromIntOrPercent(…, roundUp=true)), so a wave is never
 // empty because the stage is small. A list that stops short of the whole stage gets a last wave for the rest: a
 // rollout that would leave nodes on the old AMI forever is never what `upgrade` means.
+//
+// `1/ami` (first only) is one node per target AMI the stage's old nodes move onto (its family, arch and variant): the
+// wave that tests each AMI on one replacement before anything else starts, which is what `upgrade` does by default
+// (README "Staged rollouts"). Which nodes it takes is the pacer's choice (stages/ami-picks.ts); here it counts as one
+// node per such AMI.
 
 export type WaveStep =
-  { kind: 'count'; value: number; text: string } | { kind: 'percent'; value: number; text: string };
+  | { kind: 'count'; value: number; text: string }
+  | { kind: 'percent'; value: number; text: string }
+  | { kind: 'ami'; value: 1; text: '1/ami' };
+
+/** The wave step that tests each target AMI on one node first. */
+export const AMI_WAVE: WaveStep = { kind: 'ami', value: 1, text: '1/ami' };
+
+/** Whether the stage's first wave is the one-per-AMI wave: the steps start with it and some AMI has nodes to test. */
+export const opensWithAmiWave = (steps: readonly WaveStep[], amiCount: number, total: number): boolean =>
+  steps[0]?.kind === 'ami' && amiCount > 0 && total > 0;
 
 export type WaveParse = { steps: WaveStep[] } | { error: string };
 
 const COUNT = /^[1-9][0-9]*$/;
 const PERCENT = /^([1-9][0-9]?|100)%$/;
 
-/** `--waves` as given: comma-separated counts (`1`, `25`) and percentages (`10%`, `100%`), strictly increasing. */
+/**
+ * `--waves` as given: comma-separated counts (`1`, `25`) and percentages (`10%`, `100%`), strictly increasing, the
+ * first of them possibly `1/ami`.
+ */
 export function parseWaves(text: string): WaveParse {
   const parts = text.split(',').map((p) => p.trim());
   if (parts.length === 0 || parts.some((p) => p === '')) {
@@ -24,7 +41,10 @@ export function parseWaves(text: string): WaveParse {
   }
   const steps: WaveStep[] = [];
   for (const part of parts) {
-    if (COUNT.test(part)) steps.push({ kind: 'count', value: Number(part), text: part });
+    if (part.toLowerCase() === AMI_WAVE.text) {
+      if (steps.length > 0) return { error: `"${part}" tests each target AMI first, so it can only be the first wave` };
+      steps.push(AMI_WAVE);
+    } else if (COUNT.test(part)) steps.push({ kind: 'count', value: Number(part), text: part });
     else if (PERCENT.test(part))
       steps.push({
         kind: 'percent',
@@ -38,7 +58,7 @@ export function parseWaves(text: string): WaveParse {
     else if (/^[0-9]+%$/.test(part)) return { error: `wave "${part}" is over 100%` };
     else
       return {
-        error: `wave "${part}" is neither a node count (e.g. 5) nor a percentage (e.g. 10%)`,
+        error: `wave "${part}" is neither a node count (e.g. 5), a percentage (e.g. 10%) nor 1/ami (one node per target AMI)`,
       };
   }
   // Counts and percentages can only be compared against a stage's size, so each kind must increase on its own,
@@ -46,7 +66,7 @@ export function parseWaves(text: string): WaveParse {
   for (let i = 1; i < steps.length; i++) {
     const a = steps[i - 1]!;
     const b = steps[i]!;
-    if (a.kind === b.kind && b.value <= a.value) {
+    if (a.kind === b.kind && a.kind !== 'ami' && b.value <= a.value) {
       return {
         error: `waves are cumulative and must increase: "${b.text}" follows "${a.text}"`,
       };
@@ -62,14 +82,16 @@ export function parseWaves(text: string): WaveParse {
 
 /**
  * The cumulative number of a stage's old nodes that must be replaced by the end of each wave, for a stage of `total`
- * old nodes. Steps that add no node at this size collapse (with 3 nodes, `1,10%,100%` is 1, 3: 10 % of 3 rounds up
- * to 1), and the last wave always reaches `total`.
+ * old nodes, `amiCount` of its target AMIs having old nodes with pods (a `1/ami` wave is one node for each). Steps
+ * that add no node at this size collapse (with 3 nodes, `1,10%,100%` is 1, 3: 10 % of 3 rounds up to 1; `1/ami`
+ * with no AMI to test), and the last wave always reaches `total`.
  */
-export function waveTargets(steps: readonly WaveStep[], total: number): number[] {
+export function waveTargets(steps: readonly WaveStep[], total: number, amiCount = 0): number[] {
   if (total <= 0) return [];
   const targets: number[] = [];
   for (const step of steps) {
-    const wanted = step.kind === 'count' ? step.value : Math.ceil((step.value * total) / 100);
+    const wanted =
+      step.kind === 'ami' ? amiCount : step.kind === 'count' ? step.value : Math.ceil((step.value * total) / 100);
     const target = Math.min(total, Math.max(wanted, targets.at(-1) ?? 0));
     if (target > (targets.at(-1) ?? 0)) targets.push(target);
   }

@@ -10,8 +10,8 @@ import {
   parseStagedOptions,
   withRollbackWaves,
 } from '../../src/cli/stage-options.js';
-import { stagedFlags } from '../../src/stages/request.js';
-import type { WaveStep } from '../../src/stages/waves.js';
+import { stagedFlags, type StagedRequest } from '../../src/stages/request.js';
+import { AMI_WAVE, type WaveStep } from '../../src/stages/waves.js';
 
 function usageError(fn: () => unknown): UsageError {
   try {
@@ -34,10 +34,26 @@ interface Flags {
 const pct = (value: number): WaveStep => ({ kind: 'percent', value, text: `${value}%` });
 const count = (value: number): WaveStep => ({ kind: 'count', value, text: `${value}` });
 
+const DEFAULT_ROLLOUT: StagedRequest = {
+  canary: [],
+  waves: [AMI_WAVE, pct(100)],
+  soakMs: 0,
+  holdWith: 'auto',
+  gates: DEFAULT_GATES,
+  defaulted: true,
+};
+
 describe('parseStagedOptions: accepted', () => {
   it.each<[string, Flags, ReturnType<typeof parseStagedOptions>]>([
-    ['no staged flags: not staged', {}, undefined],
-    ['an empty --canary list: not staged', { canary: [] }, undefined],
+    ['no staged flags: the default rollout, each target AMI on one node first', {}, DEFAULT_ROLLOUT],
+    ['an empty --canary list: the default rollout', { canary: [] }, DEFAULT_ROLLOUT],
+    ['--soak alone soaks the default rollout', { soak: '5m' }, { ...DEFAULT_ROLLOUT, soakMs: 300_000 }],
+    ['--hold-with alone holds the default rollout so', { holdWith: 'node' }, { ...DEFAULT_ROLLOUT, holdWith: 'node' }],
+    [
+      '1/ami first in --waves',
+      { waves: '1/AMI,10%,100%' },
+      { canary: [], waves: [AMI_WAVE, pct(10), pct(100)], soakMs: 0, holdWith: 'auto', gates: DEFAULT_GATES },
+    ],
     [
       'canary only: one wave per stage, no soak, auto',
       { canary: ['canary'] },
@@ -75,14 +91,24 @@ describe('parseStagedOptions: accepted', () => {
 });
 
 describe('parseStagedOptions: usage errors', () => {
-  it.each<[string, Flags]>([
-    ['--soak', { soak: '15m' }],
-    ['--hold-with', { holdWith: 'node' }],
-    ['--soak', { soak: '15m', holdWith: 'node', canary: [] }],
-  ])('%s without --waves or --canary', (flag, flags) => {
-    const err = usageError(() => parseStagedOptions({ ...flags }));
-    expect(err.message).toBe(`${flag} paces a staged rollout, and there is none: give --waves or --canary with it`);
-    expect(err.hint).toBe('e.g. --canary <nodepool> --waves 1,10%,100% --soak 15m');
+  it('no stage flags where there is no rollout to stage: undefined', () => {
+    expect(parseStagedOptions({}, { flag: '--no-wait' })).toBeUndefined();
+    expect(parseStagedOptions({ canary: [] }, { flag: '--templates' })).toBeUndefined();
+  });
+
+  it.each<[string, Flags, '--no-wait' | '--templates', string]>([
+    ['--soak', { soak: '15m' }, '--no-wait', 'drop --no-wait: upgrade then stages and gates the rollout while it follows it'],
+    ['--hold-with', { holdWith: 'node' }, '--no-wait', 'drop --no-wait: upgrade then stages and gates the rollout while it follows it'],
+    [
+      '--soak',
+      { soak: '15m', holdWith: 'node', canary: [] },
+      '--templates',
+      'apply the templates first (upgrade --templates ...), then stage the rollout with upgrade --to <minor>',
+    ],
+  ])('%s with %s, which has no staged rollout', (flag, flags, unstaged, hint) => {
+    const err = usageError(() => parseStagedOptions({ ...flags }, { flag: unstaged }));
+    expect(err.message).toBe(`${flag} paces a staged rollout, and ${unstaged} has none`);
+    expect(err.hint).toBe(hint);
   });
 
   it.each<[string, string]>([
@@ -91,9 +117,11 @@ describe('parseStagedOptions: usage errors', () => {
       '1,,5',
       '--waves: "1,,5" is not a list of wave sizes: use counts and percentages separated by commas, e.g. 1,10%,100%',
     ],
-    ['abc', '--waves: wave "abc" is neither a node count (e.g. 5) nor a percentage (e.g. 10%)'],
-    ['1.5', '--waves: wave "1.5" is neither a node count (e.g. 5) nor a percentage (e.g. 10%)'],
-    ['-1', '--waves: wave "-1" is neither a node count (e.g. 5) nor a percentage (e.g. 10%)'],
+    ['abc', '--waves: wave "abc" is neither a node count (e.g. 5), a percentage (e.g. 10%) nor 1/ami (one node per target AMI)'],
+    ['1.5', '--waves: wave "1.5" is neither a node count (e.g. 5), a percentage (e.g. 10%) nor 1/ami (one node per target AMI)'],
+    ['-1', '--waves: wave "-1" is neither a node count (e.g. 5), a percentage (e.g. 10%) nor 1/ami (one node per target AMI)'],
+    ['2/ami', '--waves: wave "2/ami" is neither a node count (e.g. 5), a percentage (e.g. 10%) nor 1/ami (one node per target AMI)'],
+    ['1,1/ami', '--waves: "1/ami" tests each target AMI first, so it can only be the first wave'],
     ['0', '--waves: wave "0" replaces no node: every wave must be at least 1 or 1%'],
     ['0%', '--waves: wave "0%" replaces no node: every wave must be at least 1 or 1%'],
     ['1,0', '--waves: wave "0" replaces no node: every wave must be at least 1 or 1%'],
@@ -105,7 +133,7 @@ describe('parseStagedOptions: usage errors', () => {
   ])('--waves %j', (waves, message) => {
     const err = usageError(() => parseStagedOptions({ waves, canary: ['canary'] }));
     expect(err.message).toBe(message);
-    expect(err.hint).toBe('e.g. --waves 1,10%,100% (cumulative: one node, then up to 10 %, then the rest)');
+    expect(err.hint).toBe('e.g. --waves 1/ami,10%,100% (cumulative: one node per target AMI, then up to 10 %, then the rest)');
   });
 
   it.each<[string, Flags, string]>([
@@ -210,13 +238,19 @@ describe('parseGateOptions', () => {
     expect(usageMessage(() => parseGateOptions(flags))).toBe(message);
   });
 
-  it('a gate flag without a staged rollout is an error, not ignored', () => {
-    expect(usageMessage(() => parseStagedOptions({ gateCmd: 'true' }))).toBe(
-      '--gate-cmd gates a staged rollout, and there is none: give --waves or --canary with it',
+  it('a gate flag where there is no staged rollout is an error, not ignored', () => {
+    expect(usageMessage(() => parseStagedOptions({ gateCmd: 'true' }, { flag: '--no-wait' }))).toBe(
+      '--gate-cmd gates a staged rollout, and --no-wait has none',
     );
-    expect(usageMessage(() => parseStagedOptions({ gates: false }))).toBe(
-      '--no-gates gates a staged rollout, and there is none: give --waves or --canary with it',
+    expect(usageMessage(() => parseStagedOptions({ gates: false }, { flag: '--templates' }))).toBe(
+      '--no-gates gates a staged rollout, and --templates has none',
     );
+  });
+
+  it('gate flags alone adjust the default rollout; its resume command asks for them, not for its waves', () => {
+    const request = parseStagedOptions({ gates: false, onFailure: 'rollback' })!;
+    expect(request).toMatchObject({ defaulted: true, waves: [AMI_WAVE, pct(100)], gates: { builtIn: false, onFailure: 'rollback' } });
+    expect(stagedFlags(request)).toEqual(['--no-gates', '--on-failure rollback']);
   });
 
   it('the resume hint asks for the same gates again', () => {

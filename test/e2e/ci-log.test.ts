@@ -29,7 +29,8 @@ describe('upgrade in a CI log', () => {
     expect(blocked.filter((b) => b.stage === 'stall').map((b) => b.code)).toContain('STALL-PDB');
     for (const e of run.events) expect(e.time, e.type).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     const done = run.events.at(-1)!;
-    expect(done).toMatchObject({ type: 'done', result: 'stalled', cluster: { context: 'karp-drift-sandbox-pdb-blocked', name: 'karp-drift-sandbox-pdb-blocked' } });
+    // The default upgrade is staged: a stall leaves it paused.
+    expect(done).toMatchObject({ type: 'done', result: 'paused', cause: 'stalled', cluster: { context: 'karp-drift-sandbox-pdb-blocked', name: 'karp-drift-sandbox-pdb-blocked' } });
     expect((done.cluster as { server: string }).server).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     expect(JSON.stringify(done)).not.toContain(sandbox.kube.token);
   });

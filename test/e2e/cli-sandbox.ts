@@ -52,10 +52,13 @@ export function karpDrift(sandbox: Sandbox, args: string[], timeoutMs = 90_000, 
 
 /**
  * Writes that reached the API server over HTTP (the simulated Karpenter writes in process, so these are the CLI's).
- * A SelfSubjectAccessReview is a question, not a write: it stores nothing.
+ * A SelfSubjectAccessReview is a question, not a write: it stores nothing; nor does a write sent with dryRun=All.
  */
 export function httpWrites(sandbox: Sandbox): number {
   return sandbox.kube.requests.filter(
-    (r) => ['create', 'update', 'patch', 'delete', 'deletecollection'].includes(r.verb) && r.resource !== 'selfsubjectaccessreviews',
+    (r) =>
+      ['create', 'update', 'patch', 'delete', 'deletecollection'].includes(r.verb) &&
+      r.resource !== 'selfsubjectaccessreviews' &&
+      r.query.dryRun !== 'All',
   ).length;
 }

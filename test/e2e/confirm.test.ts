@@ -66,7 +66,7 @@ describe("the confirmation prompt (stdin and stderr a terminal, stdout not)", ()
     const run = await atTerminal(sandbox, ["upgrade", "--to", "1.30"], "n\r");
     expect(run.code, run.screen).toBe(3);
     expect(run.screen).toContain(
-      "Apply 2 EC2NodeClass change(s)? Karpenter will then replace 12 node(s) through drift.",
+      "Apply 2 EC2NodeClass change(s)? Karpenter will then replace 12 node(s) through drift, each target AMI on one node first, gated, paced by karp-drift.",
     );
     expect(run.screen).toContain(
       'error: upgrade not confirmed (answered "n", not yes); nothing was changed',

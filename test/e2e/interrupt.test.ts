@@ -1,5 +1,5 @@
-// SIGINT while following: following only reads, so it stops at once with exit 130, says how to pick the rollout
-// up, and re-running the same upgrade applies nothing and follows the rollout to the end.
+// SIGINT while following: it stops at once with exit 130, leaves the (default, staged) rollout paused and says how to
+// pick it up; re-running the same upgrade says what it resumes, applies nothing and follows the rollout to the end.
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { karpDrift, MAIN, scenario } from './cli-sandbox.js';
@@ -20,11 +20,15 @@ describe('interruption and resume', () => {
     expect(await exited).toBe(130);
     expect(Date.now() - sent).toBeLessThan(5000);
     expect(stderr).toContain('interrupted while following the rollout');
-    expect(stderr).toContain('follow it again with: karp-drift upgrade --to 1.30 --yes');
+    expect(stderr).toContain('the staged rollout is paused: karp-drift holds Drifted disruption on nodepool/arm, nodepool/general, nodepool/system');
+    expect(stderr).toContain('go on with the same command, which resumes at the wave where the cluster stands: karp-drift upgrade --to 1.30 --yes');
 
     const resumed = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '-o', 'json']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.events.filter((e) => e.type === 'applied')).toEqual([]);
+    // What it took on, in the plan it printed before it did.
+    const plan = resumed.events.find((e) => e.type === 'plan')!.plan as { staged: { resume: Record<string, unknown> } };
+    expect(plan.staged.resume).toMatchObject({ halted: false, pausedBy: { by: 'interrupted' } });
     expect(resumed.events.at(-1)).toMatchObject({ type: 'done', result: 'succeeded' });
   });
 });

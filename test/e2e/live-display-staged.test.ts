@@ -97,11 +97,11 @@ describe.skipIf(pty === undefined)(`live display in a terminal${pty === undefine
     expect(narrowed.every((r) => r.length <= 60)).toBe(true);
   });
 
-  it('demo --scenario bad-ami at 80×24: the canary caught, its evidence above the frame, rolled back (exit 6)', async () => {
+  it('demo --scenario bad-ami at 80×24: the first node per AMI caught, its evidence above the frame, rolled back (exit 6)', async () => {
     const screen = await inTerminal(['demo', '--scenario', 'bad-ami'], 80, 24);
     expect(screen.exitCode).toBe(6);
     const text = screen.lines.join('\n');
-    expect(text).toContain('Health gate failed while the rollout runs');
+    expect(text).toMatch(/Health gate failed (while the rollout runs|at the end of stage 1\/1 \(rollout\) wave 1)/);
     expect(text).toMatch(/POD-FAILING pod \S+ on replaced node/);
     expect(text).toContain('--on-failure rollback: restoring ec2nodeclass/');
     // The rollback's own follow draws a second frame, below the first: each drawn once.

@@ -38,7 +38,8 @@ describe('staged rollout: stalls and refusals', () => {
     ['--waves 0', 2, /--waves: wave "0" replaces no node/, ['--waves', '0']],
     ['--waves over 100 %', 2, /--waves: wave "150%" is over 100%/, ['--waves', '1,150%']],
     ['--soak not a duration', 2, /--soak "soon" is not a duration/, ['--waves', '1,100%', '--soak', 'soon']],
-    ['--soak alone', 2, /--soak paces a staged rollout, and there is none/, ['--soak', '5m']],
+    ['--soak with --no-wait', 2, /--soak paces a staged rollout, and --no-wait has none/, ['--soak', '5m', '--no-wait']],
+    ['--no-gates with --templates', 2, /--no-gates gates a staged rollout, and --templates has none/, ['--no-gates', '--cluster-name', 'sandbox', '--role', 'KarpenterNodeRole-sandbox']],
     [
       '--canary not in scope',
       2,

@@ -1,5 +1,5 @@
 // The ways a rollout gets stuck, end to end: each ends with exit 4, the changes applied, and the blocker named in
-// Karpenter's own words.
+// Karpenter's own words. The default upgrade is staged, so a stall leaves it paused (`done` paused, cause stalled).
 import { describe, expect, it } from 'vitest';
 import { karpDrift, scenario } from './cli-sandbox.js';
 
@@ -17,7 +17,7 @@ describe('karp-drift upgrade stalls', () => {
     expect(blocked.map((b) => b.code)).toContain(code);
     const evidence = blocked.filter((b) => b.code === code).flatMap((b) => b.evidence as string[]);
     expect(evidence.some((line) => line.startsWith(quoted) && line.includes(message)), evidence.join('\n')).toBe(true);
-    expect(run.events.at(-1)).toMatchObject({ type: 'done', result: 'stalled' });
+    expect(run.events.at(-1)).toMatchObject({ type: 'done', result: 'paused', cause: 'stalled' });
     expect(run.stderr).toContain('the changes stay applied');
   });
 });

@@ -91,11 +91,17 @@ describe('karp-drift upgrade against the sandbox', () => {
     const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '-o', 'json']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.events.at(-1)).toMatchObject({ type: 'done', result: 'succeeded' });
-    const patches = sandbox.kube.requests.filter((r) => r.verb === 'patch');
-    expect(patches.map((r) => r.path)).toEqual([
+    // The staged run validates each apply with dryRun=All before its first hold: those change nothing.
+    const patches = sandbox.kube.requests.filter((r) => r.verb === 'patch' && r.query.dryRun !== 'All');
+    expect(patches.filter((r) => !r.path.startsWith('/api/v1/nodes/')).map((r) => r.path)).toEqual([
       '/apis/karpenter.k8s.aws/v1beta1/ec2nodeclasses/bottlerocket',
       '/apis/karpenter.k8s.aws/v1beta1/ec2nodeclasses/default',
     ]);
+    // v1beta1 budgets have no reasons, so the default rollout's first wave holds the other old nodes with
+    // do-not-disrupt (never a NodePool budget), and lets them go once each target AMI runs on a node.
+    const nodePatches = patches.filter((r) => r.path.startsWith('/api/v1/nodes/'));
+    expect(nodePatches.length).toBe(2 * new Set(nodePatches.map((r) => r.path)).size);
+    for (const node of sandbox.kube.store.list('nodes')) expect(node.metadata.annotations?.['karpenter.sh/do-not-disrupt']).toBeUndefined();
     for (const node of sandbox.kube.store.list('nodes')) {
       expect((node.status as { nodeInfo: { kubeletVersion: string } }).nodeInfo.kubeletVersion).toMatch(/^v1\.30\./);
     }

@@ -39,7 +39,7 @@ const middle = members(
   nodeClaim({ name: 'general-old02', drifted: true, disruptionReason: true }),
   nodeClaim({ name: 'general-old03', drifted: true }),
   nodeClaim({ name: 'general-new01', imageId: 'ami-new' }),
-  nodeClaim({ name: 'general-new02', imageId: 'ami-new', phase: 'registered' }),
+  nodeClaim({ name: 'general-new02', imageId: 'ami-new', phase: 'registered', launchedAt: at(8) }),
   nodeClaim({ name: 'gpu-new01', nodePool: 'gpu', imageId: 'ami-new' }),
 );
 
@@ -193,6 +193,12 @@ describe('blocker reports', () => {
     ['the same blocker again is not', [pdbBlocker], [pdbBlocker], 0],
     ['new evidence is', [pdbBlocker], [moved], 1],
     ['only the clock moved: not again', [later], [laterStill], 0],
+    [
+      'only a crash-looping container restarted again: not again',
+      [{ ...pdbBlocker, evidence: ['pod shop/web-1: container web: CrashLoopBackOff; 7 restarts'] }],
+      [{ ...pdbBlocker, evidence: ['pod shop/web-1: container web: CrashLoopBackOff; 9 restarts'] }],
+      0,
+    ],
     ['another NodePool is another blocker', [pdbBlocker], [{ ...pdbBlocker, nodePool: 'gpu' }], 1],
   ])('%s', (_name, before: Blocker[], now: Blocker[], expected) => {
     const reported = new Map<string, string>();

@@ -451,6 +451,8 @@ describe('stagedPlanJson', () => {
           ],
         },
       ],
+      default: false,
+      waveSteps: ['1', '50%', '100%'],
       soakSeconds: 900,
       soaks: 4,
       estimateSeconds: 100 * 60,

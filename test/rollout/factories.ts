@@ -35,7 +35,7 @@ export interface NodeClaimOptions extends Partial<NodeClaimView> {
   drifted?: boolean;
   /** Picked by the disruption queue: DisruptionReason=True/Drifted. */
   disruptionReason?: boolean;
-  /** When Launched turned True (default an hour before T0). */
+  /** When Launched turned True (default an hour before T0); the NodeClaim was created a minute before. */
   launchedAt?: Date;
 }
 
@@ -78,7 +78,8 @@ export function nodeClaim(o: NodeClaimOptions = {}): NodeClaimView {
     instanceType: 'm6i.xlarge',
     gpu: false,
     accelerator: false,
-    createdAt: iso(at(-61)),
+    // Karpenter stamps Launched and Registered with the creation time (DOMAIN.md §1.4); a minute before launch here.
+    createdAt: iso(new Date(launchedAt.getTime() - 60_000)),
     deleting: false,
     ...rest,
     ...(rest.deleting === true && rest.deletionTimestamp === undefined ? { deletionTimestamp: iso(at(3)) } : {}),

@@ -217,10 +217,11 @@ describe('STALL-BUDGET', () => {
   });
 
   it('names NotReady nodes that use up the default budget', () => {
-    const sick = nodeClaim({ name: 'general-sick1', imageId: 'ami-new' });
+    // An old node (a NotReady replacement is the target AMI failing: bad-ami.test.ts).
+    const sick = nodeClaim({ name: 'general-sick1' });
     const claims = [old1, old2, sick];
     const nodes = [nodeFor(old1), nodeFor(old2), nodeFor(sick, { ready: false })];
-    expect(diagnosis({ claims, nodes })).toEqual<Blocker[]>([
+    expect(only(diagnosis({ claims, nodes }), 'STALL-BUDGET')).toEqual<Blocker[]>([
       {
         code: 'STALL-BUDGET',
         nodePool: 'general',
@@ -692,7 +693,8 @@ describe('STALL-REGISTRATION', () => {
   });
 
   it("names a replacement past Karpenter's registration timeout, and the NodePool condition", () => {
-    expect(diagnosis({ claims: [old1, stuck], nodePools: [unhealthy] })).toEqual<Blocker[]>([
+    // Past the init deadline too, so STALL-BAD-AMI comes first (bad-ami.test.ts).
+    expect(only(diagnosis({ claims: [old1, stuck], nodePools: [unhealthy] }), 'STALL-REGISTRATION')).toEqual<Blocker[]>([
       {
         code: 'STALL-REGISTRATION',
         nodePool: 'general',
@@ -980,7 +982,11 @@ describe('diagnose', () => {
     const inFlight = drifted('general-old01', { disruptionReason: true });
     expect(
       diagnosis({
-        claims: [inFlight, old2, nodeClaim({ name: 'general-new01', phase: 'registered', imageId: 'ami-new' })],
+        claims: [
+          inFlight,
+          old2,
+          nodeClaim({ name: 'general-new01', phase: 'registered', imageId: 'ami-new', launchedAt: at(18) }),
+        ],
       }),
     ).toEqual([]);
   });
@@ -991,7 +997,8 @@ describe('diagnose', () => {
         old1,
         drifted('general-x7k2p', {
           phase: 'created',
-          conditions: { Launched: { status: 'False', reason: 'LaunchFailed', message: 'boom' } },
+          // Not a reason of the image's (that would be STALL-BAD-AMI, first: bad-ami.test.ts).
+          conditions: { Launched: { status: 'False', reason: 'InsufficientFreeAddressesInSubnet', message: 'boom' } },
         }),
       ],
       pods: [pod({ nodeName: 'ip-general-old01', doNotDisrupt: 'true' })],

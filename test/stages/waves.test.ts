@@ -14,6 +14,8 @@ describe('parseWaves', () => {
     ['100%', '100%'],
     ['3', '3'],
     ['1,2,10%,20%', '1 2 10% 20%'],
+    ['1/ami,100%', '1/ami 100%'],
+    ['1/AMI,1,10%', '1/ami 1 10%'],
   ])('%s', (text, expected) => {
     expect(
       steps(text)
@@ -31,10 +33,12 @@ describe('parseWaves', () => {
     ['10%,5%', 'waves are cumulative and must increase: "5%" follows "10%"'],
     ['5,5', 'waves are cumulative and must increase: "5" follows "5"'],
     ['100%,3', '"3" follows "100%", which is already the whole stage'],
-    ['one', 'wave "one" is neither a node count (e.g. 5) nor a percentage (e.g. 10%)'],
-    ['1.5', 'wave "1.5" is neither a node count (e.g. 5) nor a percentage (e.g. 10%)'],
-    ['-1', 'wave "-1" is neither a node count (e.g. 5) nor a percentage (e.g. 10%)'],
-    ['10 %', 'wave "10 %" is neither a node count (e.g. 5) nor a percentage (e.g. 10%)'],
+    ['one', 'wave "one" is neither a node count (e.g. 5), a percentage (e.g. 10%) nor 1/ami (one node per target AMI)'],
+    ['1.5', 'wave "1.5" is neither a node count (e.g. 5), a percentage (e.g. 10%) nor 1/ami (one node per target AMI)'],
+    ['-1', 'wave "-1" is neither a node count (e.g. 5), a percentage (e.g. 10%) nor 1/ami (one node per target AMI)'],
+    ['100%,1/ami', '"1/ami" tests each target AMI first, so it can only be the first wave'],
+    ['1/ami,1/ami', '"1/ami" tests each target AMI first, so it can only be the first wave'],
+    ['10 %', 'wave "10 %" is neither a node count (e.g. 5), a percentage (e.g. 10%) nor 1/ami (one node per target AMI)'],
   ])('%j is refused', (text, error) => {
     expect(parseWaves(text)).toEqual({ error });
   });
@@ -60,6 +64,20 @@ describe('waveTargets: cumulative nodes replaced by the end of each wave', () =>
   ])('%s of %i nodes', (text, total, targets, sizes) => {
     expect(waveTargets(steps(text), total)).toEqual(targets);
     expect(waveSizes(targets)).toEqual(sizes);
+  });
+
+  it.each<[string, number, number, number[]]>([
+    // One node per target AMI whose old nodes run pods, then the rest.
+    ['1/ami,100%', 17, 2, [2, 17]],
+    ['1/ami,100%', 12, 4, [4, 12]],
+    // No AMI to test (only empty nodes move): the wave collapses, the rest is one wave.
+    ['1/ami,100%', 5, 0, [5]],
+    // More AMIs than nodes (one node each at most): the whole stage.
+    ['1/ami,100%', 2, 3, [2]],
+    // A later step that adds nothing at this size collapses into it.
+    ['1/ami,2,10%,100%', 40, 3, [3, 4, 40]],
+  ])('%s of %i nodes with %i AMIs to test', (text, total, amis, targets) => {
+    expect(waveTargets(steps(text), total, amis)).toEqual(targets);
   });
 });
 
