@@ -493,11 +493,16 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
     applyFlags(
       gateFlags(
         rollbackStageFlags(
-          cmd.option(
-            '--nodeclass <name>',
-            'an EC2NodeClass to roll back (repeatable; default: every class an upgrade recorded)',
-            repeated,
-          ),
+          cmd
+            .option(
+              '--nodeclass <name>',
+              'an EC2NodeClass to roll back (repeatable; default: every class an upgrade recorded)',
+              repeated,
+            )
+            .option(
+              '--resume-halted',
+              'go on with a rollback a health gate halted, once you have looked at why (without it such a re-run exits 6 and changes nothing)',
+            ),
         ),
       ),
     )

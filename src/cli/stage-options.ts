@@ -228,7 +228,7 @@ export function parseRollbackStagedOptions(flags: Record<string, unknown>): Stag
     });
   }
   const canary = Array.isArray(flags.canary) ? flags.canary : flags.canary !== undefined ? [flags.canary] : [];
-  if (canary.length > 0 || typeof flags.waves === 'string') return parseStagedOptions(flags);
+  if (canary.length > 0 || typeof flags.waves === 'string') return withoutAmiWave(parseStagedOptions(flags), '--waves')!;
   const lone = (['soak', 'holdWith'] as const).find((k) => flags[k] !== undefined);
   const gate = GATE_FLAGS.find(([k]) => (k === 'gates' ? flags.gates === false : flags[k] !== undefined));
   const flag = lone === 'soak' ? '--soak' : lone === 'holdWith' ? '--hold-with' : gate?.[1];
@@ -256,7 +256,19 @@ export function withRollbackWaves(flags: Record<string, unknown>, staged: Staged
     throw new UsageError(`--rollback-waves: ${parsed.error}`, {
       hint: 'e.g. --rollback-waves 1,100% (cumulative: one node back first, then the rest)',
     });
+  withoutAmiWave({ waves: parsed.steps }, '--rollback-waves');
   return { ...staged, rollbackWaves: parsed.steps };
+}
+
+/**
+ * A rollback's waves count nodes: `1/ami` picks one node per target AMI by its family, arch and variant, and a
+ * rollback's targets are the previous AMIs, which only Karpenter resolves (after the restore), and then only as IDs.
+ */
+function withoutAmiWave<T extends Pick<StagedRequest, 'waves'> | undefined>(request: T, flag: string): T {
+  if (request?.waves.some((w) => w.kind === 'ami') !== true) return request;
+  throw new UsageError(`${flag}: a rollback cannot take a 1/ami wave: its AMIs are the previous ones, known only as the IDs Karpenter resolves once they are restored`, {
+    hint: `give counts or percentages, e.g. ${flag} 1,100%`,
+  });
 }
 
 /** --lock-namespace of upgrade and rollback. */

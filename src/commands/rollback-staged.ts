@@ -21,6 +21,8 @@ import { rollbackResume, stagedBack } from './rollback-stages.js';
 import { createPacer, type Pacer } from './staged-pacer.js';
 import { followStaged, primeFailed, stagedReporter } from './upgrade-staged.js';
 import { withClusterLock } from './hold-shared.js';
+import { followNeeds, holdNeeds, type AccessNeed } from '../cluster/access.js';
+import { heldWrites, type HeldDrift } from './release-holds.js';
 
 /** The cluster as read, what the rollback restores, and where it reports. */
 export interface StagedRollback extends RollbackPlan {
@@ -29,6 +31,23 @@ export interface StagedRollback extends RollbackPlan {
   inventory: Inventory;
   json: boolean;
   log: Logger;
+}
+
+/**
+ * A staged rollback's: the reads of the restored classes (their resolution, dropping the records at the end), the
+ * NodeClaims (no node on the previous AMIs still Drifted), the follow, and a staged rollout's holds, which take over
+ * any a paused or halted one left.
+ */
+export function stagedNeeds(names: readonly string[], lockNamespace: string, held: HeldDrift, staged: StagedPlan): AccessNeed[] {
+  const pools = staged.stages.flatMap((s) => s.nodePools);
+  const left = heldWrites(held);
+  const budgets = new Set([...pools.filter((p) => p.hold.mechanism === 'budget').map((p) => p.name), ...left.nodePools]);
+  return [
+    ...names.map((name): AccessNeed => ({ verb: 'get', group: 'karpenter.k8s.aws', resource: 'ec2nodeclasses', name, why: 'wait for the previous AMIs' })),
+    { verb: 'list', group: 'karpenter.sh', resource: 'nodeclaims', why: 'wait until no node is Drifted before the first wave' },
+    ...followNeeds(),
+    ...holdNeeds(lockNamespace, { nodePools: [...budgets], nodes: left.nodes || pools.some((p) => p.hold.mechanism === 'node') }),
+  ];
 }
 
 /** The command that goes on where this staged rollback stops: the same rollback. */
@@ -126,6 +145,7 @@ async function restoreHeld(
     // Not the restored minor (unknown until Karpenter resolves it): these holds record no waves of their own.
     target: 'rollback',
     who: `${holder.user}@${holder.host}`,
+    command: holder.command,
     nodePools: inventory.nodePools,
     rerun: 'the rollback',
   });

@@ -20,7 +20,8 @@ import { heldWrites, releaseHolds, type HeldDrift } from './release-holds.js';
 import { createdRefs, deleteEach, deleteNeeds } from './rollback-created.js';
 import { nodesGoingBack } from './rollback-plan.js';
 import { rollbackStages } from './rollback-stages.js';
-import { rollBackStaged, stagedRollbackResume } from './rollback-staged.js';
+import { rollBackStaged, stagedNeeds, stagedRollbackResume } from './rollback-staged.js';
+import { refuseHaltedRollback } from './rollback-consent.js';
 import type { StagedPlan } from '../stages/stage-plan.js';
 import { UsageError } from '../errors.js';
 import { holdOutcomeText } from '../report/holds.js';
@@ -50,13 +51,15 @@ export async function rollback(options: RollbackOptions, ctx: CommandContext): P
     const staged = options.staged && rollbackStages(inventory, planned.pools, nodesGoingBack(inventory, planned), options.staged, new Date());
     reportRollbackPlan(ctx, planned, inventory, cluster.identity, staged);
     const held = warnOfReplacements(log, planned, inventory, staged !== undefined);
+    const again = options.staged ? stagedRollbackResume({ ...options, staged: options.staged }, ctx) : plainRollback(options, ctx);
+    refuseHaltedRollback(planned, held, options, again.replace(/ --yes$/, ''));
     await confirmOrRefuse(ctx, options, rollbackQuestion(planned, staged), 'rollback');
     const lockNamespace = options.lockNamespace ?? LEASE_NAMESPACE;
     await requireAccess(cluster, restoreNeeds(planned, options, lockNamespace, held, staged));
     const run: RollbackRun = { ...planned, cluster, discovery, inventory, json, log };
     if (staged && !options.dryRun && planned.restores.length > 0) {
       const stagedOptions = { ...options, staged: options.staged! };
-      const holder = lockHolder(stagedRollbackResume(stagedOptions, ctx).replace(/^karp-drift /, ''));
+      const holder = lockHolder(ctx.commandLine ?? again.replace(/^karp-drift /, ''));
       return await rollBackStaged(ctx, run, staged, stagedOptions, lockNamespace, holder);
     }
     const done = await restoreSelections(ctx, run, held, options.dryRun, lockNamespace);
@@ -70,6 +73,14 @@ export async function rollback(options: RollbackOptions, ctx: CommandContext): P
   } finally {
     cluster.close();
   }
+}
+
+/** The plain rollback again, as a hint names it. */
+function plainRollback(options: RollbackOptions, ctx: CommandContext): string {
+  const parts = ['karp-drift rollback', ...options.nodeClasses.map((n) => `--nodeclass ${n}`)];
+  if (options.lockNamespace !== undefined && options.lockNamespace !== LEASE_NAMESPACE) parts.push(`--lock-namespace ${options.lockNamespace}`);
+  if (ctx.globals.context) parts.push(`--context ${ctx.globals.context}`);
+  return parts.join(' ');
 }
 
 /**
@@ -117,23 +128,6 @@ function restoreNeeds(
     ...(holds ? [{ verb: 'list', group: 'karpenter.sh', resource: 'nodeclaims', why: 'wait until no node is Drifted before lifting holds' }] : []),
     ...(options.wait ? followNeeds() : []),
     ...(holds ? holdNeeds(lockNamespace, heldWrites(held)) : lockNeeds(lockNamespace)),
-  ];
-}
-
-/**
- * A staged rollback's: the reads of the restored classes (their resolution, dropping the records at the end), the
- * NodeClaims (no node on the previous AMIs still Drifted), the follow, and a staged rollout's holds, which take over
- * any a paused or halted one left.
- */
-function stagedNeeds(names: readonly string[], lockNamespace: string, held: HeldDrift, staged: StagedPlan): AccessNeed[] {
-  const pools = staged.stages.flatMap((s) => s.nodePools);
-  const left = heldWrites(held);
-  const budgets = new Set([...pools.filter((p) => p.hold.mechanism === 'budget').map((p) => p.name), ...left.nodePools]);
-  return [
-    ...names.map((name): AccessNeed => ({ verb: 'get', group: 'karpenter.k8s.aws', resource: 'ec2nodeclasses', name, why: 'wait for the previous AMIs' })),
-    { verb: 'list', group: 'karpenter.sh', resource: 'nodeclaims', why: 'wait until no node is Drifted before the first wave' },
-    ...followNeeds(),
-    ...holdNeeds(lockNamespace, { nodePools: [...budgets], nodes: left.nodes || pools.some((p) => p.hold.mechanism === 'node') }),
   ];
 }
 

@@ -127,6 +127,7 @@ describe('the rollback of a halt (--rollback-waves)', () => {
 describe('what a staged rollback follows, and says', () => {
   it('the restored AMIs are the targets of its classes', () => {
     expect(restoredPlan(['default'], { default: ['ami-1', 'ami-2'] }, [{ name: 'general', nodeClass: 'default' }])).toEqual({
+      restored: true,
       nodeClasses: [{ name: 'default', targets: [{ id: 'ami-1' }, { id: 'ami-2' }] }],
       nodePools: [{ name: 'general', nodeClass: 'default' }],
     });

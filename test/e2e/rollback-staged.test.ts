@@ -2,12 +2,27 @@
 // them forward, wave by wave behind karp-drift's holds, and the checks read the simulated Karpenter's own record of the
 // drift commands it started (sandbox.simulator.disruptions), not karp-drift's account of them.
 import { describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../src/sandbox/sandbox.js';
 import { HOLD_ANNOTATION } from '../../src/apis/budget-hold.js';
-import { karpDrift, scenario } from './cli-sandbox.js';
+import { httpWrites, karpDrift, scenario } from './cli-sandbox.js';
 import { CANARY, GOOD, badAmi, findingsOf, gates, imagesByPool, nodePools } from './gates.js';
 import { budgetsOf, follow, heldNodes } from './staged.js';
 
 const EC2NODECLASSES = 'ec2nodeclasses.karpenter.k8s.aws';
+
+/**
+ * Until the upgrade's last old NodeClaims are gone: a budget hold lets `n + disrupting` start, so a node still
+ * terminating when the first wave opens, and gone before Karpenter's next pass, could let one more start (DOMAIN.md
+ * §2.6). A rollback days later starts from a settled cluster; this one starts from one too.
+ */
+async function settled(sandbox: Sandbox): Promise<void> {
+  for (let waited = 0; waited < 30_000; waited += 100) {
+    const busy = sandbox.kube.store.list('nodeclaims.karpenter.sh').some((c) => c.metadata.deletionTimestamp !== undefined);
+    if (!busy && sandbox.simulator.disruptions.entries().every((d) => d.finished !== undefined || d.failed !== undefined)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the upgrade never settled');
+}
 const RECORD = 'karp-drift.io/previous-ami-selector-terms';
 
 describe('rollback --waves: a staged rollback', () => {
@@ -18,6 +33,7 @@ describe('rollback --waves: a staged rollback', () => {
     const previous = new Set(store.list('nodeclaims.karpenter.sh').map((c) => (c.status as { imageID: string }).imageID));
     const up = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '-o', 'json', '--stall-timeout', '60s'], 150_000);
     expect(up.code, up.stderr).toBe(0);
+    await settled(sandbox);
     const upgraded = sandbox.simulator.disruptions.entries().length;
 
     const back = await karpDrift(sandbox, ['rollback', '--waves', '1,100%', '--yes', '-o', 'json', '--stall-timeout', '60s'], 150_000);
@@ -114,8 +130,21 @@ describe('rollback --waves: a staged rollback', () => {
     await new Promise((r) => setTimeout(r, 1500));
     expect(sandbox.simulator.disruptions.entries().filter((d) => d.time > halted)).toEqual([]);
     expect(Object.values(imagesByPool(sandbox)).flat().filter((i) => !newest.has(i))).toHaveLength(1);
-    // The records stay, so the same rollback (or a plain one) can still go on.
+    // The records stay, so the same rollback (or a plain one) can still go on, but not without the user's word.
     expect(store.get(EC2NODECLASSES, 'default')!.metadata.annotations?.[RECORD]).toBeDefined();
+    const writes = httpWrites(sandbox);
+    for (const args of [['rollback', '--waves', '1,100%', '--yes'], ['rollback', '--yes']]) {
+      const again = await karpDrift(sandbox, args);
+      expect(again.code, again.stderr).toBe(6);
+      expect(again.stderr).toContain('error: the rollback was halted by a health gate');
+      expect(again.stderr).toContain('running it again does not restart it, and nothing was changed');
+      expect(again.stderr).toContain(`go on: karp-drift rollback${args.includes('--waves') ? ' --waves 1,100%' : ''} --resume-halted`);
+    }
+    expect(httpWrites(sandbox)).toBe(writes);
+    // With it, the rollback goes on, and the gates judge the node on the failing AMI again: halted again.
+    const resumed = await karpDrift(sandbox, ['rollback', '--waves', '1,100%', '--yes', '--resume-halted'], 150_000);
+    expect(resumed.code, resumed.stderr).toBe(6);
+    expect(resumed.stderr).toContain('error: halted by a health gate: POD-FAILING');
   }, 300_000);
 
   it('upgrade --on-failure rollback --rollback-waves: the halted canary goes back in gated waves, in the same run', async () => {
