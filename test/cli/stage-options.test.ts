@@ -376,6 +376,7 @@ describe('rollback: parseRollbackStagedOptions', () => {
     ['--on-failure pause alone', { onFailure: 'pause' }, '--on-failure paces or gates a staged rollback, and there is none: give --waves or --canary with it'],
     ['--on-failure rollback', { waves: '1,100%', onFailure: 'rollback' }, '--on-failure rollback cannot go with rollback: nothing is recorded to roll a rollback back to'],
     ['a bad --waves, as an upgrade says it', { waves: '5,3' }, '--waves: waves are cumulative and must increase: "3" follows "5"'],
+    ['--waves 1/ami', { waves: '1/ami,100%' }, '--waves: a rollback cannot take a 1/ami wave: its AMIs are the previous ones, known only as the IDs Karpenter resolves once they are restored'],
   ])('%s', (_name, flags, message) => {
     expect(usageMessage(() => parseRollbackStagedOptions(flags))).toBe(message);
   });
@@ -394,6 +395,7 @@ describe('upgrade --rollback-waves: withRollbackWaves', () => {
     ['without --on-failure rollback', { rollbackWaves: '1,100%' }, staged('pause'), '--rollback-waves paces the rollback of --on-failure rollback, and there is none: give --on-failure rollback with it'],
     ['without a staged upgrade', { rollbackWaves: '1,100%' }, undefined, '--rollback-waves paces the rollback of --on-failure rollback, and there is none: give --on-failure rollback with it'],
     ['a bad list', { rollbackWaves: '10%,5%' }, staged('rollback'), '--rollback-waves: waves are cumulative and must increase: "5%" follows "10%"'],
+    ['1/ami', { rollbackWaves: '1/ami,100%' }, staged('rollback'), '--rollback-waves: a rollback cannot take a 1/ami wave: its AMIs are the previous ones, known only as the IDs Karpenter resolves once they are restored'],
   ])('%s', (_name, flags, request, message) => {
     expect(usageMessage(() => withRollbackWaves(flags, request))).toBe(message);
   });

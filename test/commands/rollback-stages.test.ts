@@ -2,7 +2,8 @@
 // refusals, which nodes go back before and after the restore, the rollback a halt starts (--rollback-waves), and the
 // command that goes on where it stops.
 import { describe, expect, it } from 'vitest';
-import { RefusedError, UsageError } from '../../src/errors.js';
+import { HaltedError, RefusedError, UsageError } from '../../src/errors.js';
+import { refuseHaltedRollback } from '../../src/commands/rollback-consent.js';
 import { DEFAULT_GATES } from '../../src/gates/request.js';
 import { nodesGoingBack } from '../../src/commands/rollback-plan.js';
 import { selects } from '../../src/commands/rollback-restore.js';
@@ -166,5 +167,29 @@ describe('selects: is a class already restored?', () => {
     ['fewer terms', view([{ id: 'ami-1' }]), { terms: [{ id: 'ami-1' }, { id: 'ami-2' }] }, false],
   ])('%s', (_name, v, r, expected) => {
     expect(selects(v, r as never)).toBe(expected);
+  });
+});
+
+describe('refuseHaltedRollback: a rollback a gate halted goes on only with --resume-halted', () => {
+  const gatePaused = nodePool({
+    annotations: {
+      'karp-drift.io/paused': JSON.stringify({ runId: 'r1', at: '2026-11-25T12:00:00Z', by: 'gate', why: 'a health gate stopped it: POD-FAILING …', gate: { code: 'POD-FAILING' } }),
+    },
+  });
+  const interrupted = nodePool({
+    annotations: { 'karp-drift.io/paused': JSON.stringify({ runId: 'r1', at: '2026-11-25T12:00:00Z', by: 'interrupted', why: 'the run was interrupted' }) },
+  });
+  const held = (pool: ReturnType<typeof nodePool>) => ({ pools: [pool], nodes: [] });
+  it.each<[string, boolean, ReturnType<typeof nodePool>, { resumeHalted?: boolean; dryRun: boolean }, boolean]>([
+    ['a rollback under way that a gate halted', true, gatePaused, { dryRun: false }, true],
+    ['... with --resume-halted', true, gatePaused, { dryRun: false, resumeHalted: true }, false],
+    ['... as a dry run, which changes nothing', true, gatePaused, { dryRun: true }, false],
+    ['one an interrupt paused: the same rollback goes on (it asks as any re-run does)', true, interrupted, { dryRun: false }, false],
+    ['the first rollback over an upgrade a gate halted: rolling back is the way on', false, gatePaused, { dryRun: false }, false],
+  ])('%s', (_name, restored, pool, options, refused) => {
+    const run = () => refuseHaltedRollback({ restores: [restore(restored)] }, held(pool), options, 'karp-drift rollback --waves 1,100%');
+    if (!refused) return expect(run).not.toThrow();
+    expect(run).toThrow(HaltedError);
+    expect(run).toThrow(/^the rollback was halted by a health gate .*; running it again does not restart it, and nothing was changed$/);
   });
 });
