@@ -246,7 +246,13 @@ export function parseRollbackStagedOptions(flags: Record<string, unknown>): Stag
  */
 export function withRollbackWaves(flags: Record<string, unknown>, staged: StagedRequest | undefined): StagedRequest | undefined {
   if (flags.rollbackWaves === undefined) return staged;
-  if (staged?.gates?.onFailure !== 'rollback') {
+  if (staged === undefined) {
+    // --no-wait or --templates: nothing stages or gates this upgrade, so no gate can halt it and start a rollback.
+    throw new UsageError('--rollback-waves paces the rollback of a halted staged rollout, and this upgrade has none', {
+      hint: 'drop --no-wait (or --templates): upgrade then stages and gates the rollout while it follows it',
+    });
+  }
+  if (staged.gates?.onFailure !== 'rollback') {
     throw new UsageError('--rollback-waves paces the rollback of --on-failure rollback, and there is none: give --on-failure rollback with it', {
       hint: 'e.g. --waves 1,10%,100% --on-failure rollback --rollback-waves 1,100%',
     });

@@ -393,7 +393,7 @@ describe('upgrade --rollback-waves: withRollbackWaves', () => {
 
   it.each<[string, Record<string, unknown>, ReturnType<typeof parseStagedOptions>, string]>([
     ['without --on-failure rollback', { rollbackWaves: '1,100%' }, staged('pause'), '--rollback-waves paces the rollback of --on-failure rollback, and there is none: give --on-failure rollback with it'],
-    ['without a staged upgrade', { rollbackWaves: '1,100%' }, undefined, '--rollback-waves paces the rollback of --on-failure rollback, and there is none: give --on-failure rollback with it'],
+    ['without a staged upgrade (--no-wait, --templates)', { rollbackWaves: '1,100%' }, undefined, '--rollback-waves paces the rollback of a halted staged rollout, and this upgrade has none'],
     ['a bad list', { rollbackWaves: '10%,5%' }, staged('rollback'), '--rollback-waves: waves are cumulative and must increase: "5%" follows "10%"'],
     ['1/ami', { rollbackWaves: '1/ami,100%' }, staged('rollback'), '--rollback-waves: a rollback cannot take a 1/ami wave: its AMIs are the previous ones, known only as the IDs Karpenter resolves once they are restored'],
   ])('%s', (_name, flags, request, message) => {
