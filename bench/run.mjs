@@ -12,6 +12,7 @@ import { startup } from './startup.mjs';
 import { planOnLarge, rolloutCost } from './upgrade.mjs';
 import { largeRolloutRows } from './large-rollout.mjs';
 import { sandboxShutdown } from './sandbox-shutdown.mjs';
+import { defaultRolloutCost } from './default-rollout.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const LARGE_RUNS = Number(process.env.BENCH_LARGE_RUNS ?? 3);
@@ -40,12 +41,12 @@ const own = [
   ...(wanted('sandbox')
     ? [...(await sandboxScale()), ...(await largeScenarioStart()), ...(await sandboxShutdown())]
     : []),
-  ...(wanted('rollouts') ? [...(await rolloutCost()), ...(await largeRolloutRows())] : []),
+  ...(wanted('rollouts') ? [...(await rolloutCost()), ...(await defaultRolloutCost()), ...(await largeRolloutRows())] : []),
 ];
 for (const r of own) {
   rows.push({
     figure: r.name,
-    result: `${r.value.toFixed(r.unit === 'x' ? 2 : 0)} ${r.unit}`,
+    result: `${r.value.toFixed(r.unit === 'x' || r.unit === 'min' ? 1 + Number(r.unit === 'x') : 0)} ${r.unit}`,
     value: r.value,
     goal: r.target,
     unit: r.unit,

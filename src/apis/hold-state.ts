@@ -15,39 +15,67 @@
 import type { Budget } from '../karpenter/budgets.js';
 import { humanDuration, utcTime } from '../text/words.js';
 import { decodeHoldRecord, heldAllowance, HOLD_ANNOTATION, switchTime } from './budget-hold.js';
-import { LEASE_NAME, LOCK_ANNOTATIONS, lockVerdict, type LeaseView } from './lock.js';
+import { LEASE_NAME, LEASE_SECONDS, LOCK_ANNOTATIONS, lockVerdict, type LeaseView, type LeaseWatch } from './lock.js';
 
-/** The cluster lock as a reader sees it: a live run, nobody, or a Lease this user may not read. */
+/**
+ * The cluster lock as a reader sees it: a live run, nobody, a Lease this user may not read, or (a reader that watches
+ * it, `status --watch`) a holder whose last renewal looks too old by this machine's clock and that has not yet been
+ * seen to renew it nor to stay silent for its duration: skew or a dead run, not known yet.
+ */
 export type RunLock =
-  | { state: 'live'; holder: string; command?: string; renewedAt?: string }
+  | {
+      state: 'live';
+      holder: string;
+      command?: string;
+      /** The last renewal: the holder's renewTime, or, once this reader saw it renewed, when it saw that (its own clock). */
+      renewedAt?: string;
+      /** spec.leaseDurationSeconds: how long a renewal keeps it. */
+      durationSeconds: number;
+    }
   | { state: 'none' }
-  | { state: 'unreadable' };
+  | { state: 'unreadable' }
+  | { state: 'unconfirmed'; holder: string; command?: string; durationSeconds: number; decidedWithinMs: number };
 
 /** No run is the reader: whoever holds a live lease is another. */
 const NOBODY = { runId: '', user: '', host: '', command: '' };
 
 /**
- * Whether a run holds the lock now, by the holder's renewTime on this machine's clock: what a display says (a run
- * that takes the lock judges it by its own watch instead, apis/lock.ts `takeVerdict`).
+ * Whether a run holds the lock now. From one read, by the holder's renewTime on this machine's clock: a display's
+ * best guess (a run that takes the lock judges it by its own watch instead, apis/lock.ts `takeVerdict`). A reader
+ * that reads the Lease again and again (`watch`: on its own monotonic clock, as `takeVerdict` is given it) judges as
+ * client-go does and as a taking run would: a holder seen renewing within the lease's duration is live, and one seen
+ * silent for the whole duration is gone, whatever either clock says; the age it shows is the time since it saw the
+ * renewal, so a skewed clock never makes a healthy run look expired.
  */
-export function runLock(lease: LeaseView | undefined | 'unreadable', now: Date): RunLock {
+export function runLock(lease: LeaseView | undefined | 'unreadable', now: Date, watch?: LeaseWatch): RunLock {
   if (lease === 'unreadable') return { state: 'unreadable' };
   const verdict = lockVerdict(lease, NOBODY, now);
-  if (verdict.action !== 'refuse') return { state: 'none' };
-  const renewedAt = lease?.renewTime ?? lease?.acquireTime;
-  return {
-    state: 'live',
-    holder: verdict.holder,
-    ...(lease?.annotations[LOCK_ANNOTATIONS.command] !== undefined ? { command: lease.annotations[LOCK_ANNOTATIONS.command] } : {}),
-    ...(renewedAt !== undefined ? { renewedAt } : {}),
-  };
+  const holder = lease?.holderIdentity ?? '';
+  const timed = lease?.renewTime !== undefined || lease?.acquireTime !== undefined;
+  if (lease === undefined || holder === '' || !timed) return { state: 'none' };
+  const durationSeconds = lease.leaseDurationSeconds ?? LEASE_SECONDS;
+  const command = lease.annotations[LOCK_ANNOTATIONS.command];
+  const who = { holder, ...(command !== undefined ? { command } : {}), durationSeconds };
+  if (watch !== undefined && watch.silentForMs >= durationSeconds * 1000) return { state: 'none' };
+  if (watch?.renewedWhileWatched === true) {
+    return { state: 'live', ...who, renewedAt: new Date(now.getTime() - watch.silentForMs).toISOString() };
+  }
+  if (verdict.action !== 'refuse') {
+    return watch === undefined
+      ? { state: 'none' }
+      : { state: 'unconfirmed', ...who, decidedWithinMs: durationSeconds * 1000 - watch.silentForMs };
+  }
+  const renewedAt = lease.renewTime ?? lease.acquireTime;
+  return { state: 'live', ...who, ...(renewedAt !== undefined ? { renewedAt } : {}) };
 }
 
 export type LiveLock = Extract<RunLock, { state: 'live' }>;
+export type UnconfirmedLock = Extract<RunLock, { state: 'unconfirmed' }>;
 
 export type HoldState =
   | { state: 'paced'; lock: LiveLock }
-  | { state: 'unknown' }
+  /** Whether a run is live is not known: the Lease cannot be read, or (`lock`) a watcher has not decided yet. */
+  | { state: 'unknown'; lock?: UnconfirmedLock }
   /** The run that wrote the hold is gone; its switch has held drift at 0 since `since` (ISO 8601). */
   | { state: 'switched'; since: string }
   /** No live run, and the hold still lets Karpenter start `allowance` more replacements (until `until`, its switch). */
@@ -70,6 +98,7 @@ export function holdState(
   if (record === undefined && heldNodes === 0) return undefined;
   if (lock.state === 'live') return { state: 'paced', lock };
   if (lock.state === 'unreadable') return { state: 'unknown' };
+  if (lock.state === 'unconfirmed') return { state: 'unknown', lock };
   const valid = record !== undefined && !('error' in record) ? record : undefined;
   const allowance = heldAllowance(pool.budgets, valid);
   if (allowance === 0 && valid?.pausedBy === 'window' && (valid.windowFlags ?? []).length > 0) {
@@ -96,10 +125,24 @@ export function liveRunText(lock: LiveLock, now: Date): string {
   return `the live run ${lock.holder}${what}${leaseRenewedText(lock, now)}`;
 }
 
-/** ", lease renewed 4s ago", or nothing when the Lease says no time: every place that says it, in one form. */
-export function leaseRenewedText(lock: Pick<LiveLock, 'renewedAt'>, now: Date): string {
+/**
+ * ", lease renewed 4s ago (30s lease)", or nothing when the Lease says no time: every place that says it, in one form.
+ * The duration beside the age says what the age means: a run renews every 10 s, and its lease lapses only after the
+ * whole duration without one.
+ */
+export function leaseRenewedText(lock: Pick<LiveLock, 'renewedAt' | 'durationSeconds'>, now: Date): string {
   const renewed = lock.renewedAt !== undefined ? Date.parse(lock.renewedAt) : NaN;
-  return Number.isFinite(renewed) ? `, lease renewed ${humanDuration(Math.max(0, now.getTime() - renewed))} ago` : '';
+  if (!Number.isFinite(renewed)) return '';
+  return `, lease renewed ${humanDuration(Math.max(0, now.getTime() - renewed))} ago (${lock.durationSeconds}s lease)`;
+}
+
+/**
+ * A holder whose last renewal looks older than its lease by this machine's clock, not yet watched long enough to tell a
+ * skewed clock from a dead run (status --watch decides within the lease's duration).
+ */
+function unconfirmedText(lock: UnconfirmedLock): string {
+  const what = lock.command !== undefined ? ` (karp-drift ${lock.command})` : '';
+  return `the cluster lock (lease ${LEASE_NAME}) names ${lock.holder}${what}, whose last renewal looks older than its ${lock.durationSeconds}s lease by this machine's clock; whether that run is live is known once it renews the lease or stays silent for ${lock.durationSeconds}s`;
 }
 
 /** A few words for a heading: "(paced by a live run)". */
@@ -126,7 +169,9 @@ export function holdStateText(h: HoldState, now: Date): string {
     case 'paced':
       return `paced by ${liveRunText(h.lock, now)}`;
     case 'unknown':
-      return `the cluster lock (lease ${LEASE_NAME}) could not be read, so whether a run is live is not known`;
+      return h.lock !== undefined
+        ? unconfirmedText(h.lock)
+        : `the cluster lock (lease ${LEASE_NAME}) could not be read, so whether a run is live is not known`;
     case 'switched':
       return `paused: the run that paced it is gone, and its dead man's switch has held drift at 0 since ${hhmm(h.since)}`;
     case 'draining':
@@ -145,6 +190,7 @@ export function holdStateNext(h: HoldState, nodePool?: string): string {
     case 'paced':
       return 'the live run releases its holds as it goes and when it ends; follow it with: karp-drift wait (pause, resume, rollback and another upgrade are refused while it holds the cluster lock)';
     case 'unknown':
+      if (h.lock !== undefined) return `look again in ${Math.ceil(h.lock.decidedWithinMs / 1000)}s: by then the run has renewed its lease or is gone`;
       return `see whether a run is live: kubectl get lease ${LEASE_NAME} -n <lock namespace> -o yaml (reading it needs get on that Lease)`;
     case 'draining':
       return `stop it now: karp-drift pause${scope}; then re-run the staged upgrade to go on, or karp-drift rollback`;

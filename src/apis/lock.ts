@@ -68,6 +68,32 @@ export type TakeVerdict =
   /** Not yet seen renewed, nor silent for the lease's duration: look again. */
   | { action: 'watch'; holder: string; command?: string; since?: string; decidedWithinMs: number };
 
+/**
+ * What a reader that reads the Lease again and again (`status --watch`) has seen of it, on its own monotonic clock:
+ * the version it read last, since when it has read that same version, and whether it has seen the Lease written
+ * while it read (a renewal, or a run taking or creating it: either way a live run wrote it).
+ */
+export interface LeaseSeen {
+  /** undefined: no Lease (yet). */
+  resourceVersion: string | undefined;
+  /** When this version was first read (ms, the reader's monotonic clock). */
+  since: number;
+  renewed: boolean;
+}
+
+/** The reader's sightings after one more read at `atMs`; a read that failed changes nothing. */
+export function seeLease(previous: LeaseSeen | undefined, lease: LeaseView | undefined | 'unreadable', atMs: number): LeaseSeen {
+  if (lease === 'unreadable') return previous ?? { resourceVersion: undefined, since: atMs, renewed: false };
+  const version = lease?.resourceVersion;
+  if (previous !== undefined && previous.resourceVersion === version) return previous;
+  return { resourceVersion: version, since: atMs, renewed: previous !== undefined };
+}
+
+/** The sightings as `takeVerdict` and `runLock` weigh them. */
+export function leaseWatch(seen: LeaseSeen, atMs: number): LeaseWatch {
+  return { silentForMs: Math.max(0, atMs - seen.since), renewedWhileWatched: seen.renewed };
+}
+
 /** May this run take the lock? Skew-proof: another's lease expires only by this run's own watch (`LeaseWatch`). */
 export function takeVerdict(lease: LeaseView | undefined, me: LockHolder, watch: LeaseWatch): TakeVerdict {
   if (lease === undefined) return { action: 'create' };

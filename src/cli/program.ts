@@ -588,7 +588,7 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
           'after',
           examples(bin, [
             [
-              'After an upgrade --no-wait (exit 0 done, 4 stalled, 5 timeout, 6 paused)',
+              'After an upgrade --no-wait (exit 0 done, 4 stalled, 5 timeout, 6 paused or holds left)',
               'wait --timeout 5h',
             ],
             [

@@ -50,7 +50,9 @@ export async function endFollow(
   if (result === 'stalled') return endStalled(run, state, now);
   if (result === 'window') return endWindowClosed(run, state, now);
   if (result === 'succeeded' && pacer) await pacer.finish(state.snapshot.nodes, now);
-  reportDone(run, state, result, now);
+  // A live run may have been given a while to release its holds: the run ends now, not when its nodes were done.
+  if (result === 'succeeded' && !pacer && run.settings.atDone) await endHeldAtDone(run, state, run.settings.atDone);
+  reportDone(run, state, result, run.settings.atDone ? new Date() : now);
   return state.progress!;
 }
 
@@ -63,7 +65,7 @@ function lockLost(run: FollowRun): LockLost | undefined {
   return signal.aborted && signal.reason instanceof LockLost ? signal.reason : undefined;
 }
 
-/** `wait` stopped the follow: the rollout is paused, with no run left to release the holds. */
+/** `endWhen` stopped the follow (`wait`, an unpaced upgrade): the rollout is paused, with no run left to release the holds. */
 function isHeld(run: FollowRun): boolean {
   const { endWhen } = run.settings;
   const reason: unknown = endWhen?.reason;
@@ -129,6 +131,14 @@ function endHeld(run: FollowRun, state: FollowState, now: Date): never {
   const cause = reason instanceof WindowPausedError ? 'window' : 'held';
   reportDone(run, state, 'paused', now, { cause, paused: reason.paused ?? [] });
   throw reason;
+}
+
+/** Every node is on target, and karp-drift's holds are still on the NodePools: not a success (commands/held-follow.ts). */
+async function endHeldAtDone(run: FollowRun, state: FollowState, atDone: NonNullable<FollowRun['settings']['atDone']>): Promise<void> {
+  const held = await atDone();
+  if (held === undefined) return;
+  reportDone(run, state, held.result, new Date(), held.extra);
+  throw held.error;
 }
 
 async function endInterrupted(run: FollowRun, state: FollowState, now: Date): Promise<never> {

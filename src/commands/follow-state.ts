@@ -8,7 +8,9 @@ import type { Pacer } from './staged-pacer.js';
 import type { Cluster } from '../cluster/client.js';
 import type { Discovery } from '../cluster/discovery.js';
 import type { DiagnosisReads, Inventory } from '../karpenter/views.js';
+import type { KarpDriftError } from '../errors.js';
 import type { GateReport } from '../report/gates.js';
+import type { RolloutResult } from '../report/progress.js';
 import { newProgressLog, type ProgressLog } from '../report/progress.js';
 import type { StageState } from '../report/stages.js';
 import { emptySnapshot, type Snapshot } from '../rollout/snapshot.js';
@@ -32,12 +34,25 @@ export interface FollowSettings {
   /** Follow without a `done` event of its own (the rollback of a halted run: the run's `done` comes after it). */
   quietDone?: boolean;
   /**
-   * `wait`: aborted when the rollout is found paused (karp-drift's holds with no run left to release them). The follow
-   * ends with `done` `paused` (cause `held`) and throws the abort's reason.
+   * A follow that paces nothing (`wait`, an upgrade without stages): aborted when the rollout is found paused
+   * (karp-drift's holds with no run left to release them). The follow ends with `done` `paused` (cause `held`) and
+   * throws the abort's reason.
    */
   endWhen?: AbortSignal;
   /** A staged rollout's upgrade windows (`--window`): the follow ends, the rollout held, once they close. */
   window?: WindowCalendar;
+  /**
+   * A follow that paces nothing (`wait`, an upgrade without stages): asked once every node is on target; what it
+   * gives ends the follow instead of success (karp-drift's holds left on the NodePools: commands/held-follow.ts).
+   */
+  atDone?: () => Promise<HeldAtDone | undefined>;
+}
+
+/** How a follow that found every node on target ends instead of succeeding: its `done` result and fields, and the error. */
+export interface HeldAtDone {
+  result: RolloutResult;
+  extra: Record<string, unknown>;
+  error: KarpDriftError;
 }
 
 /** What the follow is given: the command's context, the cluster, and how it reports (decided once, at the start). */

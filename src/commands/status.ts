@@ -2,6 +2,8 @@
 // --watch reads the cluster once, then keeps NodeClaims, Nodes, EC2NodeClasses and Karpenter's events current with
 // the watches the rollout follow uses (cluster/follow.ts), and re-lists only what watches do not cover (NodePools,
 // PDBs, pods) every REREAD_MS: polling the whole inventory would re-list every pod of the cluster every few seconds.
+// The cluster lock's Lease, one small object, is read every LEASE_LOOK_MS, and at once when the holds shown change:
+// a run takes the lock before it writes a hold, so a hold is never shown with a read of the lock older than it.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CommandContext } from './context.js';
 import type { Cluster } from '../cluster/client.js';
@@ -12,17 +14,23 @@ import type { DiagnosisReads, Inventory } from '../karpenter/views.js';
 import type { StatusOptions } from './options.js';
 import { snapshotStatus, statusFrame, statusJson, statusTable, type StatusContext } from '../report/status.js';
 import { recordSummary } from '../report/summary.js';
-import { applyChange, inventorySnapshot, karpenterNodesOf } from '../rollout/snapshot.js';
+import { applyChange, inventorySnapshot, karpenterNodesOf, type Snapshot } from '../rollout/snapshot.js';
 import { fullScreenDisplay } from './live-display.js';
 import { readLease } from '../cluster/lock.js';
-import { runLock } from '../apis/hold-state.js';
-import type { LeaseView } from '../apis/lock.js';
+import { runLock, type RunLock } from '../apis/hold-state.js';
+import { leaseWatch, seeLease, type LeaseSeen, type LeaseView } from '../apis/lock.js';
 import { connect, readScope } from './planning.js';
 
 /** How often --watch looks for a change to show: a burst of changes is one redraw. */
 const REDRAW_MS = 1000;
 /** How often --watch re-lists NodePools, PDBs and pods (what the blockers read), as the rollout follow does. */
 const REREAD_MS = 30_000;
+/**
+ * How often --watch reads the cluster lock's Lease. A live run renews it every 10 s (apis/lock.ts RENEW_EVERY_MS) and
+ * it lapses 30 s after the last renewal: read every 30 s with the age counted on from that read, a healthy run was
+ * shown "lease renewed 29s ago" and then as gone ("resume releases them") until the next read.
+ */
+const LEASE_LOOK_MS = 2_000;
 
 export async function status(options: StatusOptions, ctx: CommandContext): Promise<void> {
   const { cluster } = await connect(ctx);
@@ -69,7 +77,6 @@ async function watch(
   ctx: CommandContext,
 ): Promise<void> {
   const { inventory } = first;
-  let { lease } = first;
   const snapshot = inventorySnapshot(inventory);
   let reads: StatusContext = inventory;
   const stop = new AbortController();
@@ -86,13 +93,21 @@ async function watch(
     },
   });
   const display = ctx.globals.output !== 'json' && ctx.io.interactive ? fullScreenDisplay(ctx.io, 'out') : undefined;
+  const lock = leaseLooks(cluster, options, first.lease, stop.signal);
   let shown: string | undefined;
+  let heldShown = '';
   let readAt = Date.now();
   try {
     for (;;) {
       // A view says "N minutes ago" and budget windows open and close: it is recomputed every time, printed on change.
-      const now = new Date();
-      const s = snapshotStatus(snapshot, scoped({ ...reads, lock: runLock(lease, now) }, options), now);
+      let s = frame(snapshot, reads, lock, options);
+      // Holds appeared or changed since the last frame: the lock is read again before they are shown (a read from
+      // before they appeared may be from before the run that wrote them took the lock).
+      if (heldKey(s) !== heldShown) {
+        await lock.look();
+        s = frame(snapshot, reads, lock, options);
+      }
+      heldShown = heldKey(s);
       const next = render(ctx, cluster, s, true);
       if (next !== shown) {
         if (display) display.show((screen) => statusFrame(s, screen, { wide: ctx.globals.wide }));
@@ -108,8 +123,8 @@ async function watch(
         readAt = Date.now();
         const fresh: DiagnosisReads | undefined = await readDiagnosisReads(cluster, discovery, karpenterNodesOf(snapshot), stop.signal).catch(() => undefined);
         if (fresh) reads = { ...reads, ...fresh };
-        lease = await readLockLease(cluster, options, stop.signal);
       }
+      if (lock.due()) await lock.look();
     }
   } finally {
     display?.end();
@@ -118,4 +133,35 @@ async function watch(
     ctx.signal.removeEventListener('abort', onAbort);
   }
   if (failure) throw failure; // an interrupt ends --watch quietly; a follow that gave up does not
+}
+
+function frame(snapshot: Snapshot, reads: StatusContext, lock: LeaseLooks, options: StatusOptions) {
+  const now = new Date();
+  return snapshotStatus(snapshot, scoped({ ...reads, lock: lock.now(now) }, options), now);
+}
+
+/** Which holds a frame shows, by NodePool, mechanism and run: a change calls for a fresh read of the lock. */
+const heldKey = (s: ReturnType<typeof snapshotStatus>): string => s.holds.map((h) => `${h.nodePool}/${h.mechanism}/${h.runId ?? ''}`).join(' ');
+
+/** The cluster lock as --watch reads it, again and again: what the latest read says, judged by what the reads saw. */
+interface LeaseLooks {
+  look(): Promise<void>;
+  /** Time for another read. */
+  due(): boolean;
+  now(now: Date): RunLock;
+}
+
+function leaseLooks(cluster: Cluster, options: StatusOptions, first: LeaseView | undefined | 'unreadable', signal: AbortSignal): LeaseLooks {
+  let lease = first;
+  let readAt = performance.now();
+  let seen: LeaseSeen = seeLease(undefined, first, readAt);
+  return {
+    async look() {
+      lease = await readLockLease(cluster, options, signal);
+      readAt = performance.now();
+      seen = seeLease(seen, lease, readAt);
+    },
+    due: () => performance.now() - readAt >= LEASE_LOOK_MS,
+    now: (now) => runLock(lease, now, leaseWatch(seen, performance.now())),
+  };
 }

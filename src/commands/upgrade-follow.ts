@@ -10,9 +10,11 @@ import type { Plan } from '../plan/plan.js';
 import type { TargetAmi } from '../plan/pin.js';
 import { humanDuration } from '../text/words.js';
 import { followRollout } from './follow-rollout.js';
-import type { RolloutProgress } from '../rollout/track.js';
 import type { GateKeeper } from './gate-keeper.js';
 import type { Pacer } from './staged-pacer.js';
+import type { RolloutProgress, RolloutScope } from '../rollout/track.js';
+import { LEASE_NAMESPACE } from '../apis/lock.js';
+import { followHeldAsWaitDoes } from './held-follow.js';
 
 /**
  * A staged rollback's plan (commands/rollback-stages.ts): each restored EC2NodeClass's AMIs as Karpenter resolved them
@@ -52,7 +54,10 @@ export interface UpgradeFollow {
   rollback?: { haltHint: string };
   /** No `done` of its own: the caller reports the run's (an --on-failure rollback after a halt). */
   quietDone?: boolean;
-  /** --lock-namespace, when given: the rollback of a halt says it again in the command that goes on. */
+  /**
+   * --lock-namespace: where the cluster lock is, which tells a live run's holds from holds left behind (default
+   * kube-system); the rollback of a halt says it again in the command that goes on.
+   */
   lockNamespace?: string;
 }
 
@@ -90,24 +95,39 @@ export async function followToEnd(
   }
 
   const startedAt = new Date();
-  const final = await followRollout(ctx, cluster, discovery, inventory, {
-    scope: {
-      // The plan's NodePools are those of the classes in scope.
-      nodePools: plan.nodePools.map((p) => ({ name: p.name, nodeClass: p.nodeClass })),
-      targetImageIds: targetIdsOf(plan),
-      targetMinor: follow.target,
-      startedAt,
-      nodeClassGenerations: generations,
-    },
-    timeoutMs: follow.timeoutMs,
-    stallTimeoutMs: follow.stallTimeoutMs,
-    resumeCommand: follow.resume,
-    ...(pacer ? { pacer } : {}),
-    ...(pacer?.plan.windows && windowed ? { window: pacer.plan.windows.calendar } : {}),
-    ...(gates ? { gates, rollbackOnHalt: gates.request.onFailure === 'rollback' } : {}),
-    ...(follow.rollback ? { haltHint: follow.rollback.haltHint } : {}),
-    ...(follow.quietDone === true ? { quietDone: true } : {}),
-  });
+  const scope: RolloutScope = {
+    // The plan's NodePools are those of the classes in scope.
+    nodePools: plan.nodePools.map((p) => ({ name: p.name, nodeClass: p.nodeClass })),
+    targetImageIds: targetIdsOf(plan),
+    targetMinor: follow.target,
+    startedAt,
+    nodeClassGenerations: generations,
+  };
+  // A rollout this run does not pace reads karp-drift's holds as `wait` does (held-follow.ts); a staged one's are its own.
+  const held = pacer
+    ? undefined
+    : await followHeldAsWaitDoes(ctx, { cluster, api: discovery.karpenterApi, pools: inventory.nodePools, inventory, log }, scope, {
+        lockNamespace: follow.lockNamespace ?? LEASE_NAMESPACE,
+        timeoutMs: follow.timeoutMs,
+        applied: changed > 0 ? `${changed} EC2NodeClass change(s)` : '',
+      });
+  let final: RolloutProgress;
+  try {
+    final = await followRollout(ctx, cluster, discovery, inventory, {
+      scope,
+      timeoutMs: follow.timeoutMs,
+      stallTimeoutMs: follow.stallTimeoutMs,
+      resumeCommand: follow.resume,
+      ...(pacer ? { pacer } : {}),
+      ...(pacer?.plan.windows && windowed ? { window: pacer.plan.windows.calendar } : {}),
+      ...(gates ? { gates, rollbackOnHalt: gates.request.onFailure === 'rollback' } : {}),
+      ...(held ? { endWhen: held.look.signal, atDone: held.atDone } : {}),
+      ...(follow.rollback ? { haltHint: follow.rollback.haltHint } : {}),
+      ...(follow.quietDone === true ? { quietDone: true } : {}),
+    });
+  } finally {
+    held?.look.stop();
+  }
   if (!json && follow.quietDone !== true) {
     const pools = final.nodePools.map((p) => `${p.name}: ${p.replaced} replaced, ${p.onTarget} on target`).join('; ');
     const what = follow.rollback ? 'Rollback' : 'Rollout';

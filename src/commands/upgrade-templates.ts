@@ -23,6 +23,8 @@ import { manifestDiffJson, manifestDiffText } from '../report/diff.js';
 import { recordSummary } from '../report/summary.js';
 import { LEASE_NAMESPACE } from '../apis/lock.js';
 import { followRollout } from './follow-rollout.js';
+import { followHeldAsWaitDoes } from './held-follow.js';
+import type { RolloutProgress, RolloutScope } from '../rollout/track.js';
 import { lockHolder, withClusterLock } from './hold-shared.js';
 import { createdObjects, templateRecords, withRecords } from './template-records.js';
 import { rolledLine, templatePlanText } from '../report/templates.js';
@@ -64,7 +66,7 @@ export async function upgradeFromTemplates(options: UpgradeOptions, t: UpgradeTe
     const generation = options.dryRun ? await apply(ctx.signal) : await withClusterLock(ctx, cluster, { lockNamespace }, holder, apply);
     if (options.dryRun || !options.wait) return;
     const follow = { name: t.name, targets: changes.targets, generation, to, creates };
-    await followTemplates(ctx, cluster, discovery, follow, options);
+    await followTemplates(ctx, { cluster, discovery, log }, follow, { ...options, lockNamespace });
   } finally {
     cluster.close();
   }
@@ -185,26 +187,39 @@ async function applyRendered(
 
 async function followTemplates(
   ctx: CommandContext,
-  cluster: Cluster,
-  discovery: Discovery,
+  { cluster, discovery, log }: { cluster: Cluster; discovery: Discovery; log: Logger },
   { name, targets, generation, to, creates }: { name: string; targets: string[]; generation: number; to: string; creates: string[] },
-  limits: Pick<UpgradeOptions, 'timeoutMs' | 'stallTimeoutMs'>,
+  limits: Pick<UpgradeOptions, 'timeoutMs' | 'stallTimeoutMs'> & { lockNamespace: string },
 ): Promise<void> {
   const inventory = await readInventory(cluster, { discovery, signal: ctx.signal });
   // Every NodePool of the class drifts, not only the rendered one.
   const pools = new Set([name, ...inventory.nodePools.filter((p) => p.nodeClass === name).map((p) => p.name)]);
   const startedAt = new Date();
-  const final = await followRollout(ctx, cluster, discovery, inventory, {
-    scope: {
-      nodePools: [...pools].map((pool) => ({ name: pool, nodeClass: name })),
-      targetImageIds: { [name]: targets },
-      targetMinor: to,
-      startedAt,
-      nodeClassGenerations: { [name]: generation },
-    },
+  const scope: RolloutScope = {
+    nodePools: [...pools].map((pool) => ({ name: pool, nodeClass: name })),
+    targetImageIds: { [name]: targets },
+    targetMinor: to,
+    startedAt,
+    nodeClassGenerations: { [name]: generation },
+  };
+  // karp-drift's holds on these NodePools are read as `wait` reads them: held with no run to release them, it ends now.
+  const held = await followHeldAsWaitDoes(ctx, { cluster, api: discovery.karpenterApi, pools: inventory.nodePools, inventory, log }, scope, {
+    lockNamespace: limits.lockNamespace,
     timeoutMs: limits.timeoutMs,
-    stallTimeoutMs: limits.stallTimeoutMs,
-    resumeCommand: `karp-drift upgrade --to ${to} --yes`,
+    applied: `ec2nodeclass/${name} and nodepool/${name}`,
   });
+  let final: RolloutProgress;
+  try {
+    final = await followRollout(ctx, cluster, discovery, inventory, {
+      scope,
+      timeoutMs: limits.timeoutMs,
+      stallTimeoutMs: limits.stallTimeoutMs,
+      resumeCommand: `karp-drift upgrade --to ${to} --yes`,
+      endWhen: held.look.signal,
+      atDone: held.atDone,
+    });
+  } finally {
+    held.look.stop();
+  }
   if (ctx.globals.output !== 'json') ctx.io.out(`${rolledLine(final.nodePools, { name, to, creates, ms: Date.now() - startedAt.getTime() })}\n`);
 }

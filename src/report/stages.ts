@@ -72,7 +72,7 @@ export function stageEventText(e: StageEvent, plan: StagePlan): string {
   }
   if (e.type === 'wave' && e.picks !== undefined) {
     const held = [...new Set(e.picks.filter((p) => !p.exact).map((p) => `nodepool/${p.nodePool}`))];
-    return `${label} wave ${e.wave + 1}/${e.of} opens: one node per target AMI first, ${e.picks.length === 0 ? 'none left untested' : pickList(e.picks)} (${e.started} of ${plural(e.size, 'old node')} replaced so far)${held.length > 0 ? `; the other old nodes of ${held.join(', ')} held with do-not-disrupt until the wave is done` : ''}`;
+    return `${label} wave ${e.wave + 1}/${e.of} opens: one node per target AMI first: ${e.picks.length === 0 ? 'none left untested' : pickList(e.picks)} (${e.started} of ${plural(e.size, 'old node')} replaced so far)${held.length > 0 ? `; the other old nodes of ${held.join(', ')} held with do-not-disrupt until the wave is done` : ''}`;
   }
   if (e.type === 'wave') {
     return `${label} wave ${e.wave + 1}/${e.of} opens: up to ${e.target} of ${plural(e.size, 'old node')} replaced (${e.started} so far)`;
@@ -85,9 +85,9 @@ export function stageEventText(e: StageEvent, plan: StagePlan): string {
   return `${label} wave ${e.wave + 1} done; soaking ${humanDuration(plan.soakMs)} until ${utcTime(e.until)} before ${next}`;
 }
 
-/** "al2023 amd64 standard ami-1 on node n (nodepool/canary), …". */
-export const pickList = (picks: ReadonlyArray<Pick<AmiPick, 'label' | 'ami' | 'node' | 'nodePool'>>): string =>
-  picks.map((p) => `${p.label} ${p.ami} on node ${p.node} (nodepool/${p.nodePool})`).join(', ');
+/** "al2023 amd64 standard ami-1 on nodepool/canary, al2023 arm64 standard ami-2 on nodepool/general (node n), …". */
+export const pickList = (picks: readonly AmiPick[]): string =>
+  picks.map((p) => `${p.label} ${p.ami} on nodepool/${p.nodePool}${p.exact ? '' : ` (node ${p.node})`}`).join(', ');
 
 /** The NDJSON line of a pacer event (`type` and `time` first, as every event). */
 export function pacerEventJson(e: PacerEvent, plan: StagePlan, now: Date): Record<string, unknown> {
@@ -213,11 +213,14 @@ export function stagedPlanLines(p: StagedPlan): string[] {
 
 /** The first wave of a `1/ami` stage: which node tests which AMI, and where the other old nodes are held for it. */
 function pickLines(picks: readonly AmiPick[]): string[] {
-  if (picks.length === 0) return ['    wave 1 tests: nothing (every target AMI already runs on a node, or only on empty ones)'];
-  return picks.map(
-    (p, i) =>
-      `    ${i === 0 ? 'wave 1 tests:' : '             '} ${p.label} ${p.ami} on node ${p.node} (nodepool/${p.nodePool}${p.exact ? '' : '; its other old nodes held with do-not-disrupt during the wave'})`,
-  );
+  if (picks.length === 0) return ['    wave 1 tests nothing: every target AMI already runs on a node, or only empty nodes move onto it'];
+  return [
+    '    wave 1 tests each target AMI on one node:',
+    ...picks.map(
+      (p) =>
+        `      ${p.label} ${p.ami} on nodepool/${p.nodePool}, ${p.exact ? 'any of its old nodes (each moves onto it)' : `node ${p.node} (its other old nodes held with do-not-disrupt meanwhile)`}`,
+    ),
+  ];
 }
 
 export function stagedPlanJson(p: StagedPlan): Record<string, unknown> {

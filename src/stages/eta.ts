@@ -23,6 +23,11 @@ export interface EtaPool {
 export interface EtaStage {
   pools: EtaPool[];
   targets: number[];
+  /**
+   * Each wave's cumulative share per NodePool (`[wave][pool]`) when the plan chose them (a `1/ami` wave takes the
+   * nodes that test each AMI, not `waveShares`'); absent: `waveShares` of each target.
+   */
+  shares?: number[][];
 }
 
 /**
@@ -33,7 +38,7 @@ export interface EtaStage {
  */
 export function waveRounds(stage: EtaStage): number[] {
   const old = stage.pools.map((p) => p.oldNodes);
-  const shares = stage.targets.map((t) => waveShares(t, old));
+  const shares = stage.shares ?? stage.targets.map((t) => waveShares(t, old));
   return shares.map((share, w) =>
     Math.max(
       0,

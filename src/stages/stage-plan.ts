@@ -172,5 +172,10 @@ export function planStages(
 
 /** A planned stage as the ETA model sees it. */
 export function etaStage(stage: Pick<PlannedStage, 'nodePools' | 'targets'>): EtaStage {
-  return { pools: stage.nodePools.map((p) => ({ oldNodes: p.oldNodes, limit: p.limit })), targets: stage.targets };
+  return {
+    pools: stage.nodePools.map((p) => ({ oldNodes: p.oldNodes, limit: p.limit })),
+    targets: stage.targets,
+    // The shares the plan chose (a `1/ami` wave's picks), wave by wave.
+    shares: stage.targets.map((_, w) => stage.nodePools.map((p) => p.waves[w] ?? 0)),
+  };
 }

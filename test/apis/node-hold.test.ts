@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nodeHoldChanges, type OldNode } from '../../src/apis/node-hold.js';
+import { nodeHoldChanges, type NodeHoldChanges, type OldNode } from '../../src/apis/node-hold.js';
 
 const node = (name: string, o: Partial<OldNode> = {}): OldNode => ({
   name,
@@ -59,5 +59,17 @@ describe('nodeHoldChanges', () => {
     ['allowance beyond the nodes frees them all', [held('a'), node('b')], 5, { hold: [], release: ['a'] }],
   ])('%s', (_name, nodes, allowance, expected) => {
     expect(nodeHoldChanges(nodes, allowance)).toEqual(expected);
+  });
+});
+
+describe('nodeHoldChanges with the nodes to leave free named (a 1/ami wave’s picks)', () => {
+  it.each<[string, OldNode[], number, string[], NodeHoldChanges]>([
+    // Karpenter's order would free the empty node first; the pick is another one.
+    ['exactly the picks are free, whatever the order', [node('a', { empty: true }), node('b'), node('c')], 1, ['c'], { hold: ['a', 'b'], release: [] }],
+    ['a pick held by an earlier run is released', [held('a'), held('b'), node('c')], 1, ['b'], { hold: ['c'], release: ['b'] }],
+    ['never more free than the allowance', [node('a'), node('b')], 1, ['a', 'b'], { hold: ['b'], release: [] }],
+    ["a person's do-not-disrupt is never taken, even if named", [node('u', { doNotDisrupt: true }), node('a')], 1, ['u'], { hold: ['a'], release: [] }],
+  ])('%s', (_name, nodes, allowance, only, expected) => {
+    expect(nodeHoldChanges(nodes, allowance, only)).toEqual(expected);
   });
 });

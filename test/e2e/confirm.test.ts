@@ -133,4 +133,23 @@ describe("the confirmation prompt (stdin and stderr a terminal, stdout not)", ()
     expect(run.stdout).toContain("Applied 2 EC2NodeClass change(s); not waiting (--no-wait).");
     expect(httpWrites(sandbox)).toBeGreaterThan(0);
   });
+
+  it("re-running a held rollout at a terminal shows what it resumes and waits for yes; no changes nothing", async () => {
+    const sandbox = await scenario("default");
+    expect((await karpDrift(sandbox, ["pause"])).code).toBe(0);
+    expect((await karpDrift(sandbox, ["upgrade", "--to", "1.30", "--yes", "--no-wait"])).code).toBe(0);
+    const writes = httpWrites(sandbox);
+    const declined = await atTerminal(sandbox, ["upgrade", "--to", "1.30"], "no\r");
+    expect(declined.code, declined.screen).toBe(3);
+    expect(declined.stdout).toContain("This rollout is held: karp-drift holds Drifted disruption on nodepool/arm, nodepool/general, nodepool/system.");
+    expect(declined.stdout).toMatch(/It was paused with karp-drift pause at /);
+    expect(declined.stdout).toContain("Going on resumes it at stage 1/1 (rollout) wave 1/2 (one node per target AMI): 0 of 12 old nodes replaced or under way.");
+    expect(declined.screen).toContain("Resume the held rollout? karp-drift will release its holds wave by wave, gated, and Karpenter will replace the 12 old node(s) left through drift.");
+    expect(declined.screen).toContain('error: upgrade not confirmed (answered "no", not yes); nothing was changed');
+    expect(httpWrites(sandbox)).toBe(writes);
+
+    const accepted = await atTerminal(sandbox, ["upgrade", "--to", "1.30"], "yes\r");
+    expect(accepted.code, accepted.screen).toBe(0);
+    expect(accepted.stdout).toContain("Rollout complete in");
+  });
 });

@@ -47,7 +47,8 @@ const ROWS: Record<string, Row> = {
   plan: { args: ['plan', '--to', '1.30'] },
   status: { args: ['status'] },
   wait: { before: [[...upgrade, '--no-wait']], args: ['wait'] },
-  upgrade: { args: upgrade },
+  'upgrade (staged and gated by default)': { args: upgrade },
+  'upgrade --no-wait': { args: [...upgrade, '--no-wait'] },
   'upgrade --dry-run': { args: [...upgrade, '--dry-run'] },
   'upgrade --canary/--waves': { args: [...upgrade, '--canary', 'system', '--waves', '1,100%', '--soak', '0s'] },
   // Holds and the windows' budgets written, nothing applied; allowed is exit 0, as the CronJob runs it.

@@ -98,7 +98,7 @@ describe('staged rollout interrupted, and its lock', () => {
     expect(second.stdout + second.stderr).not.toMatch(/\(paused\)|until karp-drift resume/);
     const status = await karpDrift(sandbox, ['status']);
     expect(status.code, status.stderr).toBe(0);
-    expect(status.stdout).toMatch(/^Paced by a live run, lease renewed \d+s ago:\n {2}.*\(run .*\): karp-drift upgrade --to 1\.30 --canary canary/m);
+    expect(status.stdout).toMatch(/^Paced by a live run, lease renewed \d+s ago \(30s lease\):\n {2}.*\(run .*\): karp-drift upgrade --to 1\.30 --canary canary/m);
     expect(status.stdout.split('\n').filter((l) => !/^ {2}|^STALL-/.test(l)).every((l) => l.length <= 80)).toBe(true);
     expect(status.stdout).toContain('follow it with: karp-drift wait');
     expect(status.stdout).not.toMatch(/\(paused\)|resume \[--nodepool/);

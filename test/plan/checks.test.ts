@@ -667,7 +667,7 @@ const EXACT: Array<[string, Case, Check]> = [
           }),
         ],
       },
-      options: { lock: { state: 'live', holder: 'ci@runner-7 (run run-1)', command: 'upgrade --to 1.31 --canary general' } },
+      options: { lock: { state: 'live', holder: 'ci@runner-7 (run run-1)', command: 'upgrade --to 1.31 --canary general', durationSeconds: 30 } },
     },
     {
       code: 'DRIFT-HELD',

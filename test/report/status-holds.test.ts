@@ -155,9 +155,9 @@ describe('drift holds in status', () => {
       'a live run paces them: its holds, followed with wait; no resume offered',
       [held('general', record(), [{ nodes: '20%' }, switchBudget(at(23)), { nodes: '1', reasons: ['Drifted'] }])],
       [],
-      { state: 'live', holder: 'alice@laptop (run 3f2a9c1e)', command: 'upgrade --to 1.30 --canary canary', renewedAt: iso(at(19, 55)) },
+      { state: 'live', holder: 'alice@laptop (run 3f2a9c1e)', command: 'upgrade --to 1.30 --canary canary', renewedAt: iso(at(19, 55)), durationSeconds: 30 },
       [
-        'Paced by a live run, lease renewed 5s ago:',
+        'Paced by a live run, lease renewed 5s ago (30s lease):',
         '  alice@laptop (run 3f2a9c1e): karp-drift upgrade --to 1.30 --canary canary',
         '  next: the live run releases its holds as it goes and when it ends; follow it with: karp-drift wait (pause, resume, rollback and another upgrade are refused while it holds the cluster lock)',
         '',
@@ -207,9 +207,9 @@ describe('drift holds in status', () => {
       'paused by its windows, but a live run holds the lock now: paced, not waiting',
       [held('general', windowed, [{ nodes: '20%' }, closedBudget, hold])],
       [],
-      { state: 'live', holder: 'cronjob (run 9a)', renewedAt: iso(at(19, 55)) },
+      { state: 'live', holder: 'cronjob (run 9a)', renewedAt: iso(at(19, 55)), durationSeconds: 30 },
       [
-        'Paced by a live run, lease renewed 5s ago:',
+        'Paced by a live run, lease renewed 5s ago (30s lease):',
         '  cronjob (run 9a)',
         '  next: the live run releases its holds as it goes and when it ends; follow it with: karp-drift wait (pause, resume, rollback and another upgrade are refused while it holds the cluster lock)',
         '',
@@ -223,6 +223,17 @@ describe('drift holds in status', () => {
       [
         'Whether a run is live: the cluster lock (lease karp-drift) could not be read, so whether a run is live is not known',
         '  next: see whether a run is live: kubectl get lease karp-drift -n <lock namespace> -o yaml (reading it needs get on that Lease)',
+        '',
+      ],
+    ],
+    [
+      'a holder that status --watch has not yet seen renew nor lapse: not called a pause, said what decides it',
+      [held('general', record(), [{ nodes: '20%' }, hold])],
+      [],
+      { state: 'unconfirmed', holder: 'alice@laptop (run 3f2a9c1e)', command: 'upgrade --to 1.30 --canary canary', durationSeconds: 30, decidedWithinMs: 26_500 },
+      [
+        "Whether a run is live: the cluster lock (lease karp-drift) names alice@laptop (run 3f2a9c1e) (karp-drift upgrade --to 1.30 --canary canary), whose last renewal looks older than its 30s lease by this machine's clock; whether that run is live is known once it renews the lease or stays silent for 30s",
+        '  next: look again in 27s: by then the run has renewed its lease or is gone',
         '',
       ],
     ],

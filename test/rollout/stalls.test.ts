@@ -92,7 +92,7 @@ describe('STALL-HELD', () => {
   });
 
   // The same hold means different things by the cluster lock and the hold's own switch (apis/hold-state.ts).
-  const live: RunLock = { state: 'live', holder: 'alice@laptop (run run-7)', command: 'upgrade --to 1.30 --canary canary', renewedAt: at(20).toISOString() };
+  const live: RunLock = { state: 'live', holder: 'alice@laptop (run run-7)', command: 'upgrade --to 1.30 --canary canary', renewedAt: at(20).toISOString(), durationSeconds: 30 };
   const switchOf = (armAt: Date) => ({
     nodes: '0',
     reasons: ['Drifted' as const],
@@ -115,7 +115,7 @@ describe('STALL-HELD', () => {
     const blockers = only(diagnosis({ claims: [old1, old2], ...world }), 'STALL-HELD');
     expect(blockers[0]?.message).toBe(message);
     if (next) expect(blockers[0]!.next).toMatch(next);
-    if (world.lock?.state === 'live') expect(blockers[0]!.evidence).toContain('the live run alice@laptop (run run-7) (karp-drift upgrade --to 1.30 --canary canary), lease renewed 0s ago');
+    if (world.lock?.state === 'live') expect(blockers[0]!.evidence).toContain('the live run alice@laptop (run run-7) (karp-drift upgrade --to 1.30 --canary canary), lease renewed 0s ago (30s lease)');
   });
 
   it("karp-drift's do-not-disrupt on nodes is STALL-HELD, not STALL-DO-NOT-DISRUPT", () => {

@@ -2,12 +2,14 @@ import { describe, expect, it } from 'vitest';
 import {
   decideStages,
   initialPosition,
+  type PicksOf,
   type PoolWaveCounts,
   type StagePlan,
   type StagePosition,
 } from '../../src/stages/controller.js';
 import { waveTargets } from '../../src/stages/waves.js';
 import { waves, MIN, t0, at } from './helpers.js';
+import type { AmiPick } from '../../src/stages/ami-picks.js';
 
 const pool = (name: string, untouched: number, inflight = 0): PoolWaveCounts => ({ name, untouched, inflight });
 
@@ -506,5 +508,54 @@ describe('decideStages: health-gate checkpoints', () => {
       point: 'soak-end',
       stageEnd: true,
     });
+  });
+});
+
+describe('decideStages: the 1/ami wave tests each target AMI on one node first', () => {
+  const amiPlan: StagePlan = { stages: [{ name: 'rollout', nodePools: ['canary', 'general'], amiCount: 2 }], waves: waves('1/ami,100%'), soakMs: 0 };
+  const pick = (nodePool: string, node: string, exact: boolean, ami = 'ami-x'): AmiPick => ({ ami, label: 'al2023 amd64 standard', nodePool, node, exact });
+  const picks = (list: AmiPick[]): PicksOf => () => list;
+  const only = (cleared: string[]) => (c: { stage: number; wave: number; point: string }) =>
+    cleared.includes(`${c.stage}/${c.wave}/${c.point}`);
+  const fresh = [pool('canary', 3), pool('general', 14)];
+
+  it('opens with the picks: each NodePool may start its picks, and a NodePool whose budget alone is not exact names them', () => {
+    const list = [pick('canary', 'c1', true, 'ami-amd'), pick('general', 'g7', false, 'ami-arm')];
+    const d = decideStages(amiPlan, fresh, initialPosition(amiPlan, fresh, [], undefined, {}, picks(list)), t0, undefined, picks(list));
+    expect(d.phase).toBe('wave');
+    expect(d.allowances).toEqual({ canary: 1, general: 1 });
+    expect(d.free).toEqual({ general: ['g7'] });
+    expect(d.events.find((e) => e.type === 'wave')).toMatchObject({ wave: 0, of: 2, target: 2, size: 17, started: 0, picks: list });
+  });
+
+  it.each<[string, PoolWaveCounts[], AmiPick[], string[], string, Record<string, number>]>([
+    // Both picks started (each AMI is being tested): nothing more starts until they are done and judged.
+    ['both picks in flight: finishing', [pool('canary', 2, 1), pool('general', 13, 1)], [], [], 'finishing', { canary: 0, general: 0 }],
+    ['both done, not yet judged: gating', [pool('canary', 2), pool('general', 13)], [], [], 'gating', { canary: 0, general: 0 }],
+    // Judged: the rest at the NodePools' own budgets (all they have left: their budget hold is then the larger).
+    ['judged: the rest opens', [pool('canary', 2), pool('general', 13)], [], ['0/0/wave-end'], 'wave', { canary: 2, general: 13 }],
+    // The replacement came up on another arch (Karpenter's choice): the AMI left untested is picked again, alone.
+    ['an AMI still untested: picked again', [pool('canary', 2), pool('general', 13)], [pick('general', 'g9', false)], [], 'wave', { canary: 0, general: 1 }],
+  ])('%s', (_name, counts, list, cleared, phase, allowances) => {
+    const opened: StagePosition = { stage: 0, wave: 0, sizes: [17], poolSizes: { canary: 3, general: 14 }, announced: { stage: 0, wave: 0 } };
+    const d = decideStages(amiPlan, counts, opened, t0, only(cleared), picks(list));
+    expect(d.phase).toBe(phase);
+    expect(d.allowances).toEqual(allowances);
+  });
+
+  it('a re-run starts at the 1/ami wave while an AMI is untested, whatever the counts; at the next wave once none is', () => {
+    const counts = [pool('canary', 2), pool('general', 10)];
+    expect(initialPosition(amiPlan, counts, [17], undefined, {}, picks([pick('general', 'g9', false)])).wave).toBe(0);
+    expect(initialPosition(amiPlan, counts, [17], undefined, {}, picks([])).wave).toBe(1);
+    // Nothing started yet and every AMI tested already (the canary stage of an earlier run did): straight to the rest.
+    expect(initialPosition(amiPlan, fresh, [], undefined, {}, picks([])).wave).toBe(1);
+  });
+
+  it('no AMI to test (only empty nodes move): the 1/ami wave collapses into the rest', () => {
+    const none: StagePlan = { ...amiPlan, stages: [{ ...amiPlan.stages[0]!, amiCount: 0 }] };
+    const d = decideStages(none, fresh, initialPosition(none, fresh), t0);
+    expect(d.phase).toBe('wave');
+    expect(d.allowances).toEqual({ canary: 3, general: 14 });
+    expect(d.events.find((e) => e.type === 'wave')).toMatchObject({ of: 1, target: 17 });
   });
 });
