@@ -187,7 +187,15 @@ function writeNeeds(
 
 function followOf(options: UpgradeOptions, resume: string): UpgradeFollow {
   const { wait, nodeClasses, timeoutMs, stallTimeoutMs, lockNamespace } = options;
-  return { wait, target: options.kubernetes.version, nodeClasses, timeoutMs, stallTimeoutMs, resume, ...(lockNamespace !== undefined ? { lockNamespace } : {}) };
+  return {
+    wait,
+    target: options.kubernetes.version,
+    nodeClasses,
+    timeoutMs,
+    stallTimeoutMs,
+    resume,
+    ...(lockNamespace !== undefined ? { lockNamespace } : {}),
+  };
 }
 
 /** The command line that goes on where this run stops: the same upgrade, confirmed. */

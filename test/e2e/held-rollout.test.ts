@@ -1,6 +1,7 @@
-// Every command reads a rollout karp-drift holds the same way (issue 33 item 6). An upgrade that paces nothing (no
-// stage flags, or --templates) that finds the rollout paused ends at once with the hold's story, exit 6, as `wait`
-// does, instead of following it until --stall-timeout; a live run's holds it follows. And neither `wait` nor such an
+// Every command reads a rollout karp-drift holds the same way (issue 33 item 6). An upgrade that paces nothing
+// (--templates; the default upgrade is staged, and asks before it resumes: safe-default.test.ts) that finds the
+// rollout paused ends at once with the hold's story, exit 6, as `wait` does, instead of following it until
+// --stall-timeout; a live run's holds a staged upgrade leaves to that run (the cluster lock), naming `wait`. And neither `wait` nor such an
 // upgrade calls a rollout done while karp-drift's holds are left on its NodePools. The checks read the sandbox's
 // store and its request log, not karp-drift's account. A run killed after its last replacement, whose lease `wait` must
 // see lapse, is the wall-clock proof held-rollout.clock.test.ts.
@@ -25,7 +26,6 @@ const TEMPLATES = ['--cluster-name', 'sandbox', '--role', 'KarpenterNodeRole-san
 
 describe('an upgrade that paces nothing, on a rollout karp-drift holds', () => {
   it.each<[string, string[], string[], RegExp]>([
-    ['upgrade without stage flags', [], ['patch ec2nodeclasses'], /this run applied \d EC2NodeClass change\(s\), which Karpenter rolls out once the holds are released/],
     ['upgrade --templates', TEMPLATES, ['patch ec2nodeclasses', 'patch nodepools'], /this run applied ec2nodeclass\/default and nodepool\/default, which Karpenter rolls out/],
   ])('%s: paused (pause) → exit 6 at once with the hold story, only its documented applies written, nothing disrupted', async (_name, flags, applies, applied) => {
     const sandbox = await scenario('default', 60);
@@ -50,19 +50,19 @@ describe('an upgrade that paces nothing, on a rollout karp-drift holds', () => {
     expect(sandbox.simulator.disruptions.entries()).toEqual([]);
   }, 150_000);
 
-  it('a live staged run pacing the rollout is not a stop: the upgrade says so, follows it, and ends with it (exit 0)', async () => {
+  it('a live staged run pacing the rollout: a second (staged) upgrade is refused at its lock, naming the run and wait, writing nothing', async () => {
     const sandbox = await scenario('staged', 60);
     const before = budgetsOf(sandbox);
-    // The canary, a 10 s soak (this upgrade starts in it), then the rest in one wave.
+    // The canary, a 10 s soak (the second upgrade starts in it), then the rest in one wave.
     const staged = follow(sandbox, ['upgrade', '--to', '1.30', '--canary', 'canary', '--waves', '100%', '--soak', '10s', '--yes', '-o', 'json']);
     await staged.until((e) => e.type === 'soak');
-    // Nothing left to apply (the staged run applied the AMIs): this upgrade takes no lock, and only follows.
-    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '-o', 'json'], 150_000);
+    const from = sandbox.kube.requests.length;
+    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes'], 150_000);
+    expect(run.code, run.stderr).toBe(3);
+    expect(run.stderr).toMatch(/karp-drift upgrade --to 1\.30 --canary canary/);
+    expect(run.stderr).toContain('karp-drift wait');
+    expect(writesSince(sandbox, from).filter((w) => w !== 'update leases' && w !== 'patch nodepools' && w !== 'create events')).toEqual([]);
     expect(await staged.exited, staged.stderr()).toBe(0);
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(/karp-drift's holds on nodepool\/\S+(, nodepool\/\S+)* are paced by the live run \S+ \(run [0-9a-f-]+\) \(karp-drift upgrade --to 1\.30 --canary canary .*\): following it/);
-    // It ended with the run: every node on target, and nothing of karp-drift's left on the NodePools.
-    expect(run.events.at(-1)).toMatchObject({ type: 'done', result: 'succeeded' });
     expect(budgetsOf(sandbox)).toEqual(before);
   }, 150_000);
 });

@@ -65,7 +65,7 @@ describe('resumePlan', () => {
     // Read only when karp-drift holds something (commands/planning.ts): no lock read is nothing held.
     ['no lock read: nothing held', input([held('general')], { lock: undefined }), undefined],
     // A live run paces it: the cluster lock refuses this run, as it always did.
-    ['a live run paces it: not this run to take on', input([held('general')], { lock: { state: 'live', holder: 'bob' } }), undefined],
+    ['a live run paces it: not this run to take on', input([held('general')], { lock: { state: 'live', holder: 'bob', durationSeconds: 30 } }), undefined],
     ['the lock cannot be read: not known, left to the lock', input([held('general')], { lock: { state: 'unreadable' } }), undefined],
     ['paused by a gate: halted', input([held('general', gateHalt), held('canary', gateHalt)]), { halted: true, pause: gateHalt }],
     [
