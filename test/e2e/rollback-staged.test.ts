@@ -2,27 +2,12 @@
 // them forward, wave by wave behind karp-drift's holds, and the checks read the simulated Karpenter's own record of the
 // drift commands it started (sandbox.simulator.disruptions), not karp-drift's account of them.
 import { describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/sandbox.js';
 import { HOLD_ANNOTATION } from '../../src/apis/budget-hold.js';
 import { httpWrites, karpDrift, scenario } from './cli-sandbox.js';
 import { CANARY, GOOD, badAmi, findingsOf, gates, imagesByPool, nodePools } from './gates.js';
 import { budgetsOf, follow, heldNodes } from './staged.js';
 
 const EC2NODECLASSES = 'ec2nodeclasses.karpenter.k8s.aws';
-
-/**
- * Until the upgrade's last old NodeClaims are gone: a budget hold lets `n + disrupting` start, so a node still
- * terminating when the first wave opens, and gone before Karpenter's next pass, could let one more start (DOMAIN.md
- * §2.6). A rollback days later starts from a settled cluster; this one starts from one too.
- */
-async function settled(sandbox: Sandbox): Promise<void> {
-  for (let waited = 0; waited < 30_000; waited += 100) {
-    const busy = sandbox.kube.store.list('nodeclaims.karpenter.sh').some((c) => c.metadata.deletionTimestamp !== undefined);
-    if (!busy && sandbox.simulator.disruptions.entries().every((d) => d.finished !== undefined || d.failed !== undefined)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('the upgrade never settled');
-}
 const RECORD = 'karp-drift.io/previous-ami-selector-terms';
 
 describe('rollback --waves: a staged rollback', () => {
@@ -33,7 +18,6 @@ describe('rollback --waves: a staged rollback', () => {
     const previous = new Set(store.list('nodeclaims.karpenter.sh').map((c) => (c.status as { imageID: string }).imageID));
     const up = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '-o', 'json', '--stall-timeout', '60s'], 150_000);
     expect(up.code, up.stderr).toBe(0);
-    await settled(sandbox);
     const upgraded = sandbox.simulator.disruptions.entries().length;
 
     const back = await karpDrift(sandbox, ['rollback', '--waves', '1,100%', '--yes', '-o', 'json', '--stall-timeout', '60s'], 150_000);
@@ -45,10 +29,11 @@ describe('rollback --waves: a staged rollback', () => {
 
     const waves = back.events.filter((e) => e.type === 'wave');
     expect(waves.map((w) => `${String(w.stage)}.${String(w.wave)}→${String(w.target)}`)).toEqual(['1.1→1', '1.2→33']);
-    // Karpenter's own record: before wave 2 opened, exactly one drift command had started back.
+    // Karpenter's own record: by the end of wave 1 (its gate passed; wave 2's holds are written, and its event
+    // reported, only after), exactly one drift command had started back.
     const started = sandbox.simulator.disruptions.entries().slice(upgraded);
-    const second = waves[1]!.time as string;
-    expect(started.filter((d) => d.time < second)).toHaveLength(1);
+    const cleared = back.events.find((e) => e.type === 'gate' && e.result === 'passed' && e.wave === 1)!.time as string;
+    expect(started.filter((d) => d.time < cleared)).toHaveLength(1);
     expect(started).toHaveLength(33);
 
     // Every node back on the previous AMIs, every budget and hold as before the upgrade, the records gone.
