@@ -2,6 +2,7 @@
 // gate, timed out, stalled. Each reports its `done` event and, but for success, throws the error whose exit code
 // says it (errors.ts). A staged rollout that ends early is left paused first (pauseStaged).
 import type { FollowRun, FollowState } from './follow-state.js';
+import { forScreen } from './screen-text.js';
 import { out, record, reportDone, reportGate } from './follow-report.js';
 import { diagnoseStall } from './follow-steps.js';
 import { clusterFailure, isApiFailure } from '../cluster/failures.js';
@@ -156,7 +157,8 @@ async function endInterrupted(run: FollowRun, state: FollowState, now: Date): Pr
 async function endHalted(run: FollowRun, state: FollowState, h: GateReport, pacer: Pacer, now: Date): Promise<never> {
   const { json } = run;
   if (json) reportGate(run, state, h, now);
-  else for (const line of haltLines(h, pacer.plan.stagePlan)) run.ctx.io.err(line);
+  // Wrapped at spaces to the terminal's width, hung under their indent (a kubelet message is one long line).
+  else for (const line of haltLines(h, pacer.plan.stagePlan)) run.ctx.io.err(forScreen(run.ctx.io, 'err', line));
   const first = h.findings[0];
   const what = first
     ? `${first.code} ${first.message}`
@@ -171,13 +173,17 @@ async function endHalted(run: FollowRun, state: FollowState, h: GateReport, pace
     reportDone(run, state, 'halted', now, { cause: 'gate', paused: note?.pools ?? [], gate });
   // A gate that could not be evaluated because the API server is gone could not leave the holds at 0 either.
   throw new HaltedError(`halted by a health gate: ${what}${note ? note.text : holdsLeftText(run)}`, {
-    hint: `look at the evidence ${json ? "(the 'gate' event on stdout)" : 'above'}; ${run.settings.haltHint ?? 'roll the new AMIs back with karp-drift rollback, or, once you are sure they are fine, release the holds with karp-drift resume (re-running the upgrade evaluates the gates again from a fresh baseline)'}`,
+    hint: `look at the evidence ${json ? "(the 'gate' event on stdout)" : 'above'}; ${run.settings.haltHint ?? `roll the new AMIs back with karp-drift rollback, or, once you are sure they are fine, go on judged again from a fresh baseline: ${resumeHalted(run.settings.resumeCommand)} (or release the holds with karp-drift resume)`}`,
     paused: note?.pools ?? [],
     gate,
     // The replacements so far, for the `done` an --on-failure rollback reports: every report counts the same ones.
     ...(state.progress ? { nodePools: haltedPools(run, state, now) } : {}),
   });
 }
+
+/** The command that goes on after a gate's halt: the same one with the user's word that they looked. */
+const resumeHalted = (command: string): string =>
+  command.includes(' --resume-halted') ? command : command.replace(/ --yes$/, ' --resume-halted --yes');
 
 async function endTimedOut(run: FollowRun, state: FollowState, now: Date): Promise<never> {
   const { timeoutMs, resumeCommand } = run.settings;

@@ -150,10 +150,16 @@ function quietMs(state: FollowState, turn: Turn): number {
   return turn.now.getTime() - Math.max(turn.progress.lastProgressAt.getTime(), state.stageMovedAt);
 }
 
+/**
+ * A stage, wave or phase begun. A wave's `finishing` (every start of it made) counts as the wave still running: a drift
+ * command Karpenter gives up takes the wave back from one to the other, and launches refused for capacity do so every
+ * few seconds, which must not hide a rollout that stands still (it stalls, with STALL-LAUNCH).
+ */
 function stageMoved(before: StageState | undefined, after: StageState): boolean {
+  const phase = (s: StageState) => (s.phase === 'finishing' ? 'wave' : s.phase);
   return (
     before === undefined ||
-    before.phase !== after.phase ||
+    phase(before) !== phase(after) ||
     before.wave !== after.wave ||
     before.stage?.index !== after.stage?.index
   );

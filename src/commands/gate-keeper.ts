@@ -12,13 +12,19 @@ import type { Cluster } from '../cluster/client.js';
 import type { Discovery } from '../cluster/discovery.js';
 import { readGateReads } from '../cluster/inventory.js';
 import type { EventView, NodeClaimView, NodeView } from '../karpenter/views.js';
-import { newAttemptLedger, observeAttempts, type AttemptLedger, type FailedAttempt } from '../gates/attempts.js';
+import {
+  awaitingJudgement,
+  newAttemptLedger,
+  observeAttempts,
+  type AttemptLedger,
+  type FailedAttempt,
+} from '../gates/attempts.js';
 import type { GateBaseline, GateScope } from '../gates/baseline.js';
 import { untestedAmis, untestedFinding, type StageAmi } from '../gates/coverage.js';
 import { judge } from '../gates/judge.js';
 import { runGateCommand } from './gate-command.js';
 import type { GateCommandResult } from '../gates/tally.js';
-import { evaluateHealth, gatedClaims, type GateFinding, type HealthVerdict } from '../gates/health.js';
+import { evaluateHealth, gatedClaims, MAX_PER_CODE, type GateFinding, type HealthVerdict } from '../gates/health.js';
 import { checkpointKey, type Checkpoint, type GateRequest } from '../gates/request.js';
 import { tallyEvaluation, type GateTally } from '../gates/tally.js';
 import type { GatePoint, GateReport } from '../report/gates.js';
@@ -108,6 +114,8 @@ interface GateKeeperState {
   readonly ledger: AttemptLedger;
   /** Failures the watches showed that no evaluation has counted yet (one in flight counts the ones before it). */
   pendingAttempts: FailedAttempt[];
+  /** Launches refused for capacity since the last health report: shown with the next one, never counted. */
+  notes: GateFinding[];
   lastHealthAt: number;
   lastHealth: HealthVerdict | undefined;
   healthEveryMs: number;
@@ -147,6 +155,7 @@ export function createGateKeeper(settings: GateKeeperSettings): GateKeeper {
     tally: { failures: 0 },
     ledger: newAttemptLedger(),
     pendingAttempts: [],
+    notes: [],
     lastHealthAt: 0,
     lastHealth: undefined,
     healthEveryMs: HEALTH_EVERY_MS,
@@ -256,7 +265,7 @@ function startDueHealth(state: GateKeeperState, facts: TickFacts, signal: AbortS
   if (!request.builtIn || state.evaluating !== undefined || state.evaluated !== undefined || signal.aborted) return;
   const waitingHere = key !== undefined && !state.healthPassed.has(key) && state.lastHealth?.result === 'pending';
   const every = waitingHere ? Math.min(state.healthEveryMs, 2_000) : state.healthEveryMs;
-  const failed = state.pendingAttempts.length > 0;
+  const failed = state.pendingAttempts.some((a) => a.kind !== 'refusal');
   const due = (key !== undefined && !state.healthLooked.has(key)) || now.getTime() - state.lastHealthAt >= every || failed;
   if (!due) return;
   if (key !== undefined) state.healthLooked.add(key);
@@ -300,12 +309,13 @@ function countFinishedHealth(state: GateKeeperState): Step {
   const { baseline } = state.settings;
   const key = checkpoint ? checkpointKey(checkpoint) : undefined;
   state.lastHealth = verdict;
-  const untested = verdict?.result === 'passed' && attempts.length === 0 ? done.untested : [];
+  const untested = verdict?.result === 'passed' && attempts.every((a) => a.kind === 'refusal') ? done.untested : [];
   const j = judge(verdict, attempts, untested, {
     ...(done.nodePools ? { nodePools: done.nodePools } : {}),
     baseline,
-    awaiting: state.ledger.awaitingEvent.size,
+    awaiting: awaitingJudgement(state.ledger),
   });
+  state.notes = [...state.notes, ...j.notes].slice(-MAX_PER_CODE);
   const result = j.result;
   const counted = tallyEvaluation(state.tally, result, request.failureLimit, done.at, 'health', j);
   state.tally = counted.tally;
@@ -322,10 +332,13 @@ function countFinishedHealth(state: GateKeeperState): Step {
     failures: state.tally.failures,
     failureLimit: request.failureLimit,
   };
-  if (counted.halt) return { halt: report };
-  // Reported: a checkpoint passed, and every failed or unreadable evaluation (a pass between is quiet).
+  // Reported: a checkpoint passed, and every failed or unreadable evaluation (a pass between is quiet); the launches
+  // refused for capacity since the last report go with it.
   const reported = (result === 'passed' && key !== undefined) || result === 'failed' || result === 'inconclusive';
-  return reported ? { report } : {};
+  if (!counted.halt && !reported) return {};
+  if (state.notes.length > 0) report.notes = state.notes;
+  state.notes = [];
+  return counted.halt ? { halt: report } : { report };
 }
 
 /** At a stage's last checkpoint: the stage's target AMIs no Initialized, Ready replacement has tested. */

@@ -119,9 +119,13 @@ export function rollbackResume(
   ].join(' ');
 }
 
-/** What a halted staged rollback advises: the previous AMIs failed too, so neither direction is a given. */
+/**
+ * What a halted staged rollback advises: the previous AMIs failed too, so neither direction is a given; going on needs
+ * the user's word that they looked (rollback-consent.ts).
+ */
 export function rollbackHaltHint(resume: string): string {
-  return `the previous AMIs failed the gates too: pin a release you trust (karp-drift plan/upgrade --to <minor> --release <release>), or, once you are sure they are fine, go on with the same rollback, which resumes at the wave where the cluster stands: ${resume} (karp-drift resume releases the holds and lets Karpenter take the rest back at the NodePools' own budgets)`;
+  const halted = resume.replace(/ --yes$/, ' --resume-halted --yes');
+  return `the previous AMIs failed the gates too: pin a release you trust (karp-drift plan/upgrade --to <minor> --release <release>), or, once you are sure they are fine, go on with the same rollback, which resumes at the wave where the cluster stands: ${halted} (karp-drift resume releases the holds and lets Karpenter take the rest back at the NodePools' own budgets)`;
 }
 
 /** A rollback whose classes are restored and resolved: what it follows back, and how. */

@@ -4,6 +4,7 @@ import { openSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { WriteStream } from 'node:tty';
 import type { CommandContext } from './context.js';
+import { forScreen } from './screen-text.js';
 import { InterruptedError, KarpDriftError, RefusedError, UsageError } from '../errors.js';
 import type { UpgradeOptions } from './options.js';
 
@@ -46,7 +47,9 @@ function ask(ctx: CommandContext, question: string): Promise<string | null> {
         resolve(null);
       }),
     );
-    rl.question(`\n${question}\n  Only 'yes' will be accepted: `, (answer: string) => settle(() => resolve(answer)));
+    // Wrapped at spaces to the terminal it is asked on (stderr's width; the terminal itself is as wide when tty).
+    const shown = forScreen(ctx.io, 'err', question);
+    rl.question(`\n${shown}\n  Only 'yes' will be accepted: `, (answer: string) => settle(() => resolve(answer)));
     if (ctx.signal.aborted) interrupted();
   });
 }

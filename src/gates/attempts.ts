@@ -9,7 +9,13 @@
 //   its replacements fail: these failures count toward --failure-limit as soon as they are seen, not at a checkpoint.
 // One failed attempt usually shows both (the command fails because its replacement was deleted): a failure of one
 // kind pairs with an earlier or later one of the other kind in the same NodePool and counts once.
+// A launch EC2 refused for capacity (karpenter/capacity.ts: the InsufficientCapacityError event, or Launched=Unknown
+// with a capacity reason) says nothing about the AMI, routine as it is with spot: that replacement is a `refusal`, a
+// note and never a failure, and so is the drift command Karpenter gives up because of it. A replacement that launched
+// and then failed still fails, and so does a launch refused for any other reason (the image's among them). Refusals
+// that never end stop the wave, and the stall diagnosis names them (STALL-LAUNCH).
 // Pure: `observeAttempts` folds one look into the ledger in place, as rollout/snapshot.ts folds a change.
+import { capacityRefusal, type CapacityRefusal } from '../karpenter/capacity.js';
 import type { EventView, NodeClaimView, NodeView } from '../karpenter/views.js';
 import { quotes } from '../rollout/evidence.js';
 import { conditionText, deletedBecause, lifetime, notYet } from '../rollout/replacement-health.js';
@@ -33,6 +39,20 @@ export interface AttemptLedger {
   unpaired: Map<string, { replacements: number; commands: number }>;
   /** Replacements seen deleted before Initialized whose Warning event has not arrived yet: when each was first seen. */
   awaitingEvent: Map<string, number>;
+  /** Replacements refused for capacity whose drift command has not been seen given up yet: it will be, and is excused. */
+  refused: Set<string>;
+  /** Drift commands seen given up while a replacement they waited on, maybe refused for capacity, still waits for its event. */
+  deferred: GivenUp[];
+}
+
+/**
+ * A drift command seen given up: its finding, and the replacements it most likely waited on (by name), among which a
+ * refusal not yet spent on another command excuses it.
+ */
+interface GivenUp {
+  nodePool: string;
+  finding: GateFinding;
+  waitedOn: NodeClaimView[];
 }
 
 /**
@@ -44,9 +64,10 @@ export interface AttemptLedger {
 export const EVENT_GRACE_MS = 3_000;
 
 export interface FailedAttempt {
-  kind: 'replacement' | 'command';
+  /** `refusal`: a replacement whose launch EC2 refused for capacity, a note (CAPACITY-REFUSED) and never a failure. */
+  kind: 'replacement' | 'command' | 'refusal';
   finding: GateFinding;
-  /** False when it is the other half of a failure already counted (a command and its replacement). */
+  /** False when it is the other half of a failure already counted (a command and its replacement), or a refusal. */
   counts: boolean;
 }
 
@@ -59,8 +80,18 @@ export interface AttemptLook {
 }
 
 export function newAttemptLedger(): AttemptLedger {
-  return { settled: new Set(), commands: new Map(), unpaired: new Map(), awaitingEvent: new Map() };
+  return {
+    settled: new Set(),
+    commands: new Map(),
+    unpaired: new Map(),
+    awaitingEvent: new Map(),
+    refused: new Set(),
+    deferred: [],
+  };
 }
+
+/** Replacements and commands not judged yet, waiting for Karpenter's event: no evaluation passes meanwhile. */
+export const awaitingJudgement = (ledger: AttemptLedger): number => ledger.awaitingEvent.size + ledger.deferred.length;
 
 /** A NodeClaim the gates judge as a replacement: on a target AMI, or new and not launched yet (gatedClaims). */
 export function isReplacement(c: NodeClaimView, scope: GateScope, baseline: GateBaseline): boolean {
@@ -78,42 +109,85 @@ export function observeAttempts(
 ): FailedAttempt[] {
   const pools = new Set(scope.nodePools);
   let listed: EventView[] | undefined;
-  const events = () => (listed ??= [...look.events]); // read only to quote a failure
+  const events = () => (listed ??= [...look.events]); // read only to judge or quote a replacement gone
   const failed: FailedAttempt[] = [];
   const live = new Set<string>();
-  const replacementFailed = (c: NodeClaimView) => {
+  const replacementGone = (c: NodeClaimView) => {
     const seen = ledger.awaitingEvent.get(c.name) ?? now.getTime();
-    const warned = events().some((e) => e.type === 'Warning' && e.involvedKind === 'NodeClaim' && e.involvedName === c.name);
+    const refusal = capacityRefusal(c, events());
+    const warned =
+      refusal !== undefined ||
+      events().some((e) => e.type === 'Warning' && e.involvedKind === 'NodeClaim' && e.involvedName === c.name);
     if (!warned && now.getTime() - seen < EVENT_GRACE_MS) {
       ledger.awaitingEvent.set(c.name, seen);
       return;
     }
     ledger.awaitingEvent.delete(c.name);
     ledger.settled.add(c.name);
-    failed.push(pair(ledger, 'replacement', c.nodePool!, replacementFinding(c, events(), now)));
+    if (refusal !== undefined) {
+      ledger.refused.add(c.name);
+      failed.push({ kind: 'refusal', finding: refusalFinding(c, refusal, now), counts: false });
+    } else failed.push(pair(ledger, 'replacement', c.nodePool!, replacementFinding(c, events(), now)));
   };
+  const inScope = (c: NodeClaimView) => c.nodePool !== undefined && pools.has(c.nodePool);
+  const old = (c: NodeClaimView) => c.imageId !== undefined && !onTarget(c, scope);
+  // Replacements first: a command given up in the same look is judged knowing what became of the one it waited on.
   for (const c of look.claims) {
-    if (c.nodePool === undefined || !pools.has(c.nodePool)) continue;
+    if (!inScope(c)) continue;
     live.add(c.name);
-    if (c.imageId !== undefined && !onTarget(c, scope)) {
-      const f = commandOutcome(ledger, c, look, events, now);
-      if (f) failed.push(pair(ledger, 'command', c.nodePool, f));
-      continue;
-    }
-    if (ledger.settled.has(c.name) || !isReplacement(c, scope, baseline)) continue;
+    if (old(c) || ledger.settled.has(c.name) || !isReplacement(c, scope, baseline)) continue;
     if (initialized(c)) ledger.settled.add(c.name);
-    else if (c.deleting) replacementFailed(c);
+    else if (c.deleting) replacementGone(c);
   }
   for (const [name, c] of look.departed) {
     if (live.has(name) || ledger.settled.has(name)) continue;
-    if (c.nodePool === undefined || !pools.has(c.nodePool) || !isReplacement(c, scope, baseline)) continue;
+    if (!inScope(c) || !isReplacement(c, scope, baseline)) continue;
     if (initialized(c)) ledger.settled.add(name);
-    else replacementFailed(c);
+    else replacementGone(c);
+  }
+  const deferred = ledger.deferred;
+  ledger.deferred = [];
+  for (const d of deferred) judgeCommand(ledger, d, failed);
+  for (const c of look.claims) {
+    if (!inScope(c) || !old(c)) continue;
+    const f = commandOutcome(ledger, c, look, events, now);
+    if (f) judgeCommand(ledger, f, failed);
   }
   // An old NodeClaim gone while picked: its command deleted it (or something else did); either way not a failure.
   for (const name of ledger.commands.keys()) if (!live.has(name)) ledger.commands.delete(name);
   return failed;
 }
+
+/**
+ * A drift command given up: excused when a replacement it waited on was refused for capacity (each refusal excuses
+ * one command), deferred while one that may have been still waits for Karpenter's event, else a failure paired with
+ * its replacement's.
+ */
+function judgeCommand(ledger: AttemptLedger, d: GivenUp, failed: FailedAttempt[]): void {
+  if (d.waitedOn.some((r) => ledger.awaitingEvent.has(r.name) && mayBeRefused(r))) {
+    ledger.deferred.push(d);
+    return;
+  }
+  const refused = d.waitedOn.find((r) => ledger.refused.has(r.name));
+  if (refused !== undefined) {
+    ledger.refused.delete(refused.name);
+    return;
+  }
+  failed.push(pair(ledger, 'command', d.nodePool, d.finding));
+}
+
+/**
+ * Deleted before any launch attempt said why it failed (Launched unset, or still as first written): Karpenter deletes
+ * a NodeClaim so at once for insufficient capacity (its event on the way) or a class not Ready. One that launched, or
+ * whose launch failed with a reason of its own (the image's `LaunchFailed`, liveness deleting it later), was no
+ * capacity refusal, and the command waiting on it is judged without waiting.
+ */
+const mayBeRefused = (c: NodeClaimView): boolean => {
+  const launched = c.conditions.Launched;
+  return launched === undefined || (launched.status === 'Unknown' && FIRST_REASONS.includes(launched.reason));
+};
+/** Launched as operatorpkg's ConditionSet first writes it, before any launch attempt (as rollout/stalls.ts reads it). */
+const FIRST_REASONS = ['', 'AwaitingReconciliation'];
 
 /**
  * One old NodeClaim: picked by a drift command (DisruptionReason=True/Drifted, or before Karpenter v1.2 only the
@@ -126,7 +200,7 @@ function commandOutcome(
   look: AttemptLook,
   events: () => EventView[],
   now: Date,
-): GateFinding | undefined {
+): GivenUp | undefined {
   const node = c.nodeName !== undefined ? look.nodes.get(c.nodeName) : undefined;
   const before = ledger.commands.get(c.name);
   if (c.deleting || node?.deleting === true) {
@@ -148,15 +222,20 @@ function commandOutcome(
   if (mark) ledger.commands.set(c.name, mark);
   else ledger.commands.delete(c.name);
   if (before === undefined) return undefined;
-  if (mark === undefined) return commandFinding(c, node, before, undefined, look, events(), now);
-  if (before.since !== undefined && mark.since !== undefined && before.since !== mark.since)
-    return commandFinding(c, node, before, mark, look, events(), now);
-  return undefined;
+  const again =
+    mark !== undefined && before.since !== undefined && mark.since !== undefined && before.since !== mark.since;
+  if (mark !== undefined && !again) return undefined;
+  const waitedOn = replacementsWaitedOn(c, before, look);
+  return {
+    nodePool: c.nodePool!,
+    finding: commandFinding(c, node, before, again ? mark : undefined, waitedOn.slice(0, 3), look, events(), now),
+    waitedOn,
+  };
 }
 
 function pair(
   ledger: AttemptLedger,
-  kind: FailedAttempt['kind'],
+  kind: 'replacement' | 'command',
   nodePool: string,
   finding: GateFinding,
 ): FailedAttempt {
@@ -194,23 +273,35 @@ export function replacementFinding(c: NodeClaimView, events: EventView[], now: D
   };
 }
 
+/**
+ * A replacement whose launch EC2 refused for capacity, as a note: Karpenter's word for it (the Warning event, or the
+ * Launched condition as last seen) and its short life. Not a failure: the AMI was never launched on it.
+ */
+export function refusalFinding(c: NodeClaimView, refusal: CapacityRefusal, now: Date): GateFinding {
+  const lived = lifetime(c, now);
+  const said = 'event' in refusal ? refusal.event.reason : refusal.launched.reason;
+  return {
+    gate: 'replacements',
+    code: 'CAPACITY-REFUSED',
+    subject: `nodeclaim/${c.name}`,
+    nodePool: c.nodePool!,
+    message: `replacement nodeclaim/${c.name} (NodePool ${c.nodePool}) was deleted${lived !== undefined ? ` ${humanDuration(lived)} after it was created` : ''} without launching: EC2 refused it for capacity (${said}), no fault of the AMI, so it is not counted; Karpenter gives up a drift command that waited on it and picks its old node again`,
+    evidence: [
+      'event' in refusal ? quotes([refusal.event], now)[0]! : `last seen: ${conditionText('Launched', refusal.launched)}`,
+      ...(c.createdAt ? [`created ${c.createdAt}${c.deletionTimestamp ? `, deleted ${c.deletionTimestamp}` : ''}`] : []),
+    ],
+  };
+}
+
 /** Karpenter creates the replacement right after it marks the old node: within these bounds of DisruptionReason. */
 const LINK_BEFORE_MS = 2_000;
 const LINK_AFTER_MS = 30_000;
 
 /**
- * A drift command given up: the old NodeClaim with the mark it lost, and the replacements it most likely waited on
- * (created when the command started; else the NodePool's replacements not Initialized), with their events.
+ * The replacements a drift command most likely waited on: created when it started; else the NodePool's not Initialized.
+ * Creation times have whole seconds, and commands run side by side in a NodePool, so this may name a neighbour's too.
  */
-function commandFinding(
-  c: NodeClaimView,
-  node: NodeView | undefined,
-  before: CommandMark,
-  again: CommandMark | undefined,
-  look: AttemptLook,
-  events: EventView[],
-  now: Date,
-): GateFinding {
+function replacementsWaitedOn(c: NodeClaimView, before: CommandMark, look: AttemptLook): NodeClaimView[] {
   const candidates = [
     ...look.claims.filter((x) => x.nodePool === c.nodePool && !initialized(x) && x.name !== c.name),
     ...[...look.departed.values()].filter((x) => x.nodePool === c.nodePool && !initialized(x)),
@@ -219,7 +310,20 @@ function commandFinding(
   const linked = Number.isNaN(since)
     ? []
     : candidates.filter((x) => ms(x.createdAt) >= since - LINK_BEFORE_MS && ms(x.createdAt) <= since + LINK_AFTER_MS);
-  const replacements = (linked.length > 0 ? linked : candidates).slice(0, 3);
+  return linked.length > 0 ? linked : candidates;
+}
+
+/** A drift command given up: the old NodeClaim with the mark it lost, and the replacements it waited on, with their events. */
+function commandFinding(
+  c: NodeClaimView,
+  node: NodeView | undefined,
+  before: CommandMark,
+  again: CommandMark | undefined,
+  replacements: NodeClaimView[],
+  look: AttemptLook,
+  events: EventView[],
+  now: Date,
+): GateFinding {
   const ami = replacements.find((r) => r.imageId !== undefined)?.imageId;
   const lines = replacements.map((r) => {
     const gone = look.departed.has(r.name) || r.deleting;

@@ -10,7 +10,9 @@
 //    (CrashLoopBackOff, ImagePullBackOff, ...) or restarted more than --max-restarts times, and no PDB covering pods
 //    in scope below its desiredHealthy when it was healthy at the baseline.
 // Something still coming up within its deadline is `pending`: a checkpoint waits for it, nothing fails yet.
+import { capacityRefusal } from '../karpenter/capacity.js';
 import { selectorMatches } from '../karpenter/convert.js';
+import { LAUNCH_TTL_MS } from '../karpenter/lifecycle.js';
 import type { NodeClaimView, NodePoolView, NodeView, PdbView, PodView } from '../karpenter/views.js';
 import {
   conditionText,
@@ -39,7 +41,9 @@ export type FindingCode =
   | 'PDB-BELOW-DESIRED'
   | 'GATE-CMD-FAILED'
   | 'GATE-CMD-TIMEOUT'
-  | 'GATE-UNREADABLE';
+  | 'GATE-UNREADABLE'
+  /** A note, never a failure: a replacement EC2 refused to launch for capacity (attempts.ts). */
+  | 'CAPACITY-REFUSED';
 
 export interface GateFinding {
   gate: GateName;
@@ -120,6 +124,14 @@ export function evaluateHealth(
   const byNode = new Map<string, NodeClaimView>();
   for (const c of claims) {
     if (c.nodeName !== undefined) byNode.set(c.nodeName, c);
+    // Refused for capacity (Launched=Unknown with a capacity reason): still coming up, whatever --init-deadline says;
+    // liveness deletes it 5 minutes after its creation and attempts.ts notes it then. Not the AMI's failure.
+    if (capacityRefusal(c, []) !== undefined) {
+      pending.push(
+        `nodeclaim/${c.name}: ${conditionText('Launched', c.conditions.Launched)}, refused for capacity (Karpenter deletes it ${humanDuration(LAUNCH_TTL_MS)} after its creation)`,
+      );
+      continue;
+    }
     replacement(c, input.nodes.get(c.nodeName ?? ''), limits, now, add, pending);
   }
   let podsChecked = 0;

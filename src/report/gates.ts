@@ -26,6 +26,8 @@ export interface GateReport {
   pods?: number;
   pdbs?: number;
   command?: GateCommandResult;
+  /** Launches EC2 refused for capacity since the last report (CAPACITY-REFUSED): shown, never counted. */
+  notes?: GateFinding[];
 }
 
 const where = (r: GateReport, plan: StagePlan): string => {
@@ -50,6 +52,7 @@ export function gateEventJson(r: GateReport, plan: StagePlan, now: Date): Record
     ...(r.replacedNodes !== undefined ? { replacedNodes: r.replacedNodes, pods: r.pods, pdbs: r.pdbs } : {}),
     findings: r.findings.map((f) => ({ ...f })),
     ...(r.counts && Object.keys(r.counts).length > 0 ? { counts: r.counts } : {}),
+    ...(r.notes && r.notes.length > 0 ? { notes: r.notes.map((f) => ({ ...f })) } : {}),
     ...(r.command
       ? {
           command: {
@@ -73,12 +76,21 @@ export function gateLogLine(r: GateReport, plan: StagePlan): string {
     return `gate command ${r.result} ${at} (${how}, ${humanDuration(c.durationMs)})${r.result === 'failed' ? `: failure ${r.failures} of --failure-limit ${r.failureLimit}` : ''}`;
   }
   if (r.result === 'passed') {
-    return `health gates passed ${at}: ${plural(r.replacedNodes ?? 0, 'replaced node')}, ${plural(r.pods ?? 0, 'pod')}, ${plural(r.pdbs ?? 0, 'PDB')}`;
+    return `health gates passed ${at}: ${plural(r.replacedNodes ?? 0, 'replaced node')}, ${plural(r.pods ?? 0, 'pod')}, ${plural(r.pdbs ?? 0, 'PDB')}${refusedText(r)}`;
   }
   if (r.result === 'inconclusive')
-    return `health gates could not be evaluated ${at}: ${r.findings[0]?.message ?? 'the reads failed'}`;
+    return `health gates could not be evaluated ${at}: ${r.findings[0]?.message ?? 'the reads failed'}${refusedText(r)}`;
   const first = r.findings[0];
-  return `health gate failed ${at}: ${first ? `${first.code} ${first.message}` : 'see the findings'} (failure ${r.failures} of --failure-limit ${r.failureLimit})`;
+  return `health gate failed ${at}: ${first ? `${first.code} ${first.message}` : 'see the findings'} (failure ${r.failures} of --failure-limit ${r.failureLimit})${refusedText(r)}`;
+}
+
+/** The launches refused for capacity a report carries, named (their evidence is in the NDJSON `notes`). */
+function refusedText(r: GateReport): string {
+  const notes = r.notes ?? [];
+  if (notes.length === 0) return '';
+  const names = notes.map((n) => n.subject).slice(0, PER_CODE_SHOWN);
+  const more = notes.length > names.length ? `, … ${notes.length - names.length} more` : '';
+  return `; not counted: ${plural(notes.length, 'launch', 'launches')} EC2 refused for capacity (${names.join(', ')}${more})`;
 }
 
 /** What to run next for each kind of finding. */
@@ -129,6 +141,12 @@ export function haltLines(r: GateReport, plan: StagePlan): string[] {
     const total = r.counts?.[code] ?? findings.length;
     if (total > PER_CODE_SHOWN) lines.push(`  … and ${total - PER_CODE_SHOWN} more ${code}`);
   }
+  const notes = r.notes ?? [];
+  for (const n of notes.slice(0, PER_CODE_SHOWN)) {
+    lines.push(`  not counted: ${n.code} ${n.message}`);
+    for (const e of n.evidence) lines.push(`      ${e}`);
+  }
+  if (notes.length > PER_CODE_SHOWN) lines.push(`  … and ${notes.length - PER_CODE_SHOWN} more ${notes[0]!.code}`);
   return lines.map((l) => `${l}\n`);
 }
 
@@ -148,7 +166,8 @@ export function gatePlanLines(g: GateRequest): string[] {
         ]
       : []),
     `    ${g.failureLimit === 1 ? 'one failure halts' : `${g.failureLimit} failures halt`} the rollout (exit 6), leaving it paused${g.onFailure === 'rollback' ? ', then roll the changed classes back' : ''}`,
-    '    (a failure: a replacement deleted before it was Initialized, a drift command given up, a failed evaluation)',
+    '    (a failure: a replacement deleted before it was Initialized, a drift command given up, a failed evaluation;',
+    '    not a launch EC2 refused for capacity)',
   ];
 }
 

@@ -204,8 +204,7 @@ export function stagedPlanLines(p: StagedPlan): string[] {
   if (p.windows) lines.push(...windowPlanLines(p.windows, planWindowEta(p)));
   if (p.defaulted === true) {
     lines.push(
-      "  Otherwise: --waves 100% for Karpenter's pace alone (still gated), --canary/--waves/--soak for stages of your own,",
-      '  --no-gates to turn the health gates off.',
+      "  Otherwise: --waves 100% for Karpenter's pace alone (still gated), --canary/--waves/--soak for stages of your own, --no-gates to turn the health gates off.",
     );
   }
   return lines;

@@ -136,10 +136,11 @@ export function podHealth(p: PodView, limits: Omit<HealthLimits, 'initDeadlineMs
 /**
  * Why Karpenter deleted a replacement before it was Initialized, read from its last view: liveness deletes a NodeClaim
  * whose launch keeps failing, or that does not register, a fixed time after its creation (karpenter/lifecycle.ts).
+ * A launch refused for capacity (karpenter/capacity.ts) is no such failure and never asks.
  */
 export function deletedBecause(c: NodeClaimView): string {
   if (c.conditions.Launched?.status !== 'True')
-    return `it never launched; Karpenter deletes a NodeClaim whose launch fails, at once for insufficient capacity, else ${humanDuration(LAUNCH_TTL_MS)} after its creation`;
+    return `it never launched; Karpenter deletes a NodeClaim whose launch keeps failing ${humanDuration(LAUNCH_TTL_MS)} after its creation, and at once one its EC2NodeClass cannot launch (not Ready)`;
   if (c.conditions.Registered?.status !== 'True')
     return `its node never registered; Karpenter's liveness check deletes a NodeClaim not registered ${humanDuration(REGISTRATION_TTL_MS)} after its creation`;
   return 'its node registered but never became Initialized';

@@ -149,7 +149,7 @@ describe('what a staged rollback follows, and says', () => {
 
   it('a halt advises neither direction blindly', () => {
     expect(rollbackHaltHint('karp-drift rollback --waves 1,100% --yes')).toBe(
-      "the previous AMIs failed the gates too: pin a release you trust (karp-drift plan/upgrade --to <minor> --release <release>), or, once you are sure they are fine, go on with the same rollback, which resumes at the wave where the cluster stands: karp-drift rollback --waves 1,100% --yes (karp-drift resume releases the holds and lets Karpenter take the rest back at the NodePools' own budgets)",
+      "the previous AMIs failed the gates too: pin a release you trust (karp-drift plan/upgrade --to <minor> --release <release>), or, once you are sure they are fine, go on with the same rollback, which resumes at the wave where the cluster stands: karp-drift rollback --waves 1,100% --resume-halted --yes (karp-drift resume releases the holds and lets Karpenter take the rest back at the NodePools' own budgets)",
     );
   });
 });

@@ -140,18 +140,39 @@ describe('health gates on a bad AMI (bad-ami sandbox)', () => {
     expect(nodePools(sandbox)).toEqual(before);
   }, 180_000);
 
-  it('a launch into insufficient capacity: the replacement deleted at once is a failed replacement, quoted with Karpenter’s event', async () => {
+  it('a launch into insufficient capacity on a good release: not a failure; the rollout rides through, the refusal noted with Karpenter’s event', async () => {
     const scenario = loadScenario('bad-ami');
     scenario.faults.launchFailures = { nodePool: 'canary', count: 1, reason: 'InsufficientCapacityError' };
     const sandbox = await startSandbox({ scenario });
     onTestFinished(() => sandbox.stop());
-    const run = await karpDrift(sandbox, [...CANARY, '--release', GOOD, '-o', 'json']);
-    expect(run.code, run.stderr).toBe(6);
-    const failed = gates(run).find((g) => g.result === 'failed')!;
-    expect(failed).toMatchObject({ point: 'continuous', failures: 1 });
-    const deleted = findingsOf(failed).find((f) => f.code === 'REPLACEMENT-DELETED')!;
-    expect(deleted.message).toMatch(/was deleted before it was Initialized, .*: it never launched/);
-    expect(deleted.evidence.join('\n')).toMatch(/event InsufficientCapacityError on NodeClaim\/canary-\w+ .*"NodeClaim canary-\w+ event: /);
+    const run = await karpDrift(sandbox, [...CANARY, '--release', GOOD, '-o', 'json'], 150_000);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.events.at(-1)).toMatchObject({ type: 'done', result: 'succeeded' });
+    expect(sandbox.simulator.ctx.events.published.filter((e) => e.reason === 'InsufficientCapacityError')).toHaveLength(1);
+    expect(gates(run).filter((g) => g.result === 'failed')).toEqual([]);
+    // The refusal goes with the next health report: a note, never counted.
+    const noted = gates(run).flatMap((g) => (g.notes ?? []) as Array<{ code: string; subject: string; evidence: string[] }>);
+    expect(noted).toHaveLength(1);
+    expect(noted[0]!.code).toBe('CAPACITY-REFUSED');
+    expect(noted[0]!.evidence.join('\n')).toMatch(/event InsufficientCapacityError on NodeClaim\/canary-\w+ .*"NodeClaim canary-\w+ event: /);
+    expect(gates(run).every((g) => g.failures === 0)).toBe(true);
+    expect(startedIn(sandbox, 'general').length).toBeGreaterThan(0);
+  }, 180_000);
+
+  it('launches refused for capacity that never end: no gate fails, the run stalls with STALL-LAUNCH (exit 4)', async () => {
+    const scenario = loadScenario('bad-ami');
+    scenario.faults.launchFailures = { nodePool: 'canary', count: 10_000, reason: 'InsufficientCapacityError' };
+    const sandbox = await startSandbox({ scenario });
+    onTestFinished(() => sandbox.stop());
+    const run = await karpDrift(sandbox, [...CANARY, '--release', GOOD, '--stall-timeout', '15s', '-o', 'json'], 150_000);
+    expect(run.code, run.stderr).toBe(4);
+    expect(sandbox.simulator.ctx.events.published.filter((e) => e.reason === 'InsufficientCapacityError').length).toBeGreaterThan(1);
+    expect(gates(run).filter((g) => g.result === 'failed')).toEqual([]);
+    const launch = run.events.filter((e) => e.type === 'blocked' && e.code === 'STALL-LAUNCH');
+    expect(launch.map((b) => b.nodePool)).toContain('canary');
+    expect(launch.find((b) => b.nodePool === 'canary')!.message).toMatch(/Replacements fail to launch: InsufficientCapacityError/);
+    // Capacity is no fault of the AMI in the diagnosis either.
+    expect(run.events.filter((e) => e.type === 'blocked' && e.code === 'STALL-BAD-AMI')).toEqual([]);
     expect(startedIn(sandbox, 'general')).toEqual([]);
-  });
+  }, 180_000);
 });

@@ -103,7 +103,7 @@ describe('rollback --waves: a staged rollback', () => {
     }
     expect(back.events.at(-1)).toMatchObject({ type: 'done', result: 'halted', cause: 'gate', paused: ['canary', 'general'] });
     expect(back.stderr).toContain('the previous AMIs failed the gates too');
-    expect(back.stderr).toContain('karp-drift rollback --waves 1,100% --yes');
+    expect(back.stderr).toContain('karp-drift rollback --waves 1,100% --resume-halted --yes');
 
     // Karpenter's record: the rollback started one drift command, and nothing since the halt; every NodePool is held.
     expect(sandbox.simulator.disruptions.entries().slice(before)).toHaveLength(1);

@@ -83,6 +83,13 @@ describe('karp-drift upgrade against the sandbox', () => {
     const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '-o', 'json', '--stall-timeout', '20s']);
     expect(run.code, run.stderr).toBe(0);
     expect(sandbox.simulator.ctx.events.published.filter((e) => e.reason === 'InsufficientCapacityError')).toHaveLength(2);
+    // Gated by default: neither refused launch, nor the drift command given up for it, is a failure; both are noted.
+    const gates = run.events.filter((e) => e.type === 'gate');
+    expect(gates.filter((g) => g.result !== 'passed')).toEqual([]);
+    expect(gates.flatMap((g) => (g.notes ?? []) as Array<{ code: string }>).map((n) => n.code)).toEqual([
+      'CAPACITY-REFUSED',
+      'CAPACITY-REFUSED',
+    ]);
   });
 
   it('a v1beta1 install (Karpenter 0.37): pins by id through karpenter.k8s.aws/v1beta1 and follows the rollout to the end', async () => {

@@ -3,14 +3,14 @@
 // (observeAttempts → evaluateHealth → judge → tallyEvaluation). Karpenter's behaviour behind each history: DOMAIN.md
 // §1.4 (liveness, from the NodeClaim's creation) and §2.5 step 6 (a failed command).
 import { describe, expect, it } from 'vitest';
-import { newAttemptLedger, observeAttempts, type AttemptLook } from '../../src/gates/attempts.js';
+import { awaitingJudgement, newAttemptLedger, observeAttempts, type AttemptLook } from '../../src/gates/attempts.js';
 import { takeBaseline, type GateScope } from '../../src/gates/baseline.js';
 import { evaluateHealth } from '../../src/gates/health.js';
 import { judge } from '../../src/gates/judge.js';
 import { DEFAULT_GATES } from '../../src/gates/request.js';
 import { tallyEvaluation, type GateTally } from '../../src/gates/tally.js';
 import type { EventView, NodeClaimView, NodeView } from '../../src/karpenter/views.js';
-import { at, event, iso, nodeClaim, nodeFor } from '../rollout/factories.js';
+import { at, event, iso, nodeClaim, nodeFor, type NodeClaimOptions } from '../rollout/factories.js';
 
 const scope: GateScope = { nodePools: ['general'], targetImageIds: { default: ['ami-new'] } };
 const old = nodeClaim({ name: 'general-old1', drifted: true });
@@ -37,7 +37,7 @@ const picked = (minute: number, o: Partial<NodeClaimView> = {}): NodeClaimView =
 });
 const tainted: NodeView = { ...oldNode, taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }] };
 /** The replacement its command created at `minute`. */
-const replacement = (phase: 'created' | 'launched' | 'registered' | 'initialized', o: Partial<NodeClaimView> = {}) =>
+const replacement = (phase: 'created' | 'launched' | 'registered' | 'initialized', o: NodeClaimOptions = {}) =>
   nodeClaim({
     name: 'general-new1',
     phase,
@@ -74,6 +74,27 @@ const ice = event({
 
 const underutilized = { status: 'True' as const, reason: 'Underutilized', message: 'Underutilized' };
 
+/**
+ * A launch that keeps failing, as core records a CreateError (launch.go) with the AWS provider's reason and message
+ * (karpenter-provider-aws v1.14.1 pkg/errors/errors.go ToReasonMessage); liveness deletes it 5 minutes after creation.
+ */
+const launchFailing = (reason: string, message: string) =>
+  replacement('created', {
+    conditions: { Launched: { status: 'Unknown', reason, message, lastTransitionTime: iso(at(2)) } },
+  });
+const spotQuota = launchFailing(
+  'SpotQuotaExceeded',
+  'A spot instance launch was requested but this would exceed your spot instance quota',
+);
+const enaRefused = launchFailing('LaunchFailed', 'Instance launch failed');
+const amiNotFound = launchFailing(
+  'AMINotFound',
+  "AMI used for instance launch either does not exist or you don't have permissions to use it",
+);
+/** The second replacement of the same old node, picked again at `minute`. */
+const second = (phase: 'created' | 'launched', minute: number) =>
+  replacement(phase, { name: 'general-new2', createdAt: iso(at(minute)), launchedAt: at(minute) });
+
 interface Look {
   minute: number;
   /** Seconds past the minute: a deletion without Karpenter's Warning is counted EVENT_GRACE_MS after it shows. */
@@ -106,20 +127,21 @@ function verdicts(looks: Look[], failureLimit = 3) {
       DEFAULT_GATES,
       now,
     );
-    const j = judge(health, attempts, [], { baseline, awaiting: ledger.awaitingEvent.size });
+    const j = judge(health, attempts, [], { baseline, awaiting: awaitingJudgement(ledger) });
     const counted = tallyEvaluation(tally, j.result, failureLimit, now, 'health', j);
     tally = counted.tally;
     return {
       result: j.result,
       codes: j.findings.map((f) => f.code).join(' ') || '-',
       failures: tally.failures,
+      ...(j.notes.length > 0 ? { notes: j.notes.map((f) => `${f.code} ${f.subject}`).join(' ') } : {}),
       ...(counted.halt ? { halt: counted.halt } : {}),
     };
   });
 }
 
 describe("the gate's verdicts for each claim history", () => {
-  it.each<[string, Look[], Array<{ result: string; codes: string; failures: number; halt?: string }>]>([
+  it.each<[string, Look[], Array<{ result: string; codes: string; failures: number; notes?: string; halt?: string }>]>([
     [
       'deleted before Initialized (liveness: never registered): a failed replacement, counted when its deletion shows',
       [
@@ -135,14 +157,14 @@ describe("the gate's verdicts for each claim history", () => {
       ],
     ],
     [
-      'deleted between two looks (insufficient capacity): found among the departed, never launched',
+      'deleted between two looks (insufficient capacity): found among the departed, never launched, a note and no failure',
       [
         { minute: 2, claims: [picked(2)], nodes: [tainted] },
         { minute: 3, claims: [picked(2)], nodes: [tainted], departed: [deleted(replacement('created'), 2)], events: [ice] },
       ],
       [
         { result: 'passed', codes: '-', failures: 0 },
-        { result: 'failed', codes: 'REPLACEMENT-DELETED', failures: 1 },
+        { result: 'passed', codes: '-', failures: 0, notes: 'CAPACITY-REFUSED nodeclaim/general-new1' },
       ],
     ],
     [
@@ -161,7 +183,7 @@ describe("the gate's verdicts for each claim history", () => {
       ],
     ],
     [
-      'replacement deleted (insufficient capacity), then its command failed: one failure the other way round',
+      'replacement deleted (insufficient capacity), then its command failed: neither counts, the command given up for it',
       [
         { minute: 2, claims: [picked(2), replacement('created')], nodes: [tainted] },
         { minute: 3, claims: [picked(2)], nodes: [tainted], departed: [deleted(replacement('created'), 2)], events: [ice] },
@@ -169,8 +191,96 @@ describe("the gate's verdicts for each claim history", () => {
       ],
       [
         { result: 'pending', codes: '-', failures: 0 },
+        { result: 'passed', codes: '-', failures: 0, notes: 'CAPACITY-REFUSED nodeclaim/general-new1' },
+        { result: 'passed', codes: '-', failures: 0 },
+      ],
+    ],
+    [
+      'refused for capacity and its command given up in one look, the event late: the command waits for it, then neither counts',
+      [
+        { minute: 2, claims: [picked(2), replacement('created')], nodes: [tainted] },
+        { minute: 3, claims: [old], nodes: [oldNode], departed: [deleted(replacement('created'), 2)] },
+        { minute: 3, second: 1, claims: [old], nodes: [oldNode], departed: [deleted(replacement('created'), 2)], events: [ice] },
+      ],
+      [
+        { result: 'pending', codes: '-', failures: 0 },
+        { result: 'pending', codes: '-', failures: 0 },
+        { result: 'passed', codes: '-', failures: 0, notes: 'CAPACITY-REFUSED nodeclaim/general-new1' },
+      ],
+    ],
+    [
+      'deleted before it launched and its command given up, no event ever (NodeClassNotReady has none): one failure',
+      [
+        { minute: 2, claims: [picked(2), replacement('created')], nodes: [tainted] },
+        { minute: 3, claims: [old], nodes: [oldNode], departed: [deleted(replacement('created'), 2)] },
+        { minute: 3, second: 3, claims: [old], nodes: [oldNode], departed: [deleted(replacement('created'), 2)] },
+      ],
+      [
+        { result: 'pending', codes: '-', failures: 0 },
+        { result: 'pending', codes: '-', failures: 0 },
+        { result: 'failed', codes: 'REPLACEMENT-DELETED COMMAND-FAILED', failures: 1 },
+      ],
+    ],
+    [
+      'Launched=Unknown SpotQuotaExceeded (a capacity reason), deleted by liveness, its command given up: neither counts',
+      [
+        { minute: 3, claims: [picked(2), spotQuota], nodes: [tainted] },
+        { minute: 7, claims: [picked(2), deleted(spotQuota, 7)], nodes: [tainted] },
+        { minute: 8, claims: [old], nodes: [oldNode], departed: [deleted(spotQuota, 7)] },
+      ],
+      [
+        { result: 'pending', codes: '-', failures: 0 },
+        { result: 'passed', codes: '-', failures: 0, notes: 'CAPACITY-REFUSED nodeclaim/general-new1' },
+        { result: 'passed', codes: '-', failures: 0 },
+      ],
+    ],
+    [
+      "Launched=Unknown LaunchFailed (EC2 refusing the image), deleted by liveness, its command given up: one failure",
+      [
+        { minute: 3, claims: [picked(2), enaRefused], nodes: [tainted] },
+        { minute: 7, claims: [picked(2), deleted(enaRefused, 7)], nodes: [tainted] },
+        { minute: 7, second: 3, claims: [picked(2), deleted(enaRefused, 7)], nodes: [tainted] },
+        { minute: 8, claims: [old], nodes: [oldNode], departed: [deleted(enaRefused, 7)] },
+      ],
+      [
+        { result: 'pending', codes: '-', failures: 0 },
+        { result: 'pending', codes: '-', failures: 0 },
         { result: 'failed', codes: 'REPLACEMENT-DELETED', failures: 1 },
         { result: 'failed', codes: 'COMMAND-FAILED', failures: 1 },
+      ],
+    ],
+    [
+      'Launched=Unknown AMINotFound, liveness-deleted in the look its command is given up: the command counts at once, one failure',
+      [
+        { minute: 3, claims: [picked(2), amiNotFound], nodes: [tainted] },
+        // Deleted 5 minutes after its creation, by liveness: no capacity refusal, nothing to wait for.
+        { minute: 8, claims: [old], nodes: [oldNode], departed: [deleted(amiNotFound, 7)] },
+        { minute: 8, second: 3, claims: [old], nodes: [oldNode], departed: [deleted(amiNotFound, 7)] },
+      ],
+      [
+        { result: 'pending', codes: '-', failures: 0 },
+        { result: 'failed', codes: 'COMMAND-FAILED', failures: 1 },
+        { result: 'failed', codes: 'REPLACEMENT-DELETED', failures: 1 },
+      ],
+    ],
+    [
+      'refused for capacity, picked again, the next replacement launches and never registers: that attempt counts, once',
+      [
+        { minute: 2, claims: [picked(2), replacement('created')], nodes: [tainted] },
+        { minute: 3, claims: [old], nodes: [oldNode], departed: [deleted(replacement('created'), 2)], events: [ice] },
+        { minute: 4, claims: [picked(4), second('launched', 4)], nodes: [tainted], departed: [deleted(replacement('created'), 2)], events: [ice] },
+        // The queue gives the command up 10 minutes after it started; liveness deletes the replacement at 15.
+        { minute: 13, claims: [old, second('launched', 4)], nodes: [oldNode], events: [ice] },
+        { minute: 19, claims: [old], nodes: [oldNode], departed: [deleted(second('launched', 4), 19)], events: [ice] },
+        { minute: 19, second: 3, claims: [old], nodes: [oldNode], departed: [deleted(second('launched', 4), 19)], events: [ice] },
+      ],
+      [
+        { result: 'pending', codes: '-', failures: 0 },
+        { result: 'passed', codes: '-', failures: 0, notes: 'CAPACITY-REFUSED nodeclaim/general-new1' },
+        { result: 'pending', codes: '-', failures: 0 },
+        { result: 'failed', codes: 'COMMAND-FAILED', failures: 1 },
+        { result: 'pending', codes: '-', failures: 1 },
+        { result: 'failed', codes: 'REPLACEMENT-DELETED', failures: 1 },
       ],
     ],
     [
@@ -343,14 +453,42 @@ describe("the findings, in Karpenter's words", () => {
     });
   });
 
-  it('a launch with insufficient capacity: never launched, with the event', () => {
+  it('a launch refused for insufficient capacity: a note, never launched, with the event', () => {
     const [f] = run([{ minute: 3, claims: [], departed: [deleted(replacement('created'), 2)], events: [ice] }]);
-    expect(f!.finding.message).toBe(
-      'replacement nodeclaim/general-new1 (NodePool general) was deleted before it was Initialized, 0s after it was created: it never launched; Karpenter deletes a NodeClaim whose launch fails, at once for insufficient capacity, else 5m after its creation',
+    expect(f).toEqual({
+      kind: 'refusal',
+      counts: false,
+      finding: {
+        gate: 'replacements',
+        code: 'CAPACITY-REFUSED',
+        subject: 'nodeclaim/general-new1',
+        nodePool: 'general',
+        message:
+          'replacement nodeclaim/general-new1 (NodePool general) was deleted 0s after it was created without launching: EC2 refused it for capacity (InsufficientCapacityError), no fault of the AMI, so it is not counted; Karpenter gives up a drift command that waited on it and picks its old node again',
+        evidence: [
+          'event InsufficientCapacityError on NodeClaim/general-new1 (60s ago): "NodeClaim general-new1 event: all requested instance types were unavailable during launch"',
+          'created 2025-08-20T14:02:00Z, deleted 2025-08-20T14:02:00Z',
+        ],
+      },
+    });
+  });
+
+  it('a launch refused with a capacity reason on Launched (no event): the condition as last seen', () => {
+    const [f] = run([{ minute: 7, claims: [], departed: [deleted(spotQuota, 7)] }]);
+    expect(f!.kind).toBe('refusal');
+    expect(f!.finding.message).toMatch(/was deleted 5m after it was created without launching: EC2 refused it for capacity \(SpotQuotaExceeded\)/);
+    expect(f!.finding.evidence[0]).toBe(
+      'last seen: Launched=Unknown SpotQuotaExceeded: A spot instance launch was requested but this would exceed your spot instance quota',
     );
-    expect(f!.finding.evidence.at(-1)).toBe(
-      'event InsufficientCapacityError on NodeClaim/general-new1 (60s ago): "NodeClaim general-new1 event: all requested instance types were unavailable during launch"',
-    );
+  });
+
+  it('a launch the image fails (LaunchFailed): a failed replacement, not a refusal', () => {
+    const [f] = run([
+      { minute: 7, claims: [], departed: [deleted(enaRefused, 7)] },
+      { minute: 7, second: 3, claims: [], departed: [deleted(enaRefused, 7)] },
+    ]);
+    expect(f).toMatchObject({ kind: 'replacement', counts: true, finding: { code: 'REPLACEMENT-DELETED' } });
+    expect(f!.finding.evidence[0]).toBe('last seen: Launched=Unknown LaunchFailed: Instance launch failed');
   });
 
   it("a deletion seen before Karpenter's Warning (its own watch, an asynchronous recorder) waits for it, and quotes it", () => {
@@ -361,7 +499,8 @@ describe("the findings, in Karpenter's words", () => {
       { minute: 3, second: 1, claims: [], departed: [gone], events: [ice] },
     ]);
     expect(looks).toHaveLength(1);
-    expect(looks[0]!.finding.evidence.at(-1)).toMatch(/^event InsufficientCapacityError on NodeClaim\/general-new1/);
+    expect(looks[0]!.kind).toBe('refusal');
+    expect(looks[0]!.finding.evidence[0]).toMatch(/^event InsufficientCapacityError on NodeClaim\/general-new1/);
   });
 
   it('a failed command names the old node and the replacement it waited on, with its events', () => {

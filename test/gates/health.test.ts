@@ -50,6 +50,15 @@ const evaluate = (
     at(o.minutes ?? 1),
   );
 
+/** A replacement whose launch keeps failing with the AWS provider's reason (ToReasonMessage) on Launched=Unknown. */
+const launching = (reason: string, message: string) =>
+  nodeClaim({
+    name: 'general-new1',
+    phase: 'created',
+    createdAt: iso(at(0)),
+    conditions: { Launched: { status: 'Unknown', reason, message, lastTransitionTime: iso(at(0)) } },
+  });
+
 const crashing: Partial<PodView> = {
   notReady: true,
   restarts: 5,
@@ -91,6 +100,22 @@ describe('replacements come up', () => {
     ],
     ["an old node NotReady is not the new AMI's", [old], [{ ...nodeFor(old), ready: false }], 2, 'passed', []],
     [
+      'a launch refused for capacity (Launched=Unknown SpotQuotaExceeded) past --init-deadline: pending, not the AMI’s',
+      [launching('SpotQuotaExceeded', 'A spot instance launch was requested but this would exceed your spot instance quota')],
+      [],
+      11,
+      'pending',
+      [],
+    ],
+    [
+      'a launch failing for the image (Launched=Unknown LaunchFailed) past --init-deadline fails',
+      [launching('LaunchFailed', 'Instance launch failed')],
+      [],
+      11,
+      'failed',
+      ['REPLACEMENT-NOT-INITIALIZED'],
+    ],
+    [
       'a replacement on its way out is not judged',
       [fresh({ phase: 'launched', deleting: true })],
       [],
@@ -102,6 +127,21 @@ describe('replacements come up', () => {
     const v = evaluate(claims, nodes, { minutes });
     expect(v.result).toBe(result);
     expect(v.findings.map((f) => f.code)).toEqual(codes);
+  });
+
+  it('a launch refused for capacity waits with Karpenter’s reason, even past a short --init-deadline', () => {
+    const quota = launching('VCPULimitExceeded', 'An instance was requested that would exceed your VCPU quota');
+    const v = evaluateHealth(
+      { nodeClaims: [quota], nodes: new Map(), pods: [], pdbs: [], nodePools: [nodePool()] },
+      scope,
+      baselineOf(),
+      { ...DEFAULT_GATES, initDeadlineMs: 3 * 60_000 },
+      at(4),
+    );
+    expect(v).toMatchObject({ result: 'pending', findings: [] });
+    expect(v.pending).toEqual([
+      'nodeclaim/general-new1: Launched=Unknown VCPULimitExceeded: An instance was requested that would exceed your VCPU quota, refused for capacity (Karpenter deletes it 5m after its creation)',
+    ]);
   });
 
   it("NodeRegistrationHealthy=False is Karpenter's word quoted beside a replacement's failure, never a failure by itself", () => {

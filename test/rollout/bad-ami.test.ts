@@ -209,7 +209,7 @@ describe('STALL-BAD-AMI', () => {
       { claims: [old1, old2], departed: [deleted({ ...refused, createdAt: iso(at(12)) }, 17)] },
       '1 replacement deleted before Initialized',
       [
-        'NodeClaim general-lf001 (NodePool general) was deleted before it was Initialized, 5m after it was created: it never launched; Karpenter deletes a NodeClaim whose launch fails, at once for insufficient capacity, else 5m after its creation; last seen Launched=Unknown LaunchFailed: Instance launch failed; Registered not set; Initialized not set',
+        'NodeClaim general-lf001 (NodePool general) was deleted before it was Initialized, 5m after it was created: it never launched; Karpenter deletes a NodeClaim whose launch keeps failing 5m after its creation, and at once one its EC2NodeClass cannot launch (not Ready); last seen Launched=Unknown LaunchFailed: Instance launch failed; Registered not set; Initialized not set',
       ],
     ],
   ])('%s', (_name, w, summary, evidence) => {
