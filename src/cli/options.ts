@@ -582,5 +582,5 @@ function parseUpgradeTemplates(flags: Record<string, unknown>): UpgradeTemplates
 
 export function parseRollbackOptions(flags: Record<string, unknown>): RollbackOptions {
   const { nodeclass } = parseWith(z.object({ nodeclass: nodeClassNames }), flags);
-  return { nodeClasses: nodeclass, ...parseApplyOptions(flags) };
+  return { nodeClasses: nodeclass, ...parseApplyOptions(flags), ...(flags.resumeHalted === true ? { resumeHalted: true } : {}) };
 }

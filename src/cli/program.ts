@@ -393,6 +393,10 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
         'take amiSelectorTerms from a GitOps/IaC field manager (it may put the old value back)',
       )
       .option(
+        '--rollback-waves <list>',
+        'with --on-failure rollback: take the nodes back in these waves, gated and soaked as the upgrade, e.g. 1,100% (default: at once)',
+      )
+      .option(
         '--resume-halted',
         'go on with a rollout a health gate halted, once you have looked at why (without it such a re-run exits 6 and changes nothing)',
       )
@@ -452,14 +456,14 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
       )
       .action(async (flags: Record<string, unknown>, cmd: Command) => {
         const ctx = await context(cmd);
-        const [{ parseUpgradeOptions }, { parseLockOptions, parseStagedOptions }, { upgrade }] = await Promise.all([
+        const [{ parseUpgradeOptions }, { parseLockOptions, parseStagedOptions, withRollbackWaves }, { upgrade }] = await Promise.all([
           import('./options.js'),
           import('./stage-options.js'),
           import('../commands/upgrade.js'),
         ]);
         // Nothing follows a --no-wait run, so nothing would pace or gate it; --templates applies whole objects.
         const unstaged = flags.wait === false ? ('--no-wait' as const) : ['templates', 'clusterName', 'role'].some((k) => flags[k] !== undefined) ? ('--templates' as const) : undefined;
-        const staged = parseStagedOptions(flags, unstaged !== undefined ? { flag: unstaged } : undefined);
+        const staged = withRollbackWaves(flags, parseStagedOptions(flags, unstaged !== undefined ? { flag: unstaged } : undefined));
         await upgrade(
           { ...parseUpgradeOptions(flags), ...parseLockOptions(flags), ...(staged ? { staged } : {}) },
           ctx,
@@ -467,32 +471,64 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
       }),
   );
 
+  // A staged rollback: the same stages, holds and gates as a staged upgrade, its targets the previous AMIs.
+  const rollbackStageFlags = (cmd: Command) =>
+    cmd
+      .option(
+        '--canary <nodepool>',
+        'a staged rollback: this NodePool goes back first, the others wait until it is done and soaked (repeatable)',
+        repeated,
+      )
+      .option(
+        '--waves <list>',
+        'a staged rollback: each stage in cumulative waves of counts or percentages of the nodes going back, e.g. 1,100%',
+      )
+      .option('--soak <duration>', 'with --waves/--canary: wait this long after each wave and stage before the next (default 0s)')
+      .option(
+        '--hold-with <how>',
+        'with --waves/--canary: auto (a budget, or node holds where GitOps/IaC owns the budgets), budget or node',
+      );
+
   command('rollback', 'Restore the AMI selection the last upgrade recorded, and follow the nodes back', (cmd) =>
     applyFlags(
-      cmd.option(
-        '--nodeclass <name>',
-        'an EC2NodeClass to roll back (repeatable; default: every class an upgrade recorded)',
-        repeated,
+      gateFlags(
+        rollbackStageFlags(
+          cmd
+            .option(
+              '--nodeclass <name>',
+              'an EC2NodeClass to roll back (repeatable; default: every class an upgrade recorded)',
+              repeated,
+            )
+            .option(
+              '--resume-halted',
+              'go on with a rollback a health gate halted, once you have looked at why (without it such a re-run exits 6 and changes nothing)',
+            ),
+        ),
       ),
     )
       .addHelpText(
         'after',
         examples(bin, [
           [
-            'Restore the AMI selection the last upgrade recorded on every EC2NodeClass, and follow the nodes back',
+            'Restore the AMI selection the last upgrade recorded on every EC2NodeClass, and follow the nodes back at once',
             'rollback',
           ],
           ['One class, without asking', 'rollback --nodeclass default --yes'],
+          [
+            'Back in waves, gated as a staged upgrade (the previous AMIs may have gone bad since): one node, then the rest',
+            'rollback --waves 1,100% --soak 10m',
+          ],
         ]),
       )
       .action(async (flags: Record<string, unknown>, cmd: Command) => {
         const ctx = await context(cmd);
-        const [{ parseRollbackOptions }, { parseLockOptions }, { rollback }] = await Promise.all([
+        const [{ parseRollbackOptions }, { parseLockOptions, parseRollbackStagedOptions }, { rollback }] = await Promise.all([
           import('./options.js'),
           import('./stage-options.js'),
           import('../commands/rollback.js'),
         ]);
-        await rollback({ ...parseRollbackOptions(flags), ...parseLockOptions(flags) }, ctx);
+        const staged = parseRollbackStagedOptions(flags);
+        await rollback({ ...parseRollbackOptions(flags), ...parseLockOptions(flags), ...(staged ? { staged } : {}) }, ctx);
       }),
   );
 

@@ -214,6 +214,69 @@ export function parseGateOptions(flags: Record<string, unknown>): GateRequest {
   };
 }
 
+/**
+ * `rollback` --canary, --waves, --soak, --hold-with and the gate flags: with --canary or --waves a staged rollback,
+ * whose flags mean what a staged upgrade's mean (parseStagedOptions); without them the rollback is the fast one
+ * (undefined), and a lone --soak, --hold-with or gate flag is an error rather than a flag silently ignored. A gate that
+ * halts a staged rollback leaves it paused: --on-failure rollback would roll the rollback back, and nothing recorded
+ * says to what.
+ */
+export function parseRollbackStagedOptions(flags: Record<string, unknown>): StagedRequest | undefined {
+  if (flags.onFailure === 'rollback') {
+    throw new UsageError('--on-failure rollback cannot go with rollback: nothing is recorded to roll a rollback back to', {
+      hint: 'a staged rollback that a health gate halts stays paused (exit 6): upgrade to a release you trust, or go on with the same rollback once you are sure',
+    });
+  }
+  const canary = Array.isArray(flags.canary) ? flags.canary : flags.canary !== undefined ? [flags.canary] : [];
+  if (canary.length > 0 || typeof flags.waves === 'string') return withoutAmiWave(parseStagedOptions(flags), '--waves')!;
+  const lone = (['soak', 'holdWith'] as const).find((k) => flags[k] !== undefined);
+  const gate = GATE_FLAGS.find(([k]) => (k === 'gates' ? flags.gates === false : flags[k] !== undefined));
+  const flag = lone === 'soak' ? '--soak' : lone === 'holdWith' ? '--hold-with' : gate?.[1];
+  if (flag !== undefined) {
+    throw new UsageError(`${flag} paces or gates a staged rollback, and there is none: give --waves or --canary with it`, {
+      hint: 'e.g. rollback --waves 1,100% --soak 5m; without them the rollback goes back at once, at the NodePools\' own budgets',
+    });
+  }
+  return undefined;
+}
+
+/**
+ * upgrade --rollback-waves: the rollback that --on-failure rollback starts after a halt, itself staged in these waves;
+ * without --on-failure rollback there is no such rollback, an error rather than a flag silently ignored.
+ */
+export function withRollbackWaves(flags: Record<string, unknown>, staged: StagedRequest | undefined): StagedRequest | undefined {
+  if (flags.rollbackWaves === undefined) return staged;
+  if (staged === undefined) {
+    // --no-wait or --templates: nothing stages or gates this upgrade, so no gate can halt it and start a rollback.
+    throw new UsageError('--rollback-waves paces the rollback of a halted staged rollout, and this upgrade has none', {
+      hint: 'drop --no-wait (or --templates): upgrade then stages and gates the rollout while it follows it',
+    });
+  }
+  if (staged.gates?.onFailure !== 'rollback') {
+    throw new UsageError('--rollback-waves paces the rollback of --on-failure rollback, and there is none: give --on-failure rollback with it', {
+      hint: 'e.g. --waves 1,10%,100% --on-failure rollback --rollback-waves 1,100%',
+    });
+  }
+  const parsed = typeof flags.rollbackWaves === 'string' ? parseWaves(flags.rollbackWaves) : { error: 'expected a list such as 1,100%' };
+  if ('error' in parsed)
+    throw new UsageError(`--rollback-waves: ${parsed.error}`, {
+      hint: 'e.g. --rollback-waves 1,100% (cumulative: one node back first, then the rest)',
+    });
+  withoutAmiWave({ waves: parsed.steps }, '--rollback-waves');
+  return { ...staged, rollbackWaves: parsed.steps };
+}
+
+/**
+ * A rollback's waves count nodes: `1/ami` picks one node per target AMI by its family, arch and variant, and a
+ * rollback's targets are the previous AMIs, which only Karpenter resolves (after the restore), and then only as IDs.
+ */
+function withoutAmiWave<T extends Pick<StagedRequest, 'waves'> | undefined>(request: T, flag: string): T {
+  if (request?.waves.some((w) => w.kind === 'ami') !== true) return request;
+  throw new UsageError(`${flag}: a rollback cannot take a 1/ami wave: its AMIs are the previous ones, known only as the IDs Karpenter resolves once they are restored`, {
+    hint: `give counts or percentages, e.g. ${flag} 1,100%`,
+  });
+}
+
 /** --lock-namespace of upgrade and rollback. */
 export function parseLockOptions(flags: Record<string, unknown>): LockOptions {
   return parseWith(z.object({ lockNamespace }), { lockNamespace: flags.lockNamespace });

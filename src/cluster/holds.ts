@@ -106,6 +106,9 @@ export async function holdWithBudget(
     if ('error' in write) throw new RuntimeFailure(`nodepool/${name}: ${write.error}`);
     // Who the release gives the budgets back to: whoever owns them before this write takes them.
     const owners = record === undefined ? budgetOwners(managedFields) : keptOwners(managedFields, record.owners);
+    // The sizes a record counted waves by belong to its target: a run for another one (a rollback taking over the
+    // holds of the upgrade it rolls back) counts its own, or a re-run would take the other's stage for its own.
+    const sizes = run.target === undefined || record?.target === run.target ? record : undefined;
     const next: HoldRecord = {
       runId: run.runId,
       since: record?.since ?? run.now.toISOString(),
@@ -117,13 +120,13 @@ export async function holdWithBudget(
           : {}),
       ...(run.stageSize !== undefined
         ? { stageSize: run.stageSize }
-        : record?.stageSize !== undefined
-          ? { stageSize: record.stageSize }
+        : sizes?.stageSize !== undefined
+          ? { stageSize: sizes.stageSize }
           : {}),
       ...(run.poolSize !== undefined
         ? { poolSize: run.poolSize }
-        : record?.poolSize !== undefined
-          ? { poolSize: record.poolSize }
+        : sizes?.poolSize !== undefined
+          ? { poolSize: sizes.poolSize }
           : {}),
       // A staged run says whether it soaks (null: not now); pause keeps what the record had.
       ...(typeof run.soakUntil === 'string'

@@ -173,7 +173,7 @@ async function endHalted(run: FollowRun, state: FollowState, h: GateReport, pace
     reportDone(run, state, 'halted', now, { cause: 'gate', paused: note?.pools ?? [], gate });
   // A gate that could not be evaluated because the API server is gone could not leave the holds at 0 either.
   throw new HaltedError(`halted by a health gate: ${what}${note ? note.text : holdsLeftText(run)}`, {
-    hint: `look at the evidence ${json ? "(the 'gate' event on stdout)" : 'above'}; roll the new AMIs back with karp-drift rollback, or, once you are sure they are fine, go on judged again from a fresh baseline: ${resumeHalted(run.settings.resumeCommand)} (or release the holds with karp-drift resume)`,
+    hint: `look at the evidence ${json ? "(the 'gate' event on stdout)" : 'above'}; ${run.settings.haltHint ?? `roll the new AMIs back with karp-drift rollback, or, once you are sure they are fine, go on judged again from a fresh baseline: ${resumeHalted(run.settings.resumeCommand)} (or release the holds with karp-drift resume)`}`,
     paused: note?.pools ?? [],
     gate,
     // The replacements so far, for the `done` an --on-failure rollback reports: every report counts the same ones.

@@ -29,6 +29,8 @@ export interface FollowSettings {
   gates?: GateKeeper;
   /** With gates: --on-failure rollback, so the caller rolls back and reports the end (no `done` event here). */
   rollbackOnHalt?: boolean;
+  /** With gates: what a halt advises, when not an upgrade's (a staged rollback's: the previous AMIs failed). */
+  haltHint?: string;
   /** Follow without a `done` event of its own (the rollback of a halted run: the run's `done` comes after it). */
   quietDone?: boolean;
   /**

@@ -13,8 +13,11 @@ import { HaltedError, KarpDriftError } from '../errors.js';
 import { doneEvent, eventTime } from '../report/progress.js';
 import { recordSummary } from '../report/summary.js';
 import { followRollout } from './follow-rollout.js';
-import { awaitRestored, driftCleared, recorded, restoreEach, type Restore } from './rollback-restore.js';
+import { awaitRestored, driftCleared, dropRecords, recorded, restoreEach, type Restore } from './rollback-restore.js';
+import { holdsOf, rollbackRequest, rollbackResume, stagedBack, type StagedBack } from './rollback-stages.js';
 import type { Pacer } from './staged-pacer.js';
+import type { WaveStep } from '../stages/waves.js';
+import type { RolloutProgress } from '../rollout/track.js';
 
 export interface HaltRollback {
   cluster: Cluster;
@@ -28,6 +31,11 @@ export interface HaltRollback {
   stallTimeoutMs: number;
   json: boolean;
   log: Logger;
+  /**
+   * --rollback-waves: the rollback is itself staged in these waves, its holds taken over from the halted rollout's,
+   * gated as it was, and followed by `follow` (upgrade-staged.ts followStaged, under the run's lock).
+   */
+  staged?: { waves: WaveStep[]; follow: (back: StagedBack) => Promise<RolloutProgress>; runId: string; lockNamespace?: string };
 }
 
 export async function rollbackAfterHalt(
@@ -53,7 +61,10 @@ export async function rollbackAfterHalt(
     );
   }
   const names = restores.map((x) => `ec2nodeclass/${x.view.name}`).join(', ');
-  if (!r.json) r.log.warn(`--on-failure rollback: restoring ${names} and following the replaced nodes back`);
+  if (!r.json)
+    r.log.warn(
+      `--on-failure rollback: restoring ${names} and following the replaced nodes back${r.staged ? ` in waves (--rollback-waves ${r.staged.waves.map((w) => w.text).join(',')}), gated as the upgrade was` : ''}`,
+    );
   const pools = r.nodePools.filter((p) => restores.some((x) => x.view.name === p.nodeClass));
   try {
     const { done, targetMinor } = await restoreAndFollowBack(ctx, r, restores, pools);
@@ -72,11 +83,22 @@ export async function rollbackAfterHalt(
     );
   } catch (e) {
     const code = e instanceof KarpDriftError ? e.exitCode : 1;
-    end({ result: 'failed', exitCode: code, message: messageOf(e) });
+    // A staged rollback that a gate halted (or that ended early) is paused where it stood: its holds are the run's.
+    const paused = e instanceof HaltedError ? e.paused : undefined;
+    end(
+      {
+        result: e instanceof HaltedError ? 'halted' : 'failed',
+        exitCode: code,
+        message: messageOf(e),
+        ...(e instanceof HaltedError ? { gate: e.gate } : {}),
+      },
+      paused !== undefined ? { paused } : {},
+    );
     return rewrap(
       halted,
       `${halt}; the rollback did not complete: ${messageOf(e)}`,
       e instanceof KarpDriftError ? e.hint : undefined,
+      paused,
     );
   }
 }
@@ -123,9 +145,26 @@ async function restoreAndFollowBack(
   pools: HaltRollback['nodePools'],
 ): Promise<{ done: ReturnType<typeof doneEvent>; targetMinor: string }> {
   const { cluster, discovery, json, log } = r;
-  const generations = await restoreEach(ctx, cluster, discovery, restores, { dryRun: false, json, log });
+  const staged = r.staged;
+  // Staged, the records stay on the classes until the nodes are back: the same rollback run again goes on.
+  const generations = await restoreEach(ctx, cluster, discovery, restores, { dryRun: false, json, log, keepRecords: staged !== undefined });
   const { targets, targetMinor } = await awaitRestored(cluster, discovery, restores, generations, ctx.signal);
   await driftCleared(cluster, discovery, targets, ctx.signal);
+  if (staged) {
+    const nodeClasses = restores.map((x) => x.view.name);
+    const request = rollbackRequest(r.pacer.plan, staged.waves);
+    const resume = rollbackResume(request, {
+      nodeClasses,
+      ...(staged.lockNamespace !== undefined ? { lockNamespace: staged.lockNamespace } : {}),
+      ...(ctx.globals.context ? { context: ctx.globals.context } : {}),
+    });
+    const back = { nodeClasses, nodePools: pools, targets, targetMinor, generations, request, runId: staged.runId, resume };
+    const limits = { timeoutMs: r.timeoutMs, stallTimeoutMs: r.stallTimeoutMs, quietDone: true };
+    // The halted rollout's holds (every NodePool at 0) stand until the staged rollback's pacer takes them over.
+    const progress = await staged.follow(await stagedBack(r, { ...back, ...limits, holds: holdsOf(r.pacer.plan) }, ctx.signal));
+    await dropRecords(cluster, discovery, nodeClasses, ctx.signal);
+    return { done: doneEvent('succeeded', progress, cluster.identity, new Date()), targetMinor };
+  }
   const nodes = new Map<string, NodeView>(r.inventory.nodes.map((n) => [n.name, n]));
   await r.pacer.finish(nodes, new Date(), { quiet: true });
   const progress = await followRollout(ctx, cluster, discovery, r.inventory, {
@@ -146,10 +185,10 @@ async function restoreAndFollowBack(
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
-function rewrap(halted: HaltedError, message: string, hint?: string): HaltedError {
+function rewrap(halted: HaltedError, message: string, hint?: string, paused?: string[]): HaltedError {
   return new HaltedError(message, {
     ...((hint ?? halted.hint) ? { hint: hint ?? halted.hint } : {}),
-    paused: halted.paused,
+    paused: paused ?? halted.paused,
     gate: halted.gate,
     ...(halted.nodePools !== undefined ? { nodePools: halted.nodePools } : {}),
   });

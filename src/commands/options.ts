@@ -124,6 +124,10 @@ export interface WaitOptions {
 
 export interface RollbackOptions extends ApplyOptions {
   nodeClasses: string[];
+  /** --canary/--waves/--soak/--hold-with and the gates (cli/stage-options.ts): a staged rollback; absent, the fast one. */
+  staged?: StagedRequest;
+  /** --resume-halted: the user looked at what halted this rollback, and it may go on (commands/rollback-consent.ts). */
+  resumeHalted?: boolean;
 }
 
 export interface LockOptions {

@@ -29,6 +29,8 @@ export interface PacerSettings {
   nodePools: ReadonlyArray<Pick<NodePoolView, 'name' | 'uid'>>;
   /** Whether the health gates passed at a checkpoint (the gate keeper's); without it, every checkpoint passes. */
   cleared?: (checkpoint: Checkpoint) => boolean;
+  /** What goes on where a paused run stopped, in its Events (absent: `the upgrade`; a staged rollback's: `the rollback`). */
+  rerun?: 'the upgrade' | 'the rollback';
   /** What a `1/ami` wave picks from (stages/ami-picks.ts); absent: the plan has no such wave. */
   picks?: AmiPickScope;
 }

@@ -53,7 +53,7 @@ async function whyPaused(cluster: Cluster, hold: Paused, signal: AbortSignal): P
     .catch(() => [] as EventView[]);
   const mine = events.filter((e) => e.involvedKind === 'NodePool' && hold.pools.includes(e.involvedName ?? ''));
   const newest = newestLast(mine).at(-1);
-  return newest?.message.replace(/^staged drift rollout paused: /, '').replace(/; re-run the upgrade to go on.*$/, '');
+  return newest?.message.replace(/^staged drift rollout paused: /, '').replace(/; re-run the (upgrade|rollback) to go on.*$/, '');
 }
 
 function pausedError(hold: Paused, why: string | undefined): HaltedError {

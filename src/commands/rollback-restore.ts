@@ -12,6 +12,7 @@ import { listAll } from '../cluster/list.js';
 import { karpenterResources } from '../karpenter/resources.js';
 import type { AmiSelectorTerm, NodeClassView } from '../karpenter/views.js';
 import { RuntimeFailure, UsageError } from '../errors.js';
+import { sameAmiSpec } from '../plan/pin.js';
 import { applyEach, event } from './upgrade-shared.js';
 // The waits are part of the worst case a CI job's limit must cover (stages/budget.ts), so they are defined there.
 import { ROLLBACK_DRIFT_CLEARED_WAIT_MS, ROLLBACK_READY_WAIT_MS } from '../stages/budget.js';
@@ -20,6 +21,11 @@ export interface Restore {
   view: NodeClassView;
   terms: AmiSelectorTerm[];
   amiFamily?: string;
+  /**
+   * The class already selects what was recorded: a staged rollback restored it and keeps the record until its nodes
+   * are back (a re-run goes on with them), so a rollback of it only follows the nodes.
+   */
+  restored: boolean;
 }
 
 /** The selection recorded on the class by the upgrade that changed it, or undefined when there is none. */
@@ -43,24 +49,48 @@ export function recorded(view: NodeClassView): Restore | undefined {
     );
   }
   const amiFamily = view.annotations[ANNOTATIONS.previousFamily];
-  return { view, terms: terms as AmiSelectorTerm[], ...(amiFamily ? { amiFamily } : {}) };
+  const restore = { view, terms: terms as AmiSelectorTerm[], ...(amiFamily ? { amiFamily } : {}) };
+  return { ...restore, restored: selects(view, restore) };
 }
 
-/** Applies each restore in turn (applyEach says what was done if one fails); returns the generations written. */
+/**
+ * Whether the class selects `r`'s terms (and its amiFamily, when one was recorded), as the plan compares selections:
+ * the API server may return the terms, or a term's keys, in another order than they were written.
+ */
+export function selects(view: Pick<NodeClassView, 'amiSelectorTerms' | 'amiFamily'>, r: Pick<Restore, 'terms' | 'amiFamily'>): boolean {
+  return sameAmiSpec(view, { amiFamily: r.amiFamily ?? view.amiFamily, amiSelectorTerms: r.terms });
+}
+
+/** karp-drift's records on the class (what the last upgrade recorded), which a staged rollback keeps until it is done. */
+function records(view: NodeClassView): Record<string, string> {
+  const keys = new Set<string>(Object.values(ANNOTATIONS));
+  return Object.fromEntries(Object.entries(view.annotations).filter(([k]) => keys.has(k)));
+}
+
+/**
+ * Applies each restore in turn (applyEach says what was done if one fails); returns the generations written (into
+ * `generations`, kept when a later one fails).
+ * `keepRecords` (a staged rollback): the recorded selection stays on the class until the nodes are back, so that the
+ * same rollback run again goes on (dropRecords takes it off at the end).
+ */
 export async function restoreEach(
   ctx: CommandContext,
   cluster: Cluster,
   discovery: Discovery,
   restores: readonly Restore[],
-  how: { dryRun: boolean; json: boolean; log: Logger },
+  how: { dryRun: boolean; json: boolean; log: Logger; keepRecords?: boolean },
+  generations: Record<string, number> = {},
 ): Promise<Record<string, number>> {
-  const generations: Record<string, number> = {};
   const steps = {
     doing: 'restoring',
     done: 'restored',
     dryRun: how.dryRun,
-    // A restore drops karp-drift's annotations, so running rollback again restores only the others.
-    resume: 'restore the others with: karp-drift rollback (the restored ones no longer have a recorded selection)',
+    // A restore drops karp-drift's annotations, so running rollback again restores only the others; a staged one
+    // keeps them, and the same rollback again restores the others and goes on.
+    resume:
+      how.keepRecords === true
+        ? 'restore the others and go on with the same karp-drift rollback'
+        : 'restore the others with: karp-drift rollback (the restored ones no longer have a recorded selection)',
     undo: () => 'they drift back to the previous AMIs; to return to the upgrade, run karp-drift upgrade again',
   };
   await applyEach(
@@ -77,7 +107,7 @@ export async function restoreEach(
           resourceVersion: r.view.resourceVersion,
           ...(r.amiFamily ? { amiFamily: r.amiFamily } : {}),
           amiSelectorTerms: r.terms,
-          annotations: {},
+          annotations: how.keepRecords === true ? records(r.view) : {},
           force: true,
         },
         { dryRun: how.dryRun },
@@ -153,4 +183,41 @@ export async function driftCleared(
     if (still.length === 0 || Date.now() > deadline) return;
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
+}
+
+/**
+ * The end of a staged rollback: the records it kept come off each class that still selects what they recorded (read
+ * anew: one a person changed meanwhile keeps them, and the rollback says so), so a second rollback finds nothing, as
+ * after a rollback that was not staged. Returns the classes left with their records.
+ */
+export async function dropRecords(
+  cluster: Cluster,
+  discovery: Discovery,
+  names: readonly string[],
+  signal: AbortSignal,
+): Promise<string[]> {
+  const kept: string[] = [];
+  for (const name of names) {
+    const view = await readNodeClass(cluster, discovery.karpenterApi, name, signal);
+    const r = view ? recorded(view) : undefined;
+    if (view === undefined || r === undefined) continue;
+    if (!r.restored) {
+      kept.push(name);
+      continue;
+    }
+    await applyNodeClass(
+      customObjects(cluster),
+      {
+        name,
+        karpenterApi: discovery.karpenterApi,
+        resourceVersion: view.resourceVersion,
+        ...(r.amiFamily ? { amiFamily: r.amiFamily } : {}),
+        amiSelectorTerms: r.terms,
+        annotations: {},
+        force: true,
+      },
+      { dryRun: false },
+    );
+  }
+  return kept;
 }

@@ -18,6 +18,12 @@ import { awaitRestored, driftCleared, restoreEach } from './rollback-restore.js'
 import { reportRollbackPlan, rollbackPlan, warnOfReplacements, type RollbackPlan } from './rollback-plan.js';
 import { heldWrites, releaseHolds, type HeldDrift } from './release-holds.js';
 import { createdRefs, deleteEach, deleteNeeds } from './rollback-created.js';
+import { nodesGoingBack } from './rollback-plan.js';
+import { rollbackStages } from './rollback-stages.js';
+import { rollBackStaged, stagedNeeds, stagedRollbackResume } from './rollback-staged.js';
+import { refuseHaltedRollback } from './rollback-consent.js';
+import type { StagedPlan } from '../stages/stage-plan.js';
+import { UsageError } from '../errors.js';
 import { holdOutcomeText } from '../report/holds.js';
 
 /** The cluster as read, what the rollback restores, and where it reports. */
@@ -36,17 +42,26 @@ interface RestoresDone {
 }
 
 export async function rollback(options: RollbackOptions, ctx: CommandContext): Promise<void> {
+  refuseUnfollowed(options);
   const json = ctx.globals.output === 'json';
   const { cluster, log } = await connect(ctx);
   try {
     const { discovery, inventory } = await readScope(ctx, cluster, options.nodeClasses);
     const planned = rollbackPlan(inventory, options.nodeClasses);
-    reportRollbackPlan(ctx, planned, inventory, cluster.identity);
-    const held = warnOfReplacements(log, planned, inventory);
-    await confirmOrRefuse(ctx, options, rollbackQuestion(planned), 'rollback');
+    const staged = options.staged && rollbackStages(inventory, planned.pools, nodesGoingBack(inventory, planned), options.staged, new Date());
+    reportRollbackPlan(ctx, planned, inventory, cluster.identity, staged);
+    const held = warnOfReplacements(log, planned, inventory, staged !== undefined);
+    const again = options.staged ? stagedRollbackResume({ ...options, staged: options.staged }, ctx) : plainRollback(options, ctx);
+    refuseHaltedRollback(planned, held, options, again.replace(/ --yes$/, ''));
+    await confirmOrRefuse(ctx, options, rollbackQuestion(planned, staged), 'rollback');
     const lockNamespace = options.lockNamespace ?? LEASE_NAMESPACE;
-    await requireAccess(cluster, restoreNeeds(planned, options, lockNamespace, held));
+    await requireAccess(cluster, restoreNeeds(planned, options, lockNamespace, held, staged));
     const run: RollbackRun = { ...planned, cluster, discovery, inventory, json, log };
+    if (staged && !options.dryRun && planned.restores.length > 0) {
+      const stagedOptions = { ...options, staged: options.staged! };
+      const holder = lockHolder(ctx.commandLine ?? again.replace(/^karp-drift /, ''));
+      return await rollBackStaged(ctx, run, staged, stagedOptions, lockNamespace, holder);
+    }
     const done = await restoreSelections(ctx, run, held, options.dryRun, lockNamespace);
     if (options.dryRun || !options.wait) return;
     if (planned.restores.length === 0) {
@@ -60,22 +75,50 @@ export async function rollback(options: RollbackOptions, ctx: CommandContext): P
   }
 }
 
-/** The question: the classes restored, the objects deleted, the nodes replaced. */
-function rollbackQuestion({ restores, created, onPinned }: RollbackPlan): string {
-  const restore = restores.length > 0 ? `Restore ${restores.length} EC2NodeClass(es)` : '';
+/** The plain rollback again, as a hint names it. */
+function plainRollback(options: RollbackOptions, ctx: CommandContext): string {
+  const parts = ['karp-drift rollback', ...options.nodeClasses.map((n) => `--nodeclass ${n}`)];
+  if (options.lockNamespace !== undefined && options.lockNamespace !== LEASE_NAMESPACE) parts.push(`--lock-namespace ${options.lockNamespace}`);
+  if (ctx.globals.context) parts.push(`--context ${ctx.globals.context}`);
+  return parts.join(' ');
+}
+
+/**
+ * A staged rollback is followed by the run that paces it: refused with --no-wait (as a staged upgrade is), before the
+ * cluster is read.
+ */
+function refuseUnfollowed(options: RollbackOptions): void {
+  if (!options.staged || options.wait || options.dryRun) return;
+  throw new UsageError('--no-wait cannot go with a staged rollback (--canary/--waves): karp-drift paces the waves while it follows them', {
+    hint: 'drop --no-wait (a staged rollback that ends early stays paused; the same rollback again goes on), or drop --waves/--canary to go back at once',
+  });
+}
+
+/** The question: the classes restored, the objects deleted, the nodes replaced (and how, when staged). */
+function rollbackQuestion({ restores, created, onPinned }: RollbackPlan, staged: StagedPlan | undefined): string {
+  const toRestore = restores.filter((r) => !r.restored).length;
+  const restore = toRestore > 0 ? `Restore ${toRestore} EC2NodeClass(es)` : restores.length > 0 ? 'Go on with the rollback under way' : '';
   const deletes = createdRefs(created.deletes);
   const del = deletes.length > 0 ? `${restore ? ' and delete' : 'Delete'} ${deletes.join(', ')} (created by karp-drift upgrade)` : '';
-  return `${restore}${del}?${restores.length > 0 ? ` Karpenter will replace ${onPinned} node(s) through drift.` : ''}`;
+  const pace = staged ? ` in ${staged.stages.length > 1 ? 'stages and ' : ''}waves, paced and gated by karp-drift` : '';
+  return `${restore}${del}?${restores.length > 0 ? ` Karpenter will replace ${onPinned} node(s) through drift${pace}.` : ''}`;
 }
 
 /**
  * What the rollback will do, asked of RBAC before the first write: the restores (a dry run only those: it is
  * authorized as the write it tries), the reads of the restored classes and the follow, the lock and the holds.
  */
-function restoreNeeds({ restores, created }: RollbackPlan, options: Pick<RollbackOptions, 'wait' | 'dryRun'>, lockNamespace: string, held: HeldDrift): AccessNeed[] {
+function restoreNeeds(
+  { restores, created }: RollbackPlan,
+  options: Pick<RollbackOptions, 'wait' | 'dryRun'>,
+  lockNamespace: string,
+  held: HeldDrift,
+  staged: StagedPlan | undefined,
+): AccessNeed[] {
   const names = restores.map((r) => r.view.name);
   const restore = applyNeeds('karpenter.k8s.aws', 'ec2nodeclasses', names, 'restore amiSelectorTerms');
   if (options.dryRun) return [...deleteNeeds(created.deletes), ...restore];
+  if (staged && restores.length > 0) return [...deleteNeeds(created.deletes), ...restore, ...stagedNeeds(names, lockNamespace, held, staged)];
   const holds = held.pools.length > 0;
   const read = (name: string): AccessNeed => ({ verb: 'get', group: 'karpenter.k8s.aws', resource: 'ec2nodeclasses', name, why: 'wait for the previous AMIs' });
   return [

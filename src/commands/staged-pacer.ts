@@ -220,7 +220,7 @@ async function pause(
     settings,
     pools,
     'StagedRolloutPaused',
-    `staged drift rollout paused: ${why}; re-run the upgrade to go on, or karp-drift resume to release the hold (karp-drift run ${runId}, ${who})`,
+    `staged drift rollout paused: ${why}; re-run ${settings.rerun ?? 'the upgrade'} to go on, or karp-drift resume to release the hold (karp-drift run ${runId}, ${who})`,
     // A run that stopped before its end (a gate halted it, it was interrupted, it stalled) leaves drift held until
     // somebody acts: a Warning, which `kubectl get events --field-selector type=Warning` and alerting pick up.
     'Warning',

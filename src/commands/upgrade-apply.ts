@@ -15,6 +15,11 @@ export interface NodeClassWrites {
   dryRun: boolean;
   /** The command line that goes on after an interrupt between two classes. */
   resume: string;
+  /**
+   * Classes written before the pacer primed, by generation (a staged rollback restores them under holds of its own
+   * first): the rollout is under way whatever happens next, so a run that ends early leaves it paused.
+   */
+  applied?: Record<string, number>;
 }
 
 /** Applies the changes in order; returns each class's generation (into `generations`, kept when a later one fails). */

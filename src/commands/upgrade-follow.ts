@@ -7,6 +7,7 @@ import type { Cluster } from '../cluster/client.js';
 import type { Discovery } from '../cluster/discovery.js';
 import type { Inventory } from '../karpenter/views.js';
 import type { Plan } from '../plan/plan.js';
+import type { TargetAmi } from '../plan/pin.js';
 import { humanDuration } from '../text/words.js';
 import { followRollout } from './follow-rollout.js';
 import type { GateKeeper } from './gate-keeper.js';
@@ -15,12 +16,26 @@ import type { RolloutProgress, RolloutScope } from '../rollout/track.js';
 import { LEASE_NAMESPACE } from '../apis/lock.js';
 import { followHeldAsWaitDoes } from './held-follow.js';
 
+/**
+ * A staged rollback's plan (commands/rollback-stages.ts): each restored EC2NodeClass's AMIs as Karpenter resolved them
+ * (their IDs: the previous terms may be an alias or selectors, so nothing else is known of them), and its NodePools.
+ */
+export interface RestoredPlan {
+  restored: true;
+  nodeClasses: ReadonlyArray<{ name: string; targets: ReadonlyArray<Pick<TargetAmi, 'id'>> }>;
+  nodePools: ReadonlyArray<{ name: string; nodeClass: string }>;
+  source?: undefined;
+}
+
+/** What the apply, the follow and a staged rollout read: an upgrade's plan, or a staged rollback's. */
+export type FollowedPlan = Plan | RestoredPlan;
+
 /** The cluster as the plan read it, the plan, and where the run reports. */
 export interface UpgradeRun {
   cluster: Cluster;
   discovery: Discovery;
   inventory: Inventory;
-  plan: Plan;
+  plan: FollowedPlan;
   json: boolean;
   log: Logger;
 }
@@ -35,7 +50,14 @@ export interface UpgradeFollow {
   timeoutMs: number;
   stallTimeoutMs: number;
   resume: string;
-  /** --lock-namespace: where the cluster lock is, which tells a live run's holds from holds left behind (default kube-system). */
+  /** A rollback (absent: an upgrade): how the run words its end, and what a halt advises. */
+  rollback?: { haltHint: string };
+  /** No `done` of its own: the caller reports the run's (an --on-failure rollback after a halt). */
+  quietDone?: boolean;
+  /**
+   * --lock-namespace: where the cluster lock is, which tells a live run's holds from holds left behind (default
+   * kube-system); the rollback of a halt says it again in the command that goes on.
+   */
   lockNamespace?: string;
 }
 
@@ -49,13 +71,18 @@ export interface Applied {
   windowed?: boolean;
 }
 
-export async function followAndReport(
+export async function followAndReport(ctx: CommandContext, run: UpgradeRun, follow: UpgradeFollow, applied: Applied): Promise<void> {
+  await followToEnd(ctx, run, follow, applied);
+}
+
+/** followAndReport, returning where the rollout ended (undefined: not followed, --no-wait). */
+export async function followToEnd(
   ctx: CommandContext,
   { cluster, discovery, inventory, plan, json, log }: UpgradeRun,
   follow: UpgradeFollow,
   { generations, changed, pacer, gates, windowed = true }: Applied,
-): Promise<void> {
-  if (changed === 0 && !json)
+): Promise<RolloutProgress | undefined> {
+  if (changed === 0 && !json && follow.rollback === undefined)
     log.info(
       'Every EC2NodeClass in scope is already pinned to the target AMIs; following the rollout where it stands.',
     );
@@ -64,7 +91,7 @@ export async function followAndReport(
       ctx.io.out(
         `Applied ${changed} EC2NodeClass change(s); not waiting (--no-wait). Follow with: karp-drift wait${follow.nodeClasses.map((n) => ` --nodeclass ${n}`).join('')} (or ${follow.resume})\n`,
       );
-    return;
+    return undefined;
   }
 
   const startedAt = new Date();
@@ -95,19 +122,24 @@ export async function followAndReport(
       ...(pacer?.plan.windows && windowed ? { window: pacer.plan.windows.calendar } : {}),
       ...(gates ? { gates, rollbackOnHalt: gates.request.onFailure === 'rollback' } : {}),
       ...(held ? { endWhen: held.look.signal, atDone: held.atDone } : {}),
+      ...(follow.rollback ? { haltHint: follow.rollback.haltHint } : {}),
+      ...(follow.quietDone === true ? { quietDone: true } : {}),
     });
   } finally {
     held?.look.stop();
   }
-  if (!json) {
+  if (!json && follow.quietDone !== true) {
     const pools = final.nodePools.map((p) => `${p.name}: ${p.replaced} replaced, ${p.onTarget} on target`).join('; ');
+    const what = follow.rollback ? 'Rollback' : 'Rollout';
+    const amis = follow.rollback ? `the previous Kubernetes ${follow.target} AMIs again` : `Kubernetes ${follow.target} AMIs`;
     ctx.io.out(
-      forScreen(ctx.io, 'out', `Rollout complete in ${humanDuration(Date.now() - startedAt.getTime())}: every node runs Kubernetes ${follow.target} AMIs (${pools}).${pacer ? " Every stage done; karp-drift's holds are released." : ''}\n`),
+      forScreen(ctx.io, 'out', `${what} complete in ${humanDuration(Date.now() - startedAt.getTime())}: every node runs ${amis} (${pools}).${pacer ? " Every stage done; karp-drift's holds are released." : ''}\n`),
     );
   }
+  return final;
 }
 
 /** Each planned EC2NodeClass's target image IDs: what its nodes must run when the rollout is done. */
-export function targetIdsOf(plan: Plan): Record<string, string[]> {
+export function targetIdsOf(plan: FollowedPlan): Record<string, string[]> {
   return Object.fromEntries(plan.nodeClasses.map((c) => [c.name, c.targets.map((t) => t.id)]));
 }

@@ -13,14 +13,15 @@ import { pacerEventJson, pacerLogLine, type PacerEvent } from '../report/stages.
 import { doneEvent, ndjsonLine } from '../report/progress.js';
 import { recordSummary } from '../report/summary.js';
 import { inventorySnapshot } from '../rollout/snapshot.js';
-import { rolloutProgress } from '../rollout/track.js';
+import { rolloutProgress, type RolloutProgress } from '../rollout/track.js';
 import type { StagedPlan } from '../stages/stage-plan.js';
+import type { Plan } from '../plan/plan.js';
 import { createGateKeeper, type GateKeeper } from './gate-keeper.js';
 import { amiPickScope, type AmiPickScope } from '../stages/ami-picks.js';
 import { rollbackAfterHalt } from './halt-rollback.js';
 import { createPacer, type Pacer } from './staged-pacer.js';
 import { applyPlan, validateApplies, type NodeClassWrites } from './upgrade-apply.js';
-import { followAndReport, targetIdsOf, type UpgradeFollow, type UpgradeRun } from './upgrade-follow.js';
+import { followToEnd, targetIdsOf, type UpgradeFollow, type UpgradeRun } from './upgrade-follow.js';
 
 /** `ctx` is the locked one: its signal aborts when the lock is lost. */
 export async function followStaged(
@@ -30,7 +31,7 @@ export async function followStaged(
   writes: NodeClassWrites,
   follow: UpgradeFollow,
   holder: LockHolder,
-): Promise<void> {
+): Promise<RolloutProgress | undefined> {
   const { cluster, discovery, inventory, plan } = run;
   const gates = gateKeeper(ctx, run, staged, holder.runId, follow.target);
   const pacer = createPacer({
@@ -44,7 +45,9 @@ export async function followStaged(
     command: holder.command,
     nodePools: inventory.nodePools,
     ...(gates ? { cleared: (c) => gates.cleared(c) } : {}),
-    ...(staged.stagePlan.waves[0]?.kind === 'ami' ? { picks: pickScope(run, staged) } : {}),
+    ...(follow.rollback ? { rerun: 'the rollback' as const } : {}),
+    // A staged rollback never has a `1/ami` wave (cli/stage-options.ts refuses it): its targets are only IDs.
+    ...(staged.stagePlan.waves[0]?.kind === 'ami' && !('restored' in plan) ? { picks: pickScope(plan, inventory, staged) } : {}),
   });
   // The holds go on before the apply: from the moment the AMIs change, Karpenter may start only the first wave.
   pacer.listen(stagedReporter(ctx, run, staged));
@@ -52,9 +55,9 @@ export async function followStaged(
   // follow finds it done and releases whatever holds are left.
   const windowed = staged.windows !== undefined && !nothingLeft(staged, writes);
   if (windowed) await unlessWindowOpen(ctx, pacer, run, staged.windows!, follow);
-  const generations = await primeAndApply(ctx, pacer, run, writes);
+  const generations = await primeAndApply(ctx, pacer, run, writes, follow.rollback ? 'the rollback' : 'the upgrade');
   try {
-    await followAndReport(ctx, run, follow, {
+    return await followToEnd(ctx, run, follow, {
       generations,
       changed: writes.changes.length,
       pacer,
@@ -63,7 +66,21 @@ export async function followStaged(
     });
   } catch (err) {
     if (!(err instanceof HaltedError) || staged.gates?.onFailure !== 'rollback') throw err;
+    // --rollback-waves: the rollback is a staged rollout of its own, followed by this same function (under this
+    // run's lock), whose targets are the restored AMIs.
+    const { rollbackWaves } = staged;
     throw await rollbackAfterHalt(ctx, err, {
+      ...(rollbackWaves
+        ? {
+            staged: {
+              waves: rollbackWaves,
+              runId: holder.runId,
+              ...(follow.lockNamespace !== undefined ? { lockNamespace: follow.lockNamespace } : {}),
+              // Always followed (wait: true), so there is an end to report.
+              follow: async (back) => (await followStaged(ctx, back.run, back.staged, back.writes, back.follow, holder))!,
+            },
+          }
+        : {}),
       cluster,
       discovery,
       inventory,
@@ -79,7 +96,7 @@ export async function followStaged(
 }
 
 /** What a `1/ami` wave picks from: the plan's classes and NodePools, how each is held, and which nodes were empty. */
-function pickScope({ plan, inventory }: UpgradeRun, staged: StagedPlan): AmiPickScope {
+function pickScope(plan: Plan, inventory: UpgradeRun['inventory'], staged: StagedPlan): AmiPickScope {
   const holds = new Map(staged.stages.flatMap((s) => s.nodePools.map((p) => [p.name, p.hold.mechanism] as const)));
   return amiPickScope(plan, inventory, holds, inventory.nodes.map((n) => n.name));
 }
@@ -159,15 +176,16 @@ async function primeAndApply(
   pacer: Pacer,
   run: UpgradeRun,
   writes: NodeClassWrites,
+  rerun: 'the upgrade' | 'the rollback',
 ): Promise<Record<string, number>> {
   const { inventory } = run;
-  const applied: Record<string, number> = {};
+  const applied: Record<string, number> = { ...writes.applied };
   if (!writes.dryRun) await validateApplies(run, writes);
   try {
     await pacer.prime(inventory, new Date(), ctx.signal);
     return await applyPlan(ctx, run, writes, applied);
   } catch (err) {
-    throw await primeFailed(err, pacer, inventory, Object.keys(applied).length > 0, ctx.signal.aborted);
+    throw await primeFailed(err, pacer, inventory, Object.keys(applied).length > 0, ctx.signal.aborted, rerun);
   }
 }
 
@@ -176,12 +194,13 @@ async function primeAndApply(
  * nothing will drift: the holds come off again and the cluster is as it was. With some applied, their nodes drift:
  * the rollout stays paused (held at 0), as a staged run that ends early always does.
  */
-async function primeFailed(
+export async function primeFailed(
   err: unknown,
   pacer: Pacer,
   inventory: Inventory,
   someApplied: boolean,
   interrupted: boolean,
+  rerun: 'the upgrade' | 'the rollback' = 'the upgrade',
 ): Promise<unknown> {
   const nodes = new Map(inventory.nodes.map((n) => [n.name, n]));
   if (!someApplied) {
@@ -197,7 +216,7 @@ async function primeFailed(
   const pools = await pacer
     .pause(inventory.nodeClaims, nodes, 'the run ended during the apply', new Date())
     .catch(() => []);
-  const note = `; the staged rollout is paused: karp-drift holds Drifted disruption on ${pools.map((p) => `nodepool/${p}`).join(', ')} (re-run the upgrade to go on, or karp-drift resume)`;
+  const note = `; the staged rollout is paused: karp-drift holds Drifted disruption on ${pools.map((p) => `nodepool/${p}`).join(', ')} (re-run ${rerun} to go on, or karp-drift resume)`;
   if (interrupted) return new InterruptedError(`interrupted during the EC2NodeClass apply${note}`);
   if (err instanceof KarpDriftError) err.message += note;
   return err;
@@ -236,7 +255,7 @@ function gateKeeper(
 }
 
 /** Before the follow (the priming holds): the steps as NDJSON or log lines. */
-function stagedReporter(ctx: CommandContext, { json, log }: UpgradeRun, staged: StagedPlan) {
+export function stagedReporter(ctx: CommandContext, { json, log }: Pick<UpgradeRun, 'json' | 'log'>, staged: StagedPlan) {
   return (e: PacerEvent) => {
     const now = new Date();
     if (json) ctx.io.out(`${JSON.stringify(pacerEventJson(e, staged.stagePlan, now))}\n`);

@@ -190,7 +190,7 @@ function aliasVersion(family: AmiFamily, release: string): string {
 }
 
 // Terms are ORed, so their order means nothing; keys inside a term are compared in a canonical order.
-function sameAmiSpec(a: AmiSpec, b: AmiSpec): boolean {
+export function sameAmiSpec(a: AmiSpec, b: AmiSpec): boolean {
   const canonical = (terms: readonly AmiSelectorTerm[]) =>
     terms
       .map((t) =>

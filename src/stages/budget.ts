@@ -54,6 +54,10 @@ export function worstCaseParts(timeoutMs: number, staged: StagedRequest | undefi
       },
       { what: '--on-failure rollback: its follow back (its own --timeout)', ms: timeoutMs },
     );
+    // --rollback-waves: the follow back is a staged rollout of one stage, soaking --soak between its waves.
+    const back = staged.rollbackWaves !== undefined ? maxSoaks({ canary: [], waves: staged.rollbackWaves, soakMs: staged.soakMs }) : 0;
+    if (back > 0) parts.push({ what: `--rollback-waves: ${back} soak${back === 1 ? '' : 's'} of --soak`, ms: back * staged.soakMs });
+    if (staged.rollbackWaves !== undefined) parts.push({ what: "--rollback-waves: its holds' last writes", ms: PAUSE_WRITES_MS });
   }
   return parts;
 }

@@ -21,6 +21,11 @@ export interface StagedRequest {
   /** --window/--exclude: drift only inside these (absent: whenever the run is alive). */
   windows?: WindowRequest;
   /**
+   * upgrade --rollback-waves (with --on-failure rollback): a halt's rollback is itself staged, in one stage of these
+   * waves, gated and soaked as the upgrade is (commands/rollback-stages.ts); absent, it goes back at once.
+   */
+  rollbackWaves?: WaveStep[];
+  /**
    * No --canary, --waves or --window: what `upgrade` does by default (README "Staged rollouts"): `--waves 1/ami,100%`,
    * the health gates on. The plan says so, and how to choose otherwise.
    */
@@ -60,6 +65,7 @@ export function stagedFlags(request: StagedRequest): string[] {
     ...(request.windows?.exitCode !== undefined && request.windows.exitCode !== ExitCode.PausedByWindow
       ? [`--window-exit-code ${request.windows.exitCode}`]
       : []),
+    ...(request.rollbackWaves !== undefined ? [`--rollback-waves ${request.rollbackWaves.map((w) => w.text).join(',')}`] : []),
   ];
 }
 

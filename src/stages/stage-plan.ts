@@ -56,6 +56,8 @@ export interface StagedPlan {
   gates?: GateRequest;
   /** --window/--exclude: the budgets that keep drift shut outside the windows, and when they open. */
   windows?: WindowPlan;
+  /** --rollback-waves: the rollback of a halt (--on-failure rollback) is staged in these waves too. */
+  rollbackWaves?: StagedRequest['rollbackWaves'];
   /** No --canary/--waves/--window was given: the default rollout (README "Staged rollouts"), which the plan says. */
   defaulted?: boolean;
 }
@@ -162,6 +164,7 @@ export function planStages(
         soakMs: request.soakMs,
       },
       ...(request.gates ? { gates: request.gates } : {}),
+      ...(request.rollbackWaves ? { rollbackWaves: request.rollbackWaves } : {}),
       ...(request.defaulted === true ? { defaulted: true } : {}),
     },
   };

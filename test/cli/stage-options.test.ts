@@ -3,7 +3,13 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { DEFAULT_GATES } from '../../src/gates/request.js';
-import { parseGateOptions, parseLockOptions, parseStagedOptions } from '../../src/cli/stage-options.js';
+import {
+  parseGateOptions,
+  parseLockOptions,
+  parseRollbackStagedOptions,
+  parseStagedOptions,
+  withRollbackWaves,
+} from '../../src/cli/stage-options.js';
 import { stagedFlags, type StagedRequest } from '../../src/stages/request.js';
 import { AMI_WAVE, type WaveStep } from '../../src/stages/waves.js';
 
@@ -337,5 +343,69 @@ describe('--window-exit-code', () => {
   ])('%s: exit 2, named', (_name, flags, message, hint) => {
     const err = usageError(() => parseStagedOptions(flags));
     expect([err.message, err.hint]).toEqual([message, hint]);
+  });
+});
+
+describe('rollback: parseRollbackStagedOptions', () => {
+  it.each<[string, Record<string, unknown>, ReturnType<typeof parseRollbackStagedOptions>]>([
+    ['no stage flags: the fast rollback', {}, undefined],
+    [
+      '--waves: staged as an upgrade is, with the default gates',
+      { waves: '1,100%', soak: '10m' },
+      { canary: [], waves: [count(1), pct(100)], soakMs: 10 * 60_000, holdWith: 'auto', gates: DEFAULT_GATES },
+    ],
+    [
+      '--canary alone: the canary goes back first, in one wave',
+      { canary: ['canary'] },
+      { canary: ['canary'], waves: [pct(100)], soakMs: 0, holdWith: 'auto', gates: DEFAULT_GATES },
+    ],
+    [
+      'the gate flags mean what they mean for an upgrade',
+      { waves: '100%', maxRestarts: '5', gates: false },
+      { canary: [], waves: [pct(100)], soakMs: 0, holdWith: 'auto', gates: { ...DEFAULT_GATES, builtIn: false, maxRestarts: 5 } },
+    ],
+  ])('%s', (_name, flags, expected) => {
+    expect(parseRollbackStagedOptions(flags)).toEqual(expected);
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['--soak alone', { soak: '5m' }, '--soak paces or gates a staged rollback, and there is none: give --waves or --canary with it'],
+    ['--hold-with alone', { holdWith: 'node' }, '--hold-with paces or gates a staged rollback, and there is none: give --waves or --canary with it'],
+    ['--gate-cmd alone', { gateCmd: './smoke.sh' }, '--gate-cmd paces or gates a staged rollback, and there is none: give --waves or --canary with it'],
+    ['--no-gates alone', { gates: false }, '--no-gates paces or gates a staged rollback, and there is none: give --waves or --canary with it'],
+    ['--on-failure pause alone', { onFailure: 'pause' }, '--on-failure paces or gates a staged rollback, and there is none: give --waves or --canary with it'],
+    ['--on-failure rollback', { waves: '1,100%', onFailure: 'rollback' }, '--on-failure rollback cannot go with rollback: nothing is recorded to roll a rollback back to'],
+    ['a bad --waves, as an upgrade says it', { waves: '5,3' }, '--waves: waves are cumulative and must increase: "3" follows "5"'],
+    ['--waves 1/ami', { waves: '1/ami,100%' }, '--waves: a rollback cannot take a 1/ami wave: its AMIs are the previous ones, known only as the IDs Karpenter resolves once they are restored'],
+  ])('%s', (_name, flags, message) => {
+    expect(usageMessage(() => parseRollbackStagedOptions(flags))).toBe(message);
+  });
+});
+
+describe('upgrade --rollback-waves: withRollbackWaves', () => {
+  const staged = (onFailure: 'pause' | 'rollback') => parseStagedOptions({ canary: ['canary'], onFailure })!;
+
+  it('absent: the request as it was; given with --on-failure rollback: the rollback is staged in these waves', () => {
+    expect(withRollbackWaves({}, staged('rollback'))).toEqual(staged('rollback'));
+    expect(withRollbackWaves({}, undefined)).toBeUndefined();
+    expect(withRollbackWaves({ rollbackWaves: '1,100%' }, staged('rollback'))).toEqual({ ...staged('rollback'), rollbackWaves: [count(1), pct(100)] });
+  });
+
+  it.each<[string, Record<string, unknown>, ReturnType<typeof parseStagedOptions>, string]>([
+    ['without --on-failure rollback', { rollbackWaves: '1,100%' }, staged('pause'), '--rollback-waves paces the rollback of --on-failure rollback, and there is none: give --on-failure rollback with it'],
+    ['without a staged upgrade (--no-wait, --templates)', { rollbackWaves: '1,100%' }, undefined, '--rollback-waves paces the rollback of a halted staged rollout, and this upgrade has none'],
+    ['a bad list', { rollbackWaves: '10%,5%' }, staged('rollback'), '--rollback-waves: waves are cumulative and must increase: "5%" follows "10%"'],
+    ['1/ami', { rollbackWaves: '1/ami,100%' }, staged('rollback'), '--rollback-waves: a rollback cannot take a 1/ami wave: its AMIs are the previous ones, known only as the IDs Karpenter resolves once they are restored'],
+  ])('%s', (_name, flags, request, message) => {
+    expect(usageMessage(() => withRollbackWaves(flags, request))).toBe(message);
+  });
+
+  it('the command that goes on asks for the staged rollback again', () => {
+    expect(stagedFlags(withRollbackWaves({ rollbackWaves: '1,25%' }, staged('rollback'))!)).toEqual([
+      '--canary canary',
+      '--waves 100%',
+      '--on-failure rollback',
+      '--rollback-waves 1,25%',
+    ]);
   });
 });

@@ -92,6 +92,22 @@ describe('budget holds', () => {
     expect((await releaseBudgetHold(cluster, 'v1', 'general')).changed).toBe(false);
   });
 
+  it("a run for another target (a rollback taking over an upgrade's holds) never inherits the other's wave sizes", async () => {
+    const { cluster } = await setUp();
+    await holdWithBudget(cluster, 'v1', 'general', 0, { ...run, target: '1.31', stageSize: 17, poolSize: 12 });
+    // The rollback's pacer holds a NodePool whose stage has not begun: no size of its own yet.
+    await holdWithBudget(cluster, 'v1', 'general', 0, { ...run, runId: 'r2', target: '1.30' });
+    const record = (await readHeldNodePool(cluster, 'v1', 'general')).record;
+    expect(record).toMatchObject({ target: '1.30', since: '2026-11-25T12:00:00.000Z' });
+    expect(record?.stageSize).toBeUndefined();
+    expect(record?.poolSize).toBeUndefined();
+    // The same target keeps what it recorded (a soak's rewrite of a stage not begun), and a pause (no target) too.
+    await holdWithBudget(cluster, 'v1', 'general', 0, { ...run, target: '1.30', stageSize: 3 });
+    await holdWithBudget(cluster, 'v1', 'general', 1, { ...run, target: '1.30' });
+    await holdWithBudget(cluster, 'v1', 'general', 0, run);
+    expect((await readHeldNodePool(cluster, 'v1', 'general')).record).toMatchObject({ target: '1.30', stageSize: 3 });
+  });
+
   it('folds in a change that lands between its read and its write (409), never clobbering it', async () => {
     const { sandbox, cluster, pool, setBudgets } = await setUp();
     setBudgets([{ nodes: '20%' }]);

@@ -26,4 +26,22 @@ describe('rollback: the nodes it replaces', () => {
   ])('the warning: %s', (_name, nodes, onPinned, text) => {
     expect(replacementWarning({ pools: [nodePool()], nodes, onPinned })).toBe(text);
   });
+
+  // A staged rollback under way (its classes restored, status.amis the previous AMIs): the nodes still elsewhere go back.
+  it.each<[string, Parameters<typeof nodeClaim>[0][], number]>([
+    ['part of the way back: the node on the restored AMI stays, the others go', [{ name: 'a', imageId: pinned }, { name: 'b' }, { name: 'c' }], 2],
+    ['a replacement still launching comes from the restored AMIs: not counted', [{ name: 'a', imageId: undefined }, { name: 'b' }], 1],
+    ['all back', [{ name: 'a', imageId: pinned }], 0],
+  ])('restored: %s', (_name, claims, expected) => {
+    const inv = inventory({ nodeClasses: [classNow], nodeClaims: claims.map((c) => nodeClaim(c)) });
+    expect(onPinnedAmis(inv, inv.nodeClaims, new Set(['default']))).toBe(expected);
+  });
+
+  it.each<[string, number, number, string]>([
+    ['part of the way', 17, 16, 'the rollback under way drifts the 16 nodes of nodepool/general not yet on the previous AMIs back to them (the other 1 node is back already)'],
+    ['none back yet', 3, 3, 'the rollback under way drifts the 3 nodes of nodepool/general not yet on the previous AMIs back to them'],
+    ['all back', 3, 0, 'the rollback under way replaces no more node of nodepool/general: all 3 nodes run the previous AMIs'],
+  ])('the warning of a rollback under way: %s', (_name, nodes, onPinned, text) => {
+    expect(replacementWarning({ pools: [nodePool()], nodes, onPinned, resumed: true })).toBe(text);
+  });
 });

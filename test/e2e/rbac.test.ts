@@ -59,6 +59,7 @@ const ROWS: Record<string, Row> = {
   },
   rollback: { before: [[...upgrade, '--no-wait']], args: ['rollback', '--yes'] },
   'rollback --dry-run': { before: [[...upgrade, '--no-wait']], args: ['rollback', '--yes', '--dry-run'] },
+  'rollback --waves': { before: [[...upgrade, '--no-wait']], args: ['rollback', '--yes', '--waves', '1,100%'] },
   pause: { args: ['pause', '--nodepool', 'general'] },
   'pause --hold-with node': { args: ['pause', '--nodepool', 'arm', '--hold-with', 'node'] },
   resume: { before: [['pause', '--nodepool', 'general'], ['pause', '--nodepool', 'arm', '--hold-with', 'node']], args: ['resume'] },

@@ -81,4 +81,18 @@ describe('worstCaseMs', () => {
       120 * MIN + 5 * 15 * MIN + PAUSE_WRITES_MS + ROLLBACK_READY_WAIT_MS + ROLLBACK_DRIFT_CLEARED_WAIT_MS + PAUSE_WRITES_MS + 120 * MIN,
     );
   });
+
+  it('--rollback-waves: the staged rollback soaks between its own waves and writes its holds last too', () => {
+    const r = request({
+      canary: ['canary'],
+      waves: waves('1,25%,100%'),
+      gates: { ...DEFAULT_GATES, onFailure: 'rollback' },
+      rollbackWaves: waves('1,10%,100%'),
+    });
+    expect(worstCaseParts(120 * MIN, r).slice(-2)).toEqual([
+      { what: '--rollback-waves: 2 soaks of --soak', ms: 2 * 15 * MIN },
+      { what: "--rollback-waves: its holds' last writes", ms: PAUSE_WRITES_MS },
+    ]);
+    expect(worstCaseMs(120 * MIN, r)).toBe(worstCaseMs(120 * MIN, { ...r, rollbackWaves: undefined }) + 30 * MIN + PAUSE_WRITES_MS);
+  });
 });

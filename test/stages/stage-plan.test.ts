@@ -227,3 +227,10 @@ describe('planStages: soaks and the estimate', () => {
     expect(plan.estimateMs).toBe(estimateMs);
   });
 });
+
+describe('planStages: --rollback-waves', () => {
+  it('rides along with the plan for the rollback of a halt, and only when asked', () => {
+    expect(planOf(pools, request({ rollbackWaves: waves('1,100%') })).rollbackWaves).toEqual(waves('1,100%'));
+    expect(planOf(pools, request())).not.toHaveProperty('rollbackWaves');
+  });
+});
