@@ -53,7 +53,10 @@ export function outcome(command: string, exitCode: number, doc: Doc | undefined,
   const result = typeof doc?.result === 'string' ? doc.result : resultOfExit(exitCode);
   const replaced = typeof doc?.nodesReplaced === 'number' ? doc.nodesReplaced : undefined;
   const error = doc?.error as { message?: string; hint?: string } | undefined;
-  const verdict = `karp-drift ${command}: ${result} (exit ${exitCode})${replaced !== undefined ? `, ${replaced} node${replaced === 1 ? '' : 's'} replaced` : ''}`;
+  // A staged run that ended early is `paused`; why (stalled, timeout, interrupted, window) is the `done` event's cause.
+  const cause = (doc?.done as Doc | undefined)?.cause;
+  const why = result === 'paused' && typeof cause === 'string' ? `${cause}, ` : '';
+  const verdict = `karp-drift ${command}: ${result} (${why}exit ${exitCode})${replaced !== undefined ? `, ${replaced} node${replaced === 1 ? '' : 's'} replaced` : ''}`;
 
   const errors: Annotation[] = [];
   const warnings: Annotation[] = [];

@@ -148,4 +148,11 @@ describe('what the job page shows of a run', () => {
     expect(seen.failure).toBeUndefined();
     expect(seen.verdict).toBe('karp-drift upgrade: paused (exit 0)');
   });
+
+  it("a staged run that ended early says why, from its done event's cause: paused (stalled, exit 4)", () => {
+    const doc = { result: 'paused', done: { type: 'done', result: 'paused', cause: 'stalled' }, error: { message: 'the rollout made no progress' } };
+    const seen = outcome('upgrade', 4, doc, '/r');
+    expect(seen.verdict).toBe('karp-drift upgrade: paused (stalled, exit 4)');
+    expect(seen.failure).toBe('karp-drift upgrade: paused (stalled, exit 4): the rollout made no progress');
+  });
 });

@@ -87,8 +87,9 @@ describe('the GitHub Action (action.yml)', () => {
       to: '1.30',
       args: '--stall-timeout 20s --timeout 3m',
     });
-    expect(ran.outputs).toMatchObject({ result: 'stalled', 'exit-code': '4' });
-    expect(ran.stdout).toMatch(/^::error::karp-drift upgrade: stalled \(exit 4\)/m);
+    // The default upgrade is staged: a stall leaves it paused (the result document's result; cause stalled).
+    expect(ran.outputs).toMatchObject({ result: 'paused', 'exit-code': '4' });
+    expect(ran.stdout).toMatch(/^::error::karp-drift upgrade: paused \(stalled, exit 4\)/m);
     expect(ran.stdout).toMatch(/^::error title=STALL-PDB nodepool\/\S+::/m);
     const errors = ran.stdout.match(/^::error/gm) ?? [];
     expect(errors.length).toBeLessThanOrEqual(10);
