@@ -49,7 +49,8 @@ export async function actOnHolds(
     if (allowance === 'release') await releasePool(acting, pool, how, nodes);
     else if (how === 'node') await holdPoolNodes(acting, pool, allowance, o.oldNodes.get(pool) ?? [], free);
     else {
-      await holdPoolWithBudget(acting, pool, allowance, o.disrupting.get(pool) ?? 0, d.position);
+      const untouched = o.counts.find((c) => c.name === pool)?.untouched ?? 0;
+      await holdPoolWithBudget(acting, pool, allowance, o.disrupting.get(pool) ?? 0, d.position, untouched);
       // The budget goes first: while it holds, freeing or holding nodes lets nothing start that should not.
       if (free !== undefined) await holdPoolNodes(acting, pool, allowance, o.oldNodes.get(pool) ?? [], free);
       else await releaseWaveNodeHolds(acting, pool, nodes);
@@ -134,7 +135,12 @@ async function releasePool(
  * every NotReady node of the NodePool. So the hold is `allowance + disrupting`, which lets exactly `allowance` more
  * start, and never slows the wave's own replacements below the NodePool's own budgets (writing `allowance` alone
  * would subtract them twice); and `0` once the wave has started all it may, which is exact at any concurrency (a budget
- * never stops a command already started). Rewritten whenever `disrupting` changes (DOMAIN.md §2.6).
+ * never stops a command already started). Rewritten whenever `disrupting` changes (DOMAIN.md §2.6), except in a wave
+ * that takes every old node the NodePool has left (the default rollout's second wave, any `100%`): there a hold at or
+ * above `allowance + disrupting` can only let Karpenter start more of the NodePool's own old nodes, all of which the
+ * wave takes anyway, so it stays as written while replacements start and finish. Each write bumps the NodePool's
+ * generation, which resets Karpenter's NodeRegistrationHealthy (DOMAIN.md §1.3): a write per replacement of a 5,000-node
+ * NodePool would keep it reset the whole rollout long.
  */
 async function holdPoolWithBudget(
   { settings, state, now, signal }: Acting,
@@ -142,15 +148,22 @@ async function holdPoolWithBudget(
   allowance: number,
   disrupting: number,
   position: StagePosition,
+  untouched: number,
 ): Promise<void> {
   const before = state.written.get(pool);
-  const value = allowance > 0 ? allowance + disrupting : 0;
+  const needed = allowance > 0 ? allowance + disrupting : 0;
+  const kept = state.writtenBudget.get(pool);
+  const wholePool = allowance > 0 && allowance >= untouched && kept !== undefined && kept >= needed;
+  const value = wholePool ? kept : needed;
   const armed = state.armedAt.get(pool);
   const rearm = armed === undefined || armed.getTime() - now.getTime() < SWITCH_REARM_MS;
   const due = now.getTime() - (state.lastWriteAt.get(pool) ?? 0) >= REASSERT_EVERY_MS || rearm;
   const soakUntil = position.soakUntil?.toISOString() ?? null;
-  if (before === allowance && state.writtenBudget.get(pool) === value && !due && state.writtenSoak.get(pool) === soakUntil)
+  const same = (before === allowance || wholePool) && state.writtenBudget.get(pool) === value;
+  if (same && !due && state.writtenSoak.get(pool) === soakUntil) {
+    state.written.set(pool, allowance);
     return;
+  }
   const armAt = rearm ? switchMinute(now) : armed;
   // A stage not yet begun has no size: recording 0 would make a re-run count its waves from a shrinking size.
   const stageSize = position.sizes[state.stageOf.get(pool)!];

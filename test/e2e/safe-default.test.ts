@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { loadScenario } from '../../src/sandbox/scenarios/load.js';
+import { parseScenario } from '../../src/sandbox/scenarios/schema.js';
 import { PAUSE_ANNOTATION, decodePauseRecord } from '../../src/apis/pause-record.js';
 import { onTestFinished } from 'vitest';
 import { httpWrites, karpDrift } from './cli-sandbox.js';
@@ -128,5 +129,26 @@ describe('nothing resumes without consent (issue 33)', () => {
     expect(resumed.events.filter((e) => e.type === 'gate' && e.result === 'passed').length).toBeGreaterThan(0);
     expect(resumed.events.at(-1)).toMatchObject({ type: 'done', result: 'succeeded' });
     for (const p of sandbox.kube.store.list('nodepools.karpenter.sh')) expect(p.metadata.annotations?.[PAUSE_ANNOTATION]).toBeUndefined();
+  }, 150_000);
+});
+
+describe('the default rollout writes its NodePools a few times, not once per replacement', () => {
+  it('a 40-node NodePool: the second wave takes every old node left, so its hold stays as written while they go', async () => {
+    const yaml = [
+      'name: one-pool',
+      'controlPlaneVersion: "1.30"',
+      'nodeClasses: [{ name: default, family: al2023, kubernetesVersion: "1.29" }]',
+      'nodePools: [{ name: general, nodeClass: default, nodes: 40, arch: [amd64], budgets: [{ nodes: "25%" }] }]',
+      'workloads: [{ name: web, nodePool: general, replicas: 80 }]',
+    ].join('\n');
+    const sandbox = await startSandbox({ scenario: parseScenario(yaml, 'inline'), speed: 300 });
+    onTestFinished(() => sandbox.stop());
+    const run = await karpDrift(sandbox, UPGRADE, 120_000);
+    expect(run.code, run.stderr).toBe(0);
+    expect(sandbox.simulator.disruptions.entries().length).toBeGreaterThanOrEqual(40);
+    // Each write bumps the NodePool's generation (and resets Karpenter's NodeRegistrationHealthy): the holds of the
+    // first wave, its close, the second wave's one hold, the dead man's switch moved ahead about once a minute, the release.
+    const writes = sandbox.kube.requests.filter((r) => r.verb === 'patch' && r.resource === 'nodepools' && r.query.dryRun !== 'All');
+    expect(writes.length, writes.map((w) => w.path).join('\n')).toBeLessThanOrEqual(8);
   }, 150_000);
 });
