@@ -33,11 +33,13 @@ import type { KarpenterApi, ManagedFieldsEntry, NodePoolView } from '../karpente
 
 const CONFLICT_RETRIES = 5;
 /**
- * A hold write the API server answers with 429 or a 5xx, or whose connection is cut or refused, is tried again for a
- * while, well within the cluster lock's 30 s: one lost write must not end a staged rollout that gates every upgrade.
- * Delays are short (no signal reaches the sleep; an interrupted run's writes have PAUSE_WRITES_MS in all).
+ * A hold write the API server answers with 429 or a 5xx, or whose connection is cut while it is out, is tried again
+ * for a while, well within the cluster lock's 30 s: one lost write must not end a staged rollout, which every upgrade
+ * now is. An API server that refuses connections altogether is not waited for here (the run ends as documented, its
+ * dead man's switch holding). Delays are short (no signal reaches the sleep; an interrupted run's writes have
+ * PAUSE_WRITES_MS in all).
  */
-const HOLD_WRITE_RETRY: RetryPolicy = { baseMs: 100, capMs: 2_000, budgetMs: 15_000, connectErrors: true };
+const HOLD_WRITE_RETRY: RetryPolicy = { baseMs: 100, capMs: 2_000, budgetMs: 15_000, connectErrors: false };
 
 type RawObject = Parameters<typeof nodePoolView>[0];
 

@@ -65,7 +65,8 @@ describe("the confirmation prompt (stdin and stderr a terminal, stdout not)", ()
     const sandbox = await scenario("default");
     const run = await atTerminal(sandbox, ["upgrade", "--to", "1.30"], "n\r");
     expect(run.code, run.screen).toBe(3);
-    expect(run.screen).toContain(
+    // Wrapped at spaces to the terminal's 80 columns.
+    expect(run.screen.replace(/\s+/g, " ")).toContain(
       "Apply 2 EC2NodeClass change(s)? Karpenter will then replace 12 node(s) through drift, each target AMI on one node first, gated, paced by karp-drift.",
     );
     expect(run.screen).toContain(
@@ -144,7 +145,7 @@ describe("the confirmation prompt (stdin and stderr a terminal, stdout not)", ()
     expect(declined.stdout).toContain("This rollout is held: karp-drift holds Drifted disruption on nodepool/arm, nodepool/general, nodepool/system.");
     expect(declined.stdout).toMatch(/It was paused with karp-drift pause at /);
     expect(declined.stdout).toContain("Going on resumes it at stage 1/1 (rollout) wave 1/2 (one node per target AMI): 0 of 12 old nodes replaced or under way.");
-    expect(declined.screen).toContain("Resume the held rollout? karp-drift will release its holds wave by wave, gated, and Karpenter will replace the 12 old node(s) left through drift.");
+    expect(declined.screen.replace(/\s+/g, " ")).toContain("Resume the held rollout? karp-drift will release its holds wave by wave, gated, and Karpenter will replace the 12 old node(s) left through drift.");
     expect(declined.screen).toContain('error: upgrade not confirmed (answered "no", not yes); nothing was changed');
     expect(httpWrites(sandbox)).toBe(writes);
 
