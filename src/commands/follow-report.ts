@@ -8,13 +8,12 @@ import type { Readiness } from '../rollout/readiness.js';
 import type { Blocker } from '../rollout/stalls.js';
 import {
   blockedEvent,
-  blockerText,
   doneEvent,
   eventTime,
   ndjsonLine,
   progressEvent,
   progressFrame,
-  progressLogLines,
+  followLogText,
   unreportedBlockers,
   type RolloutResult,
 } from '../report/progress.js';
@@ -60,8 +59,7 @@ export function report(run: FollowRun, state: FollowState, turn: Turn, blockers:
       return line ? [frame[0]!, fitLine(line, screen.columns), ...frame.slice(1)] : frame;
     });
   } else if (!ctx.globals.quiet) {
-    ctx.io.err(progressLogLines(state.log, progress, now));
-    for (const b of fresh) ctx.io.err(`${elapsed(run, now)} ${blockerText(b)}`);
+    ctx.io.err(followLogText(state.log, progress, fresh, now));
   }
 }
 
