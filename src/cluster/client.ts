@@ -23,6 +23,7 @@ import { UsageError } from '../errors.js';
 import { httpsTunnelAgent, httpTunnelAgent } from '../proxy/agents.js';
 import { proxyChoice, proxyFor, type ProxyChoice } from '../proxy/select.js';
 import { Credentials } from './credentials.js';
+import type { RetryPolicy } from './retry.js';
 import { clusterIdentity, type ClusterIdentity } from '../apis/cluster-identity.js';
 
 export interface LoadClusterOptions {
@@ -57,6 +58,13 @@ export interface Cluster {
   proxy?: ProxyChoice;
   log?: (line: string) => void;
   requestTimeoutMs: number;
+  /**
+   * While a staged run holds the cluster lock (commands/hold-shared.ts): how its calls retry (retry.ts LOCKED_RETRY:
+   * refused, reset and timed-out connections too), and the lock's `lost`, which ends every call in flight and refuses
+   * every new one once the lock has lapsed (another run may take it then). Unset: each call's own default, a one-shot
+   * command's.
+   */
+  lease?: { retry: RetryPolicy; lost: AbortSignal };
   /** Closes the agent's connections. Call it last: watches close through their AbortSignal, followCluster first. */
   close(): void;
 }

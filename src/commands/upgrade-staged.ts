@@ -3,7 +3,8 @@
 // --on-failure rollback, a halt puts the previous AMIs back.
 import type { CommandContext } from './context.js';
 import type { LockHolder } from '../apis/lock.js';
-import { HaltedError, InterruptedError, KarpDriftError, WindowPausedError } from '../errors.js';
+import { HaltedError, InterruptedError, KarpDriftError, RuntimeFailure, WindowPausedError } from '../errors.js';
+import { LockLost } from '../cluster/lock.js';
 import { nextWindowText, windowEventJson, type WindowEventKind } from '../report/windows.js';
 import type { WindowPlan } from '../stages/window-plan.js';
 import { windowState, type WindowState } from '../windows/calendar.js';
@@ -21,7 +22,10 @@ import { amiPickScope, type AmiPickScope } from '../stages/ami-picks.js';
 import { rollbackAfterHalt } from './halt-rollback.js';
 import { createPacer, type Pacer } from './staged-pacer.js';
 import { applyPlan, validateApplies, type NodeClassWrites } from './upgrade-apply.js';
+import { failureText } from '../cluster/failures.js';
+import { wasInterrupted } from '../cluster/api-errors.js';
 import { followToEnd, targetIdsOf, type UpgradeFollow, type UpgradeRun } from './upgrade-follow.js';
+import { holdsAsLastWritten } from './follow-end.js';
 
 /** `ctx` is the locked one: its signal aborts when the lock is lost. */
 export async function followStaged(
@@ -185,29 +189,32 @@ async function primeAndApply(
     await pacer.prime(inventory, new Date(), ctx.signal);
     return await applyPlan(ctx, run, writes, applied);
   } catch (err) {
-    throw await primeFailed(err, pacer, inventory, Object.keys(applied).length > 0, ctx.signal.aborted, rerun);
+    throw await primeFailed(err, pacer, inventory, Object.keys(applied).length > 0, ctx.signal, rerun);
   }
 }
 
 /**
  * The holds went on, then the run ended before the follow (interrupted, an apply refused). With no class applied
  * nothing will drift: the holds come off again and the cluster is as it was. With some applied, their nodes drift:
- * the rollout stays paused (held at 0), as a staged run that ends early always does.
+ * the rollout stays paused (held at 0), as a staged run that ends early always does. A run whose cluster lock lapsed
+ * (`signal`'s reason: the API server gone for the lock's 30 s) writes neither: its holds stand as last written.
  */
 export async function primeFailed(
   err: unknown,
   pacer: Pacer,
   inventory: Inventory,
   someApplied: boolean,
-  interrupted: boolean,
+  signal: AbortSignal,
   rerun: 'the upgrade' | 'the rollback' = 'the upgrade',
 ): Promise<unknown> {
+  if (signal.reason instanceof LockLost) return lockLapsed(err, signal.reason, rerun);
+  const interrupted = wasInterrupted(signal);
   const nodes = new Map(inventory.nodes.map((n) => [n.name, n]));
   if (!someApplied) {
     const undone = await pacer.finish(nodes, new Date(), { quiet: true }).then(
       () => "karp-drift's holds were taken off again; nothing was changed",
       (e: unknown) =>
-        `taking karp-drift's holds off again failed (${e instanceof Error ? e.message : String(e)}): karp-drift resume releases them`,
+        `taking karp-drift's holds off again failed (${failureText(e)}): karp-drift resume releases them`,
     );
     if (interrupted) return new InterruptedError(`interrupted before the EC2NodeClass apply; ${undone}`);
     if (err instanceof KarpDriftError) err.message += `; ${undone}`;
@@ -215,11 +222,23 @@ export async function primeFailed(
   }
   const pools = await pacer
     .pause(inventory.nodeClaims, nodes, 'the run ended during the apply', new Date())
-    .catch(() => []);
-  const note = `; the staged rollout is paused: karp-drift holds Drifted disruption on ${pools.map((p) => `nodepool/${p}`).join(', ')} (re-run ${rerun} to go on, or karp-drift resume)`;
+    .catch(() => undefined);
+  const note = `${pools !== undefined ? `; the staged rollout is paused: karp-drift holds Drifted disruption on ${pools.map((p) => `nodepool/${p}`).join(', ')}` : holdsAsLastWritten()} (re-run ${rerun} to go on, or karp-drift resume)`;
   if (interrupted) return new InterruptedError(`interrupted during the EC2NodeClass apply${note}`);
   if (err instanceof KarpDriftError) err.message += note;
   return err;
+}
+
+/**
+ * The lock lapsed before the follow: what failed, said as the API server's failure when it was one (the write that
+ * met the outage, else the renewals'), and what the cluster is left with.
+ */
+function lockLapsed(err: unknown, lost: LockLost, rerun: string): RuntimeFailure {
+  const said = err instanceof KarpDriftError && !(err instanceof LockLost) ? err : lost;
+  return new RuntimeFailure(`${said.message}${holdsAsLastWritten()}`, {
+    cause: err,
+    hint: `when the API server answers again, re-run ${rerun}: it goes on from where the cluster stands`,
+  });
 }
 
 /**
