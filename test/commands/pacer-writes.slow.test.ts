@@ -58,7 +58,7 @@ async function stagedRollout() {
     claims: sandbox.kube.store.list('nodeclaims.karpenter.sh').map((o) => nodeClaimView(o as Parameters<typeof nodeClaimView>[0])),
     nodes: new Map<string, NodeView>(
       sandbox.kube.store.list('nodes').map((o) => {
-        const n = nodeView(o as Parameters<typeof nodeView>[0]);
+        const n = nodeView(o);
         return [n.name, n];
       }),
     ),
