@@ -55,7 +55,7 @@ export function manifestObjects(file: YamlFile): BuiltObject[] {
   return file.docs.flatMap((doc, i) => {
     const value = docValue(doc) as Record<string, unknown> | null;
     const kind = karpenterKind(value);
-    if (kind === undefined || value === null) return [];
+    if (kind === undefined || value == null) return [];
     const name = (value.metadata as { name?: unknown } | undefined)?.name;
     if (typeof name !== 'string') throw new UsageError(`${file.path} document ${i + 1}: ${kind} without metadata.name; nothing was changed`);
     return [{ kind, apiVersion: value.apiVersion as string, name, names: [name], value, origin: { file: file.path, doc: i, path: [] }, deciders: manifestDeciders(kind, file.path, i, value) }];

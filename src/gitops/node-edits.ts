@@ -2,7 +2,7 @@
 // quoting, a map whose keys stay the same changed key by key, a list changed from its first differing item on (so
 // `- id: ami-1 # amd64` keeps its comment when only the id changes, and the budgets a NodePool keeps stay as
 // written). Pure.
-import { isAlias, isMap, isScalar, isSeq, type Document, type Node, type YAMLMap, type YAMLSeq } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, type Document, type Node, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
 import { blockText, columnOf, flowText, insertPairEdit, lineStart, replaceEdit, scalarEdit, type Plain, type Style, type TextEdit } from './yaml-edit.js';
 
 const same = (a: unknown, b: unknown) => JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
@@ -19,14 +19,37 @@ const isPlainMap = (v: Plain): v is { [key: string]: Plain } => typeof v === 'ob
 export function valueEdits(text: string, doc: Document.Parsed, node: Node, value: Plain, style: Style, keyColumn?: number): TextEdit[] {
   if (!isAlias(node) && same(node.toJS(doc), value)) return [];
   if (isScalar(node) && typeof value === 'string' && typeof node.value === 'string') return [scalarEdit(node, value, style)];
-  if (isMap(node) && !node.flow && isPlainMap(value) && sameKeys(node, value)) {
+  if (isMap(node) && isPlainMap(value) && sameKeys(node, value)) {
     return node.items.flatMap((p) => {
       const key = String((p.key as { value: unknown }).value);
       return valueEdits(text, doc, p.value as Node, value[key]!, style, columnOf(text, (p.key as Node).range![0]));
     });
   }
-  if (isSeq(node) && !node.flow && Array.isArray(value) && node.items.length > 0 && value.length > 0) return listEdits(text, doc, node, value, style);
+  if (isMap(node) && isPlainMap(value) && renamedPair(node, value)) {
+    // One key for another (alias → id): the key and its value rewritten, what follows them (a comment) kept.
+    const pair = node.items[0]!;
+    const [key, v] = Object.entries(value)[0]!;
+    return [scalarEdit(pair.key as Scalar, key, style), scalarEdit(pair.value as Scalar, v as string, style)];
+  }
+  if (isSeq(node) && Array.isArray(value) && node.items.length > 0 && value.length > 0) {
+    if (!node.flow) return listEdits(text, doc, node, value, style);
+    if (value.length === node.items.length && node.items.every((item, i) => changesInPlace(item as Node, value[i]!))) {
+      return node.items.flatMap((item, i) => valueEdits(text, doc, item as Node, value[i]!, style));
+    }
+  }
   return [replaceEdit(text, node, value, style, keyColumn)];
+}
+
+/** A map of one scalar pair, and a value of one string pair under another key. */
+function renamedPair(map: YAMLMap, value: { [key: string]: Plain }): boolean {
+  const entries = Object.entries(value);
+  const pair = map.items[0];
+  return map.items.length === 1 && entries.length === 1 && typeof entries[0]![1] === 'string' && isScalar(pair?.key) && isScalar(pair.value) && typeof pair.value.value === 'string';
+}
+
+/** An item that can take `value` by changing scalars: a map with the same keys (or one key for another), a string. */
+function changesInPlace(item: Node, value: Plain): boolean {
+  return (isMap(item) && isPlainMap(value) && (sameKeys(item, value) || renamedPair(item, value))) || (isScalar(item) && typeof value === 'string');
 }
 
 function sameKeys(map: YAMLMap, value: { [key: string]: Plain }): boolean {
@@ -42,10 +65,7 @@ function listEdits(text: string, doc: Document.Parsed, seq: YAMLSeq, value: Plai
   if (first === -1) return value.length > items.length ? [appendItems(text, seq, value.slice(items.length), style)] : [];
   // Same length and each changed item a map with the same keys (or a scalar): change the values in place.
   if (value.length === items.length) {
-    const inPlace = items.slice(first).every((item, j) => {
-      const v = value[first + j]!;
-      return (isMap(item) && !item.flow && isPlainMap(v) && sameKeys(item, v)) || (isScalar(item) && typeof v === 'string');
-    });
+    const inPlace = items.slice(first).every((item, j) => changesInPlace(item, value[first + j]!));
     if (inPlace) return items.flatMap((item, i) => valueEdits(text, doc, item, value[i]!, style));
   }
   // From the first item that differs: its line on, to the end of the list, written anew at the list's column.

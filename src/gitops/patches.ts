@@ -49,7 +49,7 @@ function merged(base: unknown, patch: unknown): unknown {
   if (patch == null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
   const out: Record<string, unknown> = base != null && typeof base === 'object' && !Array.isArray(base) ? { ...(base as Record<string, unknown>) } : {};
   for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
+    if (v == null) delete out[k];
     else out[k] = merged(out[k], v);
   }
   return out;
@@ -65,8 +65,9 @@ export function strategicMerge(o: BuiltObject, patch: PatchDoc): BuiltObject {
   for (const f of fieldsOf(o)) {
     const path = FIELDS[f];
     const v = valueAt(patch.value, path);
-    if (v === null) throw deleted(patch, o, path);
-    if (v !== undefined) deciders[f] = { kind: 'node', at: { file: patch.file, doc: patch.doc, path } };
+    if (v === undefined) continue;
+    if (v == null) throw deleted(patch, o, path);
+    deciders[f] = { kind: 'node', at: { file: patch.file, doc: patch.doc, path } };
   }
   const value = merged(o.value, { ...(patch.value as object), metadata: undefined }) as Record<string, unknown>;
   return { ...o, value: { ...value, metadata: o.value.metadata }, deciders };

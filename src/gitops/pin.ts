@@ -1,7 +1,8 @@
 // `pin`'s pure core: each unit's plan (the same `plan` that `plan` and `upgrade` make, on the unit's manifests) →
 // what is written where → the files changed. The command reads the files, the images and the AMIs, and writes.
 // `upgrade --apply-by git` and a GitOps syncer reuse `buildUnits` (which file decides which class's terms) and this.
-import type { ResolvedAmi } from '../ami/verify.js';
+import type { AmiFamily } from '../ami/families.js';
+import { imageNameFields, type ResolvedAmi } from '../ami/verify.js';
 import type { Budget } from '../karpenter/budgets.js';
 import type { Inventory } from '../karpenter/views.js';
 import { plan, type Check, type Plan, type PlanOptions, type TargetAmi } from '../plan/plan.js';
@@ -15,11 +16,13 @@ import type { YamlFile } from './yaml-file.js';
 export interface ClassPin {
   unit: string;
   name: string;
-  family: string;
+  family: AmiFamily;
   changed: boolean;
   before: AmiSpec;
   after: AmiSpec;
   targets: TargetAmi[];
+  /** The releases its terms select now: an alias's version, or the releases of the images EC2 or a cluster lists. */
+  from: string[];
   /** The files that decide its terms and amiFamily: the ones changed for it. */
   files: string[];
 }
@@ -95,7 +98,8 @@ function classPins({ unit, plan: p }: UnitPlan, writes: readonly Write[]): Class
     const terms = mine.find((w) => w.field === 'amiSelectorTerms');
     const after = terms !== undefined ? { ...c.after, amiSelectorTerms: terms.value as AmiSpec['amiSelectorTerms'] } : c.after;
     const files = mine.flatMap((w) => (w.decider.kind === 'absent' && w.terms !== undefined ? fileOf(w.terms) : fileOf(w.decider)));
-    return { unit: unit.label, name: c.name, family: c.family, changed: c.changed, before: c.before, after, targets: c.targets, files: [...new Set(files)] };
+    const from = [...c.before.amiSelectorTerms.flatMap((t) => (t.alias !== undefined ? [t.alias.split('@')[1] ?? t.alias] : [])), ...c.current.flatMap((a) => (a.name !== undefined ? [imageNameFields(c.family, a.name)?.release ?? a.name] : []))];
+    return { unit: unit.label, name: c.name, family: c.family, changed: c.changed, before: c.before, after, targets: c.targets, from: [...new Set(from)], files: [...new Set(files)] };
   });
 }
 

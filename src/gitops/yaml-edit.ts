@@ -3,7 +3,7 @@
 // range: everything outside it, comments, anchors, quoting, blank lines and `---` included, stays byte for byte.
 // A scalar keeps its quoting; a new collection is written in the style of the one it replaces (block at its column,
 // flow, or JSON in a JSON file). Pure.
-import { isMap, isScalar, isSeq, stringify, type Node, type Pair, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
+import { isMap, isScalar, isSeq, stringify, type Node, type Pair, type Scalar, type YAMLMap } from 'yaml';
 
 export interface TextEdit {
   start: number;
@@ -97,7 +97,7 @@ export function flowText(value: Plain, style: Style, padded = false): string {
 export function replaceEdit(text: string, node: Node, value: Plain, style: Style, keyColumn?: number): TextEdit {
   const [start, end] = node.range!;
   const old = text.slice(start, end);
-  const flow = (isMap(node) || isSeq(node)) && (node as YAMLMap | YAMLSeq).flow === true;
+  const flow = (isMap(node) || isSeq(node)) && node.flow === true;
   const collection = typeof value === 'object' && (Array.isArray(value) ? value.length > 0 : Object.keys(value).length > 0);
   if (isScalar(node) && keyColumn !== undefined && collection && !style.json && /^[ \t]*(#.*)?$/m.test(text.slice(end, text.indexOf('\n', end) + 1 || text.length))) {
     const column = keyColumn + (Array.isArray(value) && !style.indentSeq ? 0 : style.step);
@@ -129,7 +129,13 @@ export function insertPairEdit(text: string, map: YAMLMap, pairs: { [key: string
   const column = columnOf(text, anchor.range![0]);
   const lines = `${' '.repeat(column)}${blockText(pairs, column, style)}\n`;
   if (before !== undefined) {
-    const at = lineStart(text, (before.key as Node).range![0]);
+    // Above the comment lines that head the pair, so that they stay with it.
+    let at = lineStart(text, (before.key as Node).range![0]);
+    while (at > 0) {
+      const above = lineStart(text, at - 1);
+      if (!/^[ \t]*#/.test(text.slice(above, at)) || columnOf(text, above + text.slice(above).search(/\S/)) !== column) break;
+      at = above;
+    }
     return { start: at, end: at, text: lines };
   }
   const last = map.items.at(-1)!;
@@ -160,6 +166,6 @@ export function styleOf(text: string): Style {
   const step = indents.length > 0 ? Math.min(...indents) : 2;
   // The first sequence under a key tells whether this file indents them.
   const seq = /^( *)[^\s#-][^\n]*:[ \t]*\n( *)- /m.exec(text);
-  const indentSeq = seq === null || seq[2]!.length > seq[1]!.length;
+  const indentSeq = seq == null || seq[2]!.length > seq[1]!.length;
   return { json, quote: singles > doubles ? 'single' : 'double', step: step > 0 && step <= 8 ? step : 2, indentSeq };
 }
