@@ -1,7 +1,7 @@
 // What `pin` writes, decided from the plan of each unit: the amiSelectorTerms (and amiFamily) `plan` chose for each
 // EC2NodeClass, and with `--window` the budgets that keep drift closed outside the windows on each NodePool. The
 // same decisions `plan` and `upgrade` make; only where they are written differs. Pure.
-import { UsageError } from '../errors.js';
+import { RefusedError, UsageError } from '../errors.js';
 import { DEFAULT_BUDGETS, type Budget } from '../karpenter/budgets.js';
 import type { NodeClassView } from '../karpenter/views.js';
 import type { NodeClassPlan, Plan } from '../plan/plan.js';
@@ -89,7 +89,7 @@ export function windowWrites(unit: Unit, request: WindowRequest, now: Date): Wri
     .map((o): Write => {
       const refused = windowsRefusedOn(o.apiVersion.endsWith('/v1beta1') ? 'v1beta1' : 'v1');
       const by = `${unit.label}: nodepool/${o.name}`;
-      if (refused !== undefined) throw new UsageError(`${by}: ${refused.refused}; nothing was changed`, { hint: refused.next });
+      if (refused !== undefined) throw new RefusedError(`${by}: ${refused.refused}; nothing was changed`, { hint: refused.next });
       const current = valueAt(o.value, FIELDS.budgets) as Budget[] | undefined;
       const own = (current ?? DEFAULT_BUDGETS).filter((b) => !isWindowBudget(b));
       const result = windowBudgets(request.windows, request.exclusions, { now, kept: own.length });

@@ -105,6 +105,12 @@ export function replaceEdit(text: string, node: Node, value: Plain, style: Style
     while (from > 0 && (text[from - 1] === ' ' || text[from - 1] === '\t')) from--;
     return { start: from, end, text: `\n${' '.repeat(column)}${blockText(value, column, style)}` };
   }
+  if (style.json && old.includes('\n')) {
+    // A JSON value over several lines stays so, indented as JSON.stringify indents, from the line it starts on.
+    const indent = ' '.repeat(columnOf(text, lineStart(text, start) + text.slice(lineStart(text, start)).search(/\S/)));
+    const body = JSON.stringify(value, null, style.step).replace(/\n/g, `\n${indent}`);
+    return { start, end: end - (old.length - old.trimEnd().length), text: body };
+  }
   if (flow || isScalar(node) || style.json) {
     const body = flowText(value, style, /^[[{] /.test(old));
     return { start, end: end - (old.length - old.trimEnd().length), text: body };
@@ -119,10 +125,18 @@ export function replaceEdit(text: string, node: Node, value: Plain, style: Style
  */
 export function insertPairEdit(text: string, map: YAMLMap, pairs: { [key: string]: Plain }, style: Style, before?: Pair): TextEdit {
   if (map.flow === true || style.json) {
+    const members = Object.entries(pairs).map(([k, v]) => `${scalarText(k, style)}: ${flowText(v, style)}`);
+    const anchor = before?.key as Node | undefined;
+    if (anchor !== undefined) {
+      // Before the pair; on a line of its own where the pair has one (a JSON file's members).
+      const at = anchor.range![0];
+      const own = /^\s*$/.test(text.slice(lineStart(text, at), at));
+      const sep = own ? `,\n${' '.repeat(columnOf(text, at))}` : ', ';
+      return { start: at, end: at, text: `${members.join(sep)}${sep}` };
+    }
     const last = map.items.at(-1);
     const at = last === undefined ? map.range![0] + 1 : ((last.value as Node | null)?.range ?? (last.key as Node).range!)[1];
-    const members = Object.entries(pairs).map(([k, v]) => `${scalarText(k, style)}: ${flowText(v, style)}`).join(', ');
-    return { start: at, end: at, text: last === undefined ? members : `, ${members}` };
+    return { start: at, end: at, text: last === undefined ? members.join(', ') : `, ${members.join(', ')}` };
   }
   const anchor = (before?.key as Node | undefined) ?? (map.items[0]?.key as Node | undefined);
   if (anchor === undefined) throw new Error('insertPairEdit: an empty block map has no column to write at');

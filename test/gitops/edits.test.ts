@@ -86,7 +86,14 @@ describe('a node given a new value', () => {
       '{\n  "terms": [\n    {"alias": "al2023@v1"}\n  ],\n  "x": 1\n}\n',
       ['terms'],
       [{ id: 'ami-1' }, { id: 'ami-2' }],
-      '{\n  "terms": [{"id": "ami-1"}, {"id": "ami-2"}],\n  "x": 1\n}\n',
+      '{\n  "terms": [\n    {\n      "id": "ami-1"\n    },\n    {\n      "id": "ami-2"\n    }\n  ],\n  "x": 1\n}\n',
+    ],
+    [
+      'JSON on one line stays on one line',
+      '{"terms": [{"alias": "al2023@v1"}], "x": 1}\n',
+      ['terms'],
+      [{ id: 'ami-1' }],
+      '{"terms": [{"id": "ami-1"}], "x": 1}\n',
     ],
     [
       'a file without a final newline keeps it that way',

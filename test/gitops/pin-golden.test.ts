@@ -16,6 +16,7 @@ const CASES: Array<[string, PinCase, string[]]> = [
   ['a kustomize base and two overlays, pinned by alias', { dir: 'kustomize', paths: ['.'], pin: 'alias' }, ['overlays/prod/ec2nodeclass-ami.yaml', 'overlays/staging/ami-alias.yaml']],
   ['a Helm values map', { dir: 'helm', paths: ['values.yaml'], valuesPath: 'karpenter.nodeClass' }, ['values.yaml']],
   ['a Helm values list, pinned by alias', { dir: 'helm', paths: ['values-list.yaml'], valuesPath: 'nodeClass.amiSelectorTerms', pin: 'alias' }, ['values-list.yaml']],
+  ['a Terraform variables file (JSON), pinned by id', { dir: 'helm', paths: ['karpenter.auto.tfvars.json'], valuesPath: 'karpenter_node_class' }, ['karpenter.auto.tfvars.json']],
   ['windows in plain NodePools', { dir: 'plain', paths: ['.'], windows: { windows: [window], exclusions: [] }, terms: false }, ['nodepool.yaml']],
   ['windows in a kustomize base', { dir: 'kustomize', paths: ['overlays'], windows: { windows: [window], exclusions: [] }, terms: false }, ['base/nodepool.yaml']],
 ];
