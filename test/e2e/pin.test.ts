@@ -71,10 +71,10 @@ describe('karp-drift pin', () => {
       karpDrift(sandbox, ['pin', '--to', '1.30', join(dir, 'nope')]),
     ]);
     expect(runs.map((r) => r.code)).toEqual([2, 2, 2, 2]);
-    expect(runs[0]!.stderr).toContain(`error: ${join(dir, 'broken.yaml')} is not YAML: `);
-    expect(runs[1]!.stderr).toContain(`error: --values-path karpenter.nodeclass does not exist in ${join(dir, 'values.yaml')}: karpenter has the keys nodeClass; nothing was changed`);
-    expect(runs[2]!.stderr).toContain('a Helm values file needs --values-path');
-    expect(runs[3]!.stderr).toContain('no such file or directory');
+    expect(runs[0].stderr).toContain(`error: ${join(dir, 'broken.yaml')} is not YAML: `);
+    expect(runs[1].stderr).toContain(`error: --values-path karpenter.nodeclass does not exist in ${join(dir, 'values.yaml')}: karpenter has the keys nodeClass; nothing was changed`);
+    expect(runs[2].stderr).toContain('a Helm values file needs --values-path');
+    expect(runs[3].stderr).toContain('no such file or directory');
     expect(read()).toEqual(before);
   });
 });
