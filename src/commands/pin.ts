@@ -25,7 +25,7 @@ import { pinTested } from './pin-promotion.js';
 export async function pin(options: PinOptions, ctx: CommandContext): Promise<void> {
   const log = logger(ctx.io, ctx.globals);
   const amisFile = options.plan?.amisFile !== undefined ? await readAmisFile(options.plan.amisFile) : undefined;
-  const { tree, units } = readUnits(options);
+  const { files, units } = readUnits(options);
   const cluster = options.plan !== undefined ? await readPinCluster(ctx, options.cluster, log) : { none: 'no --to' };
   try {
     const live = 'inventory' in cluster ? cluster.inventory : undefined;
@@ -34,7 +34,7 @@ export async function pin(options: PinOptions, ctx: CommandContext): Promise<voi
     const { amis, source } = options.plan !== undefined ? await targets(options, inventories, amisFile, ctx, log) : { amis: [], source: undefined };
     const p = options.plan;
     const result = pinChanges({
-      files: tree.files,
+      files,
       units,
       inventories,
       amis,
@@ -61,7 +61,7 @@ export async function pin(options: PinOptions, ctx: CommandContext): Promise<voi
 }
 
 /** The files read and built; a values file without --values-path, or nothing pin could change, is exit 2. */
-function readUnits(options: PinOptions): { tree: ReturnType<typeof readSources>['tree']; units: Unit[] } {
+function readUnits(options: PinOptions): { files: ReturnType<typeof buildUnits>['files']; units: Unit[] } {
   const { tree, values } = readSources(options.paths);
   if (values.length > 0 && options.valuesPath === undefined) {
     throw new UsageError(`${values.join(', ')} ${values.length === 1 ? 'has' : 'have'} no Kubernetes object: a Helm values file needs --values-path; nothing was changed`, {
@@ -69,7 +69,8 @@ function readUnits(options: PinOptions): { tree: ReturnType<typeof readSources>[
     });
   }
   const keys = options.valuesPath !== undefined ? parseValuesPath(options.valuesPath) : [];
-  const units = [...buildUnits(tree), ...values.map((v) => valuesUnit(tree.files.get(v)!, keys, options.valuesPath!))];
+  const built = buildUnits(tree);
+  const units = [...built.units, ...values.map((v) => valuesUnit(tree.files.get(v)!, keys, options.valuesPath!))];
   if (options.valuesPath !== undefined && values.length === 0) {
     throw new UsageError(`--values-path ${options.valuesPath} names a place in a Helm values file, and none was given; nothing was changed`, {
       hint: 'name the values file (a file without apiVersion and kind) beside the other paths',
@@ -82,7 +83,7 @@ function readUnits(options: PinOptions): { tree: ReturnType<typeof readSources>[
       hint: 'name the manifests, kustomization directories or values files your GitOps tool syncs the Karpenter classes from',
     });
   }
-  return { tree, units };
+  return { files: built.files, units };
 }
 
 async function describeImages(units: readonly Unit[], ctx: CommandContext, log: Logger): Promise<ImageView[]> {

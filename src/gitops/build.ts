@@ -3,7 +3,7 @@
 // resources and patches) belong to its build only. Pure: the command reads the files, following kustomizationRefs.
 import { posix } from 'node:path';
 import { UsageError } from '../errors.js';
-import { kustomizationRefs, readKustomization, type Kustomization, type PatchRef } from './kustomization.js';
+import { inlinePatch, kustomizationRefs, readKustomization, type Kustomization, type PatchRef } from './kustomization.js';
 import { karpenterKind, manifestDeciders, type BuiltObject, type Unit } from './objects.js';
 import { json6902, namedBy, strategicMerge, targets, type PatchDoc } from './patches.js';
 import { docValue, parseYamlFile, type YamlFile } from './yaml-file.js';
@@ -30,8 +30,12 @@ function included(tree: SourceTree, dir: string, seen = new Set<string>()): Set<
   return seen;
 }
 
-/** The units the tree deploys: kustomize builds first, then plain manifests by directory. */
-export function buildUnits(tree: SourceTree): Unit[] {
+/**
+ * The units the tree deploys (kustomize builds first, then plain manifests by directory), and the files they come
+ * from: the tree's, and each inline patch of a kustomization as a file of its own, hosted in it.
+ */
+export function buildUnits(source: SourceTree): { units: Unit[]; files: Map<string, YamlFile> } {
+  const tree = withInlinePatches(source);
   const inside = new Set<string>();
   for (const dir of tree.roots.kustomizations) for (const p of included(tree, dir)) if (p !== dir) inside.add(p);
   const units: Unit[] = [];
@@ -47,7 +51,21 @@ export function buildUnits(tree: SourceTree): Unit[] {
   }
   for (const [dir, objects] of byDir) units.push({ label: dir, kind: 'manifests', objects });
   for (const u of units) requireUniqueNames(u);
-  return units;
+  return { units, files: tree.files };
+}
+
+function withInlinePatches(tree: SourceTree): SourceTree {
+  const files = new Map(tree.files);
+  for (const file of tree.kustomizations.values()) {
+    const k = readKustomization(tree.files.get(file)!);
+    for (const ref of k.patches.filter((p) => p.inline !== undefined)) {
+      const { path, host } = inlinePatch(k, ref);
+      const parsed = parseYamlFile(`${k.file} ${ref.field}[${ref.index}]`, ref.inline!);
+      if ('error' in parsed) throw new UsageError(`${parsed.error}; nothing was changed`);
+      files.set(path, { ...parsed, path, host: { file: k.file, doc: 0, path: host } });
+    }
+  }
+  return { ...tree, files };
 }
 
 /** The EC2NodeClasses and NodePools of a manifest file; other kinds are not pin's. */
@@ -89,22 +107,9 @@ function buildKustomization(tree: SourceTree, dir: string, stack: string[]): Bui
 /** One kustomization patch entry: each of its documents applied to the objects it selects. */
 function applyPatch(tree: SourceTree, k: Kustomization, ref: PatchRef, objects: BuiltObject[]): BuiltObject[] {
   const where = `${k.file} ${ref.field}[${ref.index}]`;
-  let file: YamlFile;
-  if (ref.path !== undefined) {
-    const path = posix.normalize(posix.join(k.dir, ref.path));
-    const read = tree.files.get(path);
-    if (read === undefined) throw new UsageError(`${where}: ${ref.path} was not read; nothing was changed`);
-    file = read;
-  } else {
-    const parsed = parseYamlFile(where, ref.inline!);
-    if ('error' in parsed) throw new UsageError(`${parsed.error}; nothing was changed`);
-    file = { ...parsed, path: k.file };
-  }
-  if (ref.inline !== undefined && (ref.field === 'patchesJson6902' || objects.some((o) => selects(ref, docValue(file.docs[0]!), o)))) {
-    throw new UsageError(`${where} is an inline patch of an EC2NodeClass or NodePool: pin changes patches in their own files; nothing was changed`, {
-      hint: 'move the patch into a file and name it with path:',
-    });
-  }
+  const path = ref.path !== undefined ? posix.normalize(posix.join(k.dir, ref.path)) : inlinePatch(k, ref).path;
+  const file = tree.files.get(path);
+  if (file === undefined) throw new UsageError(`${where}: ${ref.path ?? 'the inline patch'} was not read; nothing was changed`);
   return file.docs.reduce((acc, doc, i) => {
     const value = docValue(doc);
     const patch: PatchDoc = { file: file.path, doc: i, where, value };

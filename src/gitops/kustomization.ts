@@ -26,6 +26,14 @@ export interface PatchRef {
   target?: PatchTarget;
 }
 
+/** Where an inline patch's text is in its kustomization, and the name it goes by as a file of its own. */
+export function inlinePatch(k: Kustomization, ref: PatchRef): { path: string; host: (string | number)[] } {
+  return {
+    path: `${k.file}#${ref.field}[${ref.index}]`,
+    host: ref.field === 'patchesStrategicMerge' ? [ref.field, ref.index] : [ref.field, ref.index, 'patch'],
+  };
+}
+
 export interface Kustomization {
   /** The kustomization file. */
   file: string;

@@ -7,7 +7,7 @@ import type { Decider, Field, Location } from './objects.js';
 import { FIELDS, valueAt } from './objects.js';
 import { pointer } from './patches.js';
 import { insertEdit, insertItemEdit, valueEdits } from './node-edits.js';
-import { applyEdits, columnOf, styleOf, type Plain, type TextEdit } from './yaml-edit.js';
+import { applyEdits, columnOf, scalarEdit, styleOf, type Plain, type TextEdit } from './yaml-edit.js';
 import { nodeAt, type YamlFile } from './yaml-file.js';
 
 /** One field of one object given a value. */
@@ -82,10 +82,32 @@ export function fileChanges(files: ReadonlyMap<string, YamlFile>, writes: readon
     }
   }
   for (const { map, pairs, before } of absent.values()) add(map.file, [mapInsert(files, map, pairs, before)]);
+  // An inline patch changed is its kustomization's string changed.
+  for (const [path, e] of [...edits]) {
+    const host = fileOf(files, path).host;
+    if (host === undefined) continue;
+    edits.delete(path);
+    add(host.file, [hostEdit(files, host, applyEdits(fileOf(files, path).text, e))]);
+  }
   return [...edits].map(([path, e]) => {
     const before = fileOf(files, path).text;
     return { path, before, after: applyEdits(before, e) };
   }).filter((c) => c.after !== c.before);
+}
+
+/** The kustomization's string that holds an inline patch, given the patch's new text, in the string's own style. */
+function hostEdit(files: ReadonlyMap<string, YamlFile>, host: NonNullable<YamlFile['host']>, text: string): TextEdit {
+  const { f, d } = docOf(files, host.file, host.doc);
+  const node = nodeAt(d, host.path);
+  if (!isScalar(node)) throw new Error(`writes: the inline patch at ${host.path.join('.')} is not a string`);
+  const [start, end] = node.range!;
+  const old = f.text.slice(start, end);
+  if (node.type !== 'BLOCK_LITERAL' && node.type !== 'BLOCK_FOLDED') return scalarEdit(node, text, styleOf(f.text));
+  // `|-` and its lines, at the indentation they had.
+  const header = old.slice(0, old.indexOf('\n'));
+  const indent = /\n([ \t]*)\S/.exec(old)?.[1] ?? '  ';
+  const lines = text.replace(/\n$/, '').split('\n').map((l) => (l === '' ? '' : `${indent}${l}`));
+  return { start, end, text: `${header}\n${lines.join('\n')}${old.endsWith('\n') ? '\n' : ''}` };
 }
 
 function describe(d: Decider): string {

@@ -103,7 +103,10 @@ export function replaceEdit(text: string, node: Node, value: Plain, style: Style
     const column = keyColumn + (Array.isArray(value) && !style.indentSeq ? 0 : style.step);
     let from = start;
     while (from > 0 && (text[from - 1] === ' ' || text[from - 1] === '\t')) from--;
-    return { start: from, end, text: `\n${' '.repeat(column)}${blockText(value, column, style)}` };
+    // A comment after the scalar stays on the key's line.
+    const eol = text.indexOf('\n', end) === -1 ? text.length : text.indexOf('\n', end);
+    const comment = text.slice(end, eol).trimEnd();
+    return { start: from, end: eol, text: `${comment}\n${' '.repeat(column)}${blockText(value, column, style)}` };
   }
   if (style.json && old.includes('\n')) {
     // A JSON value over several lines stays so, indented as JSON.stringify indents, from the line it starts on.

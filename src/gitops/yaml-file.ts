@@ -8,6 +8,11 @@ export interface YamlFile {
   text: string;
   /** Every document of the file, `---` separated, in order (an empty document is kept: indexes name documents). */
   docs: Document.Parsed[];
+  /**
+   * An inline patch of a kustomization (`patch: |-`): not a file of its own but a string in the kustomization, at
+   * this node; a change to it is written there (writes.ts `hostEdit`).
+   */
+  host?: { file: string; doc: number; path: YamlPath };
 }
 
 /** A path into a document: map keys and sequence indexes. */

@@ -45,13 +45,18 @@ describe('which file decides the terms', () => {
       { ...overlay('patchesJson6902:\n- target: {group: karpenter.k8s.aws, version: v1, kind: EC2NodeClass, name: default}\n  path: p.yaml\n'), 'o/p.yaml': '- {op: replace, path: /spec/amiSelectorTerms/0/alias, value: al2023@v2}\n' },
       { kind: 'op', file: 'o/p.yaml', doc: 0, op: 0, field: ['spec', 'amiSelectorTerms'] },
     ],
+    [
+      'an inline patch, a file of its own hosted in the kustomization',
+      overlay('patches:\n- patch: |-\n    - op: replace\n      path: /spec/amiSelectorTerms/0/alias\n      value: x\n  target: {kind: EC2NodeClass}\n'),
+      { kind: 'op', file: 'o/kustomization.yaml#patches[0]', doc: 0, op: 0, field: ['spec', 'amiSelectorTerms'] },
+    ],
   ])('%s', (_name, files, decider) => {
-    const [unit] = buildUnits(tree(files, { kustomizations: ['o'] }));
+    const [unit] = buildUnits(tree(files, { kustomizations: ['o'] })).units;
     expect(unit!.objects[0]!.deciders.amiSelectorTerms).toEqual(decider);
   });
 
   it('the base is not a unit of its own when an overlay includes it; a patch with no object of its kind selects none', () => {
-    const units = buildUnits(tree(overlay(''), { kustomizations: ['base', 'o'] }));
+    const { units } = buildUnits(tree(overlay(''), { kustomizations: ['base', 'o'] }));
     expect(units.map((u) => u.label)).toEqual(['o']);
   });
 });
@@ -61,11 +66,6 @@ describe('refused, naming the file and what to do', () => {
     ['a remote resource', { ...base, 'o/kustomization.yaml': 'resources: [github.com/acme/karpenter//base]\n' }, /^o\/kustomization\.yaml: resource github\.com\/acme\/karpenter\/\/base is remote; nothing was changed$/],
     ['components', overlay('components: [../c]\n'), /^o\/kustomization\.yaml: components is not supported; nothing was changed$/],
     ['a label selector', overlay('patches:\n- path: p.yaml\n  target: {labelSelector: a=b}\n'), /^o\/kustomization\.yaml: patches\[0\]\.target\.labelSelector is not supported; nothing was changed$/],
-    [
-      'an inline patch of a Karpenter object',
-      overlay('patches:\n- patch: |-\n    - op: replace\n      path: /spec/amiSelectorTerms/0/alias\n      value: x\n  target: {kind: EC2NodeClass}\n'),
-      /^o\/kustomization\.yaml patches\[0\] is an inline patch of an EC2NodeClass or NodePool: pin changes patches in their own files; nothing was changed$/,
-    ],
     [
       'a strategic-merge directive',
       { ...overlay('patches: [{path: p.yaml}]\n'), 'o/p.yaml': CLASS.replace('spec:', 'spec:\n  $patch: replace') },
@@ -91,7 +91,7 @@ describe('refused, naming the file and what to do', () => {
 
   it('two overlays that need different terms from one base write nothing', () => {
     const t = tree(overlay(''), { kustomizations: ['o'] });
-    const [unit] = buildUnits(t);
+    const [unit] = buildUnits(t).units;
     const decider = unit!.objects[0]!.deciders.amiSelectorTerms!;
     const write = (by: string, alias: string): Write => ({ field: 'amiSelectorTerms', decider, value: [{ alias }], changed: true, current: [], by });
     expect(() => fileChanges(t.files, [write('o1: ec2nodeclass/default', 'al2023@v2'), write('o2: ec2nodeclass/default', 'bottlerocket@v1.2.3')])).toThrow(

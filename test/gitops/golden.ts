@@ -37,9 +37,10 @@ export function runPin(c: PinCase, tree?: SourceTree, values?: string[]): { resu
   const root = posix.join(FIXTURES, c.dir, 'in');
   const read = tree === undefined ? readSources(c.paths.map((p) => posix.join(root, p))) : { tree, values: values ?? [] };
   const keys = c.valuesPath !== undefined ? parseValuesPath(c.valuesPath) : [];
-  const units = [...buildUnits(read.tree), ...read.values.map((v) => valuesUnit(read.tree.files.get(v)!, keys, c.valuesPath!))];
+  const built = buildUnits(read.tree);
+  const units = [...built.units, ...read.values.map((v) => valuesUnit(read.tree.files.get(v)!, keys, c.valuesPath!))];
   const result = pinChanges({
-    files: read.tree.files,
+    files: built.files,
     units,
     inventories: units.map((u) => unitInventory(u, IMAGES)),
     amis: targetAmis(),

@@ -14,6 +14,8 @@ const CASES: Array<[string, PinCase, string[]]> = [
   ['a multi-document file', { dir: 'multi-doc', paths: ['karpenter.yaml'] }, ['karpenter.yaml']],
   ['a kustomize base and two overlays, pinned by id', { dir: 'kustomize', paths: ['overlays'] }, ['overlays/prod/ec2nodeclass-ami.yaml', 'overlays/staging/ami-alias.yaml']],
   ['a kustomize base and two overlays, pinned by alias', { dir: 'kustomize', paths: ['.'], pin: 'alias' }, ['overlays/prod/ec2nodeclass-ami.yaml', 'overlays/staging/ami-alias.yaml']],
+  ['inline patches in a kustomization, pinned by alias', { dir: 'kustomize-inline', paths: ['dev'], pin: 'alias' }, ['dev/kustomization.yaml']],
+  ['inline patches in a kustomization, pinned by id', { dir: 'kustomize-inline', paths: ['dev'] }, ['dev/kustomization.yaml']],
   ['a Helm values map', { dir: 'helm', paths: ['values.yaml'], valuesPath: 'karpenter.nodeClass' }, ['values.yaml']],
   ['a Helm values list, pinned by alias', { dir: 'helm', paths: ['values-list.yaml'], valuesPath: 'nodeClass.amiSelectorTerms', pin: 'alias' }, ['values-list.yaml']],
   ['a Terraform variables file (JSON), pinned by id', { dir: 'helm', paths: ['karpenter.auto.tfvars.json'], valuesPath: 'karpenter_node_class' }, ['karpenter.auto.tfvars.json']],
