@@ -23,7 +23,7 @@ export function parsePinOptions(paths: readonly string[], flags: Record<string, 
   }
   const plan = hasTo ? parsePlanOptions({ ...flags, nodeclass: undefined, forceConflicts: undefined }) : undefined;
   const valuesPath = typeof flags.valuesPath === 'string' ? flags.valuesPath : undefined;
-  if (valuesPath !== undefined && valuesPath.trim() === '') throw new UsageError('--values-path is empty: a shell variable that is not set?', { hint: 'e.g. --values-path karpenter.nodeClass.amiSelectorTerms' });
+  if (valuesPath !== undefined && valuesPath.trim() === '') throw new UsageError('--values-path is empty (is the shell variable you passed unset?)', { hint: 'e.g. --values-path karpenter.nodeClass.amiSelectorTerms' });
   for (const [flag, value] of [['--pr-body', flags.prBody], ['--tfvars', flags.tfvars]] as const) {
     if (typeof value === 'string') outputFile(flag, value);
   }
@@ -43,7 +43,7 @@ export function parsePinOptions(paths: readonly string[], flags: Record<string, 
 
 /** A file pin writes beside the ones it changes: its folder must exist (exit 2 before anything is read). */
 function outputFile(flag: string, path: string): void {
-  if (path.trim() === '') throw new UsageError(`${flag} is empty: a shell variable that is not set?`);
+  if (path.trim() === '') throw new UsageError(`${flag} is empty (is the shell variable you passed unset?)`);
   if (!existsSync(dirname(resolve(path)))) throw new UsageError(`${flag} ${path}: the folder ${dirname(resolve(path))} does not exist`, { hint: 'create it first, or give a file in an existing folder' });
   if (existsSync(path) && statSync(path).isDirectory()) throw new UsageError(`${flag} ${path} is a folder`, { hint: 'give a file path' });
 }

@@ -9,6 +9,7 @@ import { parseValuesPath, valuesUnit } from '../gitops/helm-values.js';
 import type { Unit } from '../gitops/objects.js';
 import { pinChanges, type PinResult } from '../gitops/pin.js';
 import type { ImageView } from '../ami/verify.js';
+import type { Cluster } from '../cluster/client.js';
 import type { Inventory } from '../karpenter/views.js';
 import type { Logger } from '../logger.js';
 import type { PlanSource } from '../plan/promotion.js';
@@ -31,7 +32,8 @@ export async function pin(options: PinOptions, ctx: CommandContext): Promise<voi
     const live = 'inventory' in cluster ? cluster.inventory : undefined;
     const images = options.plan !== undefined ? await describeImages(units, ctx, log) : [];
     const inventories = units.map((u) => unitInventory(u, images, live));
-    const { amis, source } = options.plan !== undefined ? await targets(options, inventories, amisFile, ctx, log) : { amis: [], source: undefined };
+    const here = 'cluster' in cluster ? cluster.cluster : undefined;
+    const { amis, source } = options.plan !== undefined ? await targets(options, inventories, amisFile, here, ctx, log) : { amis: [], source: undefined };
     const p = options.plan;
     const result = pinChanges({
       files,
@@ -89,18 +91,24 @@ function readUnits(options: PinOptions): { files: ReturnType<typeof buildUnits>[
 async function describeImages(units: readonly Unit[], ctx: CommandContext, log: Logger): Promise<ImageView[]> {
   const { describeSelectedImages } = await import('../ami/resolve.js');
   const aws = { region: ctx.globals.region, profile: ctx.globals.profile, requestTimeoutMs: ctx.globals.requestTimeoutMs };
-  return describeSelectedImages(selectedImages(units), aws, log);
+  const selected = selectedImages(units);
+  const images = await describeSelectedImages(selected, aws, log);
+  // An image EC2 no longer has tells no architecture: the class then needs what its NodePools name, else amd64.
+  const gone = selected.ids.filter((id) => !images.some((i) => i.id === id));
+  if (gone.length > 0) log.warn(`EC2 does not describe ${gone.join(', ')}, selected by id in the files: the architectures those classes need come from their NodePools' requirements, else amd64`);
+  return images;
 }
 
 async function targets(
   options: PinOptions,
   inventories: readonly Inventory[],
   amisFile: Awaited<ReturnType<typeof readAmisFile>> | undefined,
+  here: Cluster | undefined,
   ctx: CommandContext,
   log: Logger,
 ): Promise<{ amis: PinResultAmis; source: PlanSource }> {
   const plan = options.plan!;
-  const tested = await pinTested(plan, inventories, amisFile, ctx, log);
+  const tested = await pinTested(plan, inventories, amisFile, here, ctx, log);
   const { resolved, source } = await resolveTargets(inventories, plan, { tested, kept: [] }, ctx, log);
   return { amis: resolved.amis, source };
 }
