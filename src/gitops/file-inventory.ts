@@ -4,6 +4,7 @@
 // (what Karpenter would list in status.amis), and, with a cluster, what that cluster observes. Pure.
 import type { ImageView } from '../ami/verify.js';
 import { nodeClassView, nodePoolView } from '../karpenter/convert.js';
+import { sameAmiSpec } from '../plan/pin.js';
 import { ARCH_LABEL } from '../plan/requirements.js';
 import type { Inventory, KarpenterApi, NodeClassView } from '../karpenter/views.js';
 import type { BuiltObject, Unit } from './objects.js';
@@ -44,13 +45,14 @@ function apiOf(objects: readonly BuiltObject[]): KarpenterApi {
 }
 
 // The terms and amiFamily are the files'; what the class selects now is the cluster's status.amis where the cluster
-// has the class, else the images EC2 describes for its terms. The owners of fields on a cluster mean nothing for
-// files: the files are what those owners apply.
+// has the class with the same terms (synced), else the images EC2 describes for the files' terms. The owners of
+// fields on a cluster mean nothing for files: the files are what those owners apply.
 function classView(o: BuiltObject, images: readonly ImageView[], cluster?: Inventory): NodeClassView {
   const view = nodeClassView(o.value);
   const live = cluster?.nodeClasses.find((c) => c.name === view.name);
-  const statusAmis = live?.statusAmis ?? view.amiSelectorTerms.flatMap((t) => images.filter((i) => selects(t, i)).map(statusAmi));
-  return { ...view, statusAmis, conditions: live?.conditions ?? {}, owners: [] };
+  const synced = live !== undefined && sameAmiSpec(live, view);
+  const statusAmis = synced ? live.statusAmis : view.amiSelectorTerms.flatMap((t) => images.filter((i) => selects(t, i)).map(statusAmi));
+  return { ...view, statusAmis, conditions: synced ? live.conditions : {}, owners: [] };
 }
 
 function selects(t: NodeClassView['amiSelectorTerms'][number], i: ImageView): boolean {
