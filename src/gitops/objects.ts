@@ -74,13 +74,6 @@ export function karpenterKind(value: unknown): KarpenterKind | undefined {
   return KINDS[`${apiVersion.split('/')[0]}/${kind}`];
 }
 
-/** A Kubernetes object: apiVersion and kind set. */
-export function isKubernetesObject(value: unknown): boolean {
-  if (value == null || typeof value !== 'object' || Array.isArray(value)) return false;
-  const v = value as Record<string, unknown>;
-  return typeof v.apiVersion === 'string' && typeof v.kind === 'string';
-}
-
 /** The value at a path of a plain object (a list indexed by the number a step spells). */
 export function valueAt(value: unknown, path: readonly string[]): unknown {
   let v = value;
@@ -111,9 +104,4 @@ function deepestMap(value: unknown, file: string, doc: number, path: readonly st
   let i = path.length - 1;
   while (i > 0 && valueAt(value, path.slice(0, i)) === undefined) i--;
   return { map: { file, doc, path: path.slice(0, i) }, keys: path.slice(i) };
-}
-
-/** `group/version/kind/name` of a Kubernetes object, for kustomize's patch targets and messages. */
-export function objectId(o: BuiltObject): string {
-  return `${o.kind.toLowerCase()}/${o.name}`;
 }
