@@ -37,3 +37,11 @@ describe('pin, golden files', () => {
     expect(again.result.classes.filter((x) => x.changed)).toEqual([]);
   });
 });
+
+describe('pin, refused', () => {
+  it('an id pin of an alias in a Helm values list: there is no amiFamily beside it to set (exit 2), nothing written', () => {
+    expect(() => runPin({ dir: 'helm', paths: ['values-list.yaml'], valuesPath: 'nodeClass.amiSelectorTerms' })).toThrow(
+      'test/fixtures/gitops/helm/in/values-list.yaml#nodeClass.amiSelectorTerms: ec2nodeclass/nodeClass.amiSelectorTerms: spec.amiFamily must become "AL2023", and --values-path nodeClass.amiSelectorTerms names the list of terms, so there is no amiFamily beside it to set; nothing was changed',
+    );
+  });
+});
