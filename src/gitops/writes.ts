@@ -91,7 +91,9 @@ export function fileChanges(files: ReadonlyMap<string, YamlFile>, writes: readon
   }
   return [...edits].map(([path, e]) => {
     const before = fileOf(files, path).text;
-    return { path, before, after: applyEdits(before, e) };
+    // A file written with CRLF line ends (Windows) gets them in what is written too.
+    const crlf = before.includes('\r\n');
+    return { path, before, after: applyEdits(before, crlf ? e.map((x) => ({ ...x, text: x.text.replace(/\r?\n/g, '\r\n') })) : e) };
   }).filter((c) => c.after !== c.before);
 }
 

@@ -99,4 +99,11 @@ describe('refused, naming the file and what to do', () => {
     );
     expect(fileChanges(t.files, [write('o1: ec2nodeclass/default', 'al2023@v2'), write('o2: ec2nodeclass/default', 'al2023@v2')]).map((f) => f.after)).toEqual([CLASS.replace('al2023@v1', 'al2023@v2')]);
   });
+
+  it('a file with CRLF line ends gets CRLF in what is written', () => {
+    const t = tree({ 'm/c.yaml': CLASS.replace(/\n/g, '\r\n') }, { manifests: ['m/c.yaml'] });
+    const [unit] = buildUnits(t).units;
+    const write: Write = { field: 'amiSelectorTerms', decider: unit!.objects[0]!.deciders.amiSelectorTerms!, value: [{ id: 'ami-1' }, { id: 'ami-2' }], changed: true, current: [], by: 'm: ec2nodeclass/default' };
+    expect(fileChanges(t.files, [write]).map((f) => f.after)).toEqual([CLASS.replace('- alias: al2023@v1', '- id: ami-1\n  - id: ami-2').replace(/\n/g, '\r\n')]);
+  });
 });
