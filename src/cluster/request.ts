@@ -7,6 +7,7 @@ import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { createGunzip } from 'node:zlib';
 import { ApiError, CredentialsError, isOwnAbort, type StatusBody } from './api-errors.js';
 import type { Cluster } from './client.js';
+import { observeServerDate } from './server-clock.js';
 
 export type Query = Record<string, string | number | boolean | undefined>;
 
@@ -114,6 +115,8 @@ async function send(cluster: Cluster, url: URL, given: AbortSignal | undefined, 
   signal?.throwIfAborted();
   const request = url.protocol === 'http:' ? httpRequest : httpsRequest;
   const payload = write === undefined ? undefined : Buffer.from(JSON.stringify(write.body));
+  const clock = cluster.serverClock;
+  const sentAt = clock.local();
   return new Promise<IncomingMessage>((resolve, reject) => {
     const req = request(
       url,
@@ -132,7 +135,11 @@ async function send(cluster: Cluster, url: URL, given: AbortSignal | undefined, 
         },
         ...(signal ? { signal } : {}),
       },
-      resolve,
+      (res) => {
+        // Every answer says the API server's time: what the switch and the windows are timed by (server-clock.ts).
+        observeServerDate(clock, res.headers.date, sentAt, clock.local());
+        resolve(res);
+      },
     );
     // Until the answer's headers arrive (a watch then streams for as long as it likes): a server that accepts the
     // connection and never answers must not hang karp-drift.

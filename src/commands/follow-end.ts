@@ -17,6 +17,7 @@ import {
 } from '../errors.js';
 import { nextWindowText, windowEventJson } from '../report/windows.js';
 import { windowState } from '../windows/calendar.js';
+import { serverTime } from '../cluster/server-clock.js';
 import { HoldWriteFailed } from '../cluster/holds.js';
 import { LockLost } from '../cluster/lock.js';
 import { SWITCH_AHEAD_MS } from './pacer-holds.js';
@@ -238,11 +239,13 @@ async function endStalled(run: FollowRun, state: FollowState, now: Date): Promis
  */
 async function endWindowClosed(run: FollowRun, state: FollowState, now: Date): Promise<never> {
   const { resumeCommand } = run.settings;
-  const ws = windowState(run.settings.window!, now);
-  const event = windowEventJson('closed', ws, now);
+  // Where the windows stand by the API server's clock (Karpenter's); the pause below is this run's, at its own time.
+  const clusterNow = serverTime(run.cluster, now);
+  const ws = windowState(run.settings.window!, clusterNow);
+  const event = windowEventJson('closed', ws, clusterNow);
   record(run, event);
   if (run.json) out(run, `${JSON.stringify(event)}\n`);
-  const next = nextWindowText(ws, now);
+  const next = nextWindowText(ws, clusterNow);
   const note = await pauseStaged(run, state, 'window', `the upgrade window closed; ${next}`, now);
   throw new WindowPausedError(`paused by the window, ${next}${note ? note.text : holdsLeftText(run)}`, {
     hint: `run the same command again in the next window (a scheduler or CI can run it every window): ${resumeCommand}`,

@@ -8,6 +8,7 @@ import { LockLost } from '../cluster/lock.js';
 import { nextWindowText, windowEventJson, type WindowEventKind } from '../report/windows.js';
 import type { WindowPlan } from '../stages/window-plan.js';
 import { windowState, type WindowState } from '../windows/calendar.js';
+import { serverTime, skewWarning } from '../cluster/server-clock.js';
 import { takeBaseline } from '../gates/baseline.js';
 import type { Inventory } from '../karpenter/views.js';
 import { pacerEventJson, pacerLogLine, type PacerEvent } from '../report/stages.js';
@@ -55,6 +56,9 @@ export async function followStaged(
   });
   // The holds go on before the apply: from the moment the AMIs change, Karpenter may start only the first wave.
   pacer.listen(stagedReporter(ctx, run, staged));
+  // The discovery, the plan's reads and the lock have answered by now: their Date says how far off this clock is.
+  const skew = skewWarning(cluster);
+  if (skew !== undefined) run.log.warn(skew);
   // Nothing left to drift (a scheduler's tick after the rollout ended): no window to wait for, whenever it runs; the
   // follow finds it done and releases whatever holds are left.
   const windowed = staged.windows !== undefined && !nothingLeft(staged, writes);
@@ -125,13 +129,15 @@ async function unlessWindowOpen(
   follow: UpgradeFollow,
 ): Promise<void> {
   const now = new Date();
-  const state = windowState(windows.calendar, now);
-  reportWindow(ctx, run, state.open ? 'opened' : 'waiting', state, now);
+  // Open or not by the API server's clock, which Karpenter keeps the windows' budgets by; the holds take this run's.
+  const clusterNow = serverTime(run.cluster, now);
+  const state = windowState(windows.calendar, clusterNow);
+  reportWindow(ctx, run, state.open ? 'opened' : 'waiting', state, clusterNow);
   if (state.open) return;
   const { inventory } = run;
   const nodes = new Map(inventory.nodes.map((n) => [n.name, n]));
   await pacer.prime(inventory, now, ctx.signal, { closed: true });
-  const next = nextWindowText(state, now);
+  const next = nextWindowText(state, clusterNow);
   const pools = await pacer.pause(inventory.nodeClaims, nodes, `outside the upgrade windows; ${next}`, now, {
     byWindow: true,
     by: 'window',
