@@ -176,6 +176,7 @@ function renewing(cluster: Cluster, namespace: string, me: LockHolder, acquired:
     lost.abort(reason);
   };
   const validFrom = (at: number) => {
+    if (stopped) return; // released meanwhile: nothing left to lose
     clearTimeout(lapse);
     lapse = setTimeout(() => {
       // The renewal under way (if any) has not answered: what it waits for is the reason.

@@ -243,7 +243,10 @@ function lockLapsed(err: unknown, lost: LockLost, rerun: string): RuntimeFailure
   const said = err instanceof KarpDriftError && !(err instanceof LockLost) ? err : lost;
   return new RuntimeFailure(`${said.message}${holdsAsLastWritten()}`, {
     cause: err,
-    hint: `when the API server answers again, re-run ${rerun}: it goes on from where the cluster stands`,
+    hint:
+      lost.cause !== undefined
+        ? `when the API server answers again, re-run ${rerun}: it goes on from where the cluster stands`
+        : `see which run holds the lock and what it holds: karp-drift status; once no other run is live, re-run ${rerun}`,
   });
 }
 
