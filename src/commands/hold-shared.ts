@@ -34,8 +34,11 @@ export async function withClusterLock<T>(
   const log = logger(ctx.io, ctx.globals);
   const lock = await acquireLock(cluster, options.lockNamespace, holder, ctx.signal, { onWatch: (m) => log.info(m) });
   try {
+    // The run's record, before its first write: a run killed from here on leaves one that says it did not finish.
+    await ctx.history?.begin(cluster, holder);
     return await work(AbortSignal.any([ctx.signal, lock.lost]));
   } finally {
+    ctx.history?.released(holder);
     await lock.release();
   }
 }
