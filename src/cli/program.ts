@@ -145,7 +145,9 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
       };
     }
     const commandLine = argv !== undefined ? argv.map(shellWord).join(' ') : undefined;
-    const summary = session.summary?.record ?? (RECORDED.has(cmd.name()) ? await recordFor(cmd.name()) : undefined);
+    // A recorded command keeps the summary record whatever the flags: its record in the cluster is built from it.
+    if (session.summary === undefined && RECORDED.has(cmd.name())) session.summary = { record: await recordFor(cmd.name()) };
+    const summary = session.summary?.record;
     if (summary !== undefined && RECORDED.has(cmd.name())) session.history = await historyFor(cmd, globals, summary, commandLine);
     return {
       globals,

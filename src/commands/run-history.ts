@@ -174,7 +174,7 @@ export class RunHistory {
   }
 
   private record(ended?: { at: Date; exitCode: number }): RunRecord {
-    for (const f of this.followed) foldReplacements(this.replacements, f.snapshot, f.nodePools);
+    for (const f of this.followed) foldReplacements(this.replacements, f.snapshot, f.nodePools, this.meta!.startedAt.getTime());
     const meta = { ...this.meta!, updatedAt: ended?.at ?? new Date(), ...(ended ? { ended } : {}) };
     return runRecord(meta, this.options.summary, this.replacements.values());
   }

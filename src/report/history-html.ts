@@ -40,8 +40,10 @@ function laneSvg(lane: Lane, top: number, x: (t: number) => number, height: numb
     const x0 = Math.max(LEFT, x(b.from));
     const w = Math.max(1, Math.min(right, x(b.to)) - x0);
     out.push(`<rect class="band ${b.kind}" x="${px(x0)}" y="${top}" width="${px(w)}" height="${height}" fill="${BAND_FILL[b.kind]}"><title>${esc(`${b.label}: ${iso(b.from)} – ${iso(b.to)}`)}</title></rect>`);
-    if (b.kind === 'wave') out.push(`<text class="band-label" x="${px(x0 + 3)}" y="${top + 12}">${esc(b.label)}</text>`);
   }
+  // The labels over every band: a short wave's label runs on over the soak after it.
+  for (const b of lane.bands.filter((band) => band.kind === 'wave'))
+    out.push(`<text class="band-label" x="${px(Math.max(LEFT, x(b.from)) + 3)}" y="${top + 12}">${esc(b.label)}</text>`);
   const label = `${lane.replacements} replacement${lane.replacements === 1 ? '' : 's'}${lane.failed > 0 ? `, ${lane.failed} failed` : ''}`;
   out.push(`<text class="pool" x="8" y="${top + 14}">nodepool/${esc(lane.nodePool)}</text>`, `<text class="pool-count" x="8" y="${top + 30}">${esc(label)}</text>`);
   lane.bars.forEach((b, i) => {
@@ -156,6 +158,8 @@ export function historyHtml(record: RunRecord, now: Date): string {
     ['#bdbdbd', 'window closed'],
     ['#2e7d32', 'gate passed'],
     ['#c62828', 'gate failed / halt'],
+    ['#00838f', 'hold released'],
+    ['#5e35b1', 'paused / resumed'],
   ];
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>

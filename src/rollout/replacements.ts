@@ -1,10 +1,11 @@
 // The replacements a follow saw, each with its start and end, for the run's record and its picture (issue 37): every
-// NodeClaim of a NodePool in scope that was not in the follow's first full list (the snapshot's baseline), from its
-// creation to `Initialized=True` (phase 4 in README: the replacement is up) or to its deletion before that (a failed
-// replacement; the health gates judge it). Times are the API server's own (creationTimestamp, the condition's
-// lastTransitionTime, deletionTimestamp), so the bars are where the cluster says they were. A NodeClaim Karpenter
-// launched for pending pods during the rollout counts too: nothing on a NodeClaim tells a drift replacement apart.
-// Pure.
+// NodeClaim of a NodePool in scope created during the run, from its creation to `Initialized=True` (phase 4 in README:
+// the replacement is up) or to its deletion before that (a failed replacement; the health gates judge it). Created
+// during the run: not in the follow's first full list (the snapshot's baseline), or in it but created since the run
+// began (a rollback's follow starts once Karpenter resolved the restored AMIs, and Karpenter may have launched
+// replacements by then). Times are the API server's own (creationTimestamp, the condition's lastTransitionTime,
+// deletionTimestamp), so the bars are where the cluster says they were. A NodeClaim Karpenter launched for pending
+// pods during the rollout counts too: nothing on a NodeClaim tells a drift replacement apart. Pure.
 import type { NodeClaimView } from '../karpenter/views.js';
 import type { Snapshot } from './snapshot.js';
 
@@ -44,11 +45,15 @@ export function foldReplacements(
   into: Map<string, ReplacementSpan>,
   snapshot: Pick<Snapshot, 'nodeClaims' | 'departed' | 'baseline' | 'synced'>,
   nodePools: ReadonlySet<string>,
+  /** When the run began (ms): creationTimestamps have whole seconds, so its second counts. */
+  since: number,
 ): void {
   // Before the first full list there is no baseline: every NodeClaim would look new.
   if (!snapshot.synced.has('NodeClaim')) return;
+  const from = Math.floor(since / 1000) * 1000;
   const fold = (claim: NodeClaimView, departed: boolean) => {
-    if (snapshot.baseline.has(claim.name) || claim.nodePool === undefined || !nodePools.has(claim.nodePool)) return;
+    if (claim.nodePool === undefined || !nodePools.has(claim.nodePool)) return;
+    if (snapshot.baseline.has(claim.name) && !((ms(claim.createdAt) ?? -Infinity) >= from)) return;
     const s = span(claim, departed);
     if (s === undefined) return;
     const known = into.get(claim.name);

@@ -28,6 +28,12 @@ function followed(...changes: Array<(s: ReturnType<typeof emptySnapshot>) => voi
   for (const c of changes) c(s);
   return s;
 }
+/** A follow whose first full list already holds `items`. */
+function followedFrom(items: NodeClaimView[]) {
+  const s = emptySnapshot();
+  applyChange(s, { type: 'synced', kind: 'NodeClaim', items });
+  return s;
+}
 const added = (v: NodeClaimView) => (s: ReturnType<typeof emptySnapshot>) => void applyChange(s, { type: 'ADDED', kind: 'NodeClaim', view: v });
 const deleted = (v: NodeClaimView) => (s: ReturnType<typeof emptySnapshot>) => void applyChange(s, { type: 'DELETED', kind: 'NodeClaim', view: v });
 const span = (name: string, start: Date, end: Date | undefined, failed = false, nodePool = 'general'): ReplacementSpan => ({
@@ -54,21 +60,27 @@ describe('foldReplacements', () => {
       [span('general-new04', at(3), at(18), true)],
     ],
     ['a NodePool out of scope is not drawn', followed(added(replacement('batch-new01', 2, 4, { nodePool: 'batch' }))), []],
+    [
+      'in the first full list but created since the run began (a rollback follows once its replacements started)',
+      followedFrom([old, replacement('general-new07', 1, 3)]),
+      [span('general-new07', at(1), at(3))],
+    ],
+    ['in the first full list and created before the run: not its replacement', followedFrom([old, replacement('general-new08', 0.5, 3)]), []],
   ])('%s', (_name, snapshot, expected) => {
     const into = new Map<string, ReplacementSpan>();
-    foldReplacements(into, snapshot, new Set(['general']));
+    foldReplacements(into, snapshot, new Set(['general']), at(1).getTime());
     expect([...into.values()]).toEqual(expected);
   });
 
   it('keeps what it saw after the snapshot forgot it, and a later view replaces an earlier one', () => {
     const into = new Map<string, ReplacementSpan>();
     const s = followed(added(replacement('general-new05', 2)));
-    foldReplacements(into, s, new Set(['general']));
+    foldReplacements(into, s, new Set(['general']), at(1).getTime());
     applyChange(s, { type: 'MODIFIED', kind: 'NodeClaim', view: replacement('general-new05', 2, 5, { resourceVersion: '202' }) });
-    foldReplacements(into, s, new Set(['general']));
+    foldReplacements(into, s, new Set(['general']), at(1).getTime());
     s.departed.clear();
     s.nodeClaims.clear();
-    foldReplacements(into, s, new Set(['general']));
+    foldReplacements(into, s, new Set(['general']), at(1).getTime());
     expect([...into.values()]).toEqual([span('general-new05', at(2), at(5))]);
   });
 
@@ -76,7 +88,7 @@ describe('foldReplacements', () => {
     const into = new Map<string, ReplacementSpan>();
     const s = emptySnapshot();
     applyChange(s, { type: 'ADDED', kind: 'NodeClaim', view: replacement('general-new06', 2, 4) });
-    foldReplacements(into, s, new Set(['general']));
+    foldReplacements(into, s, new Set(['general']), at(1).getTime());
     expect(into.size).toBe(0);
   });
 });
