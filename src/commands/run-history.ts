@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../logger.js';
 import type { LockHolder } from '../apis/lock.js';
 import { holderIdentity } from '../apis/lock.js';
-import { MILESTONE_GAP_MS, RECORD_EVERY_MS, runLiveness, slotToUse, type RunRecord, type RunUser } from '../apis/run-record.js';
+import { MILESTONE_GAP_MS, RECORD_EVERY_MS, runLiveness, slotToUse, type RunRecord } from '../apis/run-record.js';
 import type { Cluster } from '../cluster/client.js';
 import { ApiError } from '../cluster/request.js';
 import { deniedRecordNeeds, readRecordSlots, whoAmI, writeRecord, type RecordSlot } from '../cluster/run-records.js';
@@ -33,6 +33,13 @@ export interface RunHistoryOptions {
   /** `upgrade --report <file>`: the run's picture, written at the end. */
   reportFile?: string;
 }
+
+/**
+ * How long the record may hold the run up: its first write (who, a slot, the create) and each write after it. An API
+ * server that hangs costs the run this much, not --request-timeout per request: the record is not the run.
+ */
+const BEGIN_WITHIN_MS = 15_000;
+const WRITE_WITHIN_MS = 5_000;
 
 interface Followed {
   snapshot: Snapshot;
@@ -73,7 +80,7 @@ export class RunHistory {
       if (holder && this.meta && this.meta.lockHolder === undefined) this.meta.lockHolder = holderIdentity(holder);
       return this.began;
     }
-    this.began = this.start(cluster, holder).catch((err: unknown) => {
+    this.began = this.start(cluster, holder, AbortSignal.timeout(BEGIN_WITHIN_MS)).catch((err: unknown) => {
       this.disabled = true;
       this.fail(err);
     });
@@ -120,45 +127,45 @@ export class RunHistory {
     }
   }
 
-  private async start(cluster: Cluster, holder: LockHolder | undefined): Promise<void> {
+  private async start(cluster: Cluster, holder: LockHolder | undefined, signal: AbortSignal): Promise<void> {
     this.cluster = cluster;
     const { namespace, log } = this.options;
-    if (holder === undefined) {
-      const denied = await deniedRecordNeeds(cluster, namespace);
-      if (denied.length > 0) {
-        this.disabled = true;
-        log.debug(`no run record: the identity may not ${denied.map((a) => `${a.verb} ${a.resource}${a.name ? `/${a.name}` : ''}`).join(', ')} in ${namespace} (karp-drift history will not list this run)`);
-      }
-    }
     const me = holder ?? { runId: randomUUID(), user: machineUser() };
-    const user: RunUser = await whoAmI(cluster)
-      .then((u) => (u ? { name: u.name, source: 'SelfSubjectReview' as const, groups: u.groups } : undefined))
-      .catch(() => undefined) ?? { name: cluster.kc.getContextObject(cluster.context)?.user ?? 'unknown', source: 'kubeconfig' };
     const now = new Date();
+    // Known before any request: --report draws the run from it even where the cluster keeps no record of it.
     this.meta = {
       runId: me.runId,
       command: this.options.command,
       commandLine: this.options.commandLine,
-      user,
+      user: { name: cluster.kc.getContextObject(cluster.context)?.user ?? 'unknown', source: 'kubeconfig' },
       host: `${me.user}@${hostname()}`,
       ...(holder ? { lockHolder: holderIdentity(holder) } : {}),
       cluster: cluster.identity,
       startedAt: now,
       updatedAt: now,
     };
-    if (this.disabled) return;
-    await this.claimSlot();
+    if (holder === undefined) {
+      const denied = await deniedRecordNeeds(cluster, namespace, signal);
+      if (denied.length > 0) {
+        this.disabled = true;
+        log.debug(`no run record: the identity may not ${denied.map((a) => `${a.verb} ${a.resource}${a.name ? `/${a.name}` : ''}`).join(', ')} in ${namespace} (karp-drift history will not list this run)`);
+        return;
+      }
+    }
+    const user = await whoAmI(cluster, signal).catch(() => undefined);
+    if (user) this.meta.user = { name: user.name, source: 'SelfSubjectReview', groups: user.groups };
+    await this.claimSlot(signal);
     this.every = setInterval(() => {
       if (this.changed()) this.queueWrite();
     }, RECORD_EVERY_MS).unref();
   }
 
   /** A free slot, else the oldest record's; a run that took the same slot meanwhile (409) sends it to the next. */
-  private async claimSlot(): Promise<void> {
+  private async claimSlot(signal: AbortSignal): Promise<void> {
     const { namespace } = this.options;
     for (let attempt = 0; attempt < 3; attempt++) {
       const now = new Date();
-      const slots = await readRecordSlots(this.cluster!, namespace);
+      const slots = await readRecordSlots(this.cluster!, namespace, { signal });
       const live = slots.map((s) => ({ ...s, live: s.summary !== undefined && runLiveness(s.summary, undefined, now) === 'running' }));
       const name = slotToUse(live);
       const slot = slots.find((s) => s.name === name)!;
@@ -206,7 +213,7 @@ export class RunHistory {
     for (const f of this.followed) f.revision = f.snapshot.revision;
     this.lastWriteAt = Date.now();
     try {
-      const version = await writeRecord(this.cluster!, this.options.namespace, this.slot!, record);
+      const version = await writeRecord(this.cluster!, this.options.namespace, this.slot!, record, AbortSignal.timeout(WRITE_WITHIN_MS));
       this.slot = { name: this.slot!.name, resourceVersion: version };
     } catch (err) {
       if (rethrow) throw err;
@@ -223,7 +230,7 @@ export class RunHistory {
     }
     this.warned = true;
     this.options.log.warn(
-      `could not write this run's record in ${this.options.namespace} (karp-drift history): ${err instanceof Error ? err.message : String(err)}; the run goes on`,
+      `could not write this run's record in ${this.options.namespace} (karp-drift history): ${err instanceof Error ? err.message : String(err)}; the run itself is not affected`,
     );
   }
 }

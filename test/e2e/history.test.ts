@@ -93,8 +93,13 @@ describe('karp-drift history on the staged sandbox', () => {
     // 2. The same command finishes it, drawing its page and its step summary.
     const report = join(dir, 'run.html');
     const summary = join(dir, 'summary.md');
+    const from = sandbox.kube.requests.length;
     const finished = await karpDrift(sandbox, [...args, '--report', report, '--summary-file', summary, '-o', 'json'], 120_000);
     expect(finished.code, finished.stderr).toBe(0);
+    // Bounded writes: its record created once, then written at most once every 5 s and once at the end.
+    const recordWrites = sandbox.kube.requests.slice(from).filter((r) => r.resource === 'configmaps' && r.verb !== 'get');
+    expect(recordWrites.filter((r) => r.verb === 'create')).toHaveLength(1);
+    expect(recordWrites.length).toBeLessThanOrEqual(2 + Math.ceil((finished.events.at(-1)!.durationSeconds as number) / 5) + 1);
     const done = finished.events.at(-1)!;
     const second = (await history(sandbox)).runs[0]!;
     expect(second).toMatchObject({ result: 'succeeded', exitCode: 0, liveness: 'ended', target: '1.30', user: { name: 'karp-drift-sandbox-admin', source: 'SelfSubjectReview' } });
