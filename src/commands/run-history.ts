@@ -16,7 +16,6 @@ import { MILESTONE_GAP_MS, RECORD_EVERY_MS, runLiveness, slotToUse, type RunReco
 import type { Cluster } from '../cluster/client.js';
 import { ApiError } from '../cluster/request.js';
 import { deniedRecordNeeds, readRecordSlots, whoAmI, writeRecord, type RecordSlot } from '../cluster/run-records.js';
-import { historyHtml } from '../report/history-html.js';
 import { isMilestone } from '../report/run-events.js';
 import { runRecord, type RunMeta } from '../report/run-record.js';
 import type { SummaryRecord } from '../report/summary.js';
@@ -120,6 +119,8 @@ export class RunHistory {
     this.cluster?.close(); // the command closed it before its end: this last write opened a connection again
     if (this.options.reportFile !== undefined) {
       try {
+        // Loaded only for --report: the page and its time scale are no part of a run that draws nothing.
+        const { historyHtml } = await import('../report/history-html.js');
         await writeFile(this.options.reportFile, historyHtml(record, new Date()));
       } catch (err) {
         this.options.log.warn(`could not write the report to ${this.options.reportFile}: ${err instanceof Error ? err.message : String(err)}`);
