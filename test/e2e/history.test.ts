@@ -1,7 +1,7 @@
 // Run history end to end (issue 37): the built CLI's runs leave their records in the sandbox's API server, and
 // `karp-drift history` reads them back as the API has them. On the `staged` sandbox: a staged, gated, windowed run
 // killed with kill -9 (its record says it did not finish), the same command resuming it to the end (its page drawn by
-// `--report`, its step summary's Mermaid chart read by Mermaid), and a rollback; on the `bad-ami` sandbox, a run a
+// `--report`, its step summary's Mermaid chart read by Mermaid), a rollback, a pause and a resume; on the `bad-ami` sandbox, a run a
 // health gate halts. The page is opened in headless Chromium (Debian's `chromium`) where it is installed.
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -59,7 +59,7 @@ async function history(sandbox: Sandbox, args: string[] = []): Promise<{ runs: L
 const shared: { report?: string; counts?: Record<string, number> } = {};
 
 describe('karp-drift history on the staged sandbox', () => {
-  it('a run killed with kill -9, the run that finished it, a rollback: listed newest first, each as the API has it', async () => {
+  it('a run killed with kill -9, the run that finished it, a rollback, a pause, a resume: listed newest first, each as the API has it', async () => {
     const sandbox = await scenario('staged', 300);
     const dir = mkdtempSync(join(tmpdir(), 'karp-drift-history-'));
     // Windows are budgets: batch, whose budgets Argo CD owns, is held with a budget all the same.
@@ -127,8 +127,18 @@ describe('karp-drift history on the staged sandbox', () => {
     const before = claimNames(sandbox);
     const rollback = await karpDrift(sandbox, ['rollback', '--yes'], 120_000);
     expect(rollback.code, rollback.stderr).toBe(0);
+    // 4. A pause and a resume: each a record of what it held and released.
+    expect((await karpDrift(sandbox, ['pause', '--nodepool', 'general'])).code).toBe(0);
+    expect((await karpDrift(sandbox, ['resume'])).code).toBe(0);
     const list = await history(sandbox);
+    const holds = records(sandbox).filter((r) => ['pause', 'resume'].includes(r.summary.command));
+    expect(holds.map((r) => [r.summary.command, r.timeline.events.map((e) => (e.type === 'holds' ? `${e.action} ${e.nodePools.map((p) => p.nodePool).join()}` : e.type))]).sort()).toEqual([
+      ['pause', ['paused general']],
+      ['resume', ['resumed general']],
+    ]);
     expect(list.runs.map((r) => [r.command, r.result, r.liveness])).toEqual([
+      ['resume', 'succeeded', 'ended'],
+      ['pause', 'succeeded', 'ended'],
       ['rollback', 'succeeded', 'ended'],
       ['upgrade', 'succeeded', 'ended'],
       ['upgrade', 'running', 'did-not-finish'],
