@@ -36,6 +36,13 @@ export class RuntimeFailure extends KarpDriftError {
 export class UsageError extends KarpDriftError {
   readonly exitCode = ExitCode.Usage;
 }
+/**
+ * `pin --check`: the files do not pin what the release policy picks now (exit 1, as `diff` and `terraform plan
+ * -detailed-exitcode` say "there are changes"); nothing was written.
+ */
+export class FilesDifferError extends KarpDriftError {
+  readonly exitCode = ExitCode.Failure;
+}
 /** A preflight check or a field-manager conflict stopped it. Nothing was changed. */
 export class RefusedError extends KarpDriftError {
   readonly exitCode = ExitCode.Refused;

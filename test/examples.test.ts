@@ -109,6 +109,22 @@ describe('karp-drift command lines in the examples', () => {
     }
   });
 
+  it('the pin workflow runs pin --check, then pin, with flags pin takes, and opens the pull request only when the check exits 1', () => {
+    const path = 'examples/github-actions/pin-pull-request.yml';
+    const workflow = load(readFileSync(join(ROOT, path), 'utf8')) as {
+      on: Record<string, unknown>;
+      jobs: { pin: { env: Record<string, string>; steps: Array<{ id?: string; if?: string; run?: string }> } };
+    };
+    expect(Object.keys(workflow.on)).toEqual(['schedule', 'workflow_dispatch']);
+    const { env, steps } = workflow.jobs.pin;
+    const lines = steps.flatMap((s) => [...(s.run ?? '').matchAll(/^\s*karp-drift (\w+) (.*)$/gm)].map((m) => ({ step: s, command: m[1]!, words: m[2]!.replace(/\$PIN_ARGS/g, env.PIN_ARGS!).split(/\s+/) })));
+    expect(lines.map((l) => [l.command, l.words.includes('--check')])).toEqual([['pin', true], ['pin', false]]);
+    const known = flagsOf('pin');
+    for (const l of lines) expect(l.words.filter((w) => w.startsWith('-') && !known.has(w))).toEqual([]);
+    expect(lines[0]!.step.id).toBe('check');
+    for (const s of steps.slice(steps.indexOf(lines[1]!.step))) expect(s.if).toBe("steps.check.outputs.exit-code == '1'");
+  });
+
   const argo = () =>
     loadAll(readFileSync(join(ROOT, 'examples/argo-workflows/fleet-upgrade.yaml'), 'utf8'))[0] as {
       kind: string;

@@ -29,7 +29,7 @@ import {
 } from './release-policy.js';
 import { UsageError } from '../errors.js';
 
-export type { ResolvedAmi } from './verify.js';
+export type { ImageView, ResolvedAmi } from './verify.js';
 export type { AwsOptions } from './aws-config.js';
 
 export interface ResolvedAmis {
@@ -205,6 +205,33 @@ export async function countNameMatches(amis: readonly ResolvedAmi[], aws: AwsOpt
         ? { ...a, nameMatches: found.filter((i) => i.name === a.name && i.ownerId === a.owner).length }
         : a,
     );
+  } finally {
+    ssm.destroy();
+    ec2.destroy();
+  }
+}
+
+/**
+ * `pin`: the images a class's id and exact-name terms select now, as EC2 describes them (their architecture and name):
+ * what Karpenter would list in the class's `status.amis`, for files read without a cluster. Images that are gone are
+ * left out.
+ */
+export async function describeSelectedImages(
+  select: { ids: readonly string[]; names: ReadonlyArray<{ name: string; owner: string }> },
+  aws: AwsOptions,
+  log: Logger,
+): Promise<ImageView[]> {
+  if (select.ids.length === 0 && select.names.length === 0) return [];
+  const { ssm, ec2 } = awsClients(aws, log);
+  try {
+    const region = await clientRegion(ssm);
+    const byId = select.ids.length === 0 ? [] : await describeImages(ec2, { Filters: [{ Name: 'image-id', Values: [...new Set(select.ids)] }] }, region, log);
+    const owners = [...new Set(select.names.map((n) => n.owner))];
+    const byName =
+      select.names.length === 0
+        ? []
+        : await describeImages(ec2, { Owners: owners, Filters: [{ Name: 'name', Values: [...new Set(select.names.map((n) => n.name))] }] }, region, log);
+    return [...byId, ...byName];
   } finally {
     ssm.destroy();
     ec2.destroy();

@@ -7,7 +7,8 @@
 // with the read resourceVersion as precondition, and the list as it was is recorded in an annotation so that the
 // release puts it back exactly (same order, same values; an absent field stays absent). The record also names the
 // managers that owned the list, to whom the release gives it back (budget-owners.ts).
-import { DEFAULT_BUDGETS, type Budget } from '../karpenter/budgets.js';
+import { DEFAULT_BUDGETS, isBudgetActive, type Budget } from '../karpenter/budgets.js';
+import { budgetSchedule } from '../karpenter/cron.js';
 
 /** Annotation on the NodePool: the budgets as they were before karp-drift's hold, and which run holds it. */
 export const HOLD_ANNOTATION = 'karp-drift.io/drift-hold';
@@ -128,26 +129,59 @@ export function holdBudget(allowance: number): Budget {
   };
 }
 
-/** How long the dead man's switch holds drift at 0 once it fires: long enough for anyone to notice. */
-export const SWITCH_DURATION = '720h';
+/**
+ * How far the switch's `duration` stays below the time since its schedule's previous hit (`switchDuration`): it must
+ * cover the lead (a live run writes the switch at most 3 minutes before its minute, commands/pacer-holds.ts) and
+ * Karpenter's clock running behind the API server's, by which karp-drift times the switch (cluster/server-clock.ts).
+ */
+export const SWITCH_MARGIN_MS = 3_600_000;
 
 /**
  * The dead man's switch of a live staged run (DOMAIN.md §2.6): `{nodes: "0", reasons: [Drifted]}` scheduled for one
- * minute of the year, `armAt` (UTC), for 720 h. Karpenter's `Budget.IsActive` makes a budget active while a schedule
- * hit lies in [now − duration, now]: the previous year's hit is far more than 720 h ago, so the budget is inactive
- * (no limit at all) until `armAt`, and from then on holds drift at 0 for 30 days. A live run moves `armAt` ahead before
- * it comes; a run that died (kill -9, OOM, a vanished CI runner, a lost network) cannot, and Karpenter itself stops
- * starting replacements at `armAt`, whatever the hold beside it still allows.
+ * minute of the year, `armAt` (UTC, by the API server's clock), for `switchDuration(armAt)`. Karpenter's
+ * `Budget.IsActive` makes a budget active while a schedule hit lies in [now − duration, now]: the previous hit of that
+ * schedule lies just over `duration` before the write, so the budget is inactive (no limit at all) until `armAt`, and
+ * from then on holds drift at 0 for `duration`, about a year. A live run moves `armAt` ahead before it comes; a run
+ * that died (kill -9, OOM, a vanished CI runner, a lost network) cannot, and Karpenter itself stops starting
+ * replacements at `armAt`, whatever the hold beside it still allows, until a person acts.
  */
 export function switchBudget(armAt: Date): Budget {
-  const d = armAt;
   return {
     nodes: '0',
     reasons: ['Drifted'],
-    schedule: `${d.getUTCMinutes()} ${d.getUTCHours()} ${d.getUTCDate()} ${d.getUTCMonth() + 1} *`,
-    duration: SWITCH_DURATION,
+    schedule: switchSchedule(armAt),
+    duration: switchDuration(armAt),
   };
 }
+
+const switchSchedule = (d: Date) => `${d.getUTCMinutes()} ${d.getUTCHours()} ${d.getUTCDate()} ${d.getUTCMonth() + 1} *`;
+
+/**
+ * The longest `duration` a switch armed for `armAt` can have and still be inactive from its write until `armAt`: the
+ * time since its schedule's previous hit (the same minute a year before: 365 or 366 days; four years before for 29
+ * February, a date only leap years have) less SWITCH_MARGIN_MS, in whole hours. `8759h` for most minutes. Past it,
+ * the switch lapses until its next hit: for SWITCH_MARGIN_MS, or a day more when the year after `armAt` holds a 29
+ * February that the year before did not.
+ */
+export function switchDuration(armAt: Date): string {
+  const previous = previousHit(armAt);
+  return `${Math.floor((armAt.getTime() - previous.getTime() - SWITCH_MARGIN_MS) / 3_600_000)}h`;
+}
+
+// Read with the cron Karpenter's budgets are read with (karpenter/cron.ts), so the duration and IsActive agree.
+function previousHit(armAt: Date): Date {
+  const schedule = budgetSchedule(switchSchedule(armAt));
+  if ('error' in schedule) throw new Error(`switch schedule for ${armAt.toISOString()}: ${schedule.error}`);
+  return schedule.latestAtOrBefore(new Date(armAt.getTime() - 60_000))!;
+}
+
+/** The days between a switch's hit and its previous one: a year of either length, or four years for 29 February. */
+const SWITCH_YEARS_DAYS = [365, 366, 4 * 365 + 1];
+/** `duration`s karp-drift writes on its switches; 720h is what it wrote before they lasted a year (DOMAIN.md §2.6). */
+const SWITCH_DURATIONS = new Set([
+  ...SWITCH_YEARS_DAYS.map((days) => `${(days * 86_400_000 - SWITCH_MARGIN_MS) / 3_600_000}h`),
+  '720h',
+]);
 
 const SWITCH_SCHEDULE = /^(\d{1,2}) (\d{1,2}) (\d{1,2}) (\d{1,2}) \*$/;
 
@@ -156,7 +190,7 @@ function isOurSwitch(budget: Budget | undefined, pruned = false): boolean {
   return (
     budget !== undefined &&
     budget.nodes === '0' &&
-    budget.duration === SWITCH_DURATION &&
+    SWITCH_DURATIONS.has(budget.duration ?? '') &&
     SWITCH_SCHEDULE.test(budget.schedule ?? '') &&
     onlyDrifted(budget, pruned)
   );
@@ -165,20 +199,30 @@ function isOurSwitch(budget: Budget | undefined, pruned = false): boolean {
 const onlyDrifted = (budget: Budget, pruned: boolean): boolean =>
   pruned ? budget.reasons === undefined : budget.reasons?.length === 1 && budget.reasons[0] === 'Drifted';
 
+/** A staged run's dead man's switch as Karpenter reads it now. */
+export interface SwitchState {
+  /** Karpenter's `Budget.IsActive`: it holds drift at 0 now (the run that moved it ahead stopped). */
+  active: boolean;
+  /** Active: the minute it fired. Not active: the minute it fires next (armed by a live run, or a year on). */
+  at?: Date;
+}
+
 /**
- * When the switch in a live list fires (or fired): its minute in the year nearest to `now`. Undefined when the list
- * carries no switch of karp-drift's (a pause, or a hold written before the switch existed). With the NodePool's
- * record, a switch whose `reasons` the server pruned is found too.
+ * The switch in a live list, read with Karpenter's own `IsActive` (karpenter/budgets.ts) at `now`, which should be the
+ * API server's time: never "has its nearest minute passed", which says "fired" for half a year after the switch has
+ * lapsed, and "not yet" for one that fired last year and still holds. Undefined when the list carries no switch of
+ * karp-drift's (a pause, or a hold written before the switch existed). With the NodePool's record, a switch whose
+ * `reasons` the server pruned is found too.
  */
-export function switchTime(live: readonly Budget[] | undefined, now: Date, record?: HoldRecord): Date | undefined {
-  const entry = live?.at(-2);
+export function switchState(live: readonly Budget[] | undefined, now: Date, record?: HoldRecord): SwitchState | undefined {
   if (live === undefined) return undefined;
-  const ours = record !== undefined ? holdEntries(live, record) : isOurHold(live.at(-1)) && isOurSwitch(entry) ? 2 : 0;
+  const ours = record !== undefined ? holdEntries(live, record) : isOurHold(live.at(-1)) && isOurSwitch(live.at(-2)) ? 2 : 0;
   if (ours !== 2) return undefined;
-  const [, minute, hour, day, month] = SWITCH_SCHEDULE.exec(entry!.schedule!)!.map(Number);
-  const year = now.getUTCFullYear();
-  const candidates = [year - 1, year, year + 1].map((y) => new Date(Date.UTC(y, month! - 1, day, hour, minute)));
-  return candidates.reduce((a, b) => (Math.abs(b.getTime() - now.getTime()) < Math.abs(a.getTime() - now.getTime()) ? b : a));
+  const read = isBudgetActive(live.at(-2)!, now);
+  // A budget Karpenter cannot read allows nothing (it fails closed): as good as fired, though karp-drift never writes one.
+  if (read.error !== undefined) return { active: true };
+  const at = read.active ? read.windowStart : read.nextWindowStart;
+  return { active: read.active, ...(at !== undefined ? { at } : {}) };
 }
 
 function isOurHold(budget: Budget | undefined, pruned = false): boolean {

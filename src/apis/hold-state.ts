@@ -3,10 +3,10 @@
 // that resume then met the live run's lock). Four cases, told apart by the cluster lock and the hold's own budgets:
 //   - paced: a live run holds the cluster lock; its holds open wave by wave and it releases them when it ends. Every
 //     writing command (pause, resume, rollback, another upgrade) waits for its lock; `wait` follows it.
-//   - switched: no live run, and the dead man's switch of the run that wrote the hold has fired (budget-hold.ts
-//     `switchBudget`): Karpenter itself holds drift at 0 since then.
+//   - switched: no live run, and the dead man's switch of the run that wrote the hold is active, as Karpenter's
+//     `IsActive` reads it (budget-hold.ts `switchState`): Karpenter itself holds drift at 0 since it fired.
 //   - draining: no live run, and the hold still lets Karpenter start replacements (its allowance is above 0 and its
-//     switch has not fired yet, or it has none): `pause` stops it now.
+//     switch is not active: not fired yet, lapsed a year after it fired, or none): `pause` stops it now.
 //   - paused: no live run, drift held at 0 (pause, node holds, a run that stopped and left its holds on purpose).
 //   - windowed: paused, by a run that stopped because its upgrade windows (--window) were closed: the same upgrade
 //     re-run inside the next window goes on (a scheduler runs it every window), so this is the rollout's way, not a
@@ -14,7 +14,7 @@
 // A lock that cannot be read rules out nothing: `unknown`. Pure.
 import type { Budget } from '../karpenter/budgets.js';
 import { humanDuration, utcTime } from '../text/words.js';
-import { decodeHoldRecord, heldAllowance, HOLD_ANNOTATION, switchTime } from './budget-hold.js';
+import { decodeHoldRecord, heldAllowance, HOLD_ANNOTATION, switchState } from './budget-hold.js';
 import { LEASE_NAME, LEASE_SECONDS, LOCK_ANNOTATIONS, lockVerdict, type LeaseView, type LeaseWatch } from './lock.js';
 
 /**
@@ -105,9 +105,10 @@ export function holdState(
     return { state: 'windowed', windowFlags: valid.windowFlags! };
   }
   if (allowance === undefined || allowance === 0) return { state: 'paused' };
-  const fires = switchTime(pool.budgets, now);
-  if (fires !== undefined && fires.getTime() <= now.getTime()) return { state: 'switched', since: fires.toISOString() };
-  return { state: 'draining', allowance, ...(fires !== undefined ? { until: fires.toISOString() } : {}) };
+  // Karpenter's IsActive decides, at `now` (budget-hold.ts `switchState`).
+  const sw = switchState(pool.budgets, now, valid);
+  if (sw?.active === true) return { state: 'switched', since: (sw.at ?? now).toISOString() };
+  return { state: 'draining', allowance, ...(sw?.at !== undefined ? { until: sw.at.toISOString() } : {}) };
 }
 
 /** The states of several NodePools' holds, worst first: what a one-line summary names. */
@@ -117,7 +118,11 @@ export function worstHold(states: readonly HoldState[]): HoldState | undefined {
   return [...states].sort((a, b) => RANK[a.state] - RANK[b.state])[0];
 }
 
-const hhmm = (iso: string) => `${utcTime(new Date(iso)).slice(11, 16)} UTC`;
+/** `03:45 UTC`, or with its date when not today's (a switch that fired months ago, one that fires next year). */
+function hhmm(iso: string, now: Date): string {
+  const t = utcTime(new Date(iso));
+  return t.slice(0, 10) === utcTime(now).slice(0, 10) ? `${t.slice(11, 16)} UTC` : `${t.slice(0, 10)} ${t.slice(11, 16)} UTC`;
+}
 
 /** "the live run alice@laptop (run 1f…) (karp-drift upgrade --to 1.30 …), lease renewed 4s ago". */
 export function liveRunText(lock: LiveLock, now: Date): string {
@@ -173,9 +178,9 @@ export function holdStateText(h: HoldState, now: Date): string {
         ? unconfirmedText(h.lock)
         : `the cluster lock (lease ${LEASE_NAME}) could not be read, so whether a run is live is not known`;
     case 'switched':
-      return `paused: the run that paced it is gone, and its dead man's switch has held drift at 0 since ${hhmm(h.since)}`;
+      return `paused: the run that paced it is gone, and its dead man's switch has held drift at 0 since ${hhmm(h.since, now)}`;
     case 'draining':
-      return `not paused: no run is live, and the hold still lets Karpenter start up to ${h.allowance} more replacement${h.allowance === 1 ? '' : 's'}${h.until !== undefined ? ` until ${hhmm(h.until)} (its dead man's switch then holds drift at 0)` : ''}`;
+      return `not paused: no run is live, and the hold still lets Karpenter start up to ${h.allowance} more replacement${h.allowance === 1 ? '' : 's'}${h.until !== undefined ? ` until ${hhmm(h.until, now)} (its dead man's switch then holds drift at 0)` : ''}`;
     case 'paused':
       return 'paused: no karp-drift run is live';
     case 'windowed':

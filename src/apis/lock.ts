@@ -16,6 +16,8 @@ export const LEASE_NAMESPACE = 'kube-system';
 export const LEASE_SECONDS = 30;
 /** Renew well inside the duration, as client-go's RetryPeriod (2 s) sits inside RenewDeadline (10 s) and LeaseDuration (15 s). */
 export const RENEW_EVERY_MS = 10_000;
+/** A renewal that failed is tried again this often (client-go's RetryPeriod), until the lease's duration has passed. */
+export const RENEW_RETRY_MS = 2_000;
 
 export interface LeaseView {
   resourceVersion: string;

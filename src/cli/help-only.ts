@@ -14,6 +14,7 @@ export const COMMANDS: ReadonlySet<string> = new Set([
   'pause',
   'resume',
   'history',
+  'pin',
   'demo',
   'sandbox',
 ]);

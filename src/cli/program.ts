@@ -73,7 +73,8 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
   // Commands created but not defined: the top-level help still lists them with their `[options]`.
   const undefinedCommands = new WeakSet<Command>();
   const command = (name: string, description: string, define: (cmd: Command) => unknown) => {
-    // A name may carry its arguments (`history [run]`): they show in the top-level help whether defined or not.
+    // A name may carry its arguments (`pin <paths...>`, `history [run]`): part of the name, the top-level help shows
+    // them before the command is defined.
     const cmd = program.command(name).description(description);
     if (argv === undefined || argv.includes(cmd.name())) define(cmd);
     else undefinedCommands.add(cmd);
@@ -721,6 +722,52 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
           import('../commands/history.js'),
         ]);
         await history(parseHistoryOptions(runId, flags, parseLockOptions(flags).lockNamespace), ctx);
+      }),
+  );
+
+  command('pin <paths...>', "Pin the AMIs (and upgrade windows) in the files (manifests, kustomizations, Helm values) Argo CD, Flux, Helm or Terraform apply, in place", (cmd) =>
+    cmd
+      .option('--to <minor>', 'Kubernetes minor of the target AMIs, e.g. 1.31')
+      .option(
+        '--release <release>',
+        'AMI release: latest (the newest concrete release), latest~N (N behind the newest), vYYYYMMDD, or X.Y.Z for Bottlerocket',
+        'latest',
+      )
+      .option('--min-age <age>', 'only releases at least this old, dated by name and EC2 CreationDate: 7d, 36h, 1d12h')
+      .addOption(
+        new Option('--pin <form>', 'id: one id term per architecture and variant, plus amiFamily; alias: family@release; name: exact name terms')
+          .choices(['id', 'alias', 'name'])
+          .default('id'),
+      )
+      .option('--allow-downgrade', 'let --to take nodes to an older Kubernetes minor than they run (with a cluster)')
+      .option('--allow-deprecated', 'pin an AMI release that EC2 already marks deprecated')
+      .option('--replace-custom-amis', "replace a class's custom (not EKS-optimized) AMIs with EKS-optimized ones")
+      .option('--amis-file <path>', 'pin exactly the AMIs a lower environment tested (its amis -o json or plan -o json), verified again here')
+      .option('--from-context <context>', 'pin exactly the AMIs the cluster of this kubeconfig context pins and runs, verified again here; read only')
+      .option('--from-kubeconfig <path>', "with --from-context: the kubeconfig that has it (default: this one); alone: that file's current-context")
+      .option('--values-path <path>', 'in Helm values files: the list of amiSelectorTerms, or the map holding amiSelectorTerms and amiFamily, e.g. karpenter.nodeClass')
+      .option('--window <cron/duration>', "write budgets that keep drift closed outside this UTC window into every NodePool, e.g. '0 2 * * mon-thu/3h' (repeatable)", repeated)
+      .option('--exclude <from/to>', 'with --window: no drift in these UTC dates or minutes, e.g. 2026-11-27/2026-11-30 (repeatable)', repeated)
+      .option('--check', 'change nothing: exit 1 when the files do not pin what the policy picks now (for a scheduled CI job), 0 when they do')
+      .option('--pr-body <file>', "write a pull request's description (Markdown) of the change to this file")
+      .option('--tfvars <file>', 'write the pins as a Terraform variables file (JSON), e.g. karpenter-amis.auto.tfvars.json')
+      .option('--tfvars-variable <name>', 'with --tfvars: the variable it sets (default karpenter_ami_pins)')
+      .option('--no-cluster', 'never read a cluster, even where a kubeconfig context answers (its checks are then not made)')
+      .addHelpText(
+        'after',
+        examples(bin, [
+          ['Pin the newest Kubernetes 1.31 AMIs in the manifests Argo CD syncs, in place; the diff is printed', 'pin --to 1.31 clusters/prod/karpenter'],
+          ['A kustomize tree: each overlay is changed where it sets the terms (its patch), else the base', 'pin --to 1.31 --release latest~1 --min-age 7d karpenter/overlays'],
+          ['A scheduled CI job: exit 1 when the files are behind the policy, with a pull request body', 'pin --to 1.31 --check --pr-body pr.md karpenter/'],
+          ['A Helm values file that holds the class under karpenter.nodeClass', 'pin --to 1.31 --values-path karpenter.nodeClass values-prod.yaml'],
+          ['The AMIs staging tested, and the pins for Terraform', 'pin --to 1.31 --amis-file amis-staging.json --tfvars karpenter-amis.auto.tfvars.json clusters/prod'],
+          ['Upgrade windows that Git carries: drift only Monday to Thursday 02:00-05:00 UTC', "pin --window '0 2 * * mon-thu/3h' clusters/prod/karpenter"],
+        ]),
+      )
+      .action(async (paths: string[], flags: Record<string, unknown>, cmd: Command) => {
+        const ctx = await context(cmd);
+        const [{ parsePinOptions }, { pin }] = await Promise.all([import('./pin-options.js'), import('../commands/pin.js')]);
+        await pin(parsePinOptions(paths, flags), ctx);
       }),
   );
 

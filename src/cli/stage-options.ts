@@ -112,7 +112,7 @@ function unstagedHint(flag: '--no-wait' | '--templates'): string {
  * --window (repeatable), --exclude (repeatable) and upgrade's --window-exit-code; --exclude needs a --window (it closes
  * part of one), and so does --window-exit-code (only a windowed run ends paused by its window).
  */
-function parseWindowOptions(flags: Record<string, unknown>): WindowRequest | undefined {
+export function parseWindowOptions(flags: Record<string, unknown>): WindowRequest | undefined {
   const texts = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : typeof v === 'string' ? [v] : []);
   const [windowTexts, excludeTexts] = [texts(flags.window), texts(flags.exclude)];
   const exitCode = windowExitCode(flags.windowExitCode);

@@ -15,7 +15,7 @@ import { apiClient, apiErrorFrom } from './api-client.js';
 import type { Cluster } from './client.js';
 import { clusterFailure, type ApiCall, type Where } from './failures.js';
 import { ApiError } from './request.js';
-import { GaveUp, READ_RETRY, retrying } from './retry.js';
+import { GaveUp, READ_RETRY, retrying, retryOn } from './retry.js';
 
 export interface AccessNeed {
   verb: string;
@@ -70,7 +70,7 @@ export async function reviewAccess(cluster: Cluster, needs: readonly AccessNeed[
         }
       };
       try {
-        const review = await retrying(ask, READ_RETRY);
+        const review = await retrying(ask, retryOn(cluster, READ_RETRY));
         return { ...need, allowed: review.status?.allowed === true, ...(review.status?.reason ? { reason: review.status.reason } : {}) };
       } catch (err) {
         throw reviewFailure(err, need, cluster);

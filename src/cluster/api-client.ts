@@ -19,8 +19,9 @@ import {
 import type { Cluster } from './client.js';
 import { clusterFailure, type ApiCall } from './failures.js';
 import { ApiError, CredentialsError, type StatusBody } from './request.js';
+import { retrying } from './retry.js';
 
-type Connection = Pick<Cluster, 'kc' | 'context' | 'server' | 'credentials' | 'log' | 'agent' | 'proxy'>;
+type Connection = Pick<Cluster, 'kc' | 'context' | 'server' | 'credentials' | 'log' | 'agent' | 'proxy' | 'lease'>;
 
 export function apiClient<T extends ApiType>(connection: Connection, type: ApiConstructor<T>): T {
   const http = new IsomorphicFetchHttpLibrary();
@@ -38,13 +39,14 @@ export function apiClient<T extends ApiType>(connection: Connection, type: ApiCo
   const logged = async (request: RequestContext): Promise<ResponseContext> => {
     const started = Date.now();
     // A transport failure (refused, reset, TLS) is said in our words here, where the connection is known: the callers
-    // turn the generated client's ApiException into theirs (apiErrorFrom) and pass a KarpDriftError through.
-    const response = await http
-      .send(request)
-      .toPromise()
-      .catch((err: unknown) => {
-        throw clusterFailure(err, call(request), connection);
-      });
+    // turn the generated client's ApiException into theirs (apiErrorFrom) and pass a KarpDriftError through. Under a
+    // staged run's cluster lock it is first tried again as every call of the run is (retry.ts LOCKED_RETRY), until
+    // the lock lapses: the answers (429, 5xx) are the callers' to retry, and these are the only two.
+    const transport = () => http.send(request).toPromise();
+    const { lease } = connection;
+    const response = await (lease ? retrying(transport, lease.retry, lease.lost) : transport()).catch((err: unknown) => {
+      throw clusterFailure(err, call(request), connection);
+    });
     const url = new URL(request.getUrl());
     connection.log?.(`${request.getHttpMethod().toString()} ${url.pathname}${url.search} ${response.httpStatusCode} in ${Date.now() - started} ms`);
     return response;

@@ -7,17 +7,22 @@ import { RefusedError, RuntimeFailure } from '../errors.js';
 import { apiClient, apiErrorFrom } from './api-client.js';
 import type { Cluster } from './client.js';
 import { appliedFields, type AppliedFields } from './owned-fields.js';
-import { READ_RETRY, retrying, GaveUp } from './retry.js';
+import { READ_RETRY, retrying, retryOn, GaveUp } from './retry.js';
 import type { AmiSelectorTerm, KarpenterApi } from '../karpenter/views.js';
 
 export const FIELD_MANAGER = 'karp-drift';
 
 const clients = new WeakMap<Cluster, CustomObjectsApi>();
+/** Each client's connection: its calls retry as the connection's calls do now (retry.ts `retryOn`). */
+const connections = new WeakMap<CustomObjectsApi, Cluster>();
 
 /** The generated client server-side apply goes through, one per cluster connection, made on first use. */
 export function customObjects(cluster: Cluster): CustomObjectsApi {
   let api = clients.get(cluster);
-  if (!api) clients.set(cluster, (api = apiClient(cluster, CustomObjectsApi)));
+  if (!api) {
+    clients.set(cluster, (api = apiClient(cluster, CustomObjectsApi)));
+    connections.set(api, cluster);
+  }
   return api;
 }
 
@@ -78,7 +83,7 @@ export function applyConfiguration(a: NodeClassApply, kept: AppliedFields = { la
 /** What karp-drift's applies own on the class now (nothing when it is gone: the apply then says so itself). */
 async function keptFields(api: CustomObjectsApi, a: NodeClassApply): Promise<AppliedFields | undefined> {
   try {
-    const live = (await withRetries(() =>
+    const live = (await withRetries(api, () =>
       api.getClusterCustomObject({ group: 'karpenter.k8s.aws', version: a.karpenterApi, plural: 'ec2nodeclasses', name: a.name }),
     )) as Parameters<typeof appliedFields>[0];
     return appliedFields(live, FIELD_MANAGER);
@@ -118,7 +123,7 @@ function statusOf(err: ApiException<unknown>): StatusBody {
 // A server-side apply is idempotent (the same configuration applied twice is one change), so unlike most writes it
 // may be retried on 429 (with Retry-After) and 5xx; a retry after a lost answer meets its own resourceVersion
 // precondition changed and says "plan is stale", which the caller re-plans from.
-async function withRetries<T>(call: () => Promise<T>): Promise<T> {
+async function withRetries<T>(api: CustomObjectsApi, call: () => Promise<T>): Promise<T> {
   try {
     return await retrying(async () => {
       try {
@@ -129,7 +134,7 @@ async function withRetries<T>(call: () => Promise<T>): Promise<T> {
         }
         throw err;
       }
-    }, READ_RETRY);
+    }, retryOn(connections.get(api) ?? {}, READ_RETRY), connections.get(api)?.lease?.lost);
   } catch (err) {
     const inner = err instanceof GaveUp ? err.cause : err;
     throw (inner as { original?: unknown }).original ?? inner;
@@ -140,7 +145,7 @@ export async function applyNodeClass(api: CustomObjectsApi, a: NodeClassApply, o
   const where = `ec2nodeclass/${a.name}`;
   try {
     const kept = await keptFields(api, a);
-    const result = (await withRetries(() => api.patchClusterCustomObject(
+    const result = (await withRetries(api, () => api.patchClusterCustomObject(
       {
         group: 'karpenter.k8s.aws',
         version: a.karpenterApi,
@@ -195,7 +200,7 @@ export async function applyObject(api: CustomObjectsApi, a: ObjectApply, options
   const where = `${a.plural.replace(/(ss)es$|s$/, '$1')}/${a.name}`; // ec2nodeclasses → ec2nodeclass, nodepools → nodepool
   const body = a.resourceVersion ? { ...a.body, metadata: { ...(a.body.metadata as object), resourceVersion: a.resourceVersion } } : a.body;
   try {
-    const result = (await withRetries(() =>
+    const result = (await withRetries(api, () =>
       api.patchClusterCustomObject(
         { group: a.group, version: a.version, plural: a.plural, name: a.name, body, fieldManager: FIELD_MANAGER, force: a.force, ...(options.dryRun ? { dryRun: 'All' } : {}) },
         setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),

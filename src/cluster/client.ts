@@ -23,7 +23,9 @@ import { UsageError } from '../errors.js';
 import { httpsTunnelAgent, httpTunnelAgent } from '../proxy/agents.js';
 import { proxyChoice, proxyFor, type ProxyChoice } from '../proxy/select.js';
 import { Credentials } from './credentials.js';
+import type { RetryPolicy } from './retry.js';
 import { clusterIdentity, type ClusterIdentity } from '../apis/cluster-identity.js';
+import { newServerClock, type ServerClock } from './server-clock.js';
 
 export interface LoadClusterOptions {
   /** --request-timeout: a request with no answer (headers) after this long fails (default 30 s). */
@@ -38,6 +40,8 @@ export interface LoadClusterOptions {
   log?: (line: string) => void;
   /** Tests: where the pod's service account is mounted (default SERVICE_ACCOUNT_DIR). */
   serviceAccountDir?: string;
+  /** Tests: this machine's clock in ms, which the API server's `Date` is compared with (server-clock.ts). */
+  localClock?: () => number;
 }
 
 export interface Cluster {
@@ -57,6 +61,15 @@ export interface Cluster {
   proxy?: ProxyChoice;
   log?: (line: string) => void;
   requestTimeoutMs: number;
+  /** The API server's clock, learnt from the `Date` of every answer (server-clock.ts). */
+  serverClock: ServerClock;
+  /**
+   * While a staged run holds the cluster lock (commands/hold-shared.ts): how its calls retry (retry.ts LOCKED_RETRY:
+   * refused, reset and timed-out connections too), and the lock's `lost`, which ends every call in flight and refuses
+   * every new one once the lock has lapsed (another run may take it then). Unset: each call's own default, a one-shot
+   * command's.
+   */
+  lease?: { retry: RetryPolicy; lost: AbortSignal };
   /** Closes the agent's connections. Call it last: watches close through their AbortSignal, followCluster first. */
   close(): void;
 }
@@ -116,6 +129,7 @@ export function loadCluster(options: LoadClusterOptions = {}): Cluster {
     agent,
     ...(proxy ? { proxy } : {}),
     requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
+    serverClock: newServerClock(options.localClock),
     ...(options.log ? { log: options.log } : {}),
     close: () => agent?.destroy(),
   };

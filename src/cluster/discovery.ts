@@ -4,7 +4,7 @@ import { RefusedError, UsageError } from '../errors.js';
 import type { Cluster } from './client.js';
 import { clusterFailure, type ApiCall } from './failures.js';
 import { ApiError, getJson } from './request.js';
-import { READ_RETRY, retrying } from './retry.js';
+import { READ_RETRY, retrying, retryOn } from './retry.js';
 import type { ControlPlaneVersion, KarpenterApi } from '../karpenter/views.js';
 
 export interface Discovery {
@@ -33,7 +33,7 @@ const AUTO_MODE = 'eks.amazonaws.com';
 export async function discoverCluster(cluster: Cluster, signal?: AbortSignal): Promise<Discovery> {
   const read = async <T>(path: string, call: ApiCall): Promise<T> => {
     try {
-      return await retrying(() => getJson<T>(cluster, path, {}, signal), READ_RETRY, signal);
+      return await retrying(() => getJson<T>(cluster, path, {}, signal), retryOn(cluster, READ_RETRY), signal);
     } catch (err) {
       throw clusterFailure(err, call, cluster);
     }
@@ -90,7 +90,7 @@ async function storageVersion(cluster: Cluster, signal?: AbortSignal): Promise<K
   try {
     const crd = await retrying(
       () => getJson<Crd>(cluster, `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/nodeclaims.${CORE}`, {}, signal),
-      READ_RETRY,
+      retryOn(cluster, READ_RETRY),
       signal,
     );
     return crd.spec?.versions?.find((v) => v.storage)?.name === 'v1beta1' ? 'v1beta1' : 'v1';

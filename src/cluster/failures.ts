@@ -1,7 +1,7 @@
 // Pure: turns a failed Kubernetes API call into an error that says what failed, where (context and server) and
 // what to do next, as ami/aws-failures.ts does for AWS. Messages carry the server's Status text and never a header,
 // so no token can end up in them.
-import { RuntimeFailure, type KarpDriftError } from '../errors.js';
+import { InterruptedError, RuntimeFailure, type KarpDriftError } from '../errors.js';
 import type { CredentialSource } from './credential-source.js';
 import { ApiError, CredentialsError } from './request.js';
 import { ProxyError, proxyHint } from '../proxy/proxy-error.js';
@@ -54,10 +54,26 @@ export function isApiFailure(err: unknown): boolean {
   );
 }
 
+/** The runtime's own aborts: an AbortSignal's DOMException, a request or timer it cut short. */
+const isAbort = (err: unknown): err is Error => err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError');
+
+/**
+ * A failed call in a clause of karp-drift's (a warning, a note inside another error): its message, but for the
+ * runtime's aborts, whose text ("The operation was aborted", "… due to timeout") says nothing of what happened.
+ * karp-drift's own deadlines abort with their own words (api-errors.ts NoAnswer); any other abort is an interrupt.
+ */
+export function failureText(err: unknown): string {
+  if (isAbort(err)) return err.name === 'TimeoutError' ? 'no answer from the API server in time' : 'the run was interrupted';
+  return err instanceof Error ? err.message : String(err);
+}
+
 export function clusterFailure(err: unknown, call: ApiCall, where: Where): KarpDriftError {
   const retried = err instanceof GaveUp ? ` (kept failing for ${Math.round(err.elapsedMs / 1000)} s)` : '';
   const cause = err instanceof GaveUp ? err.cause : err;
   const at = `the Kubernetes API at ${where.server} (context "${where.context}")`;
+  // Abandoned, not failed: an interrupt (Ctrl-C, SIGTERM) cut the call short, or a runtime timeout did.
+  if (isAbort(cause) && cause.name === 'AbortError') return new InterruptedError(`interrupted while ${call.doing}`, { cause: err });
+  if (isAbort(cause)) return new RuntimeFailure(`${call.doing}: no answer from ${at} in time`, { cause: err });
   if (cause instanceof CredentialsError) {
     return new RuntimeFailure(`${call.doing}: getting credentials for ${at} failed: ${cause.message}`, {
       cause: err,

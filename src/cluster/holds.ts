@@ -28,16 +28,15 @@ import type { Cluster } from './client.js';
 import { nodePoolView } from '../karpenter/convert.js';
 import { clusterFailure, isApiFailure } from './failures.js';
 import { ApiError, getJson, sendJson } from './request.js';
-import { retrying, type RetryPolicy } from './retry.js';
+import { retrying, retryOn, type RetryPolicy } from './retry.js';
 import type { KarpenterApi, ManagedFieldsEntry, NodePoolView } from '../karpenter/views.js';
 
 const CONFLICT_RETRIES = 5;
 /**
  * A hold write the API server answers with 429 or a 5xx, or whose connection is cut while it is out, is tried again
- * for a while, well within the cluster lock's 30 s: one lost write must not end a staged rollout, which every upgrade
- * now is. An API server that refuses connections altogether is not waited for here (the run ends as documented, its
- * dead man's switch holding). Delays are short (no signal reaches the sleep; an interrupted run's writes have
- * PAUSE_WRITES_MS in all).
+ * for a while: one lost write must not end a command that writes holds. Under a staged run's cluster lock a refused
+ * or timed-out connection is tried again too, for as long as the lock holds (retry.ts `retryOn`, LOCKED_RETRY); a
+ * one-shot command (pause, resume) does not wait for an API server that refuses connections: it says so at once.
  */
 const HOLD_WRITE_RETRY: RetryPolicy = { baseMs: 100, capMs: 2_000, budgetMs: 15_000, connectErrors: false };
 
@@ -100,7 +99,7 @@ export async function holdWithBudget(
   },
   signal?: AbortSignal,
 ): Promise<BudgetHoldResult> {
-  return withConflictRetries(cluster, name, async () => {
+  return withConflictRetries(cluster, name, signal, async () => {
     const { view, record, managedFields } = await readHeldNodePool(cluster, api, name, signal);
     const user = userBudgets(view.budgets, record);
     const windows = run.windows ?? { budgets: record?.windows ?? [], flags: record?.windowFlags ?? [] };
@@ -181,7 +180,7 @@ export async function releaseBudgetHold(
   name: string,
   signal?: AbortSignal,
 ): Promise<BudgetHoldResult> {
-  const { result, handBack } = await withConflictRetries(cluster, name, async () => {
+  const { result, handBack } = await withConflictRetries(cluster, name, signal, async () => {
     const { view, record, managedFields } = await readHeldNodePool(cluster, api, name, signal);
     if (record === undefined) return { result: { nodePool: name, budgets: view.budgets ?? null, changed: false } };
     const user = userBudgets(view.budgets, record);
@@ -223,6 +222,7 @@ async function giveBudgetsBack(
   await withConflictRetries(
     cluster,
     name,
+    signal,
     async () => {
       let object = fresh;
       fresh = undefined;
@@ -267,7 +267,7 @@ export async function setPauseRecord(
   record: PauseRecord | null,
   signal?: AbortSignal,
 ): Promise<void> {
-  await withConflictRetries(cluster, name, async () => {
+  await withConflictRetries(cluster, name, signal, async () => {
     try {
       await conditionalPatch(
         cluster,
@@ -290,7 +290,7 @@ interface RawNode {
 
 /** Puts `karpenter.sh/do-not-disrupt: "true"` and the run's annotation on a Node, unless the user's own is there. */
 export async function holdNode(cluster: Cluster, name: string, runId: string, signal?: AbortSignal): Promise<boolean> {
-  return withConflictRetries(cluster, `node/${name}`, async () => {
+  return withConflictRetries(cluster, `node/${name}`, signal, async () => {
     const node = await getJson<RawNode>(cluster, nodePath(name), {}, signal);
     const a = node.metadata?.annotations ?? {};
     if (a[NODE_HOLD_ANNOTATION] !== undefined) return false;
@@ -309,7 +309,7 @@ export async function holdNode(cluster: Cluster, name: string, runId: string, si
 
 /** Removes karp-drift's hold from a Node: only where karp-drift's annotation says it put it there. */
 export async function releaseNode(cluster: Cluster, name: string, signal?: AbortSignal): Promise<boolean> {
-  return withConflictRetries(cluster, `node/${name}`, async () => {
+  return withConflictRetries(cluster, `node/${name}`, signal, async () => {
     let node: RawNode;
     try {
       node = await getJson<RawNode>(cluster, nodePath(name), {}, signal);
@@ -367,12 +367,13 @@ export class HoldWriteFailed extends RuntimeFailure {}
 async function withConflictRetries<T>(
   cluster: Cluster,
   what: string,
+  signal: AbortSignal | undefined,
   attempt: () => Promise<T>,
   retry: (err: ApiError) => boolean = (err) => err.code === 409,
 ): Promise<T> {
   for (let i = 0; ; i++) {
     try {
-      return await retrying(attempt, HOLD_WRITE_RETRY);
+      return await retrying(attempt, retryOn(cluster, HOLD_WRITE_RETRY), signal);
     } catch (err) {
       if (err instanceof ApiError && retry(err) && i < CONFLICT_RETRIES) continue;
       if (err instanceof ApiError) {

@@ -7,7 +7,7 @@ import { discoverCluster, type Discovery } from './discovery.js';
 import { listAll } from './list.js';
 import { clusterFailure } from './failures.js';
 import { ApiError, getJson, type Query } from './request.js';
-import { READ_RETRY, retrying } from './retry.js';
+import { READ_RETRY, retrying, retryOn } from './retry.js';
 import { nodeClassView, type ApiObject } from '../karpenter/convert.js';
 import { KARPENTER_EVENT_REASONS } from '../karpenter/events.js';
 import { EVENTS, karpenterResources, NODES, PDBS, PODS, type Resource } from '../karpenter/resources.js';
@@ -124,7 +124,7 @@ export function newestLast(events: EventView[]): EventView[] {
 export async function readNodeClass(cluster: Cluster, api: KarpenterApi, name: string, signal?: AbortSignal): Promise<NodeClassView | undefined> {
   const { path } = karpenterResources(api).nodeClasses;
   try {
-    return nodeClassView(await retrying(() => getJson<ApiObject>(cluster, `${path}/${encodeURIComponent(name)}`, {}, signal), READ_RETRY, signal));
+    return nodeClassView(await retrying(() => getJson<ApiObject>(cluster, `${path}/${encodeURIComponent(name)}`, {}, signal), retryOn(cluster, READ_RETRY), signal));
   } catch (err) {
     if (err instanceof ApiError && err.code === 404) return undefined;
     throw clusterFailure(err, { doing: `reading ec2nodeclass/${name}`, verb: 'get', resource: 'ec2nodeclasses.karpenter.k8s.aws' }, cluster);

@@ -6,7 +6,7 @@ import type { ApiObject } from "../karpenter/convert.js";
 import { clusterFailure, listCall } from "./failures.js";
 import { ApiError, getJson, type Query } from "./request.js";
 import type { Resource } from '../karpenter/resources.js';
-import { READ_RETRY, retrying, type RetryPolicy } from "./retry.js";
+import { READ_RETRY, retrying, retryOn, type RetryPolicy } from "./retry.js";
 
 /** 500 is client-go's pager default (tools/pager DefaultPageSize) and kubectl's --chunk-size. */
 export const PAGE_SIZE = 500;
@@ -49,7 +49,7 @@ export async function pages<V>(
   options: ListOptions = {},
 ): Promise<Listed<V>> {
   const limit = options.pageSize ?? PAGE_SIZE;
-  const policy = options.retry ?? READ_RETRY;
+  const policy = options.retry ?? retryOn(cluster, READ_RETRY);
   const get = (query: Query) =>
     retrying(
       () =>

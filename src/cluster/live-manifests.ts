@@ -8,7 +8,7 @@ import { clusterFailure } from './failures.js';
 import { listAll } from './list.js';
 import { ApiError, getJson } from './request.js';
 import { karpenterResources, type Resource } from '../karpenter/resources.js';
-import { READ_RETRY, retrying } from './retry.js';
+import { READ_RETRY, retrying, retryOn } from './retry.js';
 
 export interface LiveManifests {
   nodeClass?: LiveObject;
@@ -43,7 +43,7 @@ function templateClaim(o: ApiObject): TemplateClaim {
 
 async function readOne(cluster: Cluster, r: Resource<unknown>, name: string, signal?: AbortSignal): Promise<LiveObject | undefined> {
   try {
-    return liveObject(await retrying(() => getJson<ApiObject>(cluster, `${r.path}/${encodeURIComponent(name)}`, {}, signal), READ_RETRY, signal));
+    return liveObject(await retrying(() => getJson<ApiObject>(cluster, `${r.path}/${encodeURIComponent(name)}`, {}, signal), retryOn(cluster, READ_RETRY), signal));
   } catch (err) {
     if (err instanceof ApiError && err.code === 404) return undefined;
     throw clusterFailure(

@@ -10,11 +10,13 @@ import {
   LEASE_NAME,
   LEASE_SECONDS,
   RENEW_EVERY_MS,
+  RENEW_RETRY_MS,
   type LeaseView,
   type LockHolder,
 } from '../apis/lock.js';
 import type { Cluster } from './client.js';
 import { clusterFailure, isApiFailure } from './failures.js';
+import { NoAnswer } from './api-errors.js';
 import { ApiError, getJson, sendJson } from './request.js';
 
 interface LeaseObject {
@@ -74,6 +76,7 @@ export async function acquireLock(
 ): Promise<ClusterLock> {
   const clock = options.now ?? (() => new Date());
   let acquired = clock();
+  let sentAt = performance.now();
   let conflicts = 0;
   let watched: { resourceVersion: string; since: number; renewed: boolean } | undefined;
   for (;;) {
@@ -101,6 +104,7 @@ export async function acquireLock(
       continue;
     }
     try {
+      sentAt = performance.now();
       if (verdict.action === 'create') {
         acquired = now;
         await sendJson(
@@ -134,7 +138,7 @@ export async function acquireLock(
       throw lockFailure(cluster, namespace, 'taking', err);
     }
   }
-  return renewing(cluster, namespace, me, acquired, clock);
+  return renewing(cluster, namespace, me, acquired, clock, sentAt);
 }
 
 function refusal(verdict: { holder: string; command?: string; since?: string }, namespace: string): RefusedError {
@@ -151,49 +155,88 @@ function refusal(verdict: { holder: string; command?: string; since?: string }, 
 /** The run lost its cluster lock: not an interrupt (exit 1); `cause`, when set, is the renewal that failed. */
 export class LockLost extends RuntimeFailure {}
 
-function renewing(cluster: Cluster, namespace: string, me: LockHolder, acquired: Date, clock: () => Date): ClusterLock {
+/**
+ * Renews the lock every RENEW_EVERY_MS; a renewal that fails (the API server refusing, resetting, not answering) is
+ * tried again every RENEW_RETRY_MS, as client-go's leader election retries inside its renew deadline. The lock is
+ * valid LEASE_SECONDS from the moment its last renewal was sent (before the API server can have written it, so
+ * before any other run can have seen it): at that moment, renewed or not, it is lost, by a timer of its own, since a
+ * renewal may hang on a frozen API server far longer. Past it another run may take the Lease (apis/lock.ts), so
+ * `lost` aborts the run's signal and, through `Cluster.lease`, every call the run still has in flight.
+ */
+function renewing(cluster: Cluster, namespace: string, me: LockHolder, acquired: Date, clock: () => Date, sentAt: number): ClusterLock {
   const lost = new AbortController();
-  let lastRenewal = Date.now();
   let stopped = false;
+  let failure: unknown;
+  let next: NodeJS.Timeout | undefined;
+  let lapse: NodeJS.Timeout | undefined;
+  const lose = (reason: LockLost) => {
+    if (lost.signal.aborted) return;
+    clearTimeout(next);
+    clearTimeout(lapse);
+    lost.abort(reason);
+  };
+  const validFrom = (at: number) => {
+    if (stopped) return; // released meanwhile: nothing left to lose
+    clearTimeout(lapse);
+    lapse = setTimeout(() => {
+      // The renewal under way (if any) has not answered: what it waits for is the reason.
+      const cause =
+        failure ?? new NoAnswer(`no answer from the API server for ${LEASE_SECONDS} s (renewing the cluster lock)`);
+      const lock = `the cluster lock (lease ${namespace}/${LEASE_NAME})`;
+      // Said as the API server's failure when it was one: that is what a person has to look at.
+      const said = isApiFailure(cause)
+        ? `${clusterFailure(cause, { doing: `renewing ${lock}`, verb: 'update', resource: 'leases.coordination.k8s.io' }, cluster).message}; ${lock} could not be renewed for ${LEASE_SECONDS} s`
+        : `could not renew ${lock} for ${LEASE_SECONDS} s`;
+      lose(new LockLost(said, { cause }));
+    }, Math.max(0, at + LEASE_SECONDS * 1000 - performance.now()));
+    lapse.unref();
+  };
   const renew = async () => {
+    const sending = performance.now();
     try {
-      const lease = await readLease(cluster, namespace);
+      const lease = await readLease(cluster, namespace, lost.signal);
       const now = clock();
       if (lease?.holderIdentity !== holderIdentity(me)) {
-        lost.abort(
+        lose(
           new LockLost(
             `lost the cluster lock (lease ${namespace}/${LEASE_NAME}) to ${lease === undefined ? 'nobody: it was deleted' : lease.holderIdentity || 'nobody: it was released'}`,
           ),
         );
         return;
       }
-      await sendJson(cluster, leasePath(namespace, LEASE_NAME), {
-        method: 'PUT',
-        body: leaseBody(me, now, acquired, lease.leaseTransitions ?? 0, namespace, lease.resourceVersion),
-      });
-      lastRenewal = now.getTime();
+      await sendJson(
+        cluster,
+        leasePath(namespace, LEASE_NAME),
+        {
+          method: 'PUT',
+          body: leaseBody(me, now, acquired, lease.leaseTransitions ?? 0, namespace, lease.resourceVersion),
+        },
+        {},
+        lost.signal,
+      );
+      failure = undefined;
+      validFrom(sending);
+      schedule(RENEW_EVERY_MS);
     } catch (err) {
-      // A renewal that failed (API unreachable for a moment) is tried again next period; only past the lease's
-      // duration could another run have taken it, and the next read finds out. The failure is the cause: the
-      // run's end names the API server that stopped answering, not a lock.
-      if (Date.now() - lastRenewal > LEASE_SECONDS * 1000) {
-        lost.abort(
-          new LockLost(`could not renew the cluster lock (lease ${namespace}/${LEASE_NAME}) for ${LEASE_SECONDS} s`, {
-            cause: err,
-          }),
-        );
-      }
+      if (lost.signal.aborted) return;
+      // The failure is the cause: the run's end names the API server that stopped answering, not a lock.
+      failure = err;
+      schedule(RENEW_RETRY_MS);
     }
   };
-  const timer = setInterval(() => {
-    if (!stopped) void renew();
-  }, RENEW_EVERY_MS);
-  timer.unref();
+  const schedule = (ms: number) => {
+    if (stopped || lost.signal.aborted) return;
+    next = setTimeout(() => void renew(), ms);
+    next.unref();
+  };
+  validFrom(sentAt);
+  schedule(RENEW_EVERY_MS);
   return {
     lost: lost.signal,
     async release() {
       stopped = true;
-      clearInterval(timer);
+      clearTimeout(next);
+      clearTimeout(lapse);
       if (lost.signal.aborted) return;
       try {
         const lease = await readLease(cluster, namespace);

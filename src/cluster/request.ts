@@ -5,8 +5,9 @@
 import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { createGunzip } from 'node:zlib';
-import { ApiError, CredentialsError, type StatusBody } from './api-errors.js';
+import { ApiError, CredentialsError, isOwnAbort, type StatusBody } from './api-errors.js';
 import type { Cluster } from './client.js';
+import { observeServerDate } from './server-clock.js';
 
 export type Query = Record<string, string | number | boolean | undefined>;
 
@@ -98,7 +99,10 @@ interface Sent {
   authorization: string | undefined;
 }
 
-async function send(cluster: Cluster, url: URL, signal: AbortSignal | undefined, write?: Write): Promise<Sent> {
+async function send(cluster: Cluster, url: URL, given: AbortSignal | undefined, write?: Write): Promise<Sent> {
+  // Under a staged run's cluster lock, nothing is sent once the lock has lapsed, and nothing in flight is waited for.
+  const lost = cluster.lease?.lost;
+  const signal = lost === undefined ? given : given === undefined ? lost : AbortSignal.any([given, lost]);
   const auth: RequestOptions = { headers: {} };
   try {
     await cluster.kc.applyToHTTPSOptions(auth);
@@ -111,6 +115,8 @@ async function send(cluster: Cluster, url: URL, signal: AbortSignal | undefined,
   signal?.throwIfAborted();
   const request = url.protocol === 'http:' ? httpRequest : httpsRequest;
   const payload = write === undefined ? undefined : Buffer.from(JSON.stringify(write.body));
+  const clock = cluster.serverClock;
+  const sentAt = clock.local();
   return new Promise<IncomingMessage>((resolve, reject) => {
     const req = request(
       url,
@@ -129,7 +135,11 @@ async function send(cluster: Cluster, url: URL, signal: AbortSignal | undefined,
         },
         ...(signal ? { signal } : {}),
       },
-      resolve,
+      (res) => {
+        // Every answer says the API server's time: what the switch and the windows are timed by (server-clock.ts).
+        observeServerDate(clock, res.headers.date, sentAt, clock.local());
+        resolve(res);
+      },
     );
     // Until the answer's headers arrive (a watch then streams for as long as it likes): a server that accepts the
     // connection and never answers must not hang karp-drift.
@@ -140,6 +150,9 @@ async function send(cluster: Cluster, url: URL, signal: AbortSignal | undefined,
     req.on('close', () => clearTimeout(timer));
     req.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
+      // Cut short by a deadline or a lost lock of karp-drift's own: that is what happened, in its words (the
+      // runtime's AbortError says only "The operation was aborted"). An interrupt stays the AbortError it is.
+      if (signal?.aborted === true && isOwnAbort(signal.reason)) return reject(signal.reason);
       reject(req.reusedSocket && err.code === 'ECONNRESET' ? new StaleSocket(err.message) : err);
     });
     req.end(payload);

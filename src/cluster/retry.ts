@@ -1,8 +1,18 @@
 // Retrying what the API server asks to be retried: 429 (API Priority and Fairness, with Retry-After) and 5xx, with
 // capped exponential backoff and jitter, for a bounded time of continuous failure. client-node does not retry
 // (STYLE.md "client-node facts"); client-go's reflector backs off 800 ms → 30 s on a failing list or watch.
+//
+// How long depends on what the run has at stake (README "Staged rollouts", "When the API server stops answering"):
+// - a one-shot command (plan, status, pause, resume, an upgrade before it takes its cluster lock) has changed nothing
+//   a blip could leave half done: a refused connection fails it at once (the wrong context, the VPN down: say so now),
+//   429, 5xx and a cut connection are retried for READ_RETRY's minute (hold writes: holds.ts, 15 s);
+// - a staged run, while it holds the cluster lock, rides out refused, reset and timed-out connections as well, for
+//   exactly as long as its lock holds (LOCKED_RETRY, and the lock's signal that cuts every wait when it lapses):
+//   past that another run could take the lock, so it must stop, and a wait longer than the lock would only hide that;
+// - the follow's watches of an unpaced rollout (`wait`, `status --watch`), which write nothing, wait two minutes.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiError } from './request.js';
+import { LEASE_SECONDS } from '../apis/lock.js';
+import { ApiError, isOwnAbort } from './api-errors.js';
 
 export interface RetryPolicy {
   /** The first delay. */
@@ -17,6 +27,17 @@ export interface RetryPolicy {
 
 export const READ_RETRY: RetryPolicy = { baseMs: 250, capMs: 10_000, budgetMs: 60_000, connectErrors: false };
 export const FOLLOW_RETRY: RetryPolicy = { baseMs: 250, capMs: 30_000, budgetMs: 120_000, connectErrors: true };
+/**
+ * Every call of a staged run under its cluster lock (`Cluster.retry`): a short cap, so a call goes through within
+ * about 2 s of the API server's return; the budget is the lock's validity, a backstop for a call no signal reaches
+ * (the lock's lapse aborts the run's signal, which ends every other wait at that moment).
+ */
+export const LOCKED_RETRY: RetryPolicy = { baseMs: 250, capMs: 2_000, budgetMs: LEASE_SECONDS * 1000, connectErrors: true };
+
+/** How a call on `cluster` retries: LOCKED_RETRY under a staged run's lock (client.ts `lease`), else the call's own. */
+export function retryOn(cluster: { lease?: { retry: RetryPolicy } }, own: RetryPolicy): RetryPolicy {
+  return cluster.lease?.retry ?? own;
+}
 
 // A connection the server or a load balancer cut while the request was out: always worth another try.
 const CUT = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
@@ -74,7 +95,11 @@ export class FailureStreak {
   }
 }
 
-/** Runs `attempt` until it succeeds, fails in a way not worth retrying, or has failed for the policy's budget. */
+/**
+ * Runs `attempt` until it succeeds, fails in a way not worth retrying, or has failed for the policy's budget. A
+ * `signal` aborted by a deadline of karp-drift's own (api-errors.ts `callDeadline`, a lost cluster lock) while it waits
+ * ends the streak as retries that ran out, with the last failure: never the runtime's "The operation was aborted".
+ */
 export async function retrying<T>(attempt: () => Promise<T>, policy: RetryPolicy, signal?: AbortSignal): Promise<T> {
   const streak = new FailureStreak(policy);
   for (;;) {
@@ -84,7 +109,12 @@ export async function retrying<T>(attempt: () => Promise<T>, policy: RetryPolicy
       if (signal?.aborted || !isRetryable(err, policy)) throw err;
       const delay = streak.next(err);
       if (delay === undefined) throw new GaveUp(err, streak.elapsedMs());
-      await sleep(delay, undefined, signal ? { signal } : {});
+      try {
+        await sleep(delay, undefined, signal ? { signal } : {});
+      } catch (aborted) {
+        if (signal !== undefined && isOwnAbort(signal.reason)) throw new GaveUp(err, streak.elapsedMs());
+        throw aborted; // an interrupt: the caller's to say
+      }
     }
   }
 }

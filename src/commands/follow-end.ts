@@ -5,7 +5,7 @@ import type { FollowRun, FollowState } from './follow-state.js';
 import { forScreen } from './screen-text.js';
 import { out, record, reportDone, reportGate } from './follow-report.js';
 import { diagnoseStall } from './follow-steps.js';
-import { clusterFailure, isApiFailure } from '../cluster/failures.js';
+import { clusterFailure, failureText, isApiFailure } from '../cluster/failures.js';
 import {
   HaltedError,
   InterruptedError,
@@ -17,6 +17,7 @@ import {
 } from '../errors.js';
 import { nextWindowText, windowEventJson } from '../report/windows.js';
 import { windowState } from '../windows/calendar.js';
+import { serverTime } from '../cluster/server-clock.js';
 import { HoldWriteFailed } from '../cluster/holds.js';
 import { LockLost } from '../cluster/lock.js';
 import { SWITCH_AHEAD_MS } from './pacer-holds.js';
@@ -74,7 +75,9 @@ function isHeld(run: FollowRun): boolean {
 }
 
 async function endFailed(run: FollowRun, state: FollowState, failure: Error, now: Date): Promise<never> {
-  const note = await pauseStaged(run, state, 'failed', `the run failed: ${failure.message}`, now);
+  // A run whose lock lapsed writes nothing more, not even its pause: another run may hold the lock by now (apis/lock.ts),
+  // and its holds as last written stand, with the dead man's switch behind them.
+  const note = failure instanceof LockLost ? undefined : await pauseStaged(run, state, 'failed', `the run failed: ${failure.message}`, now);
   // A lock lost, or a hold not written, because the API server stopped answering is that API server's failure.
   const lockLost = failure instanceof LockLost && isApiFailure(failure.cause);
   const holdLost = failure instanceof HoldWriteFailed && isApiFailure(failure.cause);
@@ -124,6 +127,11 @@ function haltedPools(run: FollowRun, state: FollowState, now: Date): Array<Recor
 /** What a staged run that could not write its pause leaves: its last holds, and the switch that takes over. */
 function holdsLeftText(run: FollowRun): string {
   if (!run.settings.pacer) return '; the rollout goes on in the cluster';
+  return holdsAsLastWritten();
+}
+
+/** The clause a staged run's error ends with when it could not leave the rollout paused. */
+export function holdsAsLastWritten(): string {
   return `; karp-drift could not write its holds, so they stay as its last write left them: each NodePool it holds with a budget holds Drifted disruption at 0 by itself within ${SWITCH_AHEAD_MS / 60_000} minutes (its dead man's switch), and node holds stay`;
 }
 
@@ -147,9 +155,13 @@ async function endInterrupted(run: FollowRun, state: FollowState, now: Date): Pr
   if (!note) reportDone(run, state, 'interrupted', now);
   const { progress } = state;
   throw new InterruptedError(
-    `interrupted while following the rollout${progress ? `: ${progress.message}` : ''}${note ? note.text : '; nothing more was changed'}`,
+    `interrupted while following the rollout${progress ? `: ${progress.message}` : ''}${note ? note.text : run.settings.pacer ? holdsLeftText(run) : '; nothing more was changed'}`,
     {
-      hint: note ? note.hint : `the rollout goes on in the cluster; follow it again with: ${run.settings.resumeCommand}`,
+      hint: note
+        ? note.hint
+        : run.settings.pacer
+          ? `the warning above says why the holds could not be written; once they can, run the same command, which goes on from where the cluster stands: ${run.settings.resumeCommand}`
+          : `the rollout goes on in the cluster; follow it again with: ${run.settings.resumeCommand}`,
     },
   );
 }
@@ -227,11 +239,13 @@ async function endStalled(run: FollowRun, state: FollowState, now: Date): Promis
  */
 async function endWindowClosed(run: FollowRun, state: FollowState, now: Date): Promise<never> {
   const { resumeCommand } = run.settings;
-  const ws = windowState(run.settings.window!, now);
-  const event = windowEventJson('closed', ws, now);
+  // Where the windows stand by the API server's clock (Karpenter's); the pause below is this run's, at its own time.
+  const clusterNow = serverTime(run.cluster, now);
+  const ws = windowState(run.settings.window!, clusterNow);
+  const event = windowEventJson('closed', ws, clusterNow);
   record(run, event);
   if (run.json) out(run, `${JSON.stringify(event)}\n`);
-  const next = nextWindowText(ws, now);
+  const next = nextWindowText(ws, clusterNow);
   const note = await pauseStaged(run, state, 'window', `the upgrade window closed; ${next}`, now);
   throw new WindowPausedError(`paused by the window, ${next}${note ? note.text : holdsLeftText(run)}`, {
     hint: `run the same command again in the next window (a scheduler or CI can run it every window): ${resumeCommand}`,
@@ -269,8 +283,7 @@ async function pauseStaged(
       ...(gate !== undefined ? { gate } : {}),
     })
     .catch((e: unknown) => {
-      const message = e instanceof Error ? e.message : String(e);
-      run.ctx.io.err(`warning: could not leave the staged rollout paused: ${message}\n`);
+      run.ctx.io.err(`warning: could not leave the staged rollout paused: ${failureText(e)}\n`);
       return [] as string[];
     });
   if (pools.length === 0) return undefined;

@@ -2,19 +2,19 @@
 // or plain log lines on stderr; and, whatever the output, the same documents as -o json in --summary-file. The words
 // themselves are the pure printers' (report/); this file only picks the output and the moment.
 import { windowState } from '../windows/calendar.js';
+import { serverTime, skewWarning } from '../cluster/server-clock.js';
 import { forScreen } from './screen-text.js';
 import type { FollowRun, FollowState, Turn } from './follow-state.js';
 import type { Readiness } from '../rollout/readiness.js';
 import type { Blocker } from '../rollout/stalls.js';
 import {
   blockedEvent,
-  blockerText,
   doneEvent,
   eventTime,
   ndjsonLine,
   progressEvent,
   progressFrame,
-  progressLogLines,
+  followLogText,
   unreportedBlockers,
   type RolloutResult,
 } from '../report/progress.js';
@@ -60,8 +60,7 @@ export function report(run: FollowRun, state: FollowState, turn: Turn, blockers:
       return line ? [frame[0]!, fitLine(line, screen.columns), ...frame.slice(1)] : frame;
     });
   } else if (!ctx.globals.quiet) {
-    ctx.io.err(progressLogLines(state.log, progress, now));
-    for (const b of fresh) ctx.io.err(`${elapsed(run, now)} ${blockerText(b)}`);
+    ctx.io.err(followLogText(state.log, progress, fresh, now));
   }
 }
 
@@ -125,6 +124,12 @@ export function out(run: FollowRun, text: string): void {
   run.ctx.io.out(text);
 }
 
+/** Once per run, as soon as the answers show it: this machine's clock is more than a minute off the API server's. */
+export function reportClockSkew(run: FollowRun, state: FollowState): void {
+  const warning = skewWarning(run.cluster);
+  if (warning !== undefined) logLine(run, state, `warning: ${warning}\n`);
+}
+
 function logLine(run: FollowRun, state: FollowState, text: string): void {
   if (run.display && !state.displayEnded) run.display.log(text);
   else run.ctx.io.err(forScreen(run.ctx.io, 'err', text));
@@ -140,7 +145,8 @@ function elapsed(run: FollowRun, now: Date): string {
 function windowClosesAt(run: FollowRun, now: Date): Date | undefined {
   const { window } = run.settings;
   if (window === undefined) return undefined;
-  const state = windowState(window, now);
+  // Open or not by the API server's clock, which Karpenter keeps the windows' budgets by.
+  const state = windowState(window, serverTime(run.cluster, now));
   return state.open ? state.closesAt : undefined;
 }
 

@@ -11,7 +11,7 @@ import type { DiagnosisReads, Inventory } from '../karpenter/views.js';
 import type { KarpDriftError } from '../errors.js';
 import type { GateReport } from '../report/gates.js';
 import type { RolloutResult } from '../report/progress.js';
-import { newProgressLog, type ProgressLog } from '../report/progress.js';
+import { newProgressLog, type ProgressLog, type ReportedBlockers } from '../report/progress.js';
 import type { StageState } from '../report/stages.js';
 import { emptySnapshot, type Snapshot } from '../rollout/snapshot.js';
 import type { Blocker } from '../rollout/stalls.js';
@@ -88,7 +88,7 @@ export interface FollowState {
   /** The NodePools, PDBs and pods of the last read (the inventory's, until a diagnosis reads them again). */
   context: DiagnosisReads;
   /** Each blocker reported, with its evidence (report/progress.ts). */
-  readonly reported: Map<string, string>;
+  readonly reported: ReportedBlockers;
   /** What the plain-text log printed (report/progress.ts throttles it). */
   readonly log: ProgressLog;
   failure: Error | undefined;

@@ -4,7 +4,8 @@
 // follow-report.ts; the endings, interrupted among them, are follow-end.ts.
 import { isWindowOpen } from '../windows/calendar.js';
 import type { FollowRun, FollowState, Turn } from './follow-state.js';
-import { reportGate, reportNodeClassReady } from './follow-report.js';
+import { reportClockSkew, reportGate, reportNodeClassReady } from './follow-report.js';
+import { serverTime } from '../cluster/server-clock.js';
 import { readDiagnosisReads } from '../cluster/inventory.js';
 import { RuntimeFailure } from '../errors.js';
 import type { RolloutResult } from '../report/progress.js';
@@ -63,6 +64,7 @@ export async function paceStages(run: FollowRun, state: FollowState, turn: Turn)
   const { progress, now } = turn;
   const gatesLeft = gates !== undefined && state.stage?.phase !== 'done';
   if (!pacer || !progress.synced || (progress.done && !gatesLeft)) return;
+  reportClockSkew(run, state);
   const before = state.stage;
   state.stage = await pacer.step(state.snapshot.nodeClaims.values(), state.snapshot.nodes, now, state.stop.signal);
   if (state.stage.phase === 'gating' && gates) {
@@ -122,7 +124,8 @@ export function stopReason(run: FollowRun, state: FollowState, turn: Turn): 'con
 
 /** The run has upgrade windows (`--window`), and they are closed now. */
 export function isWindowClosed(run: FollowRun, turn: Turn): boolean {
-  return run.settings.window !== undefined && !isWindowOpen(run.settings.window, turn.now);
+  // By the API server's clock: Karpenter keeps the windows' budgets by it, not by this machine's.
+  return run.settings.window !== undefined && !isWindowOpen(run.settings.window, serverTime(run.cluster, turn.now));
 }
 
 /** Every node is on target and, with gates, the last checkpoint is cleared. */

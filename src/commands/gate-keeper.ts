@@ -11,6 +11,7 @@
 import type { Cluster } from '../cluster/client.js';
 import type { Discovery } from '../cluster/discovery.js';
 import { readGateReads } from '../cluster/inventory.js';
+import { failureText } from '../cluster/failures.js';
 import type { EventView, NodeClaimView, NodeView } from '../karpenter/views.js';
 import {
   awaitingJudgement,
@@ -286,7 +287,7 @@ function startDueHealth(state: GateKeeperState, facts: TickFacts, signal: AbortS
     (e: unknown) => {
       // Cut short by the end of the follow: nothing to count.
       if (signal.aborted) return;
-      const why = e instanceof Error ? e.message : String(e);
+      const why = failureText(e);
       settleHealth(state, { ...run, verdict: undefined, unreadable: why, nodePools: undefined, at: new Date() }, started);
     },
   );

@@ -8,6 +8,8 @@ import type { CommandContext } from './context.js';
 import type { Cluster } from '../cluster/client.js';
 import type { Discovery } from '../cluster/discovery.js';
 import { readNodeClass } from '../cluster/inventory.js';
+import { callDeadline } from '../cluster/api-errors.js';
+import { failureText } from '../cluster/failures.js';
 import type { Inventory, NodeView } from '../karpenter/views.js';
 import { HaltedError, KarpDriftError } from '../errors.js';
 import { doneEvent, eventTime } from '../report/progress.js';
@@ -129,7 +131,7 @@ function reportHaltDone(
 /** The selections recorded on the run's classes: read anew, as this run's apply recorded them after the inventory. */
 async function recordedSelections({ cluster, discovery, nodeClasses }: HaltRollback): Promise<Restore[]> {
   const views = await Promise.all(
-    nodeClasses.map((n) => readNodeClass(cluster, discovery.karpenterApi, n, AbortSignal.timeout(30_000))),
+    nodeClasses.map((n) => readNodeClass(cluster, discovery.karpenterApi, n, callDeadline(30_000, 'reading the EC2NodeClasses to restore'))),
   );
   return views.flatMap((v) => (v ? (recorded(v) ?? []) : []));
 }
@@ -183,7 +185,7 @@ async function restoreAndFollowBack(
   return { done: doneEvent('succeeded', progress, cluster.identity, new Date()), targetMinor };
 }
 
-const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+const messageOf = failureText;
 
 function rewrap(halted: HaltedError, message: string, hint?: string, paused?: string[]): HaltedError {
   return new HaltedError(message, {

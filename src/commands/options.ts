@@ -6,7 +6,7 @@ import type { AmiSelection, KubernetesMinor } from '../ami/select.js';
 import type { RenderPinMode } from '../manifests/render.js';
 import type { PinMode } from '../plan/plan-options.js';
 import type { HoldWith } from '../stages/hold-mechanism.js';
-import type { StagedRequest } from '../stages/request.js';
+import type { StagedRequest, WindowRequest } from '../stages/request.js';
 
 export type AmisOptions = AmiSelection;
 
@@ -74,6 +74,26 @@ export interface PlanOptions {
    * kubeconfig defaults to this cluster's; the context to that kubeconfig's current-context.
    */
   fromCluster?: { context?: string; kubeconfig?: string };
+}
+
+/** `pin`: the files to change, and what to write in them. */
+export interface PinOptions {
+  /** Files and directories: manifests, kustomizations, Helm values files. */
+  paths: string[];
+  /** --to and the other AMI flags, as plan takes them; absent: `--window` alone (only the budgets are written). */
+  plan?: PlanOptions;
+  /** --values-path a.b.c: where a Helm values file holds the terms (a list) or the map with amiSelectorTerms. */
+  valuesPath?: string;
+  /** --check: write nothing; exit 1 when the files do not pin what the policy picks now. */
+  check: boolean;
+  /** --window/--exclude: the windows' budgets on every NodePool in the files. */
+  windows?: WindowRequest;
+  /** --pr-body: where to write the pull request's Markdown. */
+  prBody?: string;
+  /** --tfvars: where to write the Terraform variables document, and the variable's name. */
+  tfvars?: { path: string; variable: string };
+  /** false with --no-cluster: never read a cluster, even with a kubeconfig context. */
+  cluster: boolean;
 }
 
 /** `upgrade --templates`: render the EC2NodeClass and NodePool templates with the pinned AMIs and apply them whole. */

@@ -11,18 +11,29 @@ import { heldNodesOf, type PoolObservation } from '../stages/counts.js';
 import type { HoldMechanism } from '../stages/hold-mechanism.js';
 import { windowFlags } from '../stages/request.js';
 import type { Budget } from '../karpenter/budgets.js';
+import { serverTime } from '../cluster/server-clock.js';
 
 /** Budget holds are read back this often, so one a GitOps sync or a person removed is put back. */
 const REASSERT_EVERY_MS = 15_000;
 /**
- * The dead man's switch is armed for the start of the minute SWITCH_AHEAD_MS from now, and moved ahead again once less
- * than SWITCH_REARM_MS is left (about once a minute): a run that dies leaves Karpenter holding drift at 0 by itself
- * within SWITCH_AHEAD_MS of its last write. Karpenter reads schedules to the minute.
+ * The dead man's switch is armed for the start of the minute SWITCH_AHEAD_MS from now on the API server's clock (the
+ * clock Karpenter reads it by: cluster/server-clock.ts), so a run that dies leaves Karpenter holding drift at 0 by
+ * itself within SWITCH_AHEAD_MS of its last write. Karpenter reads schedules to the minute.
+ *
+ * Each move is a spec write: it bumps the NodePool's generation, and Karpenter resets NodeRegistrationHealthy at every
+ * bump (DOMAIN.md §1.3). So the switch is moved no more often than the bound needs: only while the hold lets
+ * Karpenter start something (a hold at 0 holds by itself, and a dead run leaves it so: a NodePool waiting for its
+ * stage, soaking, or whose wave has started all it may is never written for the switch); then when less than
+ * SWITCH_REARM_MS is left before it fires, which with whole minutes is every SWITCH_AHEAD_MS − 1 minute (2 minutes),
+ * and with any write the hold needs anyway (a wave opens, a replacement starts or finishes), which moves it for free.
+ * SWITCH_REARM_MS is what a move may take, its retries included (cluster/holds.ts, 15 s), before Karpenter's next look;
+ * a move later than that lets the switch hold drift at 0 for a moment, never the other way.
  */
 export const SWITCH_AHEAD_MS = 3 * 60_000;
-const SWITCH_REARM_MS = 2 * 60_000;
+export const SWITCH_REARM_MS = 60_000;
 
-const switchMinute = (now: Date): Date => new Date(Math.floor((now.getTime() + SWITCH_AHEAD_MS) / 60_000) * 60_000);
+const switchMinute = (serverNow: Date): Date =>
+  new Date(Math.floor((serverNow.getTime() + SWITCH_AHEAD_MS) / 60_000) * 60_000);
 
 /** One round of writes: what the pacer needs to make them, and when. */
 interface Acting {
@@ -155,16 +166,22 @@ async function holdPoolWithBudget(
   const kept = state.writtenBudget.get(pool);
   const wholePool = allowance > 0 && allowance >= untouched && kept !== undefined && kept >= needed;
   const value = wholePool ? kept : needed;
+  // The switch fires on Karpenter's clock: it is armed and judged by the API server's.
+  const serverNow = serverTime(settings.cluster, now);
   const armed = state.armedAt.get(pool);
-  const rearm = armed === undefined || armed.getTime() - now.getTime() < SWITCH_REARM_MS;
+  const valueChanges = state.writtenBudget.get(pool) !== value;
+  const rearm = value > 0 && (armed === undefined || armed.getTime() - serverNow.getTime() < SWITCH_REARM_MS);
   const due = now.getTime() - (state.lastWriteAt.get(pool) ?? 0) >= REASSERT_EVERY_MS || rearm;
   const soakUntil = position.soakUntil?.toISOString() ?? null;
-  const same = (before === allowance || wholePool) && state.writtenBudget.get(pool) === value;
+  const same = (before === allowance || wholePool) && !valueChanges;
   if (same && !due && state.writtenSoak.get(pool) === soakUntil) {
     state.written.set(pool, allowance);
     return;
   }
-  const armAt = rearm ? switchMinute(now) : armed;
+  // A new value is a spec write anyway, which moves the switch at no cost; a soak's record alone is metadata, which
+  // leaves the generation (and NodeRegistrationHealthy) alone, so it keeps the switch where it is. A hold at 0 keeps
+  // the switch it has, fired or not: the list keeps its shape, and the next hold above 0 arms it anew.
+  const armAt = rearm || (valueChanges && value > 0) || armed === undefined ? switchMinute(serverNow) : armed;
   // A stage not yet begun has no size: recording 0 would make a re-run count its waves from a shrinking size.
   const stageSize = position.sizes[state.stageOf.get(pool)!];
   const poolSize = position.poolSizes?.[pool];

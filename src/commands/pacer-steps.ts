@@ -131,6 +131,7 @@ export async function recordStageEvents(
   settings: PacerSettings,
   state: PacerState,
   events: readonly StageEvent[],
+  signal?: AbortSignal,
 ): Promise<void> {
   const { plan, runId, who } = settings;
   for (const e of events) {
@@ -139,7 +140,7 @@ export async function recordStageEvents(
     const reason: StageEventReason =
       e.type === 'stage' ? 'StagedRolloutStage' : e.type === 'wave' ? 'StagedRolloutWave' : 'StagedRolloutSoak';
     const text = stageEventText(e, plan.stagePlan);
-    await recordPoolEvents(settings, pools, reason, `${text} (karp-drift run ${runId}, ${who})`);
+    await recordPoolEvents(settings, pools, reason, `${text} (karp-drift run ${runId}, ${who})`, 'Normal', signal);
   }
 }
 
@@ -149,11 +150,14 @@ export function recordPoolEvents(
   reason: StageEventReason,
   message: string,
   type: 'Normal' | 'Warning' = 'Normal',
+  signal?: AbortSignal,
 ): Promise<boolean[]> {
   const { cluster, api } = settings;
   const poolView = (name: string) => settings.nodePools.find((p) => p.name === name) ?? { name, uid: '' };
   return Promise.all(
-    pools.map((p) => recordNodePoolEvent(cluster, { api, nodePool: poolView(p) }, reason, message, { type })),
+    pools.map((p) =>
+      recordNodePoolEvent(cluster, { api, nodePool: poolView(p) }, reason, message, { type, ...(signal ? { signal } : {}) }),
+    ),
   );
 }
 

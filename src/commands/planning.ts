@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import type { Logger } from '../logger.js';
 import { logger, type CommandContext } from './context.js';
 import { parseAmisFile, type AmisFile, type TestedAmis } from '../ami/amis-file.js';
+import type * as AmiResolve from '../ami/resolve.js';
 import type { ResolvedAmis } from '../ami/resolve.js';
 import { clusterCaPem, loadCluster, type Cluster } from '../cluster/client.js';
 import { expectedClusterRefusal } from '../cluster/expected-cluster.js';
@@ -15,7 +16,7 @@ import type { PlanOptions } from './options.js';
 import { plan, withChecks, type Check, type Plan } from '../plan/plan.js';
 import { canaryChecks, stageAmis } from '../gates/coverage.js';
 import { neededAmiQueries } from '../plan/targets.js';
-import { keptReleases, keptSources } from '../plan/kept-releases.js';
+import { keptReleases, keptSources, type KeptRelease } from '../plan/kept-releases.js';
 import { keptReleaseLines } from '../report/kept.js';
 import { releasePolicy } from '../ami/release-policy.js';
 import { promotedAmis, promotionNeeds, requireFileMinor, type PlanSource } from '../plan/promotion.js';
@@ -119,38 +120,11 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
       });
     }
     const to = options.kubernetes.version;
-    const aws = { region: ctx.globals.region, profile: ctx.globals.profile, requestTimeoutMs: ctx.globals.requestTimeoutMs };
-    const { countNameMatches, resolveAmiQueries, resolvePromotedAmis } = await awsEdge;
-    let resolved: ResolvedAmis;
-    let source: PlanSource;
     const tested: TestedAmis | undefined =
       fromSource !== undefined ? testedInSource(fromSource, to, promotionNeeds(inventory, { to, nodeClasses }), log) : amisFile;
-    if (tested !== undefined) {
-      const wanted = promotedAmis(inventory, tested, { to, nodeClasses });
-      const promoted = await resolvePromotedAmis(wanted, tested, to, aws, log);
-      resolved = promoted;
-      const { region, lookup } = promoted;
-      const { kubernetesVersion } = tested;
-      source =
-        tested.kind === 'file'
-          ? { kind: 'file', path: tested.path, shape: tested.shape, region, fileRegion: tested.region ?? null, kubernetesVersion, lookup, ...(tested.policy !== undefined ? { policy: tested.policy } : {}) }
-          : { kind: 'cluster', context: tested.context, server: tested.server, region, sourceRegion: tested.region ?? null, kubernetesVersion, lookup, otherClasses: tested.others ?? [] };
-    } else {
-      const policy = releasePolicy(options.release, options.minAge);
-      // A staged rollout under way goes on with the AMIs it started with (plan/kept-releases.ts).
-      const kept = keptReleases(inventory, { to, release: options.release, staged: options.staged !== undefined, fieldManager: 'karp-drift', nodeClasses });
-      const queries = neededAmiQueries(inventory, { to, release: options.release, minAge: options.minAge?.text, nodeClasses, kept });
-      resolved = await resolveAmiQueries(queries, aws, log, { keepUnusable: true, kept, ...(policy !== undefined ? { policy } : {}) });
-      const keptSource = keptSources(kept, resolved.kept);
-      source = {
-        kind: 'ssm',
-        region: resolved.region,
-        ...(resolved.policy !== undefined ? { policy: resolved.policy } : {}),
-        ...(keptSource.length > 0 ? { kept: keptSource } : {}),
-      };
-      for (const line of keptReleaseLines(source, to)) log.info(`${line[0]!.toUpperCase()}${line.slice(1)}`);
-    }
-    if (options.pin === 'name') resolved = { ...resolved, amis: await countNameMatches(resolved.amis, aws, log) };
+    // A staged rollout under way goes on with the AMIs it started with (plan/kept-releases.ts).
+    const kept = tested !== undefined ? [] : keptReleases(inventory, { to, release: options.release, staged: options.staged !== undefined, fieldManager: 'karp-drift', nodeClasses });
+    const { resolved, source } = await resolveTargets([inventory], options, { tested, kept, nodeClasses }, ctx, log, awsEdge);
     const lock = await lockIfHeld(cluster, inventory, options.lockNamespace, ctx.signal);
     const thePlan = plan(
       inventory,
@@ -167,6 +141,62 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
   }
 }
 
+type AwsEdge = typeof AmiResolve;
+
+/**
+ * The target AMIs of the classes in `inventories` (one cluster's for plan and upgrade; each unit of files for pin):
+ * the ones `tested` records (--amis-file, --from-context), verified again here, else SSM's for --release and
+ * --min-age, families a staged rollout under way keeps at their release; with --pin name, how many images each
+ * name selects. Where they came from is the plan's source.
+ */
+export async function resolveTargets(
+  inventories: readonly Inventory[],
+  options: Pick<PlanOptions, 'kubernetes' | 'release' | 'minAge' | 'pin'>,
+  scope: { tested?: TestedAmis | undefined; kept: readonly KeptRelease[]; nodeClasses?: readonly string[] | undefined },
+  ctx: CommandContext,
+  log: Logger,
+  awsEdge: Promise<AwsEdge> = import('../ami/resolve.js'),
+): Promise<{ resolved: ResolvedAmis; source: PlanSource }> {
+  const to = options.kubernetes.version;
+  const { tested, kept, nodeClasses } = scope;
+  const aws = { region: ctx.globals.region, profile: ctx.globals.profile, requestTimeoutMs: ctx.globals.requestTimeoutMs };
+  const { countNameMatches, resolveAmiQueries, resolvePromotedAmis } = await awsEdge;
+  let resolved: ResolvedAmis;
+  let source: PlanSource;
+  if (tested !== undefined) {
+    const wanted = uniqueBy(inventories.flatMap((inventory) => promotedAmis(inventory, tested, { to, ...(nodeClasses !== undefined ? { nodeClasses } : {}) })));
+    const promoted = await resolvePromotedAmis(wanted, tested, to, aws, log);
+    resolved = promoted;
+    const { region, lookup } = promoted;
+    const { kubernetesVersion } = tested;
+    source =
+      tested.kind === 'file'
+        ? { kind: 'file', path: tested.path, shape: tested.shape, region, fileRegion: tested.region ?? null, kubernetesVersion, lookup, ...(tested.policy !== undefined ? { policy: tested.policy } : {}) }
+        : { kind: 'cluster', context: tested.context, server: tested.server, region, sourceRegion: tested.region ?? null, kubernetesVersion, lookup, otherClasses: tested.others ?? [] };
+  } else {
+    const policy = releasePolicy(options.release, options.minAge);
+    const queries = uniqueBy(
+      inventories.flatMap((inventory) => neededAmiQueries(inventory, { to, release: options.release, minAge: options.minAge?.text, ...(nodeClasses !== undefined ? { nodeClasses } : {}), kept })),
+    );
+    resolved = await resolveAmiQueries(queries, aws, log, { keepUnusable: true, kept, ...(policy !== undefined ? { policy } : {}) });
+    const keptSource = keptSources(kept, resolved.kept);
+    source = {
+      kind: 'ssm',
+      region: resolved.region,
+      ...(resolved.policy !== undefined ? { policy: resolved.policy } : {}),
+      ...(keptSource.length > 0 ? { kept: keptSource } : {}),
+    };
+    for (const line of keptReleaseLines(source, to)) log.info(`${line[0]!.toUpperCase()}${line.slice(1)}`);
+  }
+  if (options.pin === 'name') resolved = { ...resolved, amis: await countNameMatches(resolved.amis, aws, log) };
+  return { resolved, source };
+}
+
+/** One per family, arch and variant (two units, or a unit and a cluster, need the same AMI once). */
+function uniqueBy<T extends { family: string; arch: string; variant: string }>(items: readonly T[]): T[] {
+  return [...new Map(items.map((i) => [`${i.family}/${i.arch}/${i.variant}`, i])).values()];
+}
+
 /**
  * The cluster lock, read only when karp-drift holds something in the inventory: whether the holds are a live run's
  * (this upgrade would meet its lock) or were left behind. A Lease that cannot be read rules out nothing.
@@ -180,7 +210,7 @@ async function lockIfHeld(cluster: Cluster, inventory: Inventory, namespace: str
 }
 
 /** The --amis-file, read and parsed: unreadable, not JSON, or not one of the two documents is exit 2. */
-async function readAmisFile(path: string): Promise<AmisFile> {
+export async function readAmisFile(path: string): Promise<AmisFile> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');

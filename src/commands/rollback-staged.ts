@@ -89,7 +89,7 @@ export async function rollBackStaged(
       signal,
     ).catch(async (err: unknown) => {
       // Restored, not yet paced (interrupted while Karpenter resolves, or it never does): paused where the holds stand.
-      throw holds ? await primeFailed(err, holds, run.inventory, true, signal.aborted, 'the rollback') : err;
+      throw holds ? await primeFailed(err, holds, run.inventory, true, signal, 'the rollback') : err;
     });
     await followStaged(locked, back.run, back.staged, back.writes, back.follow, holder);
     const kept = await dropRecords(cluster, discovery, nodeClasses, signal);
@@ -97,7 +97,7 @@ export async function rollBackStaged(
       log.warn(
         `${kept.map((n) => `ec2nodeclass/${n}`).join(', ')} changed during the rollback: karp-drift's records of the upgrade stay on ${kept.length === 1 ? 'it' : 'them'}, so karp-drift rollback would restore them again`,
       );
-  });
+  }, { rideOut: true });
 }
 
 /** Karpenter's resolution of the restored selection, and no node on it still Drifted: the targets, and their minor. */
@@ -156,7 +156,7 @@ async function restoreHeld(
     await deleteEach(ctx, cluster, discovery.karpenterApi, created.deletes, 'EC2NodeClass', how);
   } catch (err) {
     const restored = toRestore.some((r) => generations[r.view.name] !== undefined);
-    throw await primeFailed(err, holds, inventory, restored, ctx.signal.aborted, 'the rollback');
+    throw await primeFailed(err, holds, inventory, restored, ctx.signal, 'the rollback');
   }
   return { generations, holds };
 }

@@ -61,13 +61,14 @@ export interface SourceRead {
 export async function readSourceCluster(
   from: From,
   source: Cluster,
-  here: Cluster,
+  here: Cluster | undefined,
   ctx: CommandContext,
 ): Promise<SourceRead> {
   const flag = flagOf(from);
   // Shown and recorded without any user:password a server URL may carry (apis/cluster-identity.ts).
   const server = source.identity.server;
-  if (source.server === here.server) {
+  // `here` is absent for `pin` without a cluster: the files are not a cluster to compare with.
+  if (source.server === here?.server) {
     throw new UsageError(
       `${flag} is this cluster (context ${source.context}, ${server}): there is nothing to promote from it to itself; nothing was changed`,
       { hint: 'name the context of the cluster the AMIs were tested in, e.g. --from-context staging' },

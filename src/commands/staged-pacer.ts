@@ -24,6 +24,13 @@ import type { PacerEvent, StageState } from '../report/stages.js';
 // Writes after the run was interrupted (to leave it paused) get this long: the run's own signal is aborted. Part of
 // the worst case a CI job's limit must cover (stages/budget.ts).
 import { PAUSE_WRITES_MS } from '../stages/budget.js';
+import { callDeadline } from '../cluster/api-errors.js';
+
+/**
+ * The deadline of a run's last writes (its holds put back or left paused): a deadline of karp-drift's own, so a write
+ * it cuts short says the API server did not answer, never the runtime's "The operation was aborted".
+ */
+const lastWrites = (): AbortSignal => callDeadline(PAUSE_WRITES_MS, "the staged rollout's last hold writes");
 
 export type { PacerSettings } from './pacer-steps.js';
 
@@ -116,7 +123,7 @@ async function prime(
       await setPauseRecord(settings.cluster, settings.api, p.name, null, signal);
   if (!closed) etaOf(settings, state, decision, o, now); // the first wave's clock starts with its holds
   await actOnHolds(settings, state, decision, o, nodes, now, signal);
-  await recordStageEvents(settings, state, decision.events);
+  await recordStageEvents(settings, state, decision.events, signal);
 }
 
 /** The decision as it stands, but nothing opened: no events, every allowance that is not a release 0. */
@@ -147,7 +154,7 @@ async function step(
   state.lastAt = now.getTime();
   state.position = decision.position;
   await actOnHolds(settings, state, decision, o, nodes, now, signal);
-  await recordStageEvents(settings, state, decision.events);
+  await recordStageEvents(settings, state, decision.events, signal);
   return stageState(settings, state, decision, o, now);
 }
 
@@ -165,7 +172,8 @@ async function finish(
   const d: StageDecision = { position: state.position!, phase: 'done', allowances: done, events: [] };
   const nothingObserved = { counts: [], oldNodes: new Map(), disrupting: new Map() };
   // Its own deadline: the run's signal may be aborted (an interrupt before the apply).
-  await actOnHolds(settings, state, d, nothingObserved, nodes, now, AbortSignal.timeout(PAUSE_WRITES_MS));
+  const signal = lastWrites();
+  await actOnHolds(settings, state, d, nothingObserved, nodes, now, signal);
   // A run that found the rollout done and neither held nor released anything (a scheduler's tick after the end): no
   // Event, or every tick would record one more on every NodePool.
   if (options.quiet === true || !state.heldOrReleased) return;
@@ -175,6 +183,8 @@ async function finish(
     all,
     'StagedRolloutCompleted',
     `staged drift rollout to Kubernetes ${target} complete; karp-drift's holds released (karp-drift run ${runId}, ${who})`,
+    'Normal',
+    signal,
   );
 }
 
@@ -188,7 +198,7 @@ async function pause(
   options: PauseOptions,
 ): Promise<string[]> {
   const { plan, runId, who } = settings;
-  const signal = AbortSignal.timeout(PAUSE_WRITES_MS);
+  const signal = lastWrites();
   const o = observe(settings, state, claims, nodes);
   const held = Object.fromEntries(
     plan.stagePlan.stages
@@ -224,6 +234,7 @@ async function pause(
     // A run that stopped before its end (a gate halted it, it was interrupted, it stalled) leaves drift held until
     // somebody acts: a Warning, which `kubectl get events --field-selector type=Warning` and alerting pick up.
     'Warning',
+    signal,
   );
   return pools;
 }

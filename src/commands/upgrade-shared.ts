@@ -1,5 +1,6 @@
 // What upgrade and rollback share: NDJSON event lines, the confirmation rule (a terminal asks; without one, --yes is
 // required; --dry-run changes nothing and needs neither), and applying classes one after another.
+import { wasInterrupted } from '../cluster/api-errors.js';
 import { openSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { WriteStream } from 'node:tty';
@@ -100,6 +101,8 @@ export async function applyEach(ctx: CommandContext, names: readonly string[], h
   const done: string[] = [];
   for (const name of names) {
     if (ctx.signal.aborted) {
+      // The cluster lock lapsed (a staged run): that is what stopped it, not an interrupt.
+      if (!wasInterrupted(ctx.signal)) throw ctx.signal.reason;
       throw new InterruptedError(`interrupted before ${how.doing} ec2nodeclass/${name}; ${how.done}: ${done.join(', ') || 'none'}`, { hint: how.resume });
     }
     try {

@@ -3,10 +3,12 @@
 // --on-failure rollback, a halt puts the previous AMIs back.
 import type { CommandContext } from './context.js';
 import type { LockHolder } from '../apis/lock.js';
-import { HaltedError, InterruptedError, KarpDriftError, WindowPausedError } from '../errors.js';
+import { HaltedError, InterruptedError, KarpDriftError, RuntimeFailure, WindowPausedError } from '../errors.js';
+import { LockLost } from '../cluster/lock.js';
 import { nextWindowText, windowEventJson, type WindowEventKind } from '../report/windows.js';
 import type { WindowPlan } from '../stages/window-plan.js';
 import { windowState, type WindowState } from '../windows/calendar.js';
+import { serverTime, skewWarning } from '../cluster/server-clock.js';
 import { takeBaseline } from '../gates/baseline.js';
 import type { Inventory } from '../karpenter/views.js';
 import { pacerEventJson, pacerLogLine, type PacerEvent } from '../report/stages.js';
@@ -21,7 +23,10 @@ import { amiPickScope, type AmiPickScope } from '../stages/ami-picks.js';
 import { rollbackAfterHalt } from './halt-rollback.js';
 import { createPacer, type Pacer } from './staged-pacer.js';
 import { applyPlan, validateApplies, type NodeClassWrites } from './upgrade-apply.js';
+import { failureText } from '../cluster/failures.js';
+import { wasInterrupted } from '../cluster/api-errors.js';
 import { followToEnd, targetIdsOf, type UpgradeFollow, type UpgradeRun } from './upgrade-follow.js';
+import { holdsAsLastWritten } from './follow-end.js';
 
 /** `ctx` is the locked one: its signal aborts when the lock is lost. */
 export async function followStaged(
@@ -51,6 +56,9 @@ export async function followStaged(
   });
   // The holds go on before the apply: from the moment the AMIs change, Karpenter may start only the first wave.
   pacer.listen(stagedReporter(ctx, run, staged));
+  // The discovery, the plan's reads and the lock have answered by now: their Date says how far off this clock is.
+  const skew = skewWarning(cluster);
+  if (skew !== undefined) run.log.warn(skew);
   // Nothing left to drift (a scheduler's tick after the rollout ended): no window to wait for, whenever it runs; the
   // follow finds it done and releases whatever holds are left.
   const windowed = staged.windows !== undefined && !nothingLeft(staged, writes);
@@ -121,13 +129,15 @@ async function unlessWindowOpen(
   follow: UpgradeFollow,
 ): Promise<void> {
   const now = new Date();
-  const state = windowState(windows.calendar, now);
-  reportWindow(ctx, run, state.open ? 'opened' : 'waiting', state, now);
+  // Open or not by the API server's clock, which Karpenter keeps the windows' budgets by; the holds take this run's.
+  const clusterNow = serverTime(run.cluster, now);
+  const state = windowState(windows.calendar, clusterNow);
+  reportWindow(ctx, run, state.open ? 'opened' : 'waiting', state, clusterNow);
   if (state.open) return;
   const { inventory } = run;
   const nodes = new Map(inventory.nodes.map((n) => [n.name, n]));
   await pacer.prime(inventory, now, ctx.signal, { closed: true });
-  const next = nextWindowText(state, now);
+  const next = nextWindowText(state, clusterNow);
   const pools = await pacer.pause(inventory.nodeClaims, nodes, `outside the upgrade windows; ${next}`, now, {
     byWindow: true,
     by: 'window',
@@ -185,29 +195,32 @@ async function primeAndApply(
     await pacer.prime(inventory, new Date(), ctx.signal);
     return await applyPlan(ctx, run, writes, applied);
   } catch (err) {
-    throw await primeFailed(err, pacer, inventory, Object.keys(applied).length > 0, ctx.signal.aborted, rerun);
+    throw await primeFailed(err, pacer, inventory, Object.keys(applied).length > 0, ctx.signal, rerun);
   }
 }
 
 /**
  * The holds went on, then the run ended before the follow (interrupted, an apply refused). With no class applied
  * nothing will drift: the holds come off again and the cluster is as it was. With some applied, their nodes drift:
- * the rollout stays paused (held at 0), as a staged run that ends early always does.
+ * the rollout stays paused (held at 0), as a staged run that ends early always does. A run whose cluster lock lapsed
+ * (`signal`'s reason: the API server gone for the lock's 30 s) writes neither: its holds stand as last written.
  */
 export async function primeFailed(
   err: unknown,
   pacer: Pacer,
   inventory: Inventory,
   someApplied: boolean,
-  interrupted: boolean,
+  signal: AbortSignal,
   rerun: 'the upgrade' | 'the rollback' = 'the upgrade',
 ): Promise<unknown> {
+  if (signal.reason instanceof LockLost) return lockLapsed(err, signal.reason, rerun);
+  const interrupted = wasInterrupted(signal);
   const nodes = new Map(inventory.nodes.map((n) => [n.name, n]));
   if (!someApplied) {
     const undone = await pacer.finish(nodes, new Date(), { quiet: true }).then(
       () => "karp-drift's holds were taken off again; nothing was changed",
       (e: unknown) =>
-        `taking karp-drift's holds off again failed (${e instanceof Error ? e.message : String(e)}): karp-drift resume releases them`,
+        `taking karp-drift's holds off again failed (${failureText(e)}): karp-drift resume releases them`,
     );
     if (interrupted) return new InterruptedError(`interrupted before the EC2NodeClass apply; ${undone}`);
     if (err instanceof KarpDriftError) err.message += `; ${undone}`;
@@ -215,11 +228,26 @@ export async function primeFailed(
   }
   const pools = await pacer
     .pause(inventory.nodeClaims, nodes, 'the run ended during the apply', new Date())
-    .catch(() => []);
-  const note = `; the staged rollout is paused: karp-drift holds Drifted disruption on ${pools.map((p) => `nodepool/${p}`).join(', ')} (re-run ${rerun} to go on, or karp-drift resume)`;
+    .catch(() => undefined);
+  const note = `${pools !== undefined ? `; the staged rollout is paused: karp-drift holds Drifted disruption on ${pools.map((p) => `nodepool/${p}`).join(', ')}` : holdsAsLastWritten()} (re-run ${rerun} to go on, or karp-drift resume)`;
   if (interrupted) return new InterruptedError(`interrupted during the EC2NodeClass apply${note}`);
   if (err instanceof KarpDriftError) err.message += note;
   return err;
+}
+
+/**
+ * The lock lapsed before the follow: what failed, said as the API server's failure when it was one (the write that
+ * met the outage, else the renewals'), and what the cluster is left with.
+ */
+function lockLapsed(err: unknown, lost: LockLost, rerun: string): RuntimeFailure {
+  const said = err instanceof KarpDriftError && !(err instanceof LockLost) ? err : lost;
+  return new RuntimeFailure(`${said.message}${holdsAsLastWritten()}`, {
+    cause: err,
+    hint:
+      lost.cause !== undefined
+        ? `when the API server answers again, re-run ${rerun}: it goes on from where the cluster stands`
+        : `see which run holds the lock and what it holds: karp-drift status; once no other run is live, re-run ${rerun}`,
+  });
 }
 
 /**

@@ -69,8 +69,13 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
       return await followAndReport(ctx, run, follow, { generations, changed: changes.length });
     }
     // A staged rollout holds the lock until it ends: it writes holds for as long as it follows.
-    await withClusterLock(ctx, cluster, { lockNamespace }, holder, (signal) =>
-      followStaged({ ...ctx, signal }, run, staged, { ...writes, runId: holder.runId }, follow, holder),
+    await withClusterLock(
+      ctx,
+      cluster,
+      { lockNamespace },
+      holder,
+      (signal) => followStaged({ ...ctx, signal }, run, staged, { ...writes, runId: holder.runId }, follow, holder),
+      { rideOut: true },
     ).catch((err: unknown) => {
       throw withWindowExitCode(err, options.staged?.windows?.exitCode);
     });

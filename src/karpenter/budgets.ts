@@ -26,6 +26,11 @@ export interface BudgetEvaluation {
   active: boolean;
   /** Computed on numNodes; Infinity when inactive; 0 when the budget is invalid. */
   allowed: number;
+  /**
+   * Active scheduled budget: the schedule hit that keeps it active, the first within [now − duration, now] (robfig's
+   * `Next` after IsActive's checkpoint): when its current window opened.
+   */
+  windowStart?: Date;
   /** Active scheduled budget: when its current window (overlapping windows merged) closes. */
   windowEnd?: Date;
   /** Inactive scheduled budget: when its next window opens. */
@@ -117,7 +122,7 @@ function evaluateBudget(
 export function isBudgetActive(
   budget: Budget,
   now: Date,
-): { active: boolean; windowEnd?: Date; nextWindowStart?: Date; error?: string } {
+): { active: boolean; windowStart?: Date; windowEnd?: Date; nextWindowStart?: Date; error?: string } {
   if (budget.schedule === undefined && budget.duration === undefined) return { active: true };
   // The CRD rejects one without the other (CEL rule on spec.disruption.budgets), so Karpenter never sees it.
   if (budget.schedule === undefined || budget.duration === undefined) {
@@ -138,7 +143,7 @@ export function isBudgetActive(
   if (hit === undefined) return { active: true };
   if (hit.getTime() > now.getTime()) return { active: false, nextWindowStart: hit };
   const windowEnd = mergedWindowEnd(schedule, hit, duration);
-  return windowEnd === undefined ? { active: true } : { active: true, windowEnd };
+  return windowEnd === undefined ? { active: true, windowStart: hit } : { active: true, windowStart: hit, windowEnd };
 }
 
 // Windows that overlap or touch form one: at hit + duration the budget stays active if a later hit is <= that time.

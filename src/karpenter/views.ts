@@ -233,6 +233,12 @@ export interface Inventory {
   pods: PodView[];
   /** Karpenter's events (DisruptionBlocked, FailedDraining, ...), newest last. */
   events: EventView[];
+  /**
+   * `files`: the classes and NodePools are manifests read from files (`karp-drift pin`), with whatever a cluster or
+   * EC2 told about them: a class nothing was observed for (no status.amis, no NodeClaim) can launch what its terms
+   * select, not only amd64. Absent: read from a cluster.
+   */
+  origin?: 'files';
 }
 
 /** What a diagnosis reads besides the watched kinds: NodePools (budgets), PDBs, and the pods on Karpenter's nodes. */

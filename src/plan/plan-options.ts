@@ -28,6 +28,11 @@ export interface PlanOptions {
   source?: PlanSource;
   /** The cluster lock as read, when anything is held: whether a live run paces karp-drift's holds. */
   lock?: RunLock;
+  /**
+   * `pin` without a cluster: the inventory is files only, so the checks that judge the control plane and the nodes
+   * (versions.ts `CLUSTER_CHECKS`) are not made.
+   */
+  withoutCluster?: boolean;
   /** Set by plan() from its `now`, for the checks that judge time. */
   now?: Date;
 }

@@ -10,7 +10,7 @@ import { nodeClassPlan, type NodeClassPlan } from './pin.js';
 import { nodePoolPlan, type NodePoolPlan } from './pools.js';
 import type { PlanSource } from './promotion.js';
 import { nodeClassesInScope, amiNeeds } from './targets.js';
-import { versionChecks } from './versions.js';
+import { CLUSTER_CHECKS, versionChecks } from './versions.js';
 import type { PlanOptions } from './plan-options.js';
 
 export type { Check, CheckCode, CheckLevel } from './checks.js';
@@ -73,7 +73,10 @@ export function plan(inventory: Inventory, amis: readonly ResolvedAmi[], options
   checks.push(...podBlockerChecks(inventory, nodePools, now));
 
   const replaced = new Set(nodePools.flatMap((p) => p.drifting.flatMap((d) => (d.node !== undefined ? [d.node] : []))));
-  checks.push(...versionChecks(inventory, options.to, options.pin, replaced, options.allowDowngrade));
+  const versions = versionChecks(inventory, options.to, options.pin, replaced, options.allowDowngrade);
+  // Without a cluster there is no control plane or node to judge: those checks are not made, and pin says so.
+  const unjudged: readonly string[] = options.withoutCluster === true ? CLUSTER_CHECKS : [];
+  checks.push(...versions.filter((c) => !unjudged.includes(c.code)));
   checks.push(...latestAliasChecks(inventory, new Set(scope.nodeClasses.map((c) => c.name))));
 
   const sorted = LEVELS.flatMap((level) => checks.filter((c) => c.level === level));

@@ -111,6 +111,16 @@ export function claimVariant(c: NodeClaimView, family: AmiFamily | undefined): V
   return c.gpu ? 'nvidia' : c.accelerator ? 'neuron' : 'standard';
 }
 
+/**
+ * The arches a class can launch when neither status.amis nor a NodeClaim shows one. On a cluster, amd64 (a class
+ * Karpenter has not resolved yet). In files (`pin`), an alias: every arch its family has, since Karpenter resolves
+ * an alias for each; other terms: amd64, as on a cluster (their images, when EC2 could describe them, are observed).
+ */
+function unobservedArches(inventory: Inventory, family: AmiFamily | undefined, selector: AmiNeeds['selector']): Arch[] {
+  if (inventory.origin !== 'files' || selector !== 'alias' || family === undefined) return ['amd64'];
+  return ARCHES.filter((a) => FAMILIES[family].variants[a].length > 0);
+}
+
 export function amiNeeds(inventory: Inventory, nodeClassName: string): AmiNeeds {
   const view = inventory.nodeClasses.find((c) => c.name === nodeClassName);
   if (view === undefined) throw new Error(`amiNeeds: no EC2NodeClass ${nodeClassName} in the inventory`);
@@ -124,7 +134,7 @@ export function amiNeeds(inventory: Inventory, nodeClassName: string): AmiNeeds 
   // A NodePool without an arch requirement can launch any arch the class has AMIs for: trust what status.amis and
   // the running NodeClaims show, and amd64 when they show nothing.
   const observed = ARCHES.filter((a) => offered.some((o) => o.arch === a) || claims.some((c) => claimArch(c) === a));
-  const fallback = observed.length > 0 ? observed : (['amd64'] as Arch[]);
+  const fallback = observed.length > 0 ? observed : unobservedArches(inventory, family, selector);
   const poolArches = new Map(pools.map((p) => [p.name, (allowedArches(p.requirements) ?? fallback).filter(supported)]));
 
   const from = new Map<string, Set<string>>();

@@ -12,6 +12,9 @@ export function minorOf(version: string): number {
 
 const EVIDENCE_SHOWN = 10;
 
+/** The checks that judge the cluster's control plane and nodes: a plan made from files alone cannot make them. */
+export const CLUSTER_CHECKS = ['TARGET-NEWER-THAN-CONTROL-PLANE', 'TARGET-TOO-OLD', 'ALIAS-FOLLOWS-CONTROL-PLANE', 'DOWNGRADE', 'VERSION-SKEW'] as const;
+
 /** A node-by-node check on a large cluster: the first ten lines, then how many more, counted for the JSON too. */
 export function withEvidence(c: Check, lines: string[], noun: string): Check {
   if (lines.length <= EVIDENCE_SHOWN) return { ...c, evidence: lines };

@@ -5,7 +5,7 @@
 // do-not-disrupt keeps Karpenter off the held nodes for every reason. `wait` and a follow that paces nothing end
 // there (exit 6) and name what is left and the one command that puts it all back. Pure.
 import type { NodePoolView, NodeView } from '../karpenter/views.js';
-import { decodeHoldRecord, heldAllowance, HOLD_ANNOTATION, holdWithoutReasons, switchTime } from '../apis/budget-hold.js';
+import { decodeHoldRecord, heldAllowance, HOLD_ANNOTATION, holdWithoutReasons, switchState } from '../apis/budget-hold.js';
 import { plural, utcTime } from '../text/words.js';
 
 /** What karp-drift left on one NodePool. */
@@ -36,8 +36,8 @@ export function holdsLeft(pools: readonly NodePoolView[], nodes: readonly NodeVi
       if (record === undefined) return [left];
       if ('error' in record) return [{ ...left, unreadable: record.error }];
       const allowance = heldAllowance(pool.budgets, record);
-      const fires = switchTime(pool.budgets, now, record);
-      const switchedAt = fires !== undefined && fires.getTime() <= now.getTime() && allowance !== 0 ? fires.toISOString() : undefined;
+      const sw = switchState(pool.budgets, now, record);
+      const switchedAt = sw?.active === true && allowance !== 0 ? (sw.at ?? now).toISOString() : undefined;
       return [
         {
           ...left,

@@ -38,7 +38,7 @@ function termText(term: AmiSelectorTerm): string {
     );
   return `{${fields.join(', ')}}`;
 }
-const termsText = (terms: readonly AmiSelectorTerm[]) => `[${terms.map(termText).join(', ')}]`;
+export const termsText = (terms: readonly AmiSelectorTerm[]) => `[${terms.map(termText).join(', ')}]`;
 
 function specDiff(before: AmiSpec, after: AmiSpec, paint: Paint): string[] {
   const lines: string[] = [];

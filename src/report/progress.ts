@@ -185,17 +185,41 @@ export function blockerEvidenceKey(b: Blocker): string {
 }
 
 /**
- * The blockers not reported yet, or reported with other evidence; `reported` (identity → evidence key) records them.
- * One blocker is reported once however often it is diagnosed.
+ * What the log printed of each blocker identity: the evidence keys of the blockers it had when last diagnosed. One
+ * identity may have several blockers at once (two PDBs each holding pods of one NodePool are two `STALL-PDB`s of it), so
+ * it keeps a set: with one key per identity the two overwrote each other's and each looked new on every turn (issue 35:
+ * 82,375 lines in 15 minutes).
  */
-export function unreportedBlockers(blockers: readonly Blocker[], reported: Map<string, string>): Blocker[] {
-  return blockers.filter((b) => {
+export type ReportedBlockers = Map<string, ReadonlySet<string>>;
+
+/**
+ * The blockers not reported yet, or reported with other evidence; `reported` records them. One blocker is reported
+ * once however often it is diagnosed, whatever the number of blockers per NodePool. An identity's record is what its
+ * latest diagnosis found, so a blocker whose evidence changed back (A, B, then A again) is reported again; an identity
+ * not diagnosed this time keeps its record (a blocker that comes back as it was is not news).
+ */
+export function unreportedBlockers(blockers: readonly Blocker[], reported: ReportedBlockers): Blocker[] {
+  const now = new Map<string, Set<string>>();
+  const fresh = blockers.filter((b) => {
     const id = blockerIdentity(b);
     const key = blockerEvidenceKey(b);
-    if (reported.get(id) === key) return false;
-    reported.set(id, key);
-    return true;
+    const keys = now.get(id) ?? new Set<string>();
+    now.set(id, keys);
+    if (keys.has(key)) return false; // the same finding twice in one diagnosis
+    keys.add(key);
+    return reported.get(id)?.has(key) !== true;
   });
+  for (const [id, keys] of now) reported.set(id, keys);
+  return fresh;
+}
+
+/**
+ * What a log (stderr not a terminal) gets on one turn of the follow: the lines of the NodePools whose state changed
+ * (`progressLogLines`), then each blocker not reported yet (`unreportedBlockers`), whole and prefixed with the time.
+ */
+export function followLogText(log: ProgressLog, progress: RolloutProgress, fresh: readonly Blocker[], now: Date): string {
+  const elapsed = `[${humanDuration(now.getTime() - progress.startedAt.getTime())}]`;
+  return progressLogLines(log, progress, now) + fresh.map((b) => `${elapsed} ${blockerText(b)}`).join('');
 }
 
 /** `window`: the upgrade window closed (`--window`); its `done` says `paused`, with cause `window`. */

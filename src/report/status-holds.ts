@@ -5,7 +5,7 @@
 import type { NodePoolView, NodeView } from '../karpenter/views.js';
 import type { Budget } from '../karpenter/budgets.js';
 import { humanDuration, plural, utcTime } from '../text/words.js';
-import { decodeHoldRecord, heldAllowance, HOLD_ANNOTATION, holdWithoutReasons, switchTime } from '../apis/budget-hold.js';
+import { decodeHoldRecord, heldAllowance, HOLD_ANNOTATION, holdWithoutReasons, switchState } from '../apis/budget-hold.js';
 import type { HoldMechanism } from '../stages/hold-mechanism.js';
 import { holdState, holdStateNext, leaseRenewedText, holdStateText, type HoldState, type RunLock } from '../apis/hold-state.js';
 import { fitColumns } from '../text/table.js';
@@ -28,10 +28,11 @@ export interface DriftHold {
   /** Budget holds: `spec.disruption.budgets` as recorded before the hold (null: the field was absent). */
   budgets?: Budget[] | null;
   /**
-   * Budget holds of a staged run: when its dead man's switch fires (or fired) and holds drift at 0 by itself. Past
-   * this time, the run that wrote it stopped renewing it (it died, or lost the cluster).
+   * Budget holds of a staged run: when its dead man's switch fired (`switchActive`: Karpenter's IsActive reads it as
+   * holding drift at 0 now, so the run that wrote it stopped moving it ahead) or fires next.
    */
   switchAt?: string;
+  switchActive?: boolean;
   /** A hand-edited record karp-drift will not guess at (resume refuses it too). */
   error?: string;
   /** What the hold means now: paced by a live run, paused, a dead run's switch, still draining (apis/hold-state.ts). */
@@ -62,7 +63,7 @@ export function driftHolds(
       holds.push({ nodePool: pool.name, mechanism: 'budget', error: record.error, state });
     } else if (record !== undefined) {
       const allowance = heldAllowance(pool.budgets, record);
-      const switchAt = switchTime(pool.budgets, now, record);
+      const sw = switchState(pool.budgets, now, record);
       holds.push({
         nodePool: pool.name,
         mechanism: 'budget',
@@ -70,7 +71,8 @@ export function driftHolds(
         runId: record.runId,
         ...(allowance !== undefined ? { allowance } : {}),
         budgets: record.budgets,
-        ...(switchAt !== undefined ? { switchAt: switchAt.toISOString() } : {}),
+        ...(sw?.at !== undefined ? { switchAt: sw.at.toISOString() } : {}),
+        ...(sw !== undefined ? { switchActive: sw.active } : {}),
         state,
         ...(holdWithoutReasons(pool.budgets, record) ? { everyReason: true } : {}),
         ...(state.state === 'windowed' ? windowOf(state.windowFlags, now) : {}),
@@ -101,11 +103,11 @@ function holdCell(h: DriftHold, now: Date): string {
   if (h.allowance === undefined) return 'budget gone, record left';
   const which = h.everyReason ? 'every reason' : 'Drifted';
   if (h.switchAt !== undefined && h.allowance > 0) {
-    const at = Date.parse(h.switchAt);
-    // A staged run's switch: moved ahead while the run lives; once past, the run is gone and Karpenter holds at 0.
-    return at <= now.getTime()
-      ? `budget 0 since ${shortTime(new Date(at), now)} (run gone)`
-      : `budget (${which}: up to ${h.allowance}; 0 at ${shortTime(new Date(at), now)})`;
+    const at = new Date(h.switchAt);
+    // A staged run's switch: moved ahead while the run lives; active, the run is gone and Karpenter holds at 0.
+    return h.switchActive === true
+      ? `budget 0 since ${shortTime(at, now)} (run gone)`
+      : `budget (${which}: up to ${h.allowance}; 0 at ${shortTime(at, now)})`;
   }
   return `budget (${which}: ${h.allowance} more)`;
 }

@@ -10,7 +10,7 @@ import { listed, quotes } from './evidence.js';
 import { podBlockers } from './pod-stalls.js';
 import type { Blocker, DiagnosisContext, Facts, Pool, StallCode } from './blocker.js';
 import { eventTime, type Snapshot } from './snapshot.js';
-import { HOLD_ANNOTATION, holdBudgetText, karpDriftHold, switchTime } from '../apis/budget-hold.js';
+import { HOLD_ANNOTATION, holdBudgetText, karpDriftHold, switchState } from '../apis/budget-hold.js';
 import { holdState, holdStateLabel, holdStateNext, liveRunText } from '../apis/hold-state.js';
 import { claimsByNodePool, isDisrupting, isTrue, nodeOf, type RolloutScope } from './track.js';
 import { amiSelectorTermText, humanDuration, plural, utcTime } from '../text/words.js';
@@ -240,9 +240,9 @@ function heldByKarpDrift(f: Facts, pool: Pool): Blocker[] {
     const node = nodeOf(f.snapshot, claim);
     return node?.heldBy !== undefined && !claim.deleting && !isDisrupting(claim, node) ? [node] : [];
   });
-  // A dead run's switch that fired holds drift at 0 whatever the hold beside it allows.
-  const fired = pool.view !== undefined ? switchTime(pool.view.budgets, f.now) : undefined;
-  const switched = fired !== undefined && fired.getTime() <= f.now.getTime() && hold !== undefined && hold.allowance > 0 ? fired : undefined;
+  // A dead run's switch that Karpenter reads as active holds drift at 0 whatever the hold beside it allows.
+  const sw = pool.view !== undefined && hold !== undefined ? switchState(pool.view.budgets, f.now, hold.record) : undefined;
+  const switched = sw?.active === true && hold !== undefined && hold.allowance > 0 ? (sw.at ?? f.now) : undefined;
   const budgetHeld = hold !== undefined && (hold.allowance === 0 || switched !== undefined) && pool.old.some((c) => !c.deleting);
   if (!budgetHeld && nodes.length === 0) return [];
   const runs = [...new Set([...(budgetHeld ? [hold.record.runId] : []), ...nodes.map((n) => n.heldBy!)])];

@@ -38,6 +38,12 @@ export interface SandboxOptions {
   context?: string | ((sandbox: { scenario: string; port: number }) => string);
   /** Tests: a clock that moves only when told, and no background passes (call simulator.pass()). */
   manualClock?: ManualClock;
+  /**
+   * The cluster's clock runs this many ms ahead of this machine's (behind when negative): its API server's `Date`
+   * header, every time it and the simulated Karpenter write, and the budget schedules Karpenter reads. Tests: a CI
+   * runner whose clock is off the cluster's.
+   */
+  clockSkewMs?: number;
   /** Karpenter's log lines. */
   log?: (line: string) => void;
 }
@@ -63,7 +69,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const scenario =
     typeof options.scenario === 'object' ? options.scenario : loadScenario(options.scenario ?? 'default');
   const speed = options.speed ?? scenario.speed;
-  const clock: SimClock = options.manualClock ?? scaledClock(speed, new Date());
+  const clock = skewed(options.manualClock ?? scaledClock(speed, new Date()), options.clockSkewMs ?? 0);
   const release = karpenterVersionOf(scenario.karpenterVersion);
   const api = release.api;
   const aws = await startAwsEndpoints({ seed: scenario.seed, region: REGION, faultSeed: scenario.seed });
@@ -163,6 +169,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (tempDir) await rm(tempDir, { recursive: true, force: true });
     throw err;
   }
+}
+
+/** The same clock with its wall time (what the cluster reads and writes) moved by `skewMs`; simulated time untouched. */
+function skewed(clock: SimClock, skewMs: number): SimClock {
+  if (skewMs === 0) return clock;
+  return { now: () => clock.now(), wall: () => new Date(clock.wall().getTime() + skewMs), realMs: (ms) => clock.realMs(ms) };
 }
 
 // amiNotFound: the images a class could be changed to exist in SSM and EC2 (karp-drift's lookups pass), but the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allowedDisruptions, isBudgetActive, type Budget } from '../../src/karpenter/budgets.js';
+import { allowedDisruptions, type Budget } from '../../src/karpenter/budgets.js';
 import {
   decodeHoldRecord,
   encodeHoldRecord,
@@ -7,7 +7,7 @@ import {
   heldBudgets,
   sameBudgets,
   switchBudget,
-  switchTime,
+  switchState,
   userBudgets,
   type HoldRecord,
 } from '../../src/apis/budget-hold.js';
@@ -161,13 +161,13 @@ describe('a hold whose reasons the server pruned', () => {
     const armAt = new Date('2026-11-28T03:45:00Z');
     const user: Budget[] = [{ nodes: '10%' }];
     const live = pruned((heldBudgets(user, 3, armAt) as { budgets: Budget[] }).budgets);
-    expect(live).toEqual([{ nodes: '10%' }, { nodes: '0', schedule: '45 3 28 11 *', duration: '720h' }, { nodes: '3' }]);
+    expect(live).toEqual([{ nodes: '10%' }, { nodes: '0', schedule: '45 3 28 11 *', duration: '8759h' }, { nodes: '3' }]);
     const rec = { runId: 'r1', since: '2026-11-28T03:40:00Z', budgets: user };
     expect(userBudgets(live, rec)).toEqual(user);
     expect(heldAllowance(live, rec)).toBe(3);
-    expect(switchTime(live, new Date('2026-11-28T03:50:00Z'), rec)).toEqual(armAt);
+    expect(switchState(live, new Date('2026-11-28T03:50:00Z'), rec)).toEqual({ active: true, at: armAt });
     // Without the record, plain budgets are nobody's to take.
-    expect(switchTime(live, new Date('2026-11-28T03:50:00Z'))).toBeUndefined();
+    expect(switchState(live, new Date('2026-11-28T03:50:00Z'))).toBeUndefined();
   });
 
   it('restores what the server kept before the hold: hold, prune, release is the identity', () => {
@@ -221,36 +221,29 @@ describe('hold record', () => {
   });
 });
 
-// The dead man's switch, read with Karpenter's own rule (Budget.IsActive: a schedule hit within [now − duration, now])
-// as karpenter/budgets.ts implements it, checked against upstream's cases in test/karpenter/upstream-schedules.
-describe("a staged run's dead man's switch", () => {
+// The dead man's switch itself, over a year and across leap years: dead-mans-switch.test.ts.
+describe("a staged run's dead man's switch in the list", () => {
   const armAt = new Date('2026-11-28T03:45:00Z');
-  const sw = switchBudget(armAt);
-  it.each<[string, string, boolean]>([
-    ['a minute before it is armed: no limit at all', '2026-11-28T03:44:00Z', false],
-    ['a year after last year’s hit is long past its 720 h', '2026-06-01T00:00:00Z', false],
-    ['at the minute it is armed for: holds drift at 0', '2026-11-28T03:45:00Z', true],
-    ['a day later: still holding', '2026-11-29T03:45:00Z', true],
-    ['30 days later: still holding (720 h)', '2026-12-28T03:44:00Z', true],
-    ['past 720 h: lets go', '2026-12-28T03:46:00Z', false],
-  ])('%s', (_name, at, active) => {
-    expect(sw).toEqual({ nodes: '0', reasons: ['Drifted'], schedule: '45 3 28 11 *', duration: '720h' });
-    expect(isBudgetActive(sw, new Date(at)).active).toBe(active);
-    // With it, the NodePool allows nothing for Drifted once it fires, whatever the hold beside it says.
-    const list = [{ nodes: '10%' }, sw, { nodes: '5', reasons: ['Drifted'] }] as Budget[];
-    expect(allowedDisruptions(list, { numNodes: 20, disrupting: 0 }, 'Drifted', new Date(at)).allowed).toBe(active ? 0 : 2);
-  });
-
-  it('is written before the hold, taken off with it, and says when it fires', () => {
+  it('is written before the hold, taken off with it, and read with Karpenter\'s IsActive', () => {
     const user: Budget[] = [{ nodes: '10%' }];
     const written = heldBudgets(user, 3, armAt);
-    expect(written).toEqual({ budgets: [{ nodes: '10%' }, sw, { nodes: '3', reasons: ['Drifted'] }] });
+    expect(written).toEqual({ budgets: [{ nodes: '10%' }, switchBudget(armAt), { nodes: '3', reasons: ['Drifted'] }] });
     const live = (written as { budgets: Budget[] }).budgets;
     const record = { runId: 'r1', since: '2026-11-28T03:40:00Z', budgets: user };
     expect(userBudgets(live, record)).toEqual(user);
     expect(heldAllowance(live, record)).toBe(3);
-    expect(switchTime(live, new Date('2026-11-28T03:50:00Z'))).toEqual(armAt);
-    expect(switchTime((heldBudgets(user, 0) as { budgets: Budget[] }).budgets, armAt)).toBeUndefined();
+    expect(switchState(live, new Date('2026-11-28T03:43:00Z'))).toEqual({ active: false, at: armAt });
+    expect(switchState(live, new Date('2026-11-28T03:50:00Z'))).toEqual({ active: true, at: armAt });
+    expect(switchState((heldBudgets(user, 0) as { budgets: Budget[] }).budgets, armAt)).toBeUndefined();
+  });
+
+  it('one written by a karp-drift before switches lasted a year (720h) is still found, released and read as it is', () => {
+    const old: Budget = { ...switchBudget(armAt), duration: '720h' };
+    const live: Budget[] = [{ nodes: '10%' }, old, { nodes: '3', reasons: ['Drifted'] }];
+    const record = { runId: 'r1', since: '2026-11-28T03:40:00Z', budgets: [{ nodes: '10%' }] };
+    expect(userBudgets(live, record)).toEqual([{ nodes: '10%' }]);
+    // 31 days on, Karpenter lets it go (the bug of issue 35): read as it is, not as "fired".
+    expect(switchState(live, new Date('2026-12-29T03:45:00Z'), record)).toEqual({ active: false, at: new Date('2027-11-28T03:45:00Z') });
   });
 });
 
@@ -302,19 +295,21 @@ describe("upgrade windows' budgets in the hold", () => {
 
   it('keep the hold’s allowance and switch readable', () => {
     expect(heldAllowance(live, withWindows)).toBe(2);
-    expect(switchTime(live, new Date('2026-11-28T03:50:00Z'), withWindows)).toEqual(armAt);
+    expect(switchState(live, new Date('2026-11-28T03:50:00Z'), withWindows)).toEqual({ active: true, at: armAt });
   });
 
   it('hold Drifted at 0 outside the windows and let the hold decide inside them, as Karpenter reads the list', () => {
-    // The user's nightly freeze (22:00-06:00) would hide the windows: only their own 20 % beside them here.
-    const list = (heldBudgets([{ nodes: '20%' }], 2, armAt, windows) as { budgets: Budget[] }).budgets;
-    const allowed = (at: string) =>
-      allowedDisruptions(list, { numNodes: 20, disrupting: 0 }, 'Drifted', new Date(at)).allowed;
-    expect(allowed('2026-11-23T03:00:00Z')).toBe(2); // Monday 03:00, inside; the switch is not armed yet
+    // The user's nightly freeze (22:00-06:00) would hide the windows: only their own 20 % beside them here. Each list
+    // as a live run leaves it at that time: its switch armed a few minutes ahead (a switch only exists from its write).
+    const list = (at: Date) =>
+      (heldBudgets([{ nodes: '20%' }], 2, new Date(at.getTime() + 180_000), windows) as { budgets: Budget[] }).budgets;
+    const allowed = (at: string, reason: 'Drifted' | 'Underutilized' = 'Drifted') =>
+      allowedDisruptions(list(new Date(at)), { numNodes: 20, disrupting: 0 }, reason, new Date(at)).allowed;
+    expect(allowed('2026-11-23T03:00:00Z')).toBe(2); // Monday 03:00, inside
     expect(allowed('2026-11-23T05:00:00Z')).toBe(0); // Monday 05:00, closed
     expect(allowed('2026-11-22T03:00:00Z')).toBe(0); // Sunday, closed
     // Consolidation is never touched by them.
-    expect(allowedDisruptions(list, { numNodes: 20, disrupting: 0 }, 'Underutilized', new Date('2026-11-23T05:00:00Z')).allowed).toBe(4);
+    expect(allowed('2026-11-23T05:00:00Z', 'Underutilized')).toBe(4);
   });
 
   it('count toward Karpenter’s 50, with a message that says to use fewer windows', () => {

@@ -11,6 +11,7 @@ export const ROOMS = [
   'cli',
   'commands',
   'report',
+  'gitops',
   'stages',
   'gates',
   'rollout',
@@ -32,7 +33,7 @@ const ENTRIES = new Set(['src/bin.ts', 'src/main.ts']);
 const LEAVES = new Set(['src/errors.ts', 'src/logger.ts', 'src/package-root.ts']);
 
 /** Rooms that decide and print: no I/O, no clock, no client, and nothing they import may have any. */
-export const PURE_ROOMS: ReadonlySet<Room> = new Set(['report', 'stages', 'gates', 'rollout', 'plan', 'apis', 'windows', 'text', 'karpenter']);
+export const PURE_ROOMS: ReadonlySet<Room> = new Set(['report', 'gitops', 'stages', 'gates', 'rollout', 'plan', 'apis', 'windows', 'text', 'karpenter']);
 
 /** Packages that do I/O: a file importing one is an edge. */
 const IO_PACKAGE = /^(node:)?(fs|fs\/promises|child_process|net|http|https|http2|tls|tty|dgram|dns|worker_threads)$|^@aws-sdk\/|^@kubernetes\/client-node$/;

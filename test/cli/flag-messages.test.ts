@@ -9,6 +9,7 @@ import { buildProgram, runCli, type RunEnvironment } from '../../src/cli/program
 vi.mock('../../src/commands/amis.js', () => ({ amis: vi.fn() }));
 vi.mock('../../src/commands/demo.js', () => ({ demo: vi.fn() }));
 vi.mock('../../src/commands/pause.js', () => ({ pause: vi.fn() }));
+vi.mock('../../src/commands/pin.js', () => ({ pin: vi.fn() }));
 vi.mock('../../src/commands/plan.js', () => ({ planCommand: vi.fn() }));
 vi.mock('../../src/commands/render.js', () => ({ render: vi.fn() }));
 vi.mock('../../src/commands/resume.js', () => ({ resume: vi.fn() }));
@@ -41,6 +42,7 @@ const REQUIRED: Record<string, string[]> = {
   amis: ['--to', '1.31'],
   plan: ['--to', '1.31'],
   upgrade: ['--to', '1.31'],
+  pin: ['--to', '1.31', 'karpenter/'],
   render: ['--to', '1.31', '--cluster-name', 'prod', '--role', 'KarpenterNodeRole-prod'],
 };
 

@@ -309,7 +309,7 @@ describe('a program built for one command line', () => {
     expect(help(['--help'], [])).toMatch(/upgrade \[options\]/);
   });
 
-  it.each(['upgrade', 'plan', 'rollback', 'status', 'wait', 'pause', 'resume', 'history', 'amis', 'render', 'demo', 'sandbox'])(
+  it.each(['upgrade', 'plan', 'rollback', 'status', 'wait', 'pause', 'resume', 'history', 'pin', 'amis', 'render', 'demo', 'sandbox'])(
     '%s --help is the whole definition of %s',
     (name) => {
       expect(names).toContain(name);

@@ -1,10 +1,11 @@
 // clusterFailure: every failure names what was being done, the server and context, and what to do next.
 import { describe, expect, it } from 'vitest';
 import type { CredentialSource } from '../../src/cluster/credential-source.js';
-import { clusterFailure } from '../../src/cluster/failures.js';
+import { clusterFailure, failureText } from '../../src/cluster/failures.js';
+import { NoAnswer } from '../../src/cluster/api-errors.js';
 import { ApiError, CredentialsError } from '../../src/cluster/request.js';
 import { GaveUp } from '../../src/cluster/retry.js';
-import { RuntimeFailure } from '../../src/errors.js';
+import { InterruptedError, RuntimeFailure } from '../../src/errors.js';
 
 const where = { context: 'prod', server: 'https://ABC.gr7.us-west-2.eks.amazonaws.com' };
 const call = { doing: 'listing NodeClaims', verb: 'list', resource: 'nodeclaims.karpenter.sh' };
@@ -31,6 +32,37 @@ describe('clusterFailure', () => {
     expect(failure.message).toBe(message);
     expect(failure.hint).toMatch(hint);
     expect(failure.cause).toBe(err);
+  });
+});
+
+// The runtime's aborts say nothing of what happened ("The operation was aborted", "… due to timeout"): issue 35 item 7
+// found one printed as a warning after a frozen API server. karp-drift's own deadlines carry their words (NoAnswer);
+// any other abort is an interrupt.
+describe('a call cut short', () => {
+  const aborted = new DOMException('This operation was aborted', 'AbortError');
+  const timedOut = new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+  const runtimeAbort = Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR' });
+  const deadline = new NoAnswer("no answer from the API server within 20 s (the staged rollout's last hold writes)");
+
+  it.each([
+    [aborted, 'the run was interrupted'],
+    [runtimeAbort, 'the run was interrupted'],
+    [timedOut, 'no answer from the API server in time'],
+    [deadline, "no answer from the API server within 20 s (the staged rollout's last hold writes)"],
+    [new GaveUp(deadline, 20_000), "kept failing for 20 s: no answer from the API server within 20 s (the staged rollout's last hold writes)"],
+  ])('failureText(%s)', (err, text) => {
+    expect(failureText(err)).toBe(text);
+  });
+
+  it.each([
+    [runtimeAbort, InterruptedError, 'interrupted while listing NodeClaims'],
+    [timedOut, RuntimeFailure, `listing NodeClaims: no answer from ${at} in time`],
+    [deadline, RuntimeFailure, `cannot reach ${at}: no answer from the API server within 20 s (the staged rollout's last hold writes)`],
+  ])('clusterFailure(%s)', (err, type, message) => {
+    const failure = clusterFailure(err, call, where);
+    expect(failure).toBeInstanceOf(type);
+    expect(failure.message).toBe(message);
+    expect(failure.message).not.toMatch(/operation was aborted/);
   });
 });
 

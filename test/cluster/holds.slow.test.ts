@@ -1,7 +1,9 @@
 // The holds' writes against the sandbox API server: budgets written whole and put back exactly, a change somebody
 // made meanwhile folded in (409 → read again), and node holds that never touch the user's own do-not-disrupt.
 import { describe, expect, it } from 'vitest';
-import { holdNode, holdWithBudget, readHeldNodePool, releaseBudgetHold, releaseNode } from '../../src/cluster/holds.js';
+import { HoldWriteFailed, holdNode, holdWithBudget, readHeldNodePool, releaseBudgetHold, releaseNode } from '../../src/cluster/holds.js';
+import { LockLost } from '../../src/cluster/lock.js';
+import { LOCKED_RETRY } from '../../src/cluster/retry.js';
 import { sendJson } from '../../src/cluster/request.js';
 import type { Budget } from '../../src/karpenter/budgets.js';
 import type { ManagedFieldsEntry } from '../../src/karpenter/views.js';
@@ -251,5 +253,48 @@ describe('node holds', () => {
     expect(annotations(mine)['karp-drift.io/held-by']).toBeUndefined();
     expect(annotations(users)['karpenter.sh/do-not-disrupt']).toBe('true');
     expect(await releaseNode(cluster, 'gone-already')).toBe(false);
+  });
+});
+
+// Issue 35 item 7: an API server gone for a moment while a staged run writes a hold. Under the run's cluster lock
+// (`Cluster.lease`, set by commands/hold-shared.ts) the write is tried again until it lands or the lock lapses; a
+// one-shot command (pause, resume: no lease) says at once that it cannot reach the API server.
+describe('a hold write the API server refuses for a moment', () => {
+  it("under a staged run's lock: it lands once the API server is back", async () => {
+    const { sandbox, cluster, pool } = await setUp();
+    cluster.lease = { retry: LOCKED_RETRY, lost: new AbortController().signal };
+    await sandbox.kube.outage('refuse');
+    setTimeout(() => void sandbox.kube.restore(), 2_000);
+    const started = Date.now();
+    const r = await holdWithBudget(cluster, 'v1', 'general', 0, run);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+    expect(r.changed).toBe(true);
+    expect(pool().spec.disruption?.budgets?.at(-1)).toEqual({ nodes: '0', reasons: ['Drifted'] });
+  });
+
+  it('under a lock that lapses meanwhile: it stops there, with the lock as the reason, and writes nothing after', async () => {
+    const { sandbox, cluster, pool } = await setUp();
+    const lost = new AbortController();
+    cluster.lease = { retry: LOCKED_RETRY, lost: lost.signal };
+    const before = pool().metadata.resourceVersion;
+    await sandbox.kube.outage('refuse');
+    const lapse = new LockLost('could not renew the cluster lock (lease kube-system/karp-drift) for 30 s');
+    setTimeout(() => lost.abort(lapse), 1_000);
+    setTimeout(() => void sandbox.kube.restore(), 1_500);
+    const err = await holdWithBudget(cluster, 'v1', 'general', 0, run).catch((e: unknown) => e);
+    expect(err).toBe(lapse);
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect(pool().metadata.resourceVersion).toBe(before);
+  });
+
+  it("in a one-shot command (no lock lease): refused at once, in karp-drift's words", async () => {
+    const { sandbox, cluster } = await setUp();
+    await sandbox.kube.outage('refuse');
+    const started = Date.now();
+    const err = await holdWithBudget(cluster, 'v1', 'general', 0, run).catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(err).toBeInstanceOf(HoldWriteFailed);
+    expect((err as Error).message).toMatch(/^cannot reach the Kubernetes API at https:\/\/127\.0\.0\.1:\d+ \(context "[^"]+"\): connect ECONNREFUSED/);
+    await sandbox.kube.restore();
   });
 });

@@ -112,7 +112,9 @@ describe('a server-side apply that fails', () => {
 
 // The API server goes away just as one request of a writing command is sent: the lock, the holds, their Events, the
 // applies. Each ends exit 1 saying it cannot reach the API server, with what to do next (it said "internal error" and
-// printed the transport's stack for the lock's and the holds' requests).
+// printed the transport's stack for the lock's and the holds' requests). The one-shot commands say so at once; a
+// staged upgrade first rides the outage out for as long as its cluster lock holds (30 s from its last renewal: README
+// "When the API server stops answering…"), so each of its cases takes that long.
 describe('the API server gone at each write of a writing command', () => {
   const staged = ['upgrade', '--to', '1.30', '--yes', '--waves', '1,100%', '--soak', '0s'];
   const upgraded = [[...upgrade]];

@@ -147,7 +147,7 @@ describe('the default rollout writes its NodePools a few times, not once per rep
     expect(run.code, run.stderr).toBe(0);
     expect(sandbox.simulator.disruptions.entries().length).toBeGreaterThanOrEqual(40);
     // Each write bumps the NodePool's generation (and resets Karpenter's NodeRegistrationHealthy): the holds of the
-    // first wave, its close, the second wave's one hold, the dead man's switch moved ahead about once a minute, the release.
+    // first wave, its close, the second wave's one hold, the dead man's switch moved ahead every 2 minutes while it starts, the release.
     const writes = sandbox.kube.requests.filter((r) => r.verb === 'patch' && r.resource === 'nodepools' && r.query.dryRun !== 'All');
     expect(writes.length, writes.map((w) => w.path).join('\n')).toBeLessThanOrEqual(8);
   }, 150_000);

@@ -200,8 +200,8 @@ describe('isBudgetActive: windows', () => {
 
   it.each<[string, Date, ReturnType<typeof isBudgetActive>]>([
     ['just before the hit', utc(2024, 1, 8, 8, 59, 59, 999), { active: false, nextWindowStart: utc(2024, 1, 8, 9) }],
-    ['at the hit', utc(2024, 1, 8, 9), { active: true, windowEnd: utc(2024, 1, 8, 17) }],
-    ['just before hit + duration', utc(2024, 1, 8, 16, 59, 59, 999), { active: true, windowEnd: utc(2024, 1, 8, 17) }],
+    ['at the hit', utc(2024, 1, 8, 9), { active: true, windowStart: utc(2024, 1, 8, 9), windowEnd: utc(2024, 1, 8, 17) }],
+    ['just before hit + duration', utc(2024, 1, 8, 16, 59, 59, 999), { active: true, windowStart: utc(2024, 1, 8, 9), windowEnd: utc(2024, 1, 8, 17) }],
     ['at hit + duration', utc(2024, 1, 8, 17), { active: false, nextWindowStart: utc(2024, 1, 9, 9) }],
     ['Friday evening → Monday', utc(2024, 1, 12, 17), { active: false, nextWindowStart: utc(2024, 1, 15, 9) }],
     ['Saturday at 10:00', utc(2024, 1, 13, 10), { active: false, nextWindowStart: utc(2024, 1, 15, 9) }],
@@ -210,22 +210,22 @@ describe('isBudgetActive: windows', () => {
   });
 
   it.each<[string, string, Date, ReturnType<typeof isBudgetActive>]>([
-    ['@daily', '1h', utc(2024, 1, 10, 0, 30), { active: true, windowEnd: utc(2024, 1, 10, 1) }],
+    ['@daily', '1h', utc(2024, 1, 10, 0, 30), { active: true, windowStart: utc(2024, 1, 10), windowEnd: utc(2024, 1, 10, 1) }],
     ['@midnight', '1h', utc(2024, 1, 10, 1), { active: false, nextWindowStart: utc(2024, 1, 11) }],
-    ['@hourly', '10m', utc(2024, 1, 10, 5, 9), { active: true, windowEnd: utc(2024, 1, 10, 5, 10) }],
-    ['@weekly', '24h', utc(2024, 1, 7, 23), { active: true, windowEnd: utc(2024, 1, 8) }], // Sunday
+    ['@hourly', '10m', utc(2024, 1, 10, 5, 9), { active: true, windowStart: utc(2024, 1, 10, 5), windowEnd: utc(2024, 1, 10, 5, 10) }],
+    ['@weekly', '24h', utc(2024, 1, 7, 23), { active: true, windowStart: utc(2024, 1, 7), windowEnd: utc(2024, 1, 8) }], // Sunday
     ['@monthly', '1h', utc(2024, 1, 10), { active: false, nextWindowStart: utc(2024, 2, 1) }],
     ['@annually', '1h', utc(2024, 1, 10), { active: false, nextWindowStart: utc(2025, 1, 1) }],
-    ['  @daily  ', '1h', utc(2024, 1, 10, 0, 30), { active: true, windowEnd: utc(2024, 1, 10, 1) }],
+    ['  @daily  ', '1h', utc(2024, 1, 10, 0, 30), { active: true, windowStart: utc(2024, 1, 10), windowEnd: utc(2024, 1, 10, 1) }],
     // Touching or overlapping windows merge: at 11:00 the 11:00 hit keeps the budget active.
-    ['0 9,11 * * *', '2h', utc(2024, 1, 10, 9, 30), { active: true, windowEnd: utc(2024, 1, 10, 13) }],
-    ['0 9,10 * * *', '2h', utc(2024, 1, 10, 10, 30), { active: true, windowEnd: utc(2024, 1, 10, 12) }],
+    ['0 9,11 * * *', '2h', utc(2024, 1, 10, 9, 30), { active: true, windowStart: utc(2024, 1, 10, 9), windowEnd: utc(2024, 1, 10, 13) }],
+    ['0 9,10 * * *', '2h', utc(2024, 1, 10, 10, 30), { active: true, windowStart: utc(2024, 1, 10, 9), windowEnd: utc(2024, 1, 10, 12) }],
     // Windows overlap forever: active, with no end in sight.
-    ['0 */2 * * *', '3h', utc(2024, 1, 10, 0, 30), { active: true }],
-    ['* * * * *', '1h', utc(2024, 1, 10), { active: true }],
+    ['0 */2 * * *', '3h', utc(2024, 1, 10, 0, 30), { active: true, windowStart: utc(2024, 1, 9, 22) }],
+    ['* * * * *', '1h', utc(2024, 1, 10), { active: true, windowStart: utc(2024, 1, 9, 23, 1) }],
     ['0 9 * jan MON-fri', '1h', utc(2024, 2, 5, 9), { active: false, nextWindowStart: utc(2025, 1, 1, 9) }],
-    ['30 6 * * 0', '6h0m0s', utc(2024, 1, 7, 12, 29), { active: true, windowEnd: utc(2024, 1, 7, 12, 30) }],
-    ['0 0 * * *', '1h30m', utc(2024, 1, 10, 1, 29), { active: true, windowEnd: utc(2024, 1, 10, 1, 30) }],
+    ['30 6 * * 0', '6h0m0s', utc(2024, 1, 7, 12, 29), { active: true, windowStart: utc(2024, 1, 7, 6, 30), windowEnd: utc(2024, 1, 7, 12, 30) }],
+    ['0 0 * * *', '1h30m', utc(2024, 1, 10, 1, 29), { active: true, windowStart: utc(2024, 1, 10), windowEnd: utc(2024, 1, 10, 1, 30) }],
     ['0 8 * * *', '0m', utc(2024, 1, 10, 8), { active: false, nextWindowStart: utc(2024, 1, 11, 8) }],
     // robfig's Next gives the zero time when nothing hits within five years, and Karpenter reads that as active.
     ['0 0 30 2 *', '1h', utc(2024, 1, 10), { active: true }],

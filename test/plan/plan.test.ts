@@ -385,3 +385,14 @@ describe('plan: NodePools, budgets and waves', () => {
     ]);
   });
 });
+
+describe('a plan made without a cluster (pin on files)', () => {
+  it('does not make the checks that judge the control plane and the nodes, and makes the others', () => {
+    const inv = inventory({ controlPlane: { minor: '1.30', gitVersion: 'v1.30.4-eks-a737599' } });
+    const codes = (p: ReturnType<typeof plan>) => p.checks.map((c) => c.code);
+    expect(codes(plan(inv, targetAmis(), options({ to: '1.31' }), NOW))).toContain('TARGET-NEWER-THAN-CONTROL-PLANE');
+    const offline = plan(inv, targetAmis(), options({ to: '1.31', withoutCluster: true }), NOW);
+    expect(codes(offline)).not.toContain('TARGET-NEWER-THAN-CONTROL-PLANE');
+    expect(plan(inv, [], options({ to: '1.31', withoutCluster: true }), NOW).checks.map((c) => c.code)).toContain('AMI-MISSING');
+  });
+});

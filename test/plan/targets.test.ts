@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Inventory, Requirement } from '../../src/karpenter/views.js';
+import type { Inventory, NodeClassView, NodePoolView, Requirement } from '../../src/karpenter/views.js';
 import { allowedArches, allowsVariant } from '../../src/plan/requirements.js';
 import { amiNeeds, neededAmiQueries, nodeClassFamily } from '../../src/plan/targets.js';
 import { idStatusAmis, inventory, nodeClaim, nodeClass, nodePool, OLD } from './factories.js';
@@ -188,6 +188,20 @@ describe('amiNeeds', () => {
         { arch: 'arm64', variant: 'standard', from: ['nodepool/general'] },
       ],
     });
+  });
+});
+
+describe('amiNeeds of manifests read from files (pin): nothing observed', () => {
+  const unobserved = (origin: Inventory['origin'], terms: NodeClassView['amiSelectorTerms'], pools: NodePoolView[] = []) =>
+    pairs(inventory({ nodeClasses: [nodeClass({ amiFamily: 'AL2023', amiSelectorTerms: terms, statusAmis: [] })], nodePools: pools, nodeClaims: [], ...(origin !== undefined ? { origin } : {}) }));
+  it.each<[string, Inventory['origin'], NodeClassView['amiSelectorTerms'], NodePoolView[], string[]]>([
+    ['an alias with no NodePool: every arch the family has', 'files', [{ alias: 'al2023@v20240807' }], [], ['amd64/standard', 'arm64/standard']],
+    ['an alias with a NodePool without an arch requirement: the same', 'files', [{ alias: 'al2023@v20240807' }], [nodePool({ requirements: [req(CATEGORY, 'In', 'c')] })], ['amd64/standard', 'arm64/standard']],
+    ['an alias whose NodePool names amd64: amd64', 'files', [{ alias: 'al2023@v20240807' }], [nodePool({ requirements: [req(ARCH, 'In', 'amd64'), req(CATEGORY, 'In', 'c')] })], ['amd64/standard']],
+    ['an id EC2 could not describe: amd64, as on a cluster', 'files', [{ id: 'ami-0gone' }], [], ['amd64/standard']],
+    ['on a cluster, a class not resolved yet: amd64', undefined, [{ alias: 'al2023@v20240807' }], [], ['amd64/standard']],
+  ])('%s', (_name, origin, terms, pools, expected) => {
+    expect(unobserved(origin, terms, pools)).toEqual(expected);
   });
 });
 

@@ -11,6 +11,7 @@ import {
   newProgressLog,
   progressLogLines,
   unreportedBlockers,
+  type ReportedBlockers,
   stallSummary,
 } from '../../src/report/progress.js';
 import stringWidth from 'string-width';
@@ -201,7 +202,7 @@ describe('blocker reports', () => {
     ],
     ['another NodePool is another blocker', [pdbBlocker], [{ ...pdbBlocker, nodePool: 'gpu' }], 1],
   ])('%s', (_name, before: Blocker[], now: Blocker[], expected) => {
-    const reported = new Map<string, string>();
+    const reported: ReportedBlockers = new Map();
     unreportedBlockers(before, reported);
     expect(unreportedBlockers(now, reported)).toHaveLength(expected);
   });

@@ -238,6 +238,8 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
   }
 
   const server = createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
+    // As kube-apiserver's net/http does on every answer, by the cluster's clock (`now`): what clients learn its time by.
+    res.setHeader('Date', store.now().toUTCString());
     handle(req, res).catch((err: unknown) => res.destroy(err instanceof Error ? err : new Error(String(err))));
   });
   await new Promise<void>((resolve, reject) => {
