@@ -35,18 +35,25 @@ function records(sandbox: Sandbox): Array<{ summary: RunSummary; timeline: RunTi
     });
 }
 
-/** NodeClaims the API has now, per NodePool, that were not there before: the run's replacements. */
-function newClaims(sandbox: Sandbox, before: ReadonlySet<string>): Record<string, string[]> {
+/**
+ * Every NodeClaim the API server stores from now until `stop()`, per NodePool: the run's replacements, those that
+ * failed and were deleted, or were consolidated away, included.
+ */
+function claimsCreated(sandbox: Sandbox): { stop(): Record<string, string[]> } {
   const out: Record<string, string[]> = {};
-  for (const c of sandbox.kube.store.list('nodeclaims.karpenter.sh')) {
-    const name = c.metadata.name ?? '';
-    if (before.has(name)) continue;
-    (out[c.metadata.labels?.['karpenter.sh/nodepool'] ?? ''] ??= []).push(name);
-  }
-  for (const names of Object.values(out)) names.sort();
-  return out;
+  const unsubscribe = sandbox.kube.store.objects.subscribe((change) => {
+    if (change.type !== 'ADDED' || change.groupResource !== 'nodeclaims.karpenter.sh') return;
+    (out[change.object.metadata.labels?.['karpenter.sh/nodepool'] ?? ''] ??= []).push(change.object.metadata.name ?? '');
+  });
+  return {
+    stop() {
+      unsubscribe();
+      for (const names of Object.values(out)) names.sort();
+      return out;
+    },
+  };
 }
-const claimNames = (sandbox: Sandbox) => new Set(sandbox.kube.store.list('nodeclaims.karpenter.sh').map((c) => c.metadata.name ?? ''));
+/** The record's replacements, per NodePool, as names. */
 const recorded = (t: RunTimeline) => Object.fromEntries(Object.entries(t.replacements).map(([p, c]) => [p, [...c.names].sort()]));
 
 async function history(sandbox: Sandbox, args: string[] = []): Promise<{ runs: Listed[] } & Listed> {
@@ -124,8 +131,9 @@ describe('karp-drift history on the staged sandbox', () => {
     await expectMermaidReads(readFileSync(summary, 'utf8'), full.timeline!.events.filter((e) => e.type === 'wave').length);
 
     // 3. A rollback: its replacements are exactly the NodeClaims the API has that it did not before.
-    const before = claimNames(sandbox);
+    const created = claimsCreated(sandbox);
     const rollback = await karpDrift(sandbox, ['rollback', '--yes'], 120_000);
+    const createdByRollback = created.stop();
     expect(rollback.code, rollback.stderr).toBe(0);
     // 4. A pause and a resume: each a record of what it held and released.
     expect((await karpDrift(sandbox, ['pause', '--nodepool', 'general'])).code).toBe(0);
@@ -144,7 +152,7 @@ describe('karp-drift history on the staged sandbox', () => {
       ['upgrade', 'running', 'did-not-finish'],
     ]);
     const back = records(sandbox).find((r) => r.summary.command === 'rollback')!;
-    expect(recorded(back.timeline)).toEqual(newClaims(sandbox, before));
+    expect(recorded(back.timeline)).toEqual(createdByRollback);
     // The AMIs it took the classes back from are the ones the upgrade pinned.
     expect(back.summary.amis.map((a) => [a.nodeClass, a.before])).toEqual(second.amis.map((a) => [a.nodeClass, a.after]));
   }, 240_000);
@@ -186,8 +194,9 @@ describe('karp-drift history on the staged sandbox', () => {
 describe('karp-drift history on the bad-ami sandbox', () => {
   it('a run a health gate halted: its result, the gate with its evidence, its replacements as the API has them', async () => {
     const sandbox = await badAmi();
-    const before = claimNames(sandbox);
+    const created = claimsCreated(sandbox);
     const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--canary', 'canary', '--yes']);
+    const createdByRun = created.stop();
     expect(run.code, run.stderr).toBe(6);
     const [halted] = (await history(sandbox)).runs;
     expect(halted).toMatchObject({ command: 'upgrade', result: 'halted', exitCode: 6, liveness: 'ended' });
@@ -197,7 +206,7 @@ describe('karp-drift history on the bad-ami sandbox', () => {
     expect(gate).toMatchObject({ gate: 'health', findings: expect.arrayContaining([expect.objectContaining({ code: 'POD-FAILING', nodePool: 'canary' })]) });
     expect(JSON.stringify(gate)).toContain('CrashLoopBackOff');
     expect(full.timeline!.events.at(-1)).toMatchObject({ type: 'done', result: 'halted', cause: 'gate', paused: ['canary', 'general'] });
-    expect(recorded(full.timeline!)).toEqual(newClaims(sandbox, before));
+    expect(recorded(full.timeline!)).toEqual(createdByRun);
     const text = await karpDrift(sandbox, ['history', halted!.runId]);
     expect(text.stdout).toMatch(/Result: +halted \(exit 6\): halted by a health gate: POD-FAILING/);
     expect(text.stdout).toMatch(/health gate failed at \S+(?: \(stage 1[^)]*\))?: failure 1 of 1\n +POD-FAILING/);
