@@ -39,6 +39,12 @@ export const INSTANCE_TYPES: Record<'amd64' | 'arm64' | 'amd64-gpu', InstanceTyp
   'amd64-gpu': { name: 'g5.xlarge', arch: 'amd64', family: 'g5', category: 'g', generation: '5', cpu: '4', memoryMiB: '16384', gpuCount: '1', manufacturer: 'amd' },
 };
 
+/**
+ * What an instance of the sandbox's types leaves to pods (the kubelet's reserved CPU and memory taken from 4 vCPUs and
+ * 16 GiB, and the ENI limit of an xlarge): written as the NodeClaim's and the Node's status.allocatable.
+ */
+export const INSTANCE_ALLOCATABLE = { cpu: '3920m', memory: '14162Mi', pods: '58' } as const;
+
 export interface Condition {
   type: string;
   status: 'True' | 'False' | 'Unknown';
@@ -128,7 +134,7 @@ export function launchedStatus(input: NodeClaimInput, imageId: string): Record<s
     providerID: `aws:///${zone.zone}/${input.instanceId}`,
     imageID: imageId,
     capacity: { cpu: input.instanceType.cpu, memory: `${input.instanceType.memoryMiB}Mi`, pods: '58', 'ephemeral-storage': '20Gi' },
-    allocatable: { cpu: '3920m', memory: '14162Mi', pods: '58', 'ephemeral-storage': '17Gi' },
+    allocatable: { ...INSTANCE_ALLOCATABLE, 'ephemeral-storage': '17Gi' },
   };
 }
 
@@ -165,7 +171,7 @@ export function nodeObject(input: NodeInput): KubeObject {
     spec: { providerID: `aws:///${zone.zone}/${input.instanceId}` },
     status: {
       capacity: { cpu: input.instanceType.cpu, memory: `${input.instanceType.memoryMiB}Mi`, pods: '58' },
-      allocatable: { cpu: '3920m', memory: '14162Mi', pods: '58' },
+      allocatable: { ...INSTANCE_ALLOCATABLE },
       conditions: [nodeReadyCondition(input.ready, new Date(0))],
       nodeInfo: {
         kubeletVersion: input.kubeletVersion,

@@ -25,6 +25,7 @@ import { reconcileNotReadyNodes } from './bad-ami.js';
 import { reconcileCrashLoops } from './crash-loop.js';
 import { reconcileDaemonSets } from './daemonsets.js';
 import { reconcileDisruption } from './disruption-controller.js';
+import { reconcileDisruptionQueue } from './disruption-queue.js';
 import { DisruptionLog } from './disruption-log.js';
 import { DueQueue } from './due-queue.js';
 import { reconcileDrift } from './drift-controller.js';
@@ -34,7 +35,8 @@ import { reconcileNodeClasses } from './nodeclass-controller.js';
 import { NodePoolCounts } from './nodepool-counts.js';
 import { reconcileNodePools } from './nodepool-controller.js';
 import { reconcileRegistrationHealth } from './registration-health.js';
-import { DaemonSets, SchedulableNodes } from './indexes.js';
+import { DaemonSets, NodeUsage, SchedulableNodes } from './indexes.js';
+import { reconcileProvisioner } from './provisioner.js';
 import { reconcilePods, schedulable } from './pods.js';
 import { reconcileTermination } from './termination-controller.js';
 
@@ -74,15 +76,19 @@ export interface SimulatorWork {
 type Step = readonly [name: string, run: (ctx: SimContext) => void];
 
 // Karpenter's order, in which one pass settles: class status, NodePool status (counts, readiness, registration health),
-// lifecycle, drift, disruption, termination; then the rest of the cluster: DaemonSet pods for new nodes, pods bound and started, a bad AMI's nodes going NotReady, and
+// the disruption queue (before the lifecycle, so a replacement initialized in this pass is seen on the queue's next
+// look, as its one-second requeue sees it), lifecycle, drift, disruption, the provisioner, termination; then the rest
+// of the cluster: DaemonSet pods for new nodes, pods bound and started, a bad AMI's nodes going NotReady, and
 // crash-looping containers restarted.
 const STEPS: readonly Step[] = [
   ['nodeclass', reconcileNodeClasses],
   ['nodepool', reconcileNodePools],
   ['registration-health', reconcileRegistrationHealth],
+  ['disruption-queue', reconcileDisruptionQueue],
   ['lifecycle', reconcileLifecycle],
   ['drift', reconcileDrift],
   ['disruption', reconcileDisruption],
+  ['provisioner', reconcileProvisioner],
   ['termination', reconcileTermination],
   ['daemonsets', reconcileDaemonSets],
   ['pods', reconcilePods],
@@ -112,6 +118,7 @@ export class KarpenterSimulator {
       store: options.store,
       budget: new WorkBudget(() => options.store.objects.resourceVersion, options.workBudget),
       schedulableNodes: new SchedulableNodes(options.store, schedulable),
+      nodeUsage: new NodeUsage(options.store),
       nodePoolCounts: new NodePoolCounts(options.store),
       daemonSets: new DaemonSets(options.store),
       clock: options.clock,
@@ -138,13 +145,17 @@ export class KarpenterSimulator {
         launchFailuresLeft: faults.launchFailures?.count ?? 0,
         terminating: new Map(),
         starting: new Map(),
+        unscheduled: new Map(),
         pending: new Set(),
+        pendingRetriggerAt: 0,
         pdbAllowed: new Map(),
         deletingSince: new Map(),
+        terminationAt: new Map(),
+        instanceGoneAt: new Map(),
         nodeClassRetryAt: new Map(),
         nodeClassReconciled: new Map(),
-        lastDisruptionPass: Number.NEGATIVE_INFINITY,
-        disruptionRequeued: false,
+        nextDisruptionPass: Number.NEGATIVE_INFINITY,
+        nominatedUntil: new Map(),
         hostnamePlaceholders: 0,
         notReady: new Map(),
         crashLoops: new DueQueue(),
@@ -204,6 +215,7 @@ export class KarpenterSimulator {
     this.stopped = true;
     this.loop = undefined;
     this.ctx.schedulableNodes.close();
+    this.ctx.nodeUsage.close();
     this.ctx.daemonSets.close();
     this.ctx.nodePoolCounts.close();
     this.unsubscribe();

@@ -11,6 +11,7 @@ import { classImages, ec2NodeClassManifest, nodePoolManifest, type ClassImages }
 import { buildPoolNodes, type BuiltNode, type NodeBuildContext } from './nodes.js';
 import { seededRandom } from './random.js';
 import type { Scenario } from './schema.js';
+import { workloadRequests } from './requests.js';
 import { karpenterApiOf, type KarpenterApi } from './versions.js';
 import { buildPdb, buildWorkloadPods, ensureNamespace } from './workloads.js';
 
@@ -87,12 +88,13 @@ export function buildCluster(scenario: Scenario, options: BuildOptions): BuiltCl
   });
 
   const poolNodes = new Map(nodePools.map((p) => [p.name, p.nodes]));
+  const requests = workloadRequests(store, scenario, poolNodes);
   let pods = 0;
-  for (const w of scenario.workloads) {
+  scenario.workloads.forEach((w, i) => {
     ensureNamespace(store, w.namespace);
     buildPdb(store, w);
-    pods += buildWorkloadPods(store, scenario.seed, w, poolNodes.get(w.nodePool) ?? [], now, ctx.taken.names);
-  }
+    pods += buildWorkloadPods(store, scenario.seed, w, poolNodes.get(w.nodePool) ?? [], now, ctx.taken.names, requests[i]!);
+  });
 
   return {
     karpenterApi: api,
