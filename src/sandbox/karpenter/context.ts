@@ -14,6 +14,8 @@ import type { DisruptionLog } from './disruption-log.js';
 import type { EventRecorder } from './events.js';
 import type { DaemonSets, NodeUsage, SchedulableNodes } from './indexes.js';
 import type { NodePoolCounts } from './nodepool-counts.js';
+import type { ConditionTransitions } from './condition-transitions.js';
+import type { HashVersions } from './hashes.js';
 import { withCondition, type Condition } from './objects.js';
 
 /** Simulated seconds unless named otherwise. */
@@ -152,6 +154,8 @@ export interface SimMemory {
   nextDisruptionPass: number;
   /** NodeClaim name → until when (simulated ms) a scheduling run relies on it for a pod (statenode.go Nominate). */
   nominatedUntil: Map<string, number>;
+  /** `<resource>/<name>` → the static-drift hash of a NodePool or EC2NodeClass generation (hash-controller.ts). */
+  hashes: Map<string, { generation: number; hash: string }>;
   /** The provisioner's batch: the first and the last trigger since it last ran (simulated ms). */
   provisionerBatch?: { first: number; last: number };
   /** NodeClaims the scheduling simulation has made up, for their `hostname-placeholder-NNNN` (scheduling.ts). */
@@ -199,6 +203,8 @@ export interface SimContext {
   schedulableNodes: SchedulableNodes;
   /** What the pods bound to each node request (indexes.ts). */
   nodeUsage: NodeUsage;
+  /** Condition transitions seen on the store's change feed, for operatorpkg's events (status-events.ts). */
+  conditionTransitions: ConditionTransitions;
   /** Each NodePool's NodeClaims and capacity, for its status (nodepool-controller.ts). */
   nodePoolCounts: NodePoolCounts;
   /** The DaemonSets known from their pods, and the new Nodes still to get their pods (daemonsets.ts). */
@@ -213,6 +219,8 @@ export interface SimContext {
   controlPlaneVersion: string;
   /** karpenter.sh/v1, or karpenter.sh/v1beta1 for a v0.3x install. */
   karpenterApi: 'v1' | 'v1beta1';
+  /** The static-drift hash versions this release writes (hashes.ts). */
+  hashVersions: HashVersions;
   /**
    * The release's disruption budgets (scenarios/versions.ts): by reason (v1), one allowance for every method (v0.34–
    * v0.37), or none, one command at a time for the whole cluster (v0.32–v0.33).

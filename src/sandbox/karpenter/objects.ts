@@ -93,6 +93,11 @@ export interface NodeClaimInput {
   /** The Node's name once registered, decided at launch as EC2's private DNS name. */
   nodeName: string;
   instanceId: string;
+  /**
+   * The NodePool template's metadata, copied onto the claim, with the static-drift hashes of the NodePool and its
+   * class as the claim was created (hashes.ts nodeClaimHashAnnotations).
+   */
+  template?: { labels?: Record<string, string>; annotations?: Record<string, string> };
 }
 
 /** A NodeClaim as the provisioner (or the disruption controller, for a replacement) creates it: no status yet. */
@@ -103,8 +108,13 @@ export function nodeClaimObject(input: Omit<NodeClaimInput, 'nodeName' | 'instan
     kind: 'NodeClaim',
     metadata: {
       name: input.name,
-      labels: { ...instanceLabels(input), 'karpenter.sh/nodepool': nodePool.name, 'karpenter.k8s.aws/ec2nodeclass': input.nodeClass },
-      annotations: { 'karpenter.sh/nodepool-hash-version': 'v3', 'karpenter.k8s.aws/ec2nodeclass-hash-version': 'v5' },
+      labels: {
+        ...input.template?.labels,
+        ...instanceLabels(input),
+        'karpenter.sh/nodepool': nodePool.name,
+        'karpenter.k8s.aws/ec2nodeclass': input.nodeClass,
+      },
+      annotations: { ...input.template?.annotations },
       finalizers: [TERMINATION_FINALIZER],
       ownerReferences: [{ apiVersion, kind: 'NodePool', name: nodePool.name, uid: nodePool.uid, blockOwnerDeletion: true }],
     },
@@ -156,6 +166,7 @@ export function nodeObject(input: NodeInput): KubeObject {
     metadata: {
       name: input.nodeName,
       labels: {
+        ...input.template?.labels,
         ...instanceLabels(input),
         'karpenter.sh/nodepool': input.nodePool.name,
         'karpenter.k8s.aws/ec2nodeclass': input.nodeClass,

@@ -130,8 +130,11 @@ function nodeFor(ctx: SimContext, pod: Pod): string | undefined {
 
 /**
  * The ReplicaSet's answer to an eviction: the same pod template under a new name, Pending and not yet looked at by
- * kube-scheduler, which binds it `podScheduleSeconds` later (or marks it unschedulable). Until then no controller
- * counts it anywhere: a scheduling run in between sees the room its old pod left.
+ * kube-scheduler, which binds it (or marks it unschedulable) after a latency drawn uniformly from
+ * [0, 2 × `podScheduleSeconds`). Until then no controller counts it anywhere: a scheduling run in between sees the room
+ * its old pod left, which is how Karpenter comes to delete a drifted node without a replacement. Drawn, not fixed: a
+ * fixed latency lines up with the one-second passes, so either every pass after an eviction saw the room or none did;
+ * a drawn one gives each pass the even chance the reference runs showed (2 of 5 commands in a burst of run b2).
  */
 export function recreatePod(ctx: SimContext, evicted: KubeObject): void {
   const old = evicted as Pod;
@@ -154,7 +157,8 @@ export function recreatePod(ctx: SimContext, evicted: KubeObject): void {
   };
   delete pod.spec!.nodeName;
   const created = ctx.store.create('pods', pod, { wholeObject: true, manager: 'kube-controller-manager' });
-  ctx.memory.unscheduled.set(key(created), ctx.clock.now().getTime() + ctx.timing.podScheduleSeconds * 1000);
+  const latencyMs = ctx.rng.next() * 2 * ctx.timing.podScheduleSeconds * 1000;
+  ctx.memory.unscheduled.set(key(created), ctx.clock.now().getTime() + latencyMs);
 }
 
 function bind(ctx: SimContext, pod: Pod): boolean {
@@ -208,19 +212,12 @@ function markUnschedulable(ctx: SimContext, pod: Pod): void {
 }
 
 /**
- * kube-scheduler and the kubelet: removes pods whose termination has ended, binds the pods it has not looked at yet
- * (or marks them unschedulable) and retries the unschedulable ones, and starts bound pods whose start time has come.
- * While pods stay pending the provisioner is woken every 10 s (its pod controller requeues them).
+ * kube-scheduler: binds the pods it has not looked at yet (or marks them unschedulable) and retries the unschedulable
+ * ones. While pods stay pending the provisioner is woken every 10 s (its pod controller requeues them). It runs before
+ * the disruption controller in a pass, so a pod due by then is bound before Karpenter's scheduling simulation looks.
  */
-export function reconcilePods(ctx: SimContext): void {
+export function reconcileKubeScheduler(ctx: SimContext): void {
   const now = ctx.clock.now().getTime();
-  for (const [podKey, until] of ctx.memory.terminating) {
-    if (now < until) continue;
-    if (ctx.budget.exhausted()) return;
-    ctx.memory.terminating.delete(podKey);
-    const [namespace, name] = podKey.split('/') as [string, string];
-    if (ctx.store.get('pods', name, namespace)) ctx.store.delete('pods', name, namespace);
-  }
   for (const [podKey, at] of ctx.memory.unscheduled) {
     if (now < at) continue;
     if (ctx.budget.exhausted()) return;
@@ -237,6 +234,23 @@ export function reconcilePods(ctx: SimContext): void {
     ctx.memory.pendingRetriggerAt = now + 10_000;
     triggerProvisioner(ctx);
   }
+}
+
+/**
+ * The kubelet and the ReplicaSets' other half: removes pods whose termination has ended, then kube-scheduler's turn
+ * for pods recreated since, and starts bound pods whose start time has come.
+ */
+export function reconcilePods(ctx: SimContext): void {
+  const now = ctx.clock.now().getTime();
+  for (const [podKey, until] of ctx.memory.terminating) {
+    if (now < until) continue;
+    if (ctx.budget.exhausted()) return;
+    ctx.memory.terminating.delete(podKey);
+    const [namespace, name] = podKey.split('/') as [string, string];
+    if (ctx.store.get('pods', name, namespace)) ctx.store.delete('pods', name, namespace);
+  }
+  reconcileKubeScheduler(ctx);
+  if (ctx.budget.exhausted()) return;
   for (const [podKey, at] of ctx.memory.starting) {
     if (now < at) continue;
     if (ctx.budget.exhausted()) return;

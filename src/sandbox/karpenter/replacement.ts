@@ -3,7 +3,8 @@
 // architecture: that of the node the pods come from, else of the NodePool's other nodes), in a seeded zone. The
 // disruption queue creates them as a command's replacements, the provisioner for pods that fit nowhere.
 import type { KubeObject } from '../kube-api/types.js';
-import { NODECLAIMS, spec, type SimContext } from './context.js';
+import { EC2NODECLASSES, NODECLAIMS, spec, type SimContext } from './context.js';
+import { nodeClaimTemplateMetadata } from './hashes.js';
 import { instanceId, nodeClaimName, privateDnsName } from '../scenarios/names.js';
 import { INSTANCE_TYPES, ZONES, nodeClaimObject, type InstanceType } from './objects.js';
 
@@ -60,6 +61,7 @@ export function createNodeClaim(ctx: SimContext, pool: KubeObject, instanceType:
       nodeClass: template.nodeClassRef?.name ?? '',
       instanceType,
       zoneIndex: ctx.rng.int(0, ZONES.length - 1),
+      template: nodeClaimTemplateMetadata(pool, ctx.store.get(EC2NODECLASSES, template.nodeClassRef?.name ?? ''), ctx.hashVersions),
     },
     apiVersion,
   );

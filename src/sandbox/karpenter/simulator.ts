@@ -37,8 +37,12 @@ import { reconcileNodePools } from './nodepool-controller.js';
 import { reconcileRegistrationHealth } from './registration-health.js';
 import { DaemonSets, NodeUsage, SchedulableNodes } from './indexes.js';
 import { reconcileProvisioner } from './provisioner.js';
-import { reconcilePods, schedulable } from './pods.js';
+import { reconcileKubeScheduler, reconcilePods, schedulable } from './pods.js';
+import { ConditionTransitions } from './condition-transitions.js';
+import { reconcileStatusEvents } from './status-events.js';
 import { reconcileTermination } from './termination-controller.js';
+import type { HashVersions } from './hashes.js';
+import { reconcileHashes } from './hash-controller.js';
 
 export interface SimulatorOptions {
   store: KubeStore;
@@ -49,6 +53,8 @@ export interface SimulatorOptions {
   taken?: TakenNames;
   controlPlaneVersion: string;
   karpenterApi?: 'v1' | 'v1beta1';
+  /** The static-drift hash versions the release writes (default: v1.12+'s, or v1beta1's). */
+  hashVersions?: HashVersions;
   /** What the release's NodePools have of budgets (scenarios/versions.ts); default: `by-reason` on v1, `any-reason` on v1beta1. */
   budgets?: BudgetSupport;
   /** How the release keeps NodeRegistrationHealthy (scenarios/versions.ts); default: `buffer` on v1, none on v1beta1. */
@@ -75,18 +81,22 @@ export interface SimulatorWork {
 
 type Step = readonly [name: string, run: (ctx: SimContext) => void];
 
-// Karpenter's order, in which one pass settles: class status, NodePool status (counts, readiness, registration health),
-// the disruption queue (before the lifecycle, so a replacement initialized in this pass is seen on the queue's next
-// look, as its one-second requeue sees it), lifecycle, drift, disruption, the provisioner, termination; then the rest
-// of the cluster: DaemonSet pods for new nodes, pods bound and started, a bad AMI's nodes going NotReady, and
-// crash-looping containers restarted.
+// Karpenter's order, in which one pass settles: class status, the static-drift hashes, NodePool status (counts,
+// readiness, registration health), the disruption queue (before the lifecycle, so a replacement initialized in this
+// pass is seen on the queue's next look, as its one-second requeue sees it), lifecycle, drift, kube-scheduler's
+// bindings due by now (they race Karpenter's scheduling simulation in a real cluster), disruption, the provisioner,
+// termination; then the rest of the cluster: DaemonSet pods for new nodes, pods bound and started, a bad AMI's nodes
+// going NotReady, and crash-looping containers restarted; last, operatorpkg's events for the condition transitions of
+// the pass.
 const STEPS: readonly Step[] = [
   ['nodeclass', reconcileNodeClasses],
+  ['hash', reconcileHashes],
   ['nodepool', reconcileNodePools],
   ['registration-health', reconcileRegistrationHealth],
   ['disruption-queue', reconcileDisruptionQueue],
   ['lifecycle', reconcileLifecycle],
   ['drift', reconcileDrift],
+  ['kube-scheduler', reconcileKubeScheduler],
   ['disruption', reconcileDisruption],
   ['provisioner', reconcileProvisioner],
   ['termination', reconcileTermination],
@@ -94,6 +104,7 @@ const STEPS: readonly Step[] = [
   ['pods', reconcilePods],
   ['not-ready', reconcileNotReadyNodes],
   ['crash-loops', reconcileCrashLoops],
+  ['status-events', reconcileStatusEvents],
 ];
 
 export class KarpenterSimulator {
@@ -119,6 +130,7 @@ export class KarpenterSimulator {
       budget: new WorkBudget(() => options.store.objects.resourceVersion, options.workBudget),
       schedulableNodes: new SchedulableNodes(options.store, schedulable),
       nodeUsage: new NodeUsage(options.store),
+      conditionTransitions: new ConditionTransitions(options.store),
       nodePoolCounts: new NodePoolCounts(options.store),
       daemonSets: new DaemonSets(options.store),
       clock: options.clock,
@@ -130,6 +142,8 @@ export class KarpenterSimulator {
       catalog: options.catalog,
       controlPlaneVersion: options.controlPlaneVersion,
       karpenterApi: options.karpenterApi ?? 'v1',
+      hashVersions:
+        options.hashVersions ?? (options.karpenterApi === 'v1beta1' ? { nodePool: 'v2', nodeClass: 'v2' } : { nodePool: 'v3', nodeClass: 'v5' }),
       budgets: options.budgets ?? (options.karpenterApi === 'v1beta1' ? 'any-reason' : 'by-reason'),
       nodeClassConditions: options.nodeClassConditions ?? 'all',
       registrationHealthRule:
@@ -156,6 +170,7 @@ export class KarpenterSimulator {
         nodeClassReconciled: new Map(),
         nextDisruptionPass: Number.NEGATIVE_INFINITY,
         nominatedUntil: new Map(),
+        hashes: new Map(),
         hostnamePlaceholders: 0,
         notReady: new Map(),
         crashLoops: new DueQueue(),
@@ -216,6 +231,7 @@ export class KarpenterSimulator {
     this.loop = undefined;
     this.ctx.schedulableNodes.close();
     this.ctx.nodeUsage.close();
+    this.ctx.conditionTransitions.close();
     this.ctx.daemonSets.close();
     this.ctx.nodePoolCounts.close();
     this.unsubscribe();

@@ -12,7 +12,7 @@ import { buildPoolNodes, type BuiltNode, type NodeBuildContext } from './nodes.j
 import { seededRandom } from './random.js';
 import type { Scenario } from './schema.js';
 import { workloadRequests } from './requests.js';
-import { karpenterApiOf, type KarpenterApi } from './versions.js';
+import { hashVersions, karpenterApiOf, karpenterVersionOf, type KarpenterApi } from './versions.js';
 import { buildPdb, buildWorkloadPods, ensureNamespace } from './workloads.js';
 
 /** The Argo CD application that owns `fieldManager: argocd` classes and pools, and its destination namespace. */
@@ -75,6 +75,7 @@ export function buildCluster(scenario: Scenario, options: BuildOptions): BuiltCl
     rng: seededRandom(scenario.seed, 'nodes'),
     now,
     taken: { names: new Set(), dnsNames: new Set(), instanceIds: new Set() },
+    hashVersions: hashVersions(karpenterVersionOf(scenario.karpenterVersion)),
   };
   const nodePools = scenario.nodePools.map((pool): BuiltNodePool => {
     const poolImages = images.get(pool.nodeClass) as ClassImages;

@@ -143,7 +143,8 @@ describe('liveness (lifecycle/liveness.go)', () => {
     expect(isTrue(get(sandbox, name)!, 'InstanceTerminating')).toBe(true);
     expect(untilGone(sandbox, name) - created(claim)).toBe(15 * 60_000 + 5000);
     const reasons = sandbox.simulator.ctx.events.published.filter((e) => e.name === name).map((e) => e.reason);
-    expect(new Set(reasons)).toEqual(new Set(['DisruptionLaunching', 'DisruptionWaitingReadiness', 'DisruptionBlocked', 'Finalized']));
+    // Karpenter's own (and operatorpkg's transition event for Launched, Unknown -> True, and Finalized).
+    expect(new Set(reasons)).toEqual(new Set(['DisruptionLaunching', 'DisruptionWaitingReadiness', 'DisruptionBlocked', 'Launched', 'Finalized']));
     // Every disruption pass validates it (statenode.go ValidateNodeDisruptable): published every 2 minutes, 8 times
     // in its 15 unregistered minutes.
     const blocked = sandbox.simulator.ctx.events.published.filter((e) => e.name === name && e.reason === 'DisruptionBlocked');
@@ -228,8 +229,9 @@ describe('NodeRegistrationHealthy (state/nodepoolhealth, nodepool/registrationhe
     const sandbox = await started(LAUNCH_FAILS);
     const store = sandbox.kube.store;
     run(sandbox, 1);
-    // The first reconcile of a NodePool without the condition: Unknown, with its class's generation recorded.
-    expect(health(sandbox)).toMatchObject({ status: 'Unknown', reason: 'AwaitingReconciliation' });
+    // The first reconcile of a NodePool without the condition, whose nodes registered before: True, with its class's
+    // generation recorded.
+    expect(health(sandbox)).toMatchObject({ status: 'True', reason: 'NodeRegistrationHealthy' });
     expect((store.get(NODEPOOLS, 'general')!.status as { nodeClassObservedGeneration?: number }).nodeClassObservedGeneration).toBe(1);
     await pinToControlPlane(sandbox, 'default');
     run(sandbox, 1);

@@ -284,8 +284,9 @@ describe('built-in scenarios', () => {
       '-o',
       'jsonpath={range .metadata.managedFields[*]}{.manager}/{.subresource}{" "}{end}',
     ]);
-    // Argo CD owns the spec; Karpenter writes only the status subresource (counts and readiness).
-    if (out !== undefined) expect(out.trim().split(' ').sort()).toEqual(['argocd-controller/', 'karpenter/status']);
+    // Argo CD owns the spec; Karpenter writes the static-drift hash annotations and the status subresource (counts and
+    // readiness).
+    if (out !== undefined) expect(out.trim().split(' ').sort()).toEqual(['argocd-controller/', 'karpenter/', 'karpenter/status']);
 
     const target = [
       ...(await pinToControlPlane(sandbox, 'default')),
@@ -366,7 +367,9 @@ describe('built-in scenarios', () => {
         for (const t of (node.spec as { taints?: Array<{ key: string; value?: string; effect: string }> }).taints ?? [])
           taints.add(`${t.key}=${t.value ?? ''}:${t.effect}`);
     }
-    expect(taints).toEqual(new Set(['karpenter.sh/disruption=disrupting:NoSchedule']));
+    // The v1beta1 disruption taint, and the kubelet's not-ready taint a new Node registers with (v1beta1 Karpenter had
+    // no karpenter.sh/unregistered taint).
+    expect(taints).toEqual(new Set(['karpenter.sh/disruption=disrupting:NoSchedule', 'node.kubernetes.io/not-ready=:NoSchedule']));
     const claims = claimsOf(sandbox, 'general');
     expect(claims).toHaveLength(3);
     expect(

@@ -157,6 +157,7 @@ describe('buildCluster', () => {
         ['Registered', 'True', 'Registered'],
         ['Initialized', 'True', 'Initialized'],
         ['Ready', 'True', 'Ready'],
+        ['ConsistentStateFound', 'True', 'ConsistentStateFound'],
       ]);
       expect(s.providerID).toMatch(/^aws:\/\/\/us-west-2[abc]\/i-0[0-9a-f]{16}$/);
       const node = nodes.get(s.nodeName);
