@@ -234,17 +234,27 @@ export function simulateScheduling(ctx: SimContext, input: SchedulingInput, cand
   );
   const all = [...input.pending, ...candidatePods, ...input.deleting];
   const results = solve(all.map(schedulingPod), existing, input.templates, () => nextHostname(ctx));
-  const deletingKeys = new Set(input.deleting.map(key));
-  const pendingKeys = new Set(input.pending.map(key));
-  const errors = new Map([...results.errors].filter(([podKey]) => !pendingKeys.has(podKey)));
+  const errors = nonPendingErrors(results, new Set(input.deleting.map(key)), new Set(input.pending.map(key)));
+  return { results, pods: new Map(all.map((p) => [key(p), p])), errors };
+}
+
+/**
+ * What blocks a disruption in a scheduling run's results (helpers.go SimulateScheduling, then
+ * Results.NonPendingPodSchedulingErrors as drift.go ComputeCommands reads them): a pod that fits nowhere, and a pod
+ * placed on a node not initialized yet (`would schedule against uninitialized …`), unless it is a deleting node's pod
+ * (Karpenter assumes the earlier command's replacement will come up) or a pending pod (pending pods never block). No
+ * error, and the candidate goes: deleted when the run made up no NodeClaim, else replaced by those it made up.
+ */
+export function nonPendingErrors(results: Results, deleting: ReadonlySet<string>, pending: ReadonlySet<string>): Map<string, string> {
+  const errors = new Map([...results.errors].filter(([podKey]) => !pending.has(podKey)));
   for (const placed of results.existing) {
     if (placed.node.initialized) continue;
     for (const pod of placed.pods) {
-      if (deletingKeys.has(pod.key) || pendingKeys.has(pod.key)) continue;
+      if (deleting.has(pod.key) || pending.has(pod.key)) continue;
       errors.set(pod.key, uninitializedError(placed.node));
     }
   }
-  return { results, pods: new Map(all.map((p) => [key(p), p])), errors };
+  return errors;
 }
 
 /** pod.IsReschedulable: a pod that must move when its node goes. */
