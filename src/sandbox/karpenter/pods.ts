@@ -129,13 +129,21 @@ function nodeFor(ctx: SimContext, pod: Pod): string | undefined {
 }
 
 /**
- * The ReplicaSet's answer to an eviction: the same pod template under a new name, Pending and not yet looked at by
+ * A pod created without a node (by a ReplicaSet after an eviction, or by any client: a scaled Deployment) waits for
  * kube-scheduler, which binds it (or marks it unschedulable) after a latency drawn uniformly from
  * [0, 2 × `podScheduleSeconds`). Until then no controller counts it anywhere: a scheduling run in between sees the room
- * its old pod left, which is how Karpenter comes to delete a drifted node without a replacement. Drawn, not fixed: a
+ * an evicted pod left, which is how Karpenter comes to delete a drifted node without a replacement. Drawn, not fixed: a
  * fixed latency lines up with the one-second passes, so either every pass after an eviction saw the room or none did;
- * a drawn one gives each pass the even chance the reference runs showed (2 of 5 commands in a burst of run b2).
+ * a drawn one gives each pass the chance the reference runs showed (a delete in one burst of five in run b2, one a wave
+ * in run c). The simulator calls it from the store's change feed, for every pod added without a node.
  */
+export function awaitKubeScheduler(ctx: SimContext, pod: KubeObject): void {
+  if (spec<{ nodeName?: string }>(pod).nodeName || pod.metadata.deletionTimestamp) return;
+  const latencyMs = ctx.rng.next() * 2 * ctx.timing.podScheduleSeconds * 1000;
+  ctx.memory.unscheduled.set(key(pod), ctx.clock.now().getTime() + latencyMs);
+}
+
+/** The ReplicaSet's answer to an eviction: the same pod template under a new name, Pending, for kube-scheduler. */
 export function recreatePod(ctx: SimContext, evicted: KubeObject): void {
   const old = evicted as Pod;
   const owner = old.metadata.ownerReferences?.[0];
@@ -156,9 +164,7 @@ export function recreatePod(ctx: SimContext, evicted: KubeObject): void {
     status: { phase: 'Pending' },
   };
   delete pod.spec!.nodeName;
-  const created = ctx.store.create('pods', pod, { wholeObject: true, manager: 'kube-controller-manager' });
-  const latencyMs = ctx.rng.next() * 2 * ctx.timing.podScheduleSeconds * 1000;
-  ctx.memory.unscheduled.set(key(created), ctx.clock.now().getTime() + latencyMs);
+  ctx.store.create('pods', pod, { wholeObject: true, manager: 'kube-controller-manager' });
 }
 
 function bind(ctx: SimContext, pod: Pod): boolean {

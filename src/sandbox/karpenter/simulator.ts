@@ -37,7 +37,7 @@ import { reconcileNodePools } from './nodepool-controller.js';
 import { reconcileRegistrationHealth } from './registration-health.js';
 import { DaemonSets, NodeUsage, SchedulableNodes } from './indexes.js';
 import { reconcileProvisioner } from './provisioner.js';
-import { reconcileKubeScheduler, reconcilePods, schedulable } from './pods.js';
+import { awaitKubeScheduler, reconcileKubeScheduler, reconcilePods, schedulable } from './pods.js';
 import { ConditionTransitions } from './condition-transitions.js';
 import { reconcileStatusEvents } from './status-events.js';
 import { reconcileTermination } from './termination-controller.js';
@@ -180,9 +180,11 @@ export class KarpenterSimulator {
     };
     // A command is over when its old NodeClaim is gone, however it went (the termination controller, or a client
     // that removed the finalizer): the store's change feed sees every way. It also says when each NodeClaim was
-    // created, in simulated time, whoever created it: liveness counts from there.
+    // created, in simulated time, whoever created it: liveness counts from there. And kube-scheduler sees every pod
+    // added without a node, whoever created it.
     const createdAt = this.ctx.memory.createdAt;
     this.unsubscribe = options.store.objects.subscribe((change) => {
+      if (change.groupResource === 'pods' && change.type === 'ADDED') awaitKubeScheduler(this.ctx, change.object);
       if (change.groupResource !== NODECLAIMS) return;
       const name = change.object.metadata.name ?? '';
       if (change.type === 'ADDED') createdAt.set(name, options.clock.now().getTime());

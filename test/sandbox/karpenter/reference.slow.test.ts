@@ -233,6 +233,37 @@ describe('the sandbox replays Karpenter v1.12.1 (test/fixtures/observed)', () =>
     });
   }
 
+  it('a node launched for a scaled-up Deployment\'s pod is nominated for it: drift refuses it "Node is nominated for a pending pod" for the nomination window, then takes it', async () => {
+    const s = await referenceSandbox({ seed: 2, budgets: [{ nodes: '2', reasons: ['Drifted'] }], start: '2026-12-07T08:36:55Z' });
+    // A ninth replica: the pod its ReplicaSet creates fits no node (one 2500m pod each), so the provisioner launches one.
+    const template = s.kube.store.list('pods', 'default').find((p) => p.metadata.name?.startsWith('inflate-'))!;
+    const { nodeName: _bound, ...podSpec } = template.spec as { nodeName?: string };
+    s.kube.store.create('pods', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'inflate-scaled-up', namespace: 'default', labels: template.metadata.labels, ownerReferences: template.metadata.ownerReferences },
+      spec: podSpec,
+      status: { phase: 'Pending' },
+    });
+    const before = new Set(s.kube.store.list(NODECLAIMS).map((c) => c.metadata.name));
+    const t0 = s.clock.now().getTime();
+    record(s, { seconds: 3 });
+    const launched = s.kube.store.list(NODECLAIMS).filter((c) => !before.has(c.metadata.name));
+    expect(launched).toHaveLength(1);
+    driftByLabel(s);
+    const timeline = record(s, { seconds: 90, t0 });
+    const nominated = events(s, 'DisruptionBlocked', 'Node is nominated for a pending pod').filter((e) => e.kind === 'NodeClaim');
+    expect(nominated.map((e) => e.name)).toContain(launched[0]!.metadata.name);
+    // Refused while nominated (20 s from its last nomination, which the provisioner renews while the pod is pending),
+    // taken once that has passed, while other candidates went first.
+    const start = s.simulator.disruptions.entries().find((r) => r.nodeClaim === launched[0]!.metadata.name);
+    expect(start, 'the launched node is replaced in the end').toBeDefined();
+    const lastRefusal = Math.max(...nominated.filter((e) => e.name === launched[0]!.metadata.name).map((e) => e.at.getTime()));
+    expect(Date.parse(start!.time)).toBeGreaterThan(lastRefusal);
+    expect(s.simulator.disruptions.entries().filter((r) => Date.parse(r.time) <= lastRefusal).length).toBeGreaterThan(0);
+    expect(measure(timeline).started).toBe(9); // the eight and the launched one
+  });
+
   it('d: a closed-window budget "0 5 * * 1-3" for 21h is active on a Monday at 08:40 UTC: nothing moves', async () => {
     const ref = measure(readObserved('d'));
     const s = await referenceSandbox({
