@@ -12,7 +12,7 @@ const UPGRADE = ['upgrade', '--to', '1.30', '--yes', '-o', 'json'];
 
 describe('the pace of a staged wave', () => {
   it("a wave of 8 in general (its own budget 12) starts its 8 and never a 9th, side by side as far as Karpenter goes", async () => {
-    const sandbox = await scenario('staged', 60);
+    const sandbox = await scenario('staged', 180);
     const run = follow(sandbox, [...UPGRADE, '--canary', 'general', '--waves', '8,100%', '--soak', '1h']);
     await run.until((e) => e.type === 'soak', 120_000);
     run.child.kill('SIGINT');
@@ -27,7 +27,7 @@ describe('the pace of a staged wave', () => {
   });
 
   it('a NotReady node outside the rollout does not keep a canary of 1 from starting', async () => {
-    const sandbox = await scenario('staged', 60);
+    const sandbox = await scenario('staged', 180);
     // One of canary's nodes goes NotReady and the user keeps it (do-not-disrupt): Karpenter counts it as disrupting.
     const store = sandbox.kube.store;
     const node = store.list('nodes').find((n) => n.metadata.labels?.['karpenter.sh/nodepool'] === 'canary')!;
@@ -49,7 +49,7 @@ describe('the pace of a staged wave', () => {
   });
 
   it("a wave is shared among the stage's NodePools: each gets one as soon as the wave has as many", async () => {
-    const sandbox = await scenario('staged', 60);
+    const sandbox = await scenario('staged', 180);
     // One stage of canary 3, general 24 and batch 6; wave 1 = 3 nodes: one each, not three of one NodePool.
     const run = follow(sandbox, [...UPGRADE, '--waves', '3,100%', '--soak', '1h']);
     await run.until((e) => e.type === 'soak', 120_000);
