@@ -148,7 +148,16 @@ export function nodeClaimTemplates(ctx: SimContext): NodeClaimTemplate[] {
     });
 }
 
+// Once per version of a pod: the store never mutates a stored object (pods.ts viewOf).
+const schedulingPods = new WeakMap<KubeObject, SchedulingPod>();
+
 export function schedulingPod(pod: KubeObject): SchedulingPod {
+  let read = schedulingPods.get(pod);
+  if (!read) schedulingPods.set(pod, (read = readSchedulingPod(pod)));
+  return read;
+}
+
+function readSchedulingPod(pod: KubeObject): SchedulingPod {
   return {
     key: key(pod),
     createdAt: pod.metadata.creationTimestamp ?? '',
@@ -212,12 +221,29 @@ export interface SchedulingInput {
   deleting: KubeObject[];
   pending: KubeObject[];
   templates: NodeClaimTemplate[];
+  /** The pending and deleting pods as the scheduler reads them, once for every candidate of the pass. */
+  shared: SchedulingPod[];
+  /** The active nodes with room for a pod at all: the only ones a run can place on. */
+  roomy: ExistingNode[];
+  deletingKeys: Set<string>;
+  pendingKeys: Set<string>;
 }
 
 export function schedulingInput(ctx: SimContext, nodes: readonly StateNode[]): SchedulingInput {
   const active = new Map<string, ExistingNode>();
   for (const n of nodes) if (!n.markedForDeletion) active.set(n.claim.metadata.name ?? '', existingNode(ctx, n));
-  return { active, deleting: deletingNodePods(ctx, nodes), pending: pendingPods(ctx), templates: nodeClaimTemplates(ctx) };
+  const deleting = deletingNodePods(ctx, nodes);
+  const pending = pendingPods(ctx);
+  return {
+    active,
+    deleting,
+    pending,
+    templates: nodeClaimTemplates(ctx),
+    shared: [...pending, ...deleting].map(schedulingPod),
+    roomy: [...active.values()].filter((n) => n.available.pods - n.daemonRemaining.pods >= 1),
+    deletingKeys: new Set(deleting.map(key)),
+    pendingKeys: new Set(pending.map(key)),
+  };
 }
 
 /**
@@ -228,14 +254,14 @@ export function schedulingInput(ctx: SimContext, nodes: readonly StateNode[]): S
  */
 export function simulateScheduling(ctx: SimContext, input: SchedulingInput, candidates: readonly StateNode[]): Simulation {
   const names = new Set(candidates.map((c) => c.claim.metadata.name ?? ''));
-  const existing = [...input.active].filter(([name]) => !names.has(name)).map(([, node]) => node);
+  const existing = input.roomy.filter((node) => !names.has(node.nodeClaim ?? ''));
   const candidatePods = candidates.flatMap((c) =>
     c.node ? ctx.store.objects.podsOnNode(c.node.metadata.name ?? '').filter(reschedulable) : [],
   );
-  const all = [...input.pending, ...candidatePods, ...input.deleting];
-  const results = solve(all.map(schedulingPod), existing, input.templates, () => nextHostname(ctx));
-  const errors = nonPendingErrors(results, new Set(input.deleting.map(key)), new Set(input.pending.map(key)));
-  return { results, pods: new Map(all.map((p) => [key(p), p])), errors };
+  const results = solve([...input.shared, ...candidatePods.map(schedulingPod)], existing, input.templates, () => nextHostname(ctx));
+  const errors = nonPendingErrors(results, input.deletingKeys, input.pendingKeys);
+  const pods = new Map([...input.pending, ...candidatePods, ...input.deleting].map((p) => [key(p), p]));
+  return { results, pods, errors };
 }
 
 /**

@@ -5,6 +5,7 @@
 // every pod write).
 import { DO_NOT_DISRUPT } from '../../karpenter/labels.js';
 import { podView } from '../../karpenter/convert.js';
+import type { PodView } from '../../karpenter/views.js';
 import { doNotDisrupt, invalidDoNotDisruptMessage, isActivePod } from '../../karpenter/disruptable.js';
 import type { KubeObject } from '../kube-api/types.js';
 import { generatedName } from '../scenarios/names.js';
@@ -45,6 +46,18 @@ export function reschedulablePods(ctx: SimContext, nodeName: string): KubeObject
     .filter((p) => !isDaemonSetPod(p) && !isTerminal(p) && !p.metadata.deletionTimestamp);
 }
 
+// The store never mutates an object once stored (kube-api/store.ts: a write stores a new one), so a view read from an
+// object holds for as long as the object does: every disruption pass validates every drifted node's pods, and reads
+// each version once.
+const views = new WeakMap<KubeObject, PodView>();
+
+/** karpenter/convert.ts podView, once per version of the pod. */
+export function viewOf(pod: KubeObject): PodView {
+  let view = views.get(pod);
+  if (!view) views.set(pod, (view = podView(pod)));
+  return view;
+}
+
 /** A Node's `karpenter.sh/do-not-disrupt`: exactly "true" (statenode.go ValidateNodeDisruptable). */
 export function hasDoNotDisrupt(node: KubeObject): boolean {
   return node.metadata.annotations?.[DO_NOT_DISRUPT] === 'true';
@@ -60,7 +73,7 @@ export function activePods(ctx: SimContext, nodeName: string): KubeObject[] {
  * since status.startTime), publishing the events Karpenter publishes as it reads one (pkg/utils/pod/events.go).
  */
 export function doNotDisruptHolds(ctx: SimContext, pod: KubeObject): boolean {
-  const view = podView(pod);
+  const view = viewOf(pod);
   if (!isActivePod(view)) return false;
   const dnd = doNotDisrupt(view, ctx.clock.wall());
   const uid = pod.metadata.uid ?? key(pod);

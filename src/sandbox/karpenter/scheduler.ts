@@ -101,12 +101,26 @@ export function solve(
   templates: readonly NodeClaimTemplate[],
   hostname: () => string,
 ): Results {
-  const existing: Existing[] = [...existingNodes]
+  // A node without room for the smallest request of the run (each resource's least) takes none of its pods: left
+  // out, so that a full cluster of thousands of nodes costs a scan of the few with room per pod.
+  const least = pods.reduce<Resources | undefined>(
+    (m, p) => (m ? { cpu: Math.min(m.cpu, p.requests.cpu), memory: Math.min(m.memory, p.requests.memory), pods: Math.min(m.pods, p.requests.pods) } : p.requests),
+    undefined,
+  );
+  const existing: Existing[] = existingNodes
+    .filter((node) => least !== undefined && fits(add(node.daemonRemaining, least), node.available))
     .sort((a, b) => Number(b.initialized) - Number(a.initialized) || cmp(a.name, b.name))
     .map((node) => ({ node, pods: [], requests: node.daemonRemaining, labels: { ...node.labels, 'kubernetes.io/hostname': hostnameOf(node) } }));
   const newNodeClaims: NewNodeClaim[] = [];
   const errors = new Map<string, string>();
-  for (const pod of [...pods].sort(byCpuAndMemoryDescending)) {
+  const hashes = new Map(pods.map((p) => [p.key, fnv1a(p.key)]));
+  const order = (a: SchedulingPod, b: SchedulingPod) =>
+    b.requests.cpu - a.requests.cpu ||
+    b.requests.memory - a.requests.memory ||
+    cmp(a.createdAt, b.createdAt) ||
+    hashes.get(a.key)! - hashes.get(b.key)! ||
+    cmp(a.key, b.key);
+  for (const pod of [...pods].sort(order)) {
     const error = place(pod, existing, newNodeClaims, templates, hostname);
     if (error !== undefined) errors.set(pod.key, error);
   }
@@ -114,16 +128,6 @@ export function solve(
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-function byCpuAndMemoryDescending(a: SchedulingPod, b: SchedulingPod): number {
-  return (
-    b.requests.cpu - a.requests.cpu ||
-    b.requests.memory - a.requests.memory ||
-    cmp(a.createdAt, b.createdAt) ||
-    fnv1a(a.key) - fnv1a(b.key) ||
-    cmp(a.key, b.key)
-  );
-}
 
 /** FNV-1a, 32 bits. */
 function fnv1a(text: string): number {

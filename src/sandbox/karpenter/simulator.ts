@@ -163,6 +163,7 @@ export class KarpenterSimulator {
         pending: new Set(),
         pendingRetriggerAt: 0,
         pdbAllowed: new Map(),
+        pdbsByNamespace: new Map(),
         deletingSince: new Map(),
         terminationAt: new Map(),
         instanceGoneAt: new Map(),
@@ -242,6 +243,7 @@ export class KarpenterSimulator {
   private beginPass(): void {
     this.work.passes++;
     this.ctx.memory.pdbAllowed.clear();
+    this.ctx.memory.pdbsByNamespace.clear();
   }
 
   private step([name, run]: Step): void {
