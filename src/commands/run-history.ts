@@ -6,6 +6,7 @@
 // Writes are bounded: one when the run begins (it takes the lock, or it starts following), one per milestone but at
 // most every MILESTONE_GAP_MS, one every RECORD_EVERY_MS while the cluster changes, and one at the end. A run killed
 // with `kill -9` leaves `result: running`, and `history` tells from the lock's Lease and `updatedAt` that it is gone.
+import { callDeadline } from '../cluster/api-errors.js';
 import { hostname, userInfo } from 'node:os';
 import { writeFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
@@ -79,7 +80,7 @@ export class RunHistory {
       if (holder && this.meta && this.meta.lockHolder === undefined) this.meta.lockHolder = holderIdentity(holder);
       return this.began;
     }
-    this.began = this.start(cluster, holder, AbortSignal.timeout(BEGIN_WITHIN_MS)).catch((err: unknown) => {
+    this.began = this.start(cluster, holder, callDeadline(BEGIN_WITHIN_MS, "this run's record")).catch((err: unknown) => {
       this.disabled = true;
       this.fail(err);
     });
@@ -115,7 +116,7 @@ export class RunHistory {
     }
     const ended = { at: new Date(), exitCode };
     const record = this.record(ended);
-    if (!this.disabled && this.cluster) await this.write(record);
+    if (!this.disabled && this.cluster) await this.write(record, false, true);
     this.cluster?.close(); // the command closed it before its end: this last write opened a connection again
     if (this.options.reportFile !== undefined) {
       try {
@@ -205,27 +206,31 @@ export class RunHistory {
   }
 
   private queueWrite(): void {
-    this.chain = this.chain.then(() => (this.disabled ? undefined : this.write(this.record()).catch((err: unknown) => this.fail(err))));
+    this.chain = this.chain.then(() => (this.disabled ? undefined : this.write(this.record()).catch((err: unknown) => this.fail(err, false))));
   }
 
-  /** One write of the record into the run's slot; `rethrow` for the first, whose 409 means another slot. */
-  private async write(record: RunRecord, rethrow = false): Promise<void> {
+  /**
+   * One write of the record into the run's slot; `rethrow` for the first, whose 409 means another slot. A write that
+   * fails mid-run (an API server blip the run itself rides out) is said only with -v: the next write carries the same
+   * record; the last one (`final`) says so, since nothing comes after it.
+   */
+  private async write(record: RunRecord, rethrow = false, final = false): Promise<void> {
     this.dirty = false;
     for (const f of this.followed) f.revision = f.snapshot.revision;
     this.lastWriteAt = Date.now();
     try {
-      const version = await writeRecord(this.cluster!, this.options.namespace, this.slot!, record, AbortSignal.timeout(WRITE_WITHIN_MS));
+      const version = await writeRecord(this.cluster!, this.options.namespace, this.slot!, record, callDeadline(WRITE_WITHIN_MS, "this run's record"));
       this.slot = { name: this.slot!.name, resourceVersion: version };
     } catch (err) {
       if (rethrow) throw err;
       // Our slot was written by another run (a 409 after we wrote it: twenty newer runs): stop, never fight for it.
       if (err instanceof ApiError && err.code === 409) this.disabled = true;
-      this.fail(err);
+      this.fail(err, final || this.disabled);
     }
   }
 
-  private fail(err: unknown): void {
-    if (this.warned) {
+  private fail(err: unknown, loud = true): void {
+    if (this.warned || !loud) {
       this.options.log.debug(`run record: ${err instanceof Error ? err.message : String(err)}`);
       return;
     }

@@ -35,7 +35,7 @@ describe('a staged run whose API server goes away mid-wave', () => {
     ['a hold write', 'patch:nodepools'],
     ['a lock renewal', 'update:leases'],
   ])('refused for 5 s from %s: the run rides it out and completes', async (what, at) => {
-    const sandbox = await scenario('staged', 30);
+    const sandbox = await scenario('staged', 120);
     const run = follow(sandbox, STAGED);
     await run.until(midWave, 90_000);
     const { back } = await refuseFrom(sandbox, at, 5_000);
@@ -57,7 +57,7 @@ describe('a staged run whose API server goes away mid-wave', () => {
   }, 180_000);
 
   it("frozen, then interrupted: the pause it cannot write is said in karp-drift's words (exit 130)", async () => {
-    const sandbox = await scenario('staged', 30);
+    const sandbox = await scenario('staged', 120);
     const run = follow(sandbox, ['--request-timeout', '5s', ...STAGED]);
     await run.until(midWave, 90_000);
     await sandbox.kube.outage('hang');
