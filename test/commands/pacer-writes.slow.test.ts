@@ -98,8 +98,9 @@ async function stagedRollout() {
 }
 
 describe('NodePool writes over a staged rollout', () => {
-  // Measured (the README's figures, "Staged rollouts"): 55 simulated minutes, canary 8 writes (5 generations), general
-  // 15 (9); before issue 35 (the switch moved every minute, whatever the hold) 32 (29) and 69 (63).
+  // Measured (the README's figures, "Staged rollouts"): 98 simulated minutes at Karpenter's pace (one to three
+  // replacements of a NodePool at a time), canary 9 writes (6 generations), general 36 (30); before issue 35 (the switch
+  // moved every minute, whatever the hold) about one a minute.
   it('writes each NodePool only when its hold changes, and moves the switch only while the hold lets drift start', async () => {
     const r = await stagedRollout();
     console.log(JSON.stringify(r));
@@ -112,9 +113,9 @@ describe('NodePool writes over a staged rollout', () => {
       // Every spec write bumps the generation; the other writes are the record's alone (a soak's end: metadata).
       expect(generations, pool).toBeLessThanOrEqual(writes);
       // A wave opening, its last start made, the switch moved every SWITCH_AHEAD_MS − 1 minute while starts remain:
-      // one generation in four minutes at most over the rollout (moving the switch every minute made more than one a
+      // one generation in three minutes at most over the rollout (moving the switch every minute made more than one a
       // minute).
-      expect(generations / r.minutes, pool).toBeLessThanOrEqual(1 / 4);
+      expect(generations / r.minutes, pool).toBeLessThanOrEqual(1 / 3);
       expect(writes / r.minutes, pool).toBeLessThanOrEqual(60_000 / (SWITCH_AHEAD_MS - 60_000));
     }
   }, 300_000);
