@@ -162,7 +162,9 @@ export function observeAttempts(
   }
   // An old NodeClaim gone while picked: its command deleted it (or something else did); either way not a failure.
   for (const name of ledger.commands.keys()) if (!live.has(name)) ledger.commands.delete(name);
-  noteDriftReplacements(ledger, look.claims, (c) => inScope(c) && !old(c) && isReplacement(c, scope, baseline), events);
+  // Those of the baseline count anyway (`isDriftReplacement`): a re-run over a large fleet need not look at them.
+  const fresh = (c: NodeClaimView) => inScope(c) && !old(c) && !baseline.nodeClaims.has(c.name) && isReplacement(c, scope, baseline);
+  noteDriftReplacements(ledger, look.claims, fresh, events);
   return failed;
 }
 
