@@ -13,6 +13,7 @@ export const COMMANDS: ReadonlySet<string> = new Set([
   'wait',
   'pause',
   'resume',
+  'history',
   'pin',
   'demo',
   'sandbox',

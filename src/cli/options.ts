@@ -14,6 +14,7 @@ import type {
   AmisOptions,
   ApplyOptions,
   DemoOptions,
+  HistoryOptions,
   PlanOptions,
   RenderOptions,
   RollbackOptions,
@@ -159,6 +160,8 @@ const EMPTY_VALUES: Record<string, { cause?: string; give: string }> = {
   '--cluster-name': { give: 'pass the cluster name the subnets and security groups are tagged with (karpenter.sh/discovery)' },
   '--role': { give: 'pass the IAM role of the nodes (e.g. KarpenterNodeRole-prod)' },
   '--expect-cluster': { give: 'pass the EKS cluster name or ARN the context must reach, or leave --expect-cluster out' },
+  '--html': { give: 'pass the file to write the run\'s page to (e.g. run.html), or leave --html out' },
+  '--report': { give: 'pass the file to write the run\'s page to (e.g. "$RUNNER_TEMP/karp-drift.html"), or leave --report out' },
 };
 
 /** `--summary-file ""`: the flag, the likely cause, and what it wants. */
@@ -207,7 +210,8 @@ function outputFileProblem(flag: string, path: string, example: string): void {
     });
   }
   if (existsSync(path) && statSync(path).isDirectory()) {
-    throw new UsageError(`${flag} ${path} is a folder`, { hint: `give a file path; ${flag === '--summary-file' ? 'the summary is appended to it' : 'the result is written to it'}` });
+    const what = flag === '--summary-file' ? 'the summary is appended to it' : flag === '--result-file' ? 'the result is written to it' : 'the page is written to it';
+    throw new UsageError(`${flag} ${path} is a folder`, { hint: `give a file path; ${what}` });
   }
 }
 
@@ -514,6 +518,24 @@ export function parseStatusOptions(flags: Record<string, unknown>, lockNamespace
     watch: flags.watch,
   });
   return { nodeClasses: o.nodeclass, watch: o.watch, lockNamespace };
+}
+
+/** `history [run] [--html <file>]`: the file checked as --summary-file is, before anything is read. */
+export function parseHistoryOptions(run: unknown, flags: Record<string, unknown>, lockNamespace: string): HistoryOptions {
+  const o = parseWith(z.object({ run: z.string().min(1).optional(), html: z.string().min(1).optional() }), { run, html: flags.html });
+  if (o.html !== undefined) {
+    if (o.run === undefined)
+      throw new UsageError('--html draws one run: name it', { hint: 'karp-drift history lists the runs; then karp-drift history <run> --html run.html' });
+    outputFileProblem('--html', o.html, 'e.g. --html run.html');
+  }
+  return { ...(o.run !== undefined ? { run: o.run } : {}), ...(o.html !== undefined ? { html: o.html } : {}), lockNamespace };
+}
+
+/** `upgrade --report <file>`: where the run's page goes when it ends, checked before anything is sent (exit 2). */
+export function parseReportFile(flags: Record<string, unknown>): string | undefined {
+  const { report } = parseWith(z.object({ report: z.string().min(1).optional() }), { report: flags.report });
+  if (report !== undefined) outputFileProblem('--report', report, 'e.g. --report "$RUNNER_TEMP/karp-drift.html"');
+  return report;
 }
 
 /** `wait`: the follow's clocks as upgrade parses them; the lock's namespace comes from cli/stage-options.ts. */

@@ -7,6 +7,7 @@ import { ExitCode, InterruptedError, KarpDriftError, WindowPausedError } from '.
 import type { CommandContext, Io } from '../commands/context.js';
 import { packagePath } from '../package-root.js';
 import type { SummaryRecord } from '../report/summary.js';
+import type { RunHistory } from '../commands/run-history.js';
 
 export type { CommandContext } from '../commands/context.js';
 
@@ -55,7 +56,12 @@ const SANDBOX_HIDDEN_GLOBALS = ['--kubeconfig', '--context', '--region', '--prof
 /** What a run shares between the command and runCli's end: the record it keeps for --summary-file and --result-file. */
 interface Session {
   summary?: { file?: string; resultFile?: string; record: SummaryRecord };
+  /** The run's record in the cluster, ended with the exit code once the command has ended (commands/run-history.ts). */
+  history?: RunHistory;
 }
+
+/** The commands that leave a record of their run in the cluster (issue 37: `karp-drift history`). */
+const RECORDED = new Set(['upgrade', 'rollback', 'pause', 'resume', 'wait']);
 
 /**
  * The program. With `argv`, only the commands it names get their options: defining every option of every command
@@ -67,9 +73,10 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
   // Commands created but not defined: the top-level help still lists them with their `[options]`.
   const undefinedCommands = new WeakSet<Command>();
   const command = (name: string, description: string, define: (cmd: Command) => unknown) => {
+    // A name may carry its arguments (`pin <paths...>`, `history [run]`): part of the name, the top-level help shows
+    // them before the command is defined.
     const cmd = program.command(name).description(description);
-    // `pin <paths...>`: the arguments are part of the name, so that the top-level help shows them before definition.
-    if (argv === undefined || argv.includes(name.split(' ')[0]!)) define(cmd);
+    if (argv === undefined || argv.includes(cmd.name())) define(cmd);
     else undefinedCommands.add(cmd);
   };
   // As a kubectl plugin (kubectl finds kubectl-karp_drift on PATH) it is run as `kubectl karp-drift`.
@@ -138,14 +145,39 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
         record: newSummaryRecord(cmd.name()),
       };
     }
+    const commandLine = argv !== undefined ? argv.map(shellWord).join(' ') : undefined;
+    // A recorded command keeps the summary record whatever the flags: its record in the cluster is built from it.
+    if (session.summary === undefined && RECORDED.has(cmd.name())) session.summary = { record: await recordFor(cmd.name()) };
+    const summary = session.summary?.record;
+    if (summary !== undefined && RECORDED.has(cmd.name())) session.history = await historyFor(cmd, globals, summary, commandLine);
     return {
       globals,
       io: run.io,
       env: run.env,
       signal: run.signal,
-      ...(session.summary ? { summary: session.summary.record } : {}),
-      ...(argv !== undefined ? { commandLine: argv.map(shellWord).join(' ') } : {}),
+      ...(summary ? { summary } : {}),
+      ...(commandLine !== undefined ? { commandLine } : {}),
+      ...(session.history ? { history: session.history } : {}),
     };
+  };
+  const recordFor = async (name: string) => (await import('../report/summary.js')).newSummaryRecord(name);
+  // The run's record: beside the lock (--lock-namespace), told of each milestone the summary record keeps.
+  const historyFor = async (cmd: Command, globals: CommandContext['globals'], summary: SummaryRecord, commandLine: string | undefined) => {
+    const [{ RunHistory }, { logger }, { parseReportFile }] = await Promise.all([
+      import('../commands/run-history.js'),
+      import('../commands/context.js'),
+      import('./options.js'),
+    ]);
+    const flags = cmd.opts();
+    const reportFile = cmd.name() === 'upgrade' ? parseReportFile(flags) : undefined;
+    return new RunHistory({
+      summary,
+      namespace: typeof flags.lockNamespace === 'string' && flags.lockNamespace !== '' ? flags.lockNamespace : 'kube-system',
+      command: cmd.name(),
+      commandLine: commandLine ?? cmd.name(),
+      log: logger(run.io, globals),
+      ...(reportFile !== undefined ? { reportFile } : {}),
+    });
   };
 
   command('amis', 'Resolve EKS-optimized AMI IDs from SSM public parameters and verify them in EC2', (cmd) =>
@@ -421,6 +453,7 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
         '--allow-create',
         'with --templates and --yes: create the EC2NodeClass or NodePool the templates name when absent (the prompt asks otherwise)',
       )
+      .option('--report <file>', "when the run ends, write its timeline to this file as one self-contained HTML page (as history <run> --html)")
       .addHelpText(
         'after',
         examples(bin, [
@@ -669,6 +702,29 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
       }),
   );
 
+  command('history [run]', 'List the runs that changed or followed a rollout on this cluster (read-only), or show one', (cmd) =>
+    cmd
+      .option('--html <file>', "write the run's timeline to this file as one self-contained HTML page")
+      .option('--lock-namespace <ns>', 'namespace of the cluster lock, where the records are kept', 'kube-system')
+      .addHelpText(
+        'after',
+        examples(bin, [
+          ['The runs this cluster remembers, newest first: when, who, command, result, nodes replaced, AMIs', 'history'],
+          ['One run in full: its AMIs, waves, soaks, gate verdicts with their evidence', 'history 3f2a9c1e'],
+          ['Its timeline as a page to open in a browser or attach to a ticket', 'history 3f2a9c1e --html run.html'],
+        ]),
+      )
+      .action(async (runId: unknown, flags: Record<string, unknown>, cmd: Command) => {
+        const ctx = await context(cmd);
+        const [{ parseHistoryOptions }, { parseLockOptions }, { history }] = await Promise.all([
+          import('./options.js'),
+          import('./stage-options.js'),
+          import('../commands/history.js'),
+        ]);
+        await history(parseHistoryOptions(runId, flags, parseLockOptions(flags).lockNamespace), ctx);
+      }),
+  );
+
   command('pin <paths...>', "Pin the AMIs (and upgrade windows) in the files (manifests, kustomizations, Helm values) Argo CD, Flux, Helm or Terraform apply, in place", (cmd) =>
     cmd
       .option('--to <minor>', 'Kubernetes minor of the target AMIs, e.g. 1.31')
@@ -849,6 +905,8 @@ function shellWord(word: string): string {
 export async function runCli(argv: string[], run: RunEnvironment): Promise<number> {
   const session: Session = {};
   const code = await runProgram(argv, run, session);
+  // The record's last write, after the command's end: it carries the exit code the process exits with.
+  await session.history?.finish(code);
   if (session.summary) await writeRecord(run, session.summary, code);
   return code;
 }

@@ -8,6 +8,7 @@
 // is answered yes.
 import { ApiException, AuthorizationV1Api } from '@kubernetes/client-node';
 import { LEASE_NAME } from '../apis/lock.js';
+import { recordNeeds } from './run-records.js';
 import { KarpDriftError, RefusedError, RuntimeFailure } from '../errors.js';
 import { columns } from '../text/table.js';
 import { apiClient, apiErrorFrom } from './api-client.js';
@@ -157,6 +158,7 @@ export function lockNeeds(lockNamespace: string): AccessNeed[] {
     { ...lease, verb: 'get', name: LEASE_NAME },
     { ...lease, verb: 'create' },
     { ...lease, verb: 'update', name: LEASE_NAME },
+    ...recordNeeds(lockNamespace),
   ];
 }
 

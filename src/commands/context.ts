@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import type { Screen } from '../report/screen.js';
 import { forScreen } from './screen-text.js';
 import type { SummaryRecord } from '../report/summary.js';
+import type { RunHistory } from './run-history.js';
 
 export interface Io {
   out(text: string): void;
@@ -67,6 +68,11 @@ export interface CommandContext {
    * a run is (never a `--yes` that was not given). Absent where a command is run other than from a command line.
    */
   commandLine?: string;
+  /**
+   * The run's record in the cluster (`upgrade`, `rollback`, `pause`, `resume`, `wait`; commands/run-history.ts): begun
+   * where the run takes the lock or starts following, ended by the CLI with the exit code.
+   */
+  history?: RunHistory;
 }
 
 export function logger(io: Io, options: Pick<GlobalOptions, 'quiet' | 'verbose'>): Logger {

@@ -84,7 +84,9 @@ export function reportPacerEvent(run: FollowRun, state: FollowState, e: PacerEve
   const { pacer } = run.settings;
   if (!pacer) return;
   const now = new Date();
-  if (run.json) out(run, `${JSON.stringify(pacerEventJson(e, pacer.plan.stagePlan, now))}\n`);
+  const json = pacerEventJson(e, pacer.plan.stagePlan, now);
+  record(run, json); // the step summary's chart and the run's record draw the stages, waves and soaks
+  if (run.json) out(run, `${JSON.stringify(json)}\n`);
   else if (!run.ctx.globals.quiet) {
     const line = pacerLogLine(e, pacer.plan.stagePlan);
     if (line !== undefined) logLine(run, state, `${elapsed(run, now)} ${line}\n`);

@@ -62,6 +62,9 @@ export async function followRollout(
   const display = !json && ctx.io.interactive && !ctx.globals.quiet ? liveDisplay(ctx.io, 'err') : undefined;
   const run: FollowRun = { ctx, cluster, discovery, settings, json, display };
   const state = newFollowState(inventory);
+  // The run's record reads the replacements from the snapshot (a follow without the lock, as `wait`, begins it here).
+  await ctx.history?.begin(cluster);
+  ctx.history?.follow(state.snapshot, settings.scope.nodePools.map((p) => p.name));
   const onAbort = () => state.stop.abort();
   ctx.signal.addEventListener('abort', onAbort, { once: true });
   settings.endWhen?.addEventListener('abort', onAbort, { once: true });

@@ -43,8 +43,11 @@ export async function withClusterLock<T>(
   const lock = await acquireLock(cluster, options.lockNamespace, holder, ctx.signal, { onWatch: (m) => log.info(m) });
   if (rideOut) cluster.lease = { retry: LOCKED_RETRY, lost: lock.lost };
   try {
+    // The run's record, before its first write: a run killed from here on leaves one that says it did not finish.
+    await ctx.history?.begin(cluster, holder);
     return await work(AbortSignal.any([ctx.signal, lock.lost]));
   } finally {
+    ctx.history?.released(holder);
     delete cluster.lease;
     await lock.release();
   }

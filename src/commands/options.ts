@@ -150,6 +150,16 @@ export interface RollbackOptions extends ApplyOptions {
   resumeHalted?: boolean;
 }
 
+/** `history [run] [--html <file>]`. */
+export interface HistoryOptions {
+  /** A run id, or the start of one as the list shows it. */
+  run?: string;
+  /** Write that run's page here instead of printing it. */
+  html?: string;
+  /** --lock-namespace: where the records are, beside the lock. */
+  lockNamespace: string;
+}
+
 export interface LockOptions {
   /** --lock-namespace: where the cluster lock's Lease lives. */
   lockNamespace: string;

@@ -1,6 +1,7 @@
 // `karp-drift pause`: hold Drifted disruption on NodePools now, reversibly (`resume` puts back exactly what was there).
 // Karpenter finishes the replacements it has started; it starts no new one while the hold is on (DOMAIN.md §2.6).
 import type { CommandContext } from './context.js';
+import { recordSummary } from '../report/summary.js';
 import type { Cluster } from '../cluster/client.js';
 import { holdNeeds, requireAccess } from '../cluster/access.js';
 import { recordNodePoolEvent } from '../cluster/events.js';
@@ -47,6 +48,8 @@ export async function pause(options: PauseOptions, ctx: CommandContext): Promise
       nodePools: outcomes,
       lock: `${options.lockNamespace}/${LEASE_NAME}`,
     };
+    // The run's record and summary: which NodePools it held or released, and how.
+    if (ctx.summary) recordSummary(ctx.summary, { type: 'holds', time: new Date().toISOString(), ...report });
     ctx.io.out(ctx.globals.output === 'json' ? holdReportJson(report) : holdReportText(report));
   } finally {
     cluster.close();

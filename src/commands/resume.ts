@@ -1,6 +1,7 @@
 // `karp-drift resume`: release every hold karp-drift put on drift (by pause, or a staged upgrade that ended early),
 // restoring each NodePool's own budgets exactly and removing only the node annotations karp-drift added.
 import type { CommandContext } from './context.js';
+import { recordSummary } from '../report/summary.js';
 import { holdNeeds, requireAccess } from '../cluster/access.js';
 import { UsageError } from '../errors.js';
 import { holdReportJson, holdReportText } from '../report/holds.js';
@@ -36,6 +37,8 @@ export async function resume(options: ResumeOptions, ctx: CommandContext): Promi
       nodePools: outcomes,
       lock: `${options.lockNamespace}/${LEASE_NAME}`,
     };
+    // The run's record and summary: which NodePools it held or released, and how.
+    if (ctx.summary) recordSummary(ctx.summary, { type: 'holds', time: new Date().toISOString(), ...report });
     ctx.io.out(ctx.globals.output === 'json' ? holdReportJson(report) : holdReportText(report));
   } finally {
     cluster.close();

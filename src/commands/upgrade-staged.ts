@@ -286,7 +286,9 @@ function gateKeeper(
 export function stagedReporter(ctx: CommandContext, { json, log }: Pick<UpgradeRun, 'json' | 'log'>, staged: StagedPlan) {
   return (e: PacerEvent) => {
     const now = new Date();
-    if (json) ctx.io.out(`${JSON.stringify(pacerEventJson(e, staged.stagePlan, now))}\n`);
+    const event = pacerEventJson(e, staged.stagePlan, now);
+    if (ctx.summary) recordSummary(ctx.summary, event); // the summary's chart and the run's record: stage 1, wave 1
+    if (json) ctx.io.out(`${JSON.stringify(event)}\n`);
     else {
       const line = pacerLogLine(e, staged.stagePlan);
       if (line !== undefined) log.info(line);

@@ -92,7 +92,14 @@ function reportWaiting(
   { pools, classes, targetMinor }: WaitTarget,
   hold: Paced | Draining | undefined,
 ): void {
-  if (ctx.summary) recordSummary(ctx.summary, { type: 'wait', cluster: cluster.identity, targetMinor });
+  if (ctx.summary)
+    recordSummary(ctx.summary, {
+      type: 'wait',
+      cluster: cluster.identity,
+      targetMinor,
+      // The run's record: the AMIs it waited for (the summary's Markdown reads only the cluster and the minor).
+      nodeClasses: classes.map((c) => ({ name: c.name, amis: c.statusAmis.map((a) => a.id) })),
+    });
   if (ctx.globals.output === 'json') {
     ctx.io.out(
       event('wait', {

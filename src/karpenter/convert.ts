@@ -76,6 +76,7 @@ function requirements(v: unknown): Requirement[] {
 function owners(meta: ApiObject['metadata']): FieldOwner[] {
   return (meta?.managedFields ?? [])
     .filter((m) => m.subresource === undefined || m.subresource === '')
+    .filter((m) => !karpenterBookkeeping(record(m.fieldsV1)))
     .map((m) => {
       const spec = record(record(m.fieldsV1)['f:spec']);
       return {
@@ -86,6 +87,27 @@ function owners(meta: ApiObject['metadata']): FieldOwner[] {
         ...(typeof m.time === 'string' ? { time: m.time } : {}),
       };
     });
+}
+
+const BOOKKEEPING_ANNOTATIONS = new Set([
+  'f:karpenter.k8s.aws/ec2nodeclass-hash',
+  'f:karpenter.k8s.aws/ec2nodeclass-hash-version',
+  'f:karpenter.sh/nodepool-hash',
+  'f:karpenter.sh/nodepool-hash-version',
+]);
+const BOOKKEEPING_FINALIZERS = new Set(['v:"karpenter.k8s.aws/termination"', 'v:"karpenter.sh/termination"']);
+
+/**
+ * An entry that holds only Karpenter's own bookkeeping on its objects: the static-drift hash annotations its hash
+ * controllers keep (DOMAIN.md §2.2) and its termination finalizer. It owns nothing a manifest sets, so it names no
+ * owner: applying a template whole takes nothing from it, and Karpenter never writes a spec field back.
+ */
+function karpenterBookkeeping(fields: Record<string, unknown>): boolean {
+  const { 'f:metadata': metadata, ...rest } = fields;
+  if (Object.keys(rest).length > 0 || metadata === undefined) return false;
+  const { 'f:annotations': annotations, 'f:finalizers': finalizers, ...other } = record(metadata);
+  const only = (v: unknown, allowed: ReadonlySet<string>) => Object.keys(record(v)).every((k) => k === '.' || allowed.has(k));
+  return Object.keys(other).length === 0 && only(annotations, BOOKKEEPING_ANNOTATIONS) && only(finalizers, BOOKKEEPING_FINALIZERS);
 }
 
 export function nodeClassView(o: ApiObject): NodeClassView {

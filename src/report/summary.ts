@@ -8,6 +8,9 @@ import type { RecordedPolicy } from '../ami/release-policy.js';
 import { amiSourceText, otherClassesText, releasePolicyLines, releasePolicySourceText } from './plan.js';
 import { keptReleaseLines } from './kept.js';
 import { datedWindowTime } from './windows.js';
+import type { RunEvent } from '../apis/run-record.js';
+import { addRunEvent, runEventOf } from './run-events.js';
+import { ganttSection } from './mermaid-gantt.js';
 
 type Doc = Record<string, unknown>;
 
@@ -28,15 +31,27 @@ export interface SummaryRecord {
   releasePolicy?: Doc;
   /** `exitCode`: the code the error stands for (README "Exit codes"), which --window-exit-code may not exit with. */
   error?: { exitCode: number; message: string; hint?: string };
+  /**
+   * The run's milestones, bounded (report/run-events.ts): stages, waves, soaks, gate verdicts, windows, the halt and
+   * the end, for the step summary's Mermaid chart and the run's record in the cluster.
+   */
+  timeline: RunEvent[];
+  /** Told of each milestone as it is recorded: the run's record in the cluster (commands/run-history.ts). */
+  listener?: (e: RunEvent) => void;
 }
 
 export function newSummaryRecord(command: string): SummaryRecord {
-  return { command, blocked: new Map() };
+  return { command, blocked: new Map(), timeline: [] };
 }
 
 /** Records one event or document as `-o json` would print it (its `type` says which). */
 export function recordSummary(r: SummaryRecord, event: object): void {
   const e = event as Doc;
+  const milestone = runEventOf(e);
+  if (milestone !== undefined) {
+    addRunEvent(r.timeline, milestone);
+    r.listener?.(milestone);
+  }
   switch (e.type) {
     case 'plan':
       r.plan = (e.plan as Doc | undefined) ?? e;
@@ -318,6 +333,8 @@ export function summaryMarkdown(r: SummaryRecord, exitCode: number): string {
   if (windows.length > 0) out.push(...windows, '');
   if (r.status) out.push(...statusSection(r.status), '');
   if (r.done) out.push(...rolloutSection(r.done, r.error), '');
+  const gantt = ganttSection(r.command, r.timeline, r.done);
+  if (gantt.length > 0) out.push(...gantt, '');
   if (r.gate) {
     const g = r.gate;
     const command = g.command as { output?: string[] } | undefined;

@@ -15,7 +15,7 @@ import { badAmiFault } from './scenarios/bad-ami.js';
 import { buildCluster, type BuiltCluster } from './scenarios/build.js';
 import { karpenterConversions, karpenterCrds } from './scenarios/karpenter-crds.js';
 import { loadScenario } from './scenarios/load.js';
-import { budgetSupport, karpenterVersionOf, nodeClassConditions, registrationHealthRule } from './scenarios/versions.js';
+import { budgetSupport, hashVersions, karpenterVersionOf, nodeClassConditions, registrationHealthRule } from './scenarios/versions.js';
 import { seededRandom } from './scenarios/random.js';
 import type { Scenario } from './scenarios/schema.js';
 
@@ -93,6 +93,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       taken: cluster.taken,
       controlPlaneVersion: scenario.controlPlaneVersion,
       karpenterApi: api,
+      hashVersions: hashVersions(release),
       budgets: budgetSupport(release),
       registrationHealth: registrationHealthRule(release) ?? 'none',
       nodeClassConditions: nodeClassConditions(release),

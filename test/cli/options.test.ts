@@ -15,6 +15,8 @@ import {
   parseDemoOptions,
   parseStatusOptions,
   parseUpgradeOptions,
+  parseHistoryOptions,
+  parseReportFile,
 } from '../../src/cli/options.js';
 import { ARCHES } from '../../src/ami/families.js';
 
@@ -417,5 +419,29 @@ describe('--request-timeout', () => {
     expect(usageMessage(() => parseGlobalOptions({ requestTimeout: '0s' }, {}, false))).toBe(
       '--request-timeout "0s" is not longer than 0; give a duration such as 90s, 15m or 1h30m',
     );
+  });
+});
+
+describe('history [run] [--html <file>] and upgrade --report <file>', () => {
+  it.each<[unknown, Record<string, unknown>, object]>([
+    [undefined, {}, { lockNamespace: 'kube-system' }],
+    ['3f2a9c1e', {}, { run: '3f2a9c1e', lockNamespace: 'kube-system' }],
+    ['3f2a9c1e', { html: '/tmp/run.html' }, { run: '3f2a9c1e', html: '/tmp/run.html', lockNamespace: 'kube-system' }],
+  ])('history %s %j', (run, flags, expected) => {
+    expect(parseHistoryOptions(run, flags, 'kube-system')).toEqual(expected);
+  });
+
+  it.each<[string, () => unknown, string]>([
+    ['--html without a run', () => parseHistoryOptions(undefined, { html: 'run.html' }, 'kube-system'), '--html draws one run: name it'],
+    ['--html in a folder that does not exist', () => parseHistoryOptions('3f2a', { html: '/nonexistent-dir/run.html' }, 'kube-system'), '--html /nonexistent-dir/run.html: the folder /nonexistent-dir does not exist'],
+    ['--html a folder', () => parseHistoryOptions('3f2a', { html: '/tmp' }, 'kube-system'), '--html /tmp is a folder'],
+    ['--report empty', () => parseReportFile({ report: '' }), '--report is empty (is the shell variable you passed unset?)'],
+    ['--report in a folder that does not exist', () => parseReportFile({ report: '/nonexistent-dir/r.html' }), '--report /nonexistent-dir/r.html: the folder /nonexistent-dir does not exist'],
+  ])('%s: exit 2, before anything is read or sent', (_name, fn, message) => {
+    expect(usageMessage(fn)).toBe(message);
+  });
+
+  it('--report absent is none', () => {
+    expect(parseReportFile({})).toBeUndefined();
   });
 });

@@ -245,7 +245,7 @@ describe('exit codes', () => {
 });
 
 describe('--help', () => {
-  const commands = ['amis', 'render', 'plan', 'upgrade', 'rollback', 'pause', 'resume', 'wait', 'status', 'demo', 'sandbox'];
+  const commands = ['amis', 'render', 'plan', 'upgrade', 'rollback', 'pause', 'resume', 'wait', 'status', 'history', 'demo', 'sandbox'];
   it.each([[[] as string[]], ...commands.map((c) => [[c]])])(
     '%j --help ends with examples of itself',
     async (command) => {
@@ -309,7 +309,7 @@ describe('a program built for one command line', () => {
     expect(help(['--help'], [])).toMatch(/upgrade \[options\]/);
   });
 
-  it.each(['upgrade', 'plan', 'rollback', 'status', 'wait', 'pause', 'resume', 'pin', 'amis', 'render', 'demo', 'sandbox'])(
+  it.each(['upgrade', 'plan', 'rollback', 'status', 'wait', 'pause', 'resume', 'history', 'pin', 'amis', 'render', 'demo', 'sandbox'])(
     '%s --help is the whole definition of %s',
     (name) => {
       expect(names).toContain(name);

@@ -15,16 +15,19 @@ const errno = (code: string, message: string) => Object.assign(new Error(message
 const DUMP = /HTTP-Code:|Unknown API Status Code|Headers:|Body:/;
 
 describe('the needs name the object wherever deploy/rbac.yaml restricts a rule by resourceNames', () => {
-  it('asks for the Lease karp-drift by name in the lock namespace, and its create without a name', () => {
-    expect(lockNeeds('kube-system').map(({ verb, namespace, name }) => [verb, namespace, name])).toEqual([
-      ['get', 'kube-system', 'karp-drift'],
-      ['create', 'kube-system', undefined],
-      ['update', 'kube-system', 'karp-drift'],
+  it("asks for the Lease karp-drift and the run record's slot by name in the lock namespace, and their creates without one", () => {
+    expect(lockNeeds('kube-system').map(({ verb, resource, namespace, name }) => [verb, resource, namespace, name])).toEqual([
+      ['get', 'leases', 'kube-system', 'karp-drift'],
+      ['create', 'leases', 'kube-system', undefined],
+      ['update', 'leases', 'kube-system', 'karp-drift'],
+      ['get', 'configmaps', 'kube-system', 'karp-drift-run-00'],
+      ['create', 'configmaps', 'kube-system', undefined],
+      ['update', 'configmaps', 'kube-system', 'karp-drift-run-00'],
     ]);
   });
 
   it('asks for each held NodePool by name, nodes without one, and Events in default', () => {
-    const needs = holdNeeds('ops', { nodePools: ['general'], nodes: true }).filter((n) => n.resource !== 'leases');
+    const needs = holdNeeds('ops', { nodePools: ['general'], nodes: true }).filter((n) => n.resource !== 'leases' && n.resource !== 'configmaps');
     expect(needs.map(({ verb, resource, namespace, name }) => `${verb} ${resource} ${namespace ?? ''}/${name ?? '*'}`)).toEqual([
       'get nodepools /general',
       'patch nodepools /general',
@@ -37,13 +40,16 @@ describe('the needs name the object wherever deploy/rbac.yaml restricts a rule b
 
   it('asks each question once and shows namespace/name in the table', () => {
     const twice = [...lockNeeds('kube-system'), ...lockNeeds('kube-system')];
-    expect(distinctNeeds(twice)).toHaveLength(3);
+    expect(distinctNeeds(twice)).toHaveLength(6);
     const table = accessTable(lockNeeds('kube-system').map((n, i) => ({ ...n, allowed: i === 0 })));
     expect(table.split('\n').filter((l) => l.trim() !== '').map((l) => l.trim().split(/\s{2,}/))).toEqual([
       ['VERB', 'RESOURCE', 'NAME', 'ALLOWED', 'WHY'],
       ['get', 'leases.coordination.k8s.io', 'kube-system/karp-drift', 'yes', 'the cluster lock in kube-system'],
       ['create', 'leases.coordination.k8s.io', 'kube-system/*', 'no', 'the cluster lock in kube-system'],
       ['update', 'leases.coordination.k8s.io', 'kube-system/karp-drift', 'no', 'the cluster lock in kube-system'],
+      ['get', 'configmaps', 'kube-system/karp-drift-run-00', 'no', "the run's record in kube-system (karp-drift history)"],
+      ['create', 'configmaps', 'kube-system/*', 'no', "the run's record in kube-system (karp-drift history)"],
+      ['update', 'configmaps', 'kube-system/karp-drift-run-00', 'no', "the run's record in kube-system (karp-drift history)"],
     ]);
   });
 });

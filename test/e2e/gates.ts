@@ -22,10 +22,14 @@ export const CANARY = ['upgrade', '--to', '1.30', '--canary', 'canary', '--yes']
 /** An older 1.30 release, good whatever the newest does (the scenario's seed fixes the catalog). */
 export const GOOD = 'v20260703';
 
+/**
+ * Speed 120: Karpenter's own pace (one or two commands of a NodePool in flight while replacements come up) makes the
+ * good release's 17 nodes take about half an hour simulated.
+ */
 export async function badAmi(fault?: ScenarioBadAmi): Promise<Sandbox> {
   const scenario = loadScenario('bad-ami');
   if (fault) scenario.faults.badAmi = fault;
-  const sandbox = await startSandbox({ scenario });
+  const sandbox = await startSandbox({ scenario, speed: 120 });
   onTestFinished(() => sandbox.stop());
   return sandbox;
 }

@@ -6,7 +6,7 @@ import { karpDrift, MAIN, scenario } from './cli-sandbox.js';
 
 describe('interruption and resume', () => {
   it('exits 130 on SIGINT while following, and a re-run resumes without applying again', async () => {
-    const sandbox = await scenario('default', 30);
+    const sandbox = await scenario('default', 90);
     const child = spawn(process.execPath, [MAIN, 'upgrade', '--to', '1.30', '--yes'], {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...sandbox.env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -8,7 +8,11 @@ import { loadScenario } from '../../src/sandbox/scenarios/load.js';
 import { parseScenario, type Scenario } from '../../src/sandbox/scenarios/schema.js';
 import { expectDoneOnTime, upgrade } from './large-rollout.js';
 
-/** `large` with a tenth of its nodes and pods: three NodePools, four workloads, the same PDBs and budgets. */
+/**
+ * `large` with a tenth of its nodes and pods: three NodePools, four workloads, the same PDBs and budgets. Played at
+ * speed 900: Karpenter replaces a NodePool's full nodes about one at a time, so the 100 of `system` take some three
+ * simulated hours.
+ */
 function largeCut(): Scenario {
   const large = loadScenario('large');
   return {
@@ -24,7 +28,7 @@ describe('upgrade on a large fleet (a cut)', () => {
     '-o json on a tenth of `large`: follows 500 NodeClaims, exits 0, done soon after the last old NodeClaim, RSS bounded',
     { timeout: 180_000 },
     async () => {
-      const sandbox = await startSandbox({ scenario: largeCut(), speed: 300 });
+      const sandbox = await startSandbox({ scenario: largeCut(), speed: 900 });
       onTestFinished(() => sandbox.stop());
       const run = await upgrade(sandbox, ['--nodeclass', 'bottlerocket', '-o', 'json'], 160_000);
       expect(run.code, run.stderr.slice(-2000)).toBe(0);
@@ -35,21 +39,27 @@ describe('upgrade on a large fleet (a cut)', () => {
   );
 
   it(
-    'plain text (stderr not a TTY) on 300 nodes and 3,000 pods: exits 0 and says done soon after',
+    'plain text (stderr not a TTY) on 300 nodes and 3,000 pods in ten NodePools: exits 0 and says done soon after',
     { timeout: 180_000 },
     async () => {
+      // Ten NodePools of 30 full nodes: Karpenter replaces a NodePool's full nodes about one at a time (a candidate
+      // waits while its pods would land on the replacement still coming up), so one NodePool of 300 would take some
+      // ten simulated hours; ten side by side take one.
+      const pools = Array.from({ length: 10 }, (_, i) => `pool-${i}`);
       const sandbox = await startSandbox({
         scenario: parseScenario(
           [
             'name: large-cut',
             'controlPlaneVersion: "1.30"',
             'nodeClasses: [{ name: default, family: al2023, kubernetesVersion: "1.29" }]',
-            'nodePools: [{ name: general, nodeClass: default, nodes: 300, arch: [amd64, arm64] }]',
-            'workloads: [{ name: web, nodePool: general, replicas: 3000, pdb: { maxUnavailable: "10%" } }]',
+            'nodePools:',
+            ...pools.map((p) => `  - { name: ${p}, nodeClass: default, nodes: 30, arch: [amd64, arm64] }`),
+            'workloads:',
+            ...pools.map((p) => `  - { name: web-${p}, nodePool: ${p}, replicas: 300, pdb: { maxUnavailable: "10%" } }`),
           ].join('\n'),
           'large-cut',
         ),
-        speed: 300,
+        speed: 600,
       });
       onTestFinished(() => sandbox.stop());
       const run = await upgrade(sandbox, [], 160_000);

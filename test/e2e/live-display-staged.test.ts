@@ -7,7 +7,7 @@ import { pty, why, inTerminal, liveLines, writtenRows } from './terminal.js';
 describe.skipIf(pty === undefined)(`live display in a terminal${pty === undefined ? ` (skipped: ${why})` : ''}`, () => {
   it('a staged rollout at 80×24: the stage line in the frame, and log lines longer than the screen printed whole above it', async () => {
     const screen = await inTerminal(
-      ['demo', '--scenario', 'staged', '--canary', 'canary', '--waves', '1,100%', '--soak', '2s'],
+      ['demo', '--scenario', 'staged', '--speed', '540', '--canary', 'canary', '--waves', '1,100%', '--soak', '2s'],
       80,
       24,
     );
@@ -27,7 +27,7 @@ describe.skipIf(pty === undefined)(`live display in a terminal${pty === undefine
 
   it('a staged rollout at 50×24: NodePool lines whole (a narrower bar), log lines wrapped at spaces above the frame', async () => {
     const screen = await inTerminal(
-      ['demo', '--scenario', 'staged', '--canary', 'canary', '--waves', '1,100%', '--soak', '2s'],
+      ['demo', '--scenario', 'staged', '--speed', '540', '--canary', 'canary', '--waves', '1,100%', '--soak', '2s'],
       50,
       24,
     );
@@ -47,7 +47,7 @@ describe.skipIf(pty === undefined)(`live display in a terminal${pty === undefine
 
   it('a gated staged rollout at 80×24: the stage line says what the gates wait on, cut to the width', async () => {
     const screen = await inTerminal(
-      ['demo', '--scenario', 'staged', '--canary', 'canary', '--waves', '1,100%', '--gate-cmd', 'sleep 2; echo ok'],
+      ['demo', '--scenario', 'staged', '--speed', '540', '--canary', 'canary', '--waves', '1,100%', '--gate-cmd', 'sleep 2; echo ok'],
       80,
       24,
     );

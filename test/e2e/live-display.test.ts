@@ -19,7 +19,7 @@ describe.skipIf(pty === undefined)(`live display in a terminal${pty === undefine
   });
 
   it('redraws in place after the window narrows mid-rollout', async () => {
-    const screen = await inTerminal(['demo', '--speed', '20'], 200, 50, { columns: 80, rows: 24 });
+    const screen = await inTerminal(['demo', '--speed', '60'], 200, 50, { columns: 80, rows: 24 });
     expect(screen.exitCode).toBe(0);
     expect(screen.lines.filter((l) => l.startsWith('Drift to Kubernetes'))).toHaveLength(1);
     const live = liveLines(screen);

@@ -47,6 +47,8 @@ const ROWS: Record<string, Row> = {
   plan: { args: ['plan', '--to', '1.30'] },
   status: { args: ['status'] },
   wait: { before: [[...upgrade, '--no-wait']], args: ['wait'] },
+  // The admin's upgrade leaves a record; the role reads it (and the other slots) by name.
+  history: { before: [[...upgrade, '--no-wait']], args: ['history'] },
   'upgrade (staged and gated by default)': { args: upgrade },
   'upgrade --no-wait': { args: [...upgrade, '--no-wait'] },
   'upgrade --dry-run': { args: [...upgrade, '--dry-run'] },

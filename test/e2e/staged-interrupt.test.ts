@@ -6,7 +6,7 @@ import { budgetsOf, follow, heldNodes, STAGED } from './staged.js';
 
 describe('staged rollout interrupted, and its lock', () => {
   it('interrupted mid-wave stays paused (exit 130, both ways on); the same command resumes where the cluster stands', async () => {
-    const sandbox = await scenario('staged', 60);
+    const sandbox = await scenario('staged', 180);
     const before = budgetsOf(sandbox);
     const first = follow(sandbox, [...STAGED, '--soak', '2s']);
     await first.until((e) => e.type === 'wave' && e.stage === 2 && e.wave === 2);
@@ -47,7 +47,7 @@ describe('staged rollout interrupted, and its lock', () => {
   }, 240_000);
 
   it('Ctrl-C during a hold write: exit 130, left paused and consistent; resume puts back exactly what was there', async () => {
-    const sandbox = await scenario('staged', 60);
+    const sandbox = await scenario('staged', 180);
     const before = budgetsOf(sandbox);
     const run = follow(sandbox, [...STAGED, '--soak', '2s']);
     await run.until((e) => e.type === 'soak');
@@ -67,7 +67,7 @@ describe('staged rollout interrupted, and its lock', () => {
   }, 120_000);
 
   it('Ctrl-C while the holds go on, before the apply: exit 130, the holds taken off again, nothing changed', async () => {
-    const sandbox = await scenario('staged', 60);
+    const sandbox = await scenario('staged', 180);
     const before = budgetsOf(sandbox);
     const generations = () =>
       sandbox.kube.store.list('ec2nodeclasses.karpenter.k8s.aws').map((c) => c.metadata.generation);
@@ -84,7 +84,7 @@ describe('staged rollout interrupted, and its lock', () => {
   }, 60_000);
 
   it('refuses a second run while the first holds the lock (exit 3, naming it), and pause too', async () => {
-    const sandbox = await scenario('staged', 60);
+    const sandbox = await scenario('staged', 180);
     const first = follow(sandbox, [...STAGED, '--soak', '30s']);
     await first.until((e) => e.type === 'soak');
     // Another staged run would write holds: it must not pace the same cluster at once.
@@ -118,7 +118,7 @@ describe('staged rollout interrupted, and its lock', () => {
   }, 120_000);
 
   it('status after the run was interrupted: paused, resume offered', async () => {
-    const sandbox = await scenario('staged', 60);
+    const sandbox = await scenario('staged', 180);
     const first = follow(sandbox, [...STAGED, '--soak', '30s']);
     await first.until((e) => e.type === 'soak');
     first.child.kill('SIGINT');

@@ -1,6 +1,6 @@
 // How fast a staged wave goes, read from the simulated Karpenter's own record of the drift commands it started
-// (sandbox.simulator.disruptions), never from karp-drift's events: a wave starts exactly its target, side by side up
-// to the NodePool's own budgets (its own in-flight replacements are not subtracted twice), a NotReady node outside
+// (sandbox.simulator.disruptions), never from karp-drift's events: a wave starts exactly its target, side by side as
+// far as Karpenter takes them (its own in-flight replacements are not subtracted twice), a NotReady node outside
 // the rollout does not keep a canary from starting, and a wave is shared among the stage's NodePools.
 import { describe, expect, it } from 'vitest';
 import { scenario } from './cli-sandbox.js';
@@ -11,20 +11,23 @@ type Record = ReturnType<Awaited<ReturnType<typeof scenario>>['simulator']['disr
 const UPGRADE = ['upgrade', '--to', '1.30', '--yes', '-o', 'json'];
 
 describe('the pace of a staged wave', () => {
-  it("a wave of 8 in general (its own budget 12) starts all 8 before any is done, and never a 9th", async () => {
-    const sandbox = await scenario('staged', 60);
+  it("a wave of 8 in general (its own budget 12) starts its 8 and never a 9th, side by side as far as Karpenter goes", async () => {
+    const sandbox = await scenario('staged', 180);
     const run = follow(sandbox, [...UPGRADE, '--canary', 'general', '--waves', '8,100%', '--soak', '1h']);
     await run.until((e) => e.type === 'soak', 120_000);
     run.child.kill('SIGINT');
     await run.exited;
     const general = sandbox.simulator.disruptions.entries().filter((d: Record) => d.nodePool === 'general');
-    expect(general).toHaveLength(8);
-    const firstDone = Math.min(...general.map((d) => Date.parse(d.finished!)));
-    expect(general.every((d) => Date.parse(d.time) < firstDone)).toBe(true);
+    expect(new Set(general.map((d) => d.nodeClaim)).size).toBe(8);
+    // Karpenter itself refuses a candidate whose pods would land on a replacement still initializing, so the 8 do not
+    // all run at once; what the wave allows is never exceeded, and more than one does run at a time.
+    const most = sandbox.simulator.disruptions.maxInFlight().get('general')!;
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(8);
   });
 
   it('a NotReady node outside the rollout does not keep a canary of 1 from starting', async () => {
-    const sandbox = await scenario('staged', 60);
+    const sandbox = await scenario('staged', 180);
     // One of canary's nodes goes NotReady and the user keeps it (do-not-disrupt): Karpenter counts it as disrupting.
     const store = sandbox.kube.store;
     const node = store.list('nodes').find((n) => n.metadata.labels?.['karpenter.sh/nodepool'] === 'canary')!;
@@ -46,7 +49,7 @@ describe('the pace of a staged wave', () => {
   });
 
   it("a wave is shared among the stage's NodePools: each gets one as soon as the wave has as many", async () => {
-    const sandbox = await scenario('staged', 60);
+    const sandbox = await scenario('staged', 180);
     // One stage of canary 3, general 24 and batch 6; wave 1 = 3 nodes: one each, not three of one NodePool.
     const run = follow(sandbox, [...UPGRADE, '--waves', '3,100%', '--soak', '1h']);
     await run.until((e) => e.type === 'soak', 120_000);

@@ -5,7 +5,7 @@ import { budgetsOf } from './staged.js';
 
 describe('staged rollout: stalls and refusals', () => {
   it('a stall (a PDB) exits 4 with the PDB blamed, never its own holds, and stays paused', async () => {
-    const sandbox = await scenario('pdb-blocked', 60);
+    const sandbox = await scenario('pdb-blocked', 180);
     const run = await karpDrift(sandbox, [
       'upgrade',
       '--to',

@@ -7,7 +7,7 @@ import { budgetsOf, follow, heldNodes, managedFieldsOf, STAGE_POOLS, STAGED } fr
 
 describe('staged rollout (upgrade --canary --waves --soak)', () => {
   it('goes canary first, then three waves, never starting more than a wave allows, soaking between, and puts every budget back', async () => {
-    const sandbox = await scenario('staged', 60);
+    const sandbox = await scenario('staged', 180);
     const before = budgetsOf(sandbox);
     const owners = managedFieldsOf(sandbox);
     const run = await karpDrift(sandbox, [...STAGED, '--soak', '3s'], 150_000);
@@ -77,7 +77,7 @@ describe('staged rollout (upgrade --canary --waves --soak)', () => {
   }, 180_000);
 
   it('a NodePool whose budgets change under the run keeps the new ones: re-read, never clobbered', async () => {
-    const sandbox = await scenario('staged', 60);
+    const sandbox = await scenario('staged', 180);
     const run = follow(sandbox, [
       'upgrade',
       '--to',

@@ -10,7 +10,7 @@ const folder = () => mkdtempSync(join(tmpdir(), 'karp-drift-summary-'));
 
 describe('--summary-file', () => {
   it('an upgrade: the plan and the rollout per NodePool, appended run after run; -o json stdout is unchanged', async () => {
-    const sandbox = await scenario('default', 120);
+    const sandbox = await scenario('default');
     const file = join(folder(), 'step-summary.md');
     const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '-o', 'json', '--summary-file', file]);
     expect(run.code, run.stderr).toBe(0);

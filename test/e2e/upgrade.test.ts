@@ -163,9 +163,11 @@ describe('karp-drift upgrade --templates', () => {
     expect(rendered.checks.map((c) => [c.code, c.level])).toEqual([['TEMPLATE-CHANGES', 'info']]);
     const store = sandbox.kube.store;
     const pool = store.get('nodepools.karpenter.sh', 'default')!;
-    // karp-drift owns the spec it applied; Karpenter writes only the status subresource (counts and readiness).
+    // karp-drift owns the spec it applied; Karpenter writes the static-drift hash annotations and the status
+    // subresource (counts and readiness).
     expect(pool.metadata.managedFields?.map((m) => `${m.manager}/${m.subresource ?? ''}`).sort()).toEqual([
       'karp-drift/',
+      'karpenter/',
       'karpenter/status',
     ]);
     const nc = store.get(EC2NODECLASSES, 'default')!;

@@ -2,10 +2,10 @@
 // read-only, and ends with the documented exit code. The checks read the sandbox's store, not karp-drift's account.
 import { describe, expect, it } from 'vitest';
 import { karpDrift, scenario } from './cli-sandbox.js';
-import { writesSince, allOnTarget } from './wait.js';
+import { writesSince, allOnTarget, recordedCommands } from './wait.js';
 
 describe('karp-drift wait', () => {
-  it('after upgrade --no-wait: follows the drift the apply caused to the end (exit 0), writing nothing', async () => {
+  it('after upgrade --no-wait: follows the drift the apply caused to the end (exit 0), changing nothing but its run record', async () => {
     const sandbox = await scenario('default', 120);
     const applied = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '--no-wait']);
     expect(applied.code, applied.stderr).toBe(0);
@@ -25,6 +25,8 @@ describe('karp-drift wait', () => {
       /^Rollout complete: every node runs the Kubernetes 1\.30 AMIs Karpenter resolved \(arm: \d+ on target; general: \d+ on target; system: \d+ on target\)\.\n$/,
     );
     expect(writesSince(sandbox, from)).toBe(0);
+    // What it wrote is the record of each run, for `karp-drift history`.
+    expect(recordedCommands(sandbox)).toEqual(['upgrade', 'wait', 'wait']);
   });
 
   it('--timeout: exit 5, and waiting again goes on', async () => {

@@ -1,10 +1,23 @@
 // `karp-drift wait` end to end, shared by wait*.test.ts: what the sandbox's store says, not karp-drift's account.
 import type { Sandbox } from '../../src/sandbox/sandbox.js';
 
+/**
+ * The writes since request `from` that change the cluster: not the questions a run asks (SelfSubjectAccessReview,
+ * SelfSubjectReview), nor its own record for `karp-drift history` (the ConfigMaps karp-drift-run-NN).
+ */
 export const writesSince = (sandbox: Sandbox, from: number) =>
   sandbox.kube.requests
     .slice(from)
-    .filter((r) => ['create', 'update', 'patch', 'delete', 'deletecollection'].includes(r.verb)).length;
+    .filter((r) => ['create', 'update', 'patch', 'delete', 'deletecollection'].includes(r.verb))
+    .filter((r) => !['selfsubjectaccessreviews', 'selfsubjectreviews', 'configmaps'].includes(r.resource ?? '')).length;
+
+/** The run records the API server holds, by command. */
+export const recordedCommands = (sandbox: Sandbox): string[] =>
+  sandbox.kube.store
+    .list('configmaps', 'kube-system')
+    .filter((cm) => cm.metadata.labels?.['karp-drift.io/record'] === 'run')
+    .map((cm) => (JSON.parse((cm as unknown as { data: Record<string, string> }).data['run.json']!) as { command: string }).command)
+    .sort();
 
 /**
  * Every NodeClaim not being deleted runs an AMI its class resolves now, or (`pinned`) one its class pins by id: right

@@ -1,7 +1,7 @@
 // podView reads which node a pod is pinned to (the scheduler's rules for nodeSelector and required node affinity) and
 // what Karpenter's disruption rules need.
 import { describe, expect, it } from 'vitest';
-import { pdbView, podView } from '../../src/karpenter/convert.js';
+import { nodeClassView, pdbView, podView } from '../../src/karpenter/convert.js';
 
 const pod = (spec: Record<string, unknown>) =>
   podView({ metadata: { namespace: 'debug', name: 'agent' }, spec: { nodeName: 'ip-10-0-1-1', ...spec } });
@@ -70,5 +70,25 @@ describe('podView for the disruption rules', () => {
   it('pdbView carries unhealthyPodEvictionPolicy', () => {
     const pdb = pdbView({ metadata: { namespace: 'a', name: 'b' }, spec: { unhealthyPodEvictionPolicy: 'AlwaysAllow' }, status: { disruptionsAllowed: 0 } });
     expect(pdb).toEqual({ namespace: 'a', name: 'b', disruptionsAllowed: 0, unhealthyPodEvictionPolicy: 'AlwaysAllow' });
+  });
+});
+
+// Who owns a class: every managedFields entry but the status subresource's, and but an entry holding only Karpenter's
+// own bookkeeping (its hash controllers' annotations, its termination finalizer), which owns nothing a manifest sets.
+describe('nodeClassView owners', () => {
+  const entry = (manager: string, fieldsV1: unknown, subresource?: string) => ({ manager, operation: 'Update', fieldsV1, ...(subresource ? { subresource } : {}) });
+  const hash = { 'f:metadata': { 'f:annotations': { '.': {}, 'f:karpenter.k8s.aws/ec2nodeclass-hash': {}, 'f:karpenter.k8s.aws/ec2nodeclass-hash-version': {} } } };
+  const finalizer = { 'f:metadata': { 'f:finalizers': { '.': {}, 'v:"karpenter.k8s.aws/termination"': {} } } };
+  const owners = (...managedFields: unknown[]) =>
+    nodeClassView({ metadata: { name: 'default', managedFields } as never, spec: {} }).owners.map((o) => o.manager);
+  it.each<[string, unknown[], string[]]>([
+    ['karpenter\'s hash annotations', [entry('karpenter', hash)], []],
+    ['karpenter\'s finalizer', [entry('karpenter', finalizer)], []],
+    ['karpenter\'s status', [entry('karpenter', { 'f:status': {} }, 'status')], []],
+    ['an annotation of someone else\'s beside the hashes', [entry('karpenter', { 'f:metadata': { 'f:annotations': { 'f:karpenter.k8s.aws/ec2nodeclass-hash': {}, 'f:team': {} } } })], ['karpenter']],
+    ['a spec field', [entry('kubectl-edit', { 'f:spec': { 'f:tags': {} } })], ['kubectl-edit']],
+    ['the applier and karpenter', [entry('argocd-controller', { 'f:spec': { 'f:amiSelectorTerms': {} } }), entry('karpenter', hash)], ['argocd-controller']],
+  ])('%s', (_name, managedFields, expected) => {
+    expect(owners(...managedFields)).toEqual(expected);
   });
 });

@@ -97,6 +97,21 @@ describe('the sandbox authorizes every request with RBAC', () => {
     });
   });
 
+  it("lets the read-only role read the run records by name and no other ConfigMap of the namespace (aws-auth stays unread)", async () => {
+    bind('karp-drift-readonly');
+    try {
+      const cm = { verb: 'get', group: '', resource: 'configmaps', namespace: 'kube-system' };
+      expect((await review({ ...cm, name: 'karp-drift-run-07' })).allowed).toBe(true);
+      expect((await review({ ...cm, name: 'aws-auth' })).allowed).toBe(false);
+      expect((await review({ ...cm, verb: 'list' })).allowed).toBe(false);
+      expect((await review({ ...cm, verb: 'update', name: 'karp-drift-run-07' })).allowed).toBe(false);
+      expect((await as('GET', '/api/v1/namespaces/kube-system/configmaps/karp-drift-run-19')).status).toBe(404);
+      expect((await as('GET', '/api/v1/namespaces/kube-system/configmaps/aws-auth')).status).toBe(403);
+    } finally {
+      unbind('karp-drift-readonly-tester');
+    }
+  });
+
   it('answers a review of the Lease by name as the rule with resourceNames says, and the request alike', async () => {
     bind('karp-drift-upgrade');
     try {

@@ -12,8 +12,10 @@ import type { SimClock } from './clock.js';
 import type { DueQueue } from './due-queue.js';
 import type { DisruptionLog } from './disruption-log.js';
 import type { EventRecorder } from './events.js';
-import type { DaemonSets, SchedulableNodes } from './indexes.js';
+import type { DaemonSets, NodeUsage, SchedulableNodes } from './indexes.js';
 import type { NodePoolCounts } from './nodepool-counts.js';
+import type { ConditionTransitions } from './condition-transitions.js';
+import type { HashVersions } from './hashes.js';
 import { withCondition, type Condition } from './objects.js';
 
 /** Simulated seconds unless named otherwise. */
@@ -23,6 +25,8 @@ export interface SimTiming {
   registerSeconds: [number, number];
   initializeSeconds: number;
   podStartSeconds: number;
+  /** From a pod's creation by its ReplicaSet until kube-scheduler binds it, or marks it unschedulable. */
+  podScheduleSeconds: number;
   registrationTimeoutMinutes: number;
   disruptionPollSeconds: number;
 }
@@ -33,6 +37,7 @@ export const DEFAULT_TIMING: SimTiming = {
   registerSeconds: [30, 90],
   initializeSeconds: 10,
   podStartSeconds: 5,
+  podScheduleSeconds: 1,
   registrationTimeoutMinutes: 15,
   disruptionPollSeconds: 10,
 };
@@ -78,22 +83,18 @@ export interface TakenNames {
   instanceIds: Set<string>;
 }
 
-/** A disruption command in flight (Karpenter's orchestration queue entry). */
+/** A disruption command in flight (Karpenter's orchestration queue entry, queue.go Command). */
 export interface Command {
   candidate: string; // old NodeClaim name
   nodeName: string;
   nodePool: string;
-  replacement?: string; // replacement NodeClaim name; none for an empty node
+  /** The replacement NodeClaims; none when the candidate's pods fit on other nodes (a delete). */
+  replacements: string[];
+  /** Those seen Initialized (queue.go Replacement.Initialized): not checked again. */
+  initialized: Set<string>;
   startedAt: number;
-}
-
-/** A drifted NodeClaim the disruption controller may act on (disruption-controller.ts). */
-export interface Candidate {
-  claim: KubeObject;
-  node: KubeObject;
-  nodePool: string;
-  driftedAt: string;
-  empty: boolean;
+  /** When the queue next looks at it (simulated ms): it requeues a waiting command after queueBaseDelay, 1 s. */
+  checkAt: number;
 }
 
 /** What a NodePool's budgets are counted over (DOMAIN.md §2.6): its initialized nodes, and those disrupting. */
@@ -102,15 +103,6 @@ export interface BudgetCounts {
   disrupting: number;
 }
 
-/**
- * The candidates a poll pass ordered, the next one to try, and each NodePool's budget counts as that poll found them
- * (`disrupting` grows as commands start). The budgets themselves are read again on every pass.
- */
-export interface DriftQueue {
-  candidates: Candidate[];
-  next: number;
-  counts: Map<string, BudgetCounts>;
-}
 
 export interface LifecyclePhase {
   /**
@@ -142,19 +134,32 @@ export interface SimMemory {
   starting: Map<string, number>;
   /** PodDisruptionBudget (namespace/name) → evictions still allowed; recomputed every pass. */
   pdbAllowed: Map<string, number>;
+  /** Namespace → its PodDisruptionBudgets, listed once a pass (pdbs.ts). */
+  pdbsByNamespace: Map<string, KubeObject[]>;
   /** EC2NodeClass → the generation whose AMI reconcile failed with an error, and when it is retried (simulated ms). */
   nodeClassRetryAt: Map<string, { generation: number; at: number }>;
   /** EC2NodeClass name → the generation last reconciled, for releases whose status has no AMIsReady to tell. */
   nodeClassReconciled: Map<string, number>;
   /** NodeClaim → simulated ms its deletion was first seen (terminationGracePeriod counts from there). */
   deletingSince: Map<string, number>;
-  /** Pods waiting for a node (namespace/name). */
+  /** Node → when the termination controller looks at it again (simulated ms). */
+  terminationAt: Map<string, number>;
+  /** NodeClaim → when its instance, whose deletion was requested, is gone (simulated ms). */
+  instanceGoneAt: Map<string, number>;
+  /** Pods their ReplicaSet created that kube-scheduler has not looked at yet: namespace/name → when it will. */
+  unscheduled: Map<string, number>;
+  /** Pods kube-scheduler could not bind (PodScheduled False, Unschedulable), retried every pass: namespace/name. */
   pending: Set<string>;
-  lastDisruptionPass: number;
-  /** A drift command just started: the next disruption pass runs at once (controller.go requeues on success). */
-  disruptionRequeued: boolean;
-  /** What the last poll pass queued, for the requeued passes after it. */
-  driftQueue?: DriftQueue;
+  /** When pods still pending next wake the provisioner (its pod controller requeues them every 10 s). */
+  pendingRetriggerAt: number;
+  /** When the next disruption pass runs (simulated ms): 1 s after a pass that started a command, else the poll. */
+  nextDisruptionPass: number;
+  /** NodeClaim name → until when (simulated ms) a scheduling run relies on it for a pod (statenode.go Nominate). */
+  nominatedUntil: Map<string, number>;
+  /** `<resource>/<name>` → the static-drift hash of a NodePool or EC2NodeClass generation (hash-controller.ts). */
+  hashes: Map<string, { generation: number; hash: string }>;
+  /** The provisioner's batch: the first and the last trigger since it last ran (simulated ms). */
+  provisionerBatch?: { first: number; last: number };
   /** NodeClaims the scheduling simulation has made up, for their `hostname-placeholder-NNNN` (scheduling.ts). */
   hostnamePlaceholders: number;
   /** Nodes of a bad AMI whose symptom is not-ready: when the kubelet reports NotReady, and whether it has (bad-ami.ts). */
@@ -198,6 +203,10 @@ export interface SimContext {
   budget: WorkBudget;
   /** Nodes pods may be bound to, kept from the store's changes (indexes.ts). */
   schedulableNodes: SchedulableNodes;
+  /** What the pods bound to each node request (indexes.ts). */
+  nodeUsage: NodeUsage;
+  /** Condition transitions seen on the store's change feed, for operatorpkg's events (status-events.ts). */
+  conditionTransitions: ConditionTransitions;
   /** Each NodePool's NodeClaims and capacity, for its status (nodepool-controller.ts). */
   nodePoolCounts: NodePoolCounts;
   /** The DaemonSets known from their pods, and the new Nodes still to get their pods (daemonsets.ts). */
@@ -212,6 +221,8 @@ export interface SimContext {
   controlPlaneVersion: string;
   /** karpenter.sh/v1, or karpenter.sh/v1beta1 for a v0.3x install. */
   karpenterApi: 'v1' | 'v1beta1';
+  /** The static-drift hash versions this release writes (hashes.ts). */
+  hashVersions: HashVersions;
   /**
    * The release's disruption budgets (scenarios/versions.ts): by reason (v1), one allowance for every method (v0.34–
    * v0.37), or none, one command at a time for the whole cluster (v0.32–v0.33).

@@ -12,8 +12,12 @@ export interface DisruptionRecord {
   nodeClaim: string;
   /** The old Node. */
   node: string;
-  /** The replacement NodeClaim; absent for an empty node, which is deleted without one. */
-  replacement?: string;
+  /**
+   * The replacement NodeClaims the command created: usually one; none when its scheduling simulation placed the
+   * node's pods on other nodes (a delete, which an empty node always is); more when pods of other deleting nodes or
+   * pending pods needed room too.
+   */
+  replacements: string[];
   /**
    * The NodePool's allowed Drifted disruptions when the command started, this command's slot included (so at
    * least 1): the budget minus the nodes already disrupting, as Karpenter computed it for the pass.

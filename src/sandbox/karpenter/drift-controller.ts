@@ -1,9 +1,13 @@
-// AMI drift (karpenter-provider-aws pkg/cloudprovider/drift.go `isAMIDrifted`; core
-// pkg/controllers/nodeclaim/disruption/drift.go): a launched NodeClaim is Drifted with reason AMIDrift when its
-// status.imageID is not the AMI its class's status.amis chooses for its instance type. The condition is only ever
-// True: it is removed, never set False, when the claim is no longer drifted.
+// Drift (kubernetes-sigs/karpenter pkg/controllers/nodeclaim/disruption/drift.go isDrifted; karpenter-provider-aws
+// pkg/cloudprovider/drift.go): a launched NodeClaim is Drifted with the first reason found, in Karpenter's order
+// (DOMAIN.md §2.1): static drift against its NodePool (`NodePoolDrifted`: the NodePool's `karpenter.sh/nodepool-hash`
+// annotation is not the claim's, at the same hash version), then the provider's static drift against its class
+// (`NodeClassDrift`, the same with `karpenter.k8s.aws/ec2nodeclass-hash`), then `AMIDrift` (its status.imageID is not
+// the AMI its class's status.amis chooses for its instance type). The condition is only ever True: it is removed,
+// never set False, when the claim is no longer drifted; its reason follows the first reason found.
 import type { KubeObject } from '../kube-api/types.js';
-import { EC2NODECLASSES, NODECLAIMS, setConditions, spec, status, writeStatus, type SimContext } from './context.js';
+import { EC2NODECLASSES, NODECLAIMS, NODEPOOLS, setConditions, spec, status, writeStatus, type SimContext } from './context.js';
+import { NODECLASS_HASH, NODECLASS_HASH_VERSION, NODEPOOL_HASH, NODEPOOL_HASH_VERSION } from './hashes.js';
 import { conditionOf, withoutCondition, type Condition } from './objects.js';
 
 export interface Requirement {
@@ -53,33 +57,63 @@ export function isAmiDrifted(imageId: string | undefined, amis: readonly StatusA
   return chosen === undefined ? undefined : chosen.id !== imageId;
 }
 
+/**
+ * areStaticFieldsDrifted (core and provider alike): the object's hash annotation against the claim's, only when both
+ * carry both annotations at the same hash version.
+ */
+export function staticallyDrifted(
+  object: KubeObject | undefined,
+  claim: KubeObject,
+  hashKey: string,
+  versionKey: string,
+): boolean {
+  const theirs = object?.metadata.annotations ?? {};
+  const ours = claim.metadata.annotations ?? {};
+  if ([theirs[hashKey], theirs[versionKey], ours[hashKey], ours[versionKey]].some((v) => v === undefined)) return false;
+  return theirs[versionKey] === ours[versionKey] && theirs[hashKey] !== ours[hashKey];
+}
+
+export type DriftReason = 'NodePoolDrifted' | 'NodeClassDrift' | 'AMIDrift';
+
+/** The first drift reason, '' when not drifted, undefined when it cannot be told (no AMIs to compare with). */
+function driftReason(ctx: SimContext, claim: KubeObject, classes: ReadonlyMap<string, KubeObject>): DriftReason | '' | undefined {
+  if (conditionOf(claim, 'Launched')?.status !== 'True') return '';
+  const pool = ctx.store.get(NODEPOOLS, claim.metadata.labels?.['karpenter.sh/nodepool'] ?? '');
+  if (staticallyDrifted(pool, claim, NODEPOOL_HASH, NODEPOOL_HASH_VERSION)) return 'NodePoolDrifted';
+  const nodeClass = classes.get(spec<{ nodeClassRef?: { name?: string } }>(claim).nodeClassRef?.name ?? '');
+  if (staticallyDrifted(nodeClass, claim, NODECLASS_HASH, NODECLASS_HASH_VERSION)) return 'NodeClassDrift';
+  const amis = nodeClass ? status<{ amis?: StatusAmi[] }>(nodeClass).amis : undefined;
+  const ami = isAmiDrifted(status<{ imageID?: string }>(claim).imageID, amis, claim.metadata.labels ?? {});
+  return ami === undefined ? undefined : ami ? 'AMIDrift' : '';
+}
+
 export function reconcileDrift(ctx: SimContext): void {
   const now = ctx.clock.now();
   const classes = new Map(ctx.store.list(EC2NODECLASSES).map((c) => [c.metadata.name ?? '', c]));
   for (const claim of ctx.store.list(NODECLAIMS)) {
     const name = claim.metadata.name ?? '';
-    const launched = conditionOf(claim, 'Launched')?.status === 'True';
-    const nodeClass = classes.get(spec<{ nodeClassRef?: { name?: string } }>(claim).nodeClassRef?.name ?? '');
-    const amis = nodeClass ? status<{ amis?: StatusAmi[] }>(nodeClass).amis : undefined;
-    const drifted = launched ? isAmiDrifted(status<{ imageID?: string }>(claim).imageID, amis, claim.metadata.labels ?? {}) : false;
+    const reason = driftReason(ctx, claim, classes);
     const current = conditionOf(claim, 'Drifted');
-    if (drifted === true && !current) {
-      // Karpenter notices within seconds (it watches NodeClasses); the delay stands for that and is configurable.
+    if (reason && current?.reason !== reason) {
+      // Karpenter notices within seconds (it watches NodePools and NodeClasses); the delay stands for that and is
+      // configurable.
       const seen = ctx.memory.driftSeenAt.get(name) ?? now.getTime();
       ctx.memory.driftSeenAt.set(name, seen);
       // Bounded per pass (ctx.budget): a class change drifts the whole fleet at once, marked over a few passes.
-      if (now.getTime() - seen >= ctx.timing.driftDetectionSeconds * 1000 && !ctx.budget.exhausted()) markDrifted(ctx, claim);
-    } else if (drifted === false && current && !ctx.budget.exhausted()) {
+      if (now.getTime() - seen >= ctx.timing.driftDetectionSeconds * 1000 && !ctx.budget.exhausted()) markDrifted(ctx, claim, reason);
+    } else if (reason === '' && current && !ctx.budget.exhausted()) {
       ctx.memory.driftSeenAt.delete(name);
       writeStatus(ctx, NODECLAIMS, claim, { ...status<Record<string, unknown>>(claim), conditions: withoutCondition(status<{ conditions?: Condition[] }>(claim).conditions, 'Drifted') });
       ctx.log(`removing drifted status condition, not drifted: nodeclaim ${name}`);
-    } else if (drifted !== true) {
+    } else if (!reason || current?.reason === reason) {
       ctx.memory.driftSeenAt.delete(name);
     }
   }
 }
 
-function markDrifted(ctx: SimContext, claim: KubeObject): void {
-  setConditions(ctx, NODECLAIMS, claim, [{ type: 'Drifted', status: 'True', reason: 'AMIDrift', message: 'AMIDrift' }]);
-  ctx.log(`marking drifted: nodeclaim ${claim.metadata.name} reason=AMIDrift`);
+/** SetTrueWithReason: a claim already Drifted keeps its transition time and takes the new reason. */
+function markDrifted(ctx: SimContext, claim: KubeObject, reason: DriftReason): void {
+  ctx.memory.driftSeenAt.delete(claim.metadata.name ?? '');
+  setConditions(ctx, NODECLAIMS, claim, [{ type: 'Drifted', status: 'True', reason, message: reason }]);
+  ctx.log(`marking drifted: nodeclaim ${claim.metadata.name} reason=${reason}`);
 }

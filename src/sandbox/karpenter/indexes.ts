@@ -3,6 +3,7 @@
 // fed by informers. On a 5,000-node cluster a scan per pod bound would hold the event loop for seconds.
 import type { KubeStore } from '../kube-api/registry-store.js';
 import type { KubeObject } from '../kube-api/types.js';
+import { add, podRequests, subtract, ZERO, type Resources } from './resources.js';
 
 export class SchedulableNodes {
   /** Nodes pods may be bound to now, by name (the store's latest version of each). */
@@ -88,3 +89,40 @@ export function daemonSetOwner(pod: KubeObject): OwnerReference | undefined {
 
 const NODEPOOL_LABEL = 'karpenter.sh/nodepool';
 const nodePoolOf = (node: KubeObject): string => node.metadata.labels?.[NODEPOOL_LABEL] ?? '';
+
+/**
+ * What the pods bound to each node request, kept from the store's changes: kube-scheduler and Karpenter's cluster
+ * state both count every pod bound to a node until it is gone or finished (a terminating pod still holds its room).
+ */
+export class NodeUsage {
+  private readonly byNode = new Map<string, Resources>();
+  private readonly unsubscribe: () => void;
+
+  constructor(store: KubeStore) {
+    for (const pod of store.objects.list('pods')) this.apply(pod, 1);
+    this.unsubscribe = store.objects.subscribe((change) => {
+      if (change.groupResource !== 'pods') return;
+      if (change.previous) this.apply(change.previous, -1);
+      if (change.type !== 'DELETED') this.apply(change.object, 1);
+    });
+  }
+
+  /** The requests of the pods on the node (zero for a node without any). */
+  of(nodeName: string): Resources {
+    return this.byNode.get(nodeName) ?? ZERO;
+  }
+
+  private apply(pod: KubeObject, sign: 1 | -1): void {
+    const nodeName = (pod.spec as { nodeName?: string } | undefined)?.nodeName;
+    const phase = (pod.status as { phase?: string } | undefined)?.phase;
+    if (!nodeName || phase === 'Succeeded' || phase === 'Failed') return;
+    const r = podRequests(pod);
+    const next = sign === 1 ? add(this.of(nodeName), r) : subtract(this.of(nodeName), r);
+    if (next.pods <= 0) this.byNode.delete(nodeName);
+    else this.byNode.set(nodeName, next);
+  }
+
+  close(): void {
+    this.unsubscribe();
+  }
+}

@@ -19,6 +19,7 @@ import {
   status,
   type LifecyclePhase as Phase,
   type SimContext,
+  writeObject,
 } from './context.js';
 import { chosenAmi, type StatusAmi } from './drift-controller.js';
 import {
@@ -37,6 +38,17 @@ import { instanceTypeOf, newInstance } from './replacement.js';
 import { LAUNCH_TTL_MS } from '../../karpenter/lifecycle.js';
 
 const ICE = 'InsufficientCapacityError';
+/** The kubelet's until its node is Ready (TaintNodesByCondition), and Karpenter's until it registers the Node (v1). */
+const NOT_READY_TAINT = { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' } as const;
+const UNREGISTERED_TAINT = { key: 'karpenter.sh/unregistered', effect: 'NoExecute' } as const;
+
+type Taint = { key: string; value?: string; effect: string };
+const taintsOf = (node: KubeObject): Taint[] => spec<{ taints?: Taint[] }>(node).taints ?? [];
+
+/** The taints a new Node registers with: v1beta1 Karpenter had no unregistered taint. */
+function startupTaints(ctx: SimContext): Taint[] {
+  return ctx.karpenterApi === 'v1' ? [{ ...NOT_READY_TAINT }, { ...UNREGISTERED_TAINT }] : [{ ...NOT_READY_TAINT }];
+}
 const AWAITING = { status: 'Unknown', reason: 'AwaitingReconciliation', message: 'object is awaiting reconciliation' } as const;
 
 export function reconcileLifecycle(ctx: SimContext): void {
@@ -243,7 +255,20 @@ function register(ctx: SimContext, claim: KubeObject, phase: Phase, now: number)
     const notReady = { ...nodeReadyCondition(false, ctx.clock.wall()), message: CNI_NOT_READY, lastHeartbeatTime: t };
     node.status = { ...(node.status as object), conditions: [notReady] };
   }
-  ctx.store.create('nodes', node, { wholeObject: true, manager: 'kubelet' });
+  // The kubelet registers with the taints it and Karpenter's user data ask for, not ready and not registered yet;
+  // Karpenter's registration then labels the Node registered and removes its unregistered taint (registration.go).
+  const { 'karpenter.sh/registered': _registered, ...kubeletLabels } = node.metadata.labels ?? {};
+  const created = ctx.store.create(
+    'nodes',
+    { ...node, metadata: { ...node.metadata, labels: kubeletLabels }, spec: { ...(node.spec as object), taints: startupTaints(ctx) } },
+    { wholeObject: true, manager: 'kubelet' },
+  );
+  // Registration also syncs the NodeClaim's labels (its NodePool template's among them) onto the Node.
+  writeObject(ctx, 'nodes', {
+    ...created,
+    metadata: { ...created.metadata, labels: { ...created.metadata.labels, ...claim.metadata.labels, 'karpenter.sh/registered': 'true' } },
+    spec: { ...(created.spec as object), taints: taintsOf(created).filter((t) => t.key !== UNREGISTERED_TAINT.key) },
+  });
   setConditions(
     ctx,
     NODECLAIMS,
@@ -278,17 +303,26 @@ function initialize(ctx: SimContext, claim: KubeObject): void {
     { ...node, status: { ...status<Record<string, unknown>>(node), conditions: [nodeReadyCondition(true, now)] } },
     { subresource: 'status', manager: 'kubelet' },
   );
+  // The node lifecycle controller takes the not-ready taint off a Ready node; then Karpenter, finding no ephemeral
+  // taint left, initializes it (initialization.go).
+  const untainted = ctx.store.update(
+    'nodes',
+    { ...ready, spec: { ...(ready.spec as object), taints: taintsOf(ready).filter((t) => t.key !== NOT_READY_TAINT.key) } },
+    { manager: 'kube-controller-manager' },
+  );
   ctx.store.update(
     'nodes',
     {
-      ...ready,
-      metadata: { ...ready.metadata, labels: { ...ready.metadata.labels, 'karpenter.sh/initialized': 'true' } },
+      ...untainted,
+      metadata: { ...untainted.metadata, labels: { ...untainted.metadata.labels, 'karpenter.sh/initialized': 'true' } },
     },
     { manager: 'karpenter' },
   );
   setConditions(ctx, NODECLAIMS, claim, [
     { type: 'Initialized', status: 'True', reason: 'Initialized', message: '' },
     { type: 'Ready', status: 'True', reason: 'Ready', message: '' },
+    // The consistency controller checks an initialized NodeClaim against its Node (consistency/controller.go).
+    { type: 'ConsistentStateFound', status: 'True', reason: 'ConsistentStateFound', message: '' },
   ]);
   ctx.log(`initialized nodeclaim ${claim.metadata.name}: node ${nodeName}`);
   // A bad AMI's broken CNI shows only after the node has joined and taken pods.

@@ -21,6 +21,7 @@ export function reconcileNodePools(ctx: SimContext): void {
     const nodeClass = ctx.store.get(EC2NODECLASSES, nodeClassOf(pool) ?? '');
     const classReady = nodeClass ? nodeClassReady(ctx, nodeClass)?.status === 'True' : false;
     const current = status<{ resources?: unknown; nodes?: number }>(pool);
+    const generation = pool.metadata.generation ?? 1;
     const wanted = {
       NodeClassReady: classReady ? 'True' : 'False',
       ValidationSucceeded: 'True',
@@ -29,20 +30,35 @@ export function reconcileNodePools(ctx: SimContext): void {
     const same =
       JSON.stringify(current.resources) === JSON.stringify(resources) &&
       current.nodes === t.nodes &&
-      Object.entries(wanted).every(([type, s]) => conditionOf(pool, type)?.status === s);
+      Object.entries(wanted).every(
+        ([type, s]) => conditionOf(pool, type)?.status === s && conditionOf(pool, type)?.observedGeneration === generation,
+      );
     if (same) continue;
+    const nodeClassCondition = {
+      type: 'NodeClassReady',
+      status: wanted.NodeClassReady,
+      reason: classReady ? 'NodeClassReady' : nodeClass ? 'NodeClassNotReady' : 'NodeClassNotFound',
+      message: classReady ? '' : nodeClass ? 'NodeClass is NotReady' : 'NodeClass not found on cluster',
+    };
+    const validation = { type: 'ValidationSucceeded', status: 'True', reason: 'ValidationSucceeded', message: '' } as const;
+    let latest = pool;
+    // A new generation (any spec write: a budget included) is reconciled by the validation and readiness controllers
+    // apart, and operatorpkg's root Ready is Unknown, ReconcilingDependents, while a dependent still has the old
+    // observedGeneration (condition_set.go recomputeRootCondition): a True Ready goes Unknown and back.
+    const stale = conditionOf(pool, 'NodeClassReady');
+    if (stale && stale.observedGeneration !== generation && conditionOf(pool, 'Ready') !== undefined) {
+      latest = setConditions(ctx, NODEPOOLS, pool, [
+        validation,
+        { type: 'Ready', status: 'Unknown', reason: 'ReconcilingDependents', message: `NodeClassReady=${stale.status}` },
+      ]);
+    }
     setConditions(
       ctx,
       NODEPOOLS,
-      pool,
+      latest,
       [
-        {
-          type: 'NodeClassReady',
-          status: wanted.NodeClassReady,
-          reason: classReady ? 'NodeClassReady' : nodeClass ? 'NodeClassNotReady' : 'NodeClassNotFound',
-          message: classReady ? '' : nodeClass ? 'NodeClass is NotReady' : 'NodeClass not found on cluster',
-        },
-        { type: 'ValidationSucceeded', status: 'True', reason: 'ValidationSucceeded', message: '' },
+        nodeClassCondition,
+        validation,
         {
           type: 'Ready',
           status: wanted.Ready,

@@ -46,7 +46,10 @@ export class NodePoolCounts {
     for (const pool of store.objects.list(NODEPOOLS)) this.dirty.add(pool.metadata.name ?? '');
     this.unsubscribe = store.objects.subscribe((change) => {
       if (change.groupResource === NODECLAIMS) this.track(change.object, change.type !== 'DELETED');
-      else if (change.groupResource === NODEPOOLS && change.type === 'ADDED')
+      else if (
+        change.groupResource === NODEPOOLS &&
+        (change.type === 'ADDED' || change.object.metadata.generation !== change.previous?.metadata.generation)
+      )
         this.dirty.add(change.object.metadata.name ?? '');
       else if (change.groupResource === EC2NODECLASSES) {
         // Readiness follows the class: every NodePool that names it (few; classes change rarely).

@@ -39,6 +39,12 @@ export const INSTANCE_TYPES: Record<'amd64' | 'arm64' | 'amd64-gpu', InstanceTyp
   'amd64-gpu': { name: 'g5.xlarge', arch: 'amd64', family: 'g5', category: 'g', generation: '5', cpu: '4', memoryMiB: '16384', gpuCount: '1', manufacturer: 'amd' },
 };
 
+/**
+ * What an instance of the sandbox's types leaves to pods (the kubelet's reserved CPU and memory taken from 4 vCPUs and
+ * 16 GiB, and the ENI limit of an xlarge): written as the NodeClaim's and the Node's status.allocatable.
+ */
+export const INSTANCE_ALLOCATABLE = { cpu: '3920m', memory: '14162Mi', pods: '58' } as const;
+
 export interface Condition {
   type: string;
   status: 'True' | 'False' | 'Unknown';
@@ -87,6 +93,11 @@ export interface NodeClaimInput {
   /** The Node's name once registered, decided at launch as EC2's private DNS name. */
   nodeName: string;
   instanceId: string;
+  /**
+   * The NodePool template's metadata, copied onto the claim, with the static-drift hashes of the NodePool and its
+   * class as the claim was created (hashes.ts nodeClaimHashAnnotations).
+   */
+  template?: { labels?: Record<string, string>; annotations?: Record<string, string> };
 }
 
 /** A NodeClaim as the provisioner (or the disruption controller, for a replacement) creates it: no status yet. */
@@ -97,8 +108,13 @@ export function nodeClaimObject(input: Omit<NodeClaimInput, 'nodeName' | 'instan
     kind: 'NodeClaim',
     metadata: {
       name: input.name,
-      labels: { ...instanceLabels(input), 'karpenter.sh/nodepool': nodePool.name, 'karpenter.k8s.aws/ec2nodeclass': input.nodeClass },
-      annotations: { 'karpenter.sh/nodepool-hash-version': 'v3', 'karpenter.k8s.aws/ec2nodeclass-hash-version': 'v5' },
+      labels: {
+        ...input.template?.labels,
+        ...instanceLabels(input),
+        'karpenter.sh/nodepool': nodePool.name,
+        'karpenter.k8s.aws/ec2nodeclass': input.nodeClass,
+      },
+      annotations: { ...input.template?.annotations },
       finalizers: [TERMINATION_FINALIZER],
       ownerReferences: [{ apiVersion, kind: 'NodePool', name: nodePool.name, uid: nodePool.uid, blockOwnerDeletion: true }],
     },
@@ -128,7 +144,7 @@ export function launchedStatus(input: NodeClaimInput, imageId: string): Record<s
     providerID: `aws:///${zone.zone}/${input.instanceId}`,
     imageID: imageId,
     capacity: { cpu: input.instanceType.cpu, memory: `${input.instanceType.memoryMiB}Mi`, pods: '58', 'ephemeral-storage': '20Gi' },
-    allocatable: { cpu: '3920m', memory: '14162Mi', pods: '58', 'ephemeral-storage': '17Gi' },
+    allocatable: { ...INSTANCE_ALLOCATABLE, 'ephemeral-storage': '17Gi' },
   };
 }
 
@@ -150,6 +166,7 @@ export function nodeObject(input: NodeInput): KubeObject {
     metadata: {
       name: input.nodeName,
       labels: {
+        ...input.template?.labels,
         ...instanceLabels(input),
         'karpenter.sh/nodepool': input.nodePool.name,
         'karpenter.k8s.aws/ec2nodeclass': input.nodeClass,
@@ -165,7 +182,7 @@ export function nodeObject(input: NodeInput): KubeObject {
     spec: { providerID: `aws:///${zone.zone}/${input.instanceId}` },
     status: {
       capacity: { cpu: input.instanceType.cpu, memory: `${input.instanceType.memoryMiB}Mi`, pods: '58' },
-      allocatable: { cpu: '3920m', memory: '14162Mi', pods: '58' },
+      allocatable: { ...INSTANCE_ALLOCATABLE },
       conditions: [nodeReadyCondition(input.ready, new Date(0))],
       nodeInfo: {
         kubeletVersion: input.kubeletVersion,

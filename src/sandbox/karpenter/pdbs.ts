@@ -5,17 +5,20 @@
 // map does, so a slow drain cannot overdraw a budget. disruptionsAllowed is computed from the live pods (the
 // disruption controller's arithmetic, kube-api/pdb.ts) once per pass and decremented by each eviction, as the
 // Eviction API does, rather than read from status, which the store refreshes only between requests.
-import { pdbView, podView } from '../../karpenter/convert.js';
+import { pdbView } from '../../karpenter/convert.js';
 import { pdbBlock, pdbKey } from '../../karpenter/disruptable.js';
 import { pdbStatusOf, selects } from '../kube-api/pdb.js';
 import type { KubeObject } from '../kube-api/types.js';
 import { key, type SimContext } from './context.js';
+import { viewOf } from './pods.js';
 
 export function pdbsFor(ctx: SimContext, pod: KubeObject): KubeObject[] {
   const labels = pod.metadata.labels ?? {};
-  return ctx.store
-    .list('poddisruptionbudgets.policy', pod.metadata.namespace)
-    .filter((pdb) => selects((pdb.spec as { selector?: unknown } | undefined)?.selector, labels));
+  const namespace = pod.metadata.namespace ?? '';
+  // Listed once per namespace and pass: a pass reads the PDBs of every pod of every drifted node.
+  let pdbs = ctx.memory.pdbsByNamespace.get(namespace);
+  if (!pdbs) ctx.memory.pdbsByNamespace.set(namespace, (pdbs = ctx.store.list('poddisruptionbudgets.policy', namespace)));
+  return pdbs.filter((pdb) => selects((pdb.spec as { selector?: unknown } | undefined)?.selector, labels));
 }
 
 function evictionsInFlight(ctx: SimContext, pdb: KubeObject): number {
@@ -45,7 +48,7 @@ function allowedNow(ctx: SimContext, pdb: KubeObject): number {
  */
 export function blockingPdb(ctx: SimContext, pod: KubeObject): string | undefined {
   const pdbs = pdbsFor(ctx, pod).map((pdb) => ({ ...pdbView(pdb), disruptionsAllowed: allowedNow(ctx, pdb) }));
-  const block = pdbBlock(podView(pod), pdbs, ctx.clock.wall());
+  const block = pdbBlock(viewOf(pod), pdbs, ctx.clock.wall());
   if (block === undefined) return undefined;
   const keys = block.pdbs.map(pdbKey);
   return block.multiple

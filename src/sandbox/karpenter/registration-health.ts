@@ -12,7 +12,7 @@ import {
   recordLaunch,
   registrationHealthReset,
 } from '../../karpenter/registration-health.js';
-import { EC2NODECLASSES, NODEPOOLS, setConditions, status, type SimContext } from './context.js';
+import { EC2NODECLASSES, NODECLAIMS, NODEPOOLS, setConditions, status, type SimContext } from './context.js';
 import { nodeClassOf } from './nodepool-counts.js';
 import { conditionOf, type Condition } from './objects.js';
 
@@ -28,6 +28,15 @@ export function reconcileRegistrationHealth(ctx: SimContext): void {
     if (ctx.budget.exhausted()) return;
     const uid = pool.metadata.uid ?? '';
     const condition = conditionOf(pool, TYPE);
+    if (condition === undefined && registeredBefore(ctx, pool)) {
+      // The scenario's nodes registered before the sandbox started, as they did under a running Karpenter: its
+      // NodePools start True, their buffers full of those registrations.
+      ctx.memory.registrationHealth.set(uid, outcomesFor('True'));
+      setConditions(ctx, NODEPOOLS, pool, [{ type: TYPE, status: 'True', reason: TYPE, message: '' }], {
+        nodeClassObservedGeneration: nodeClass.metadata.generation ?? 1,
+      });
+      continue;
+    }
     // A buffer that is empty while the condition says True or False (Karpenter restarted) is refilled from it.
     let outcomes = ctx.memory.registrationHealth.get(uid) ?? [];
     if (outcomes.length === 0 && (condition?.status === 'True' || condition?.status === 'False'))
@@ -51,6 +60,14 @@ export function reconcileRegistrationHealth(ctx: SimContext): void {
     } as const;
     setConditions(ctx, NODEPOOLS, pool, reset ? [unknown] : [], { nodeClassObservedGeneration: classGeneration });
   }
+}
+
+/** Does the NodePool own a NodeClaim that registered (one the scenario built, or launched since)? */
+function registeredBefore(ctx: SimContext, pool: KubeObject): boolean {
+  const uid = pool.metadata.uid ?? '';
+  return ctx.store
+    .list(NODECLAIMS)
+    .some((c) => c.metadata.ownerReferences?.some((r) => r.uid === uid) && conditionOf(c, 'Registered')?.status === 'True');
 }
 
 /**

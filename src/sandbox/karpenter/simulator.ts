@@ -25,6 +25,7 @@ import { reconcileNotReadyNodes } from './bad-ami.js';
 import { reconcileCrashLoops } from './crash-loop.js';
 import { reconcileDaemonSets } from './daemonsets.js';
 import { reconcileDisruption } from './disruption-controller.js';
+import { reconcileDisruptionQueue } from './disruption-queue.js';
 import { DisruptionLog } from './disruption-log.js';
 import { DueQueue } from './due-queue.js';
 import { reconcileDrift } from './drift-controller.js';
@@ -34,9 +35,14 @@ import { reconcileNodeClasses } from './nodeclass-controller.js';
 import { NodePoolCounts } from './nodepool-counts.js';
 import { reconcileNodePools } from './nodepool-controller.js';
 import { reconcileRegistrationHealth } from './registration-health.js';
-import { DaemonSets, SchedulableNodes } from './indexes.js';
-import { reconcilePods, schedulable } from './pods.js';
+import { DaemonSets, NodeUsage, SchedulableNodes } from './indexes.js';
+import { reconcileProvisioner } from './provisioner.js';
+import { awaitKubeScheduler, reconcileKubeScheduler, reconcilePods, schedulable } from './pods.js';
+import { ConditionTransitions } from './condition-transitions.js';
+import { reconcileStatusEvents } from './status-events.js';
 import { reconcileTermination } from './termination-controller.js';
+import type { HashVersions } from './hashes.js';
+import { reconcileHashes } from './hash-controller.js';
 
 export interface SimulatorOptions {
   store: KubeStore;
@@ -47,6 +53,8 @@ export interface SimulatorOptions {
   taken?: TakenNames;
   controlPlaneVersion: string;
   karpenterApi?: 'v1' | 'v1beta1';
+  /** The static-drift hash versions the release writes (default: v1.12+'s, or v1beta1's). */
+  hashVersions?: HashVersions;
   /** What the release's NodePools have of budgets (scenarios/versions.ts); default: `by-reason` on v1, `any-reason` on v1beta1. */
   budgets?: BudgetSupport;
   /** How the release keeps NodeRegistrationHealthy (scenarios/versions.ts); default: `buffer` on v1, none on v1beta1. */
@@ -73,21 +81,30 @@ export interface SimulatorWork {
 
 type Step = readonly [name: string, run: (ctx: SimContext) => void];
 
-// Karpenter's order, in which one pass settles: class status, NodePool status (counts, readiness, registration health),
-// lifecycle, drift, disruption, termination; then the rest of the cluster: DaemonSet pods for new nodes, pods bound and started, a bad AMI's nodes going NotReady, and
-// crash-looping containers restarted.
+// Karpenter's order, in which one pass settles: class status, the static-drift hashes, NodePool status (counts,
+// readiness, registration health), the disruption queue (before the lifecycle, so a replacement initialized in this
+// pass is seen on the queue's next look, as its one-second requeue sees it), lifecycle, drift, kube-scheduler's
+// bindings due by now (they race Karpenter's scheduling simulation in a real cluster), disruption, the provisioner,
+// termination; then the rest of the cluster: DaemonSet pods for new nodes, pods bound and started, a bad AMI's nodes
+// going NotReady, and crash-looping containers restarted; last, operatorpkg's events for the condition transitions of
+// the pass.
 const STEPS: readonly Step[] = [
   ['nodeclass', reconcileNodeClasses],
+  ['hash', reconcileHashes],
   ['nodepool', reconcileNodePools],
   ['registration-health', reconcileRegistrationHealth],
+  ['disruption-queue', reconcileDisruptionQueue],
   ['lifecycle', reconcileLifecycle],
   ['drift', reconcileDrift],
+  ['kube-scheduler', reconcileKubeScheduler],
   ['disruption', reconcileDisruption],
+  ['provisioner', reconcileProvisioner],
   ['termination', reconcileTermination],
   ['daemonsets', reconcileDaemonSets],
   ['pods', reconcilePods],
   ['not-ready', reconcileNotReadyNodes],
   ['crash-loops', reconcileCrashLoops],
+  ['status-events', reconcileStatusEvents],
 ];
 
 export class KarpenterSimulator {
@@ -112,6 +129,8 @@ export class KarpenterSimulator {
       store: options.store,
       budget: new WorkBudget(() => options.store.objects.resourceVersion, options.workBudget),
       schedulableNodes: new SchedulableNodes(options.store, schedulable),
+      nodeUsage: new NodeUsage(options.store),
+      conditionTransitions: new ConditionTransitions(options.store),
       nodePoolCounts: new NodePoolCounts(options.store),
       daemonSets: new DaemonSets(options.store),
       clock: options.clock,
@@ -123,6 +142,8 @@ export class KarpenterSimulator {
       catalog: options.catalog,
       controlPlaneVersion: options.controlPlaneVersion,
       karpenterApi: options.karpenterApi ?? 'v1',
+      hashVersions:
+        options.hashVersions ?? (options.karpenterApi === 'v1beta1' ? { nodePool: 'v2', nodeClass: 'v2' } : { nodePool: 'v3', nodeClass: 'v5' }),
       budgets: options.budgets ?? (options.karpenterApi === 'v1beta1' ? 'any-reason' : 'by-reason'),
       nodeClassConditions: options.nodeClassConditions ?? 'all',
       registrationHealthRule:
@@ -138,13 +159,19 @@ export class KarpenterSimulator {
         launchFailuresLeft: faults.launchFailures?.count ?? 0,
         terminating: new Map(),
         starting: new Map(),
+        unscheduled: new Map(),
         pending: new Set(),
+        pendingRetriggerAt: 0,
         pdbAllowed: new Map(),
+        pdbsByNamespace: new Map(),
         deletingSince: new Map(),
+        terminationAt: new Map(),
+        instanceGoneAt: new Map(),
         nodeClassRetryAt: new Map(),
         nodeClassReconciled: new Map(),
-        lastDisruptionPass: Number.NEGATIVE_INFINITY,
-        disruptionRequeued: false,
+        nextDisruptionPass: Number.NEGATIVE_INFINITY,
+        nominatedUntil: new Map(),
+        hashes: new Map(),
         hostnamePlaceholders: 0,
         notReady: new Map(),
         crashLoops: new DueQueue(),
@@ -154,9 +181,11 @@ export class KarpenterSimulator {
     };
     // A command is over when its old NodeClaim is gone, however it went (the termination controller, or a client
     // that removed the finalizer): the store's change feed sees every way. It also says when each NodeClaim was
-    // created, in simulated time, whoever created it: liveness counts from there.
+    // created, in simulated time, whoever created it: liveness counts from there. And kube-scheduler sees every pod
+    // added without a node, whoever created it.
     const createdAt = this.ctx.memory.createdAt;
     this.unsubscribe = options.store.objects.subscribe((change) => {
+      if (change.groupResource === 'pods' && change.type === 'ADDED') awaitKubeScheduler(this.ctx, change.object);
       if (change.groupResource !== NODECLAIMS) return;
       const name = change.object.metadata.name ?? '';
       if (change.type === 'ADDED') createdAt.set(name, options.clock.now().getTime());
@@ -204,6 +233,8 @@ export class KarpenterSimulator {
     this.stopped = true;
     this.loop = undefined;
     this.ctx.schedulableNodes.close();
+    this.ctx.nodeUsage.close();
+    this.ctx.conditionTransitions.close();
     this.ctx.daemonSets.close();
     this.ctx.nodePoolCounts.close();
     this.unsubscribe();
@@ -212,6 +243,7 @@ export class KarpenterSimulator {
   private beginPass(): void {
     this.work.passes++;
     this.ctx.memory.pdbAllowed.clear();
+    this.ctx.memory.pdbsByNamespace.clear();
   }
 
   private step([name, run]: Step): void {

@@ -124,3 +124,21 @@ export function selfSubjectAccessReview(body: string, user: UserInfo, store: Kub
     headers: {},
   };
 }
+
+/**
+ * authentication.k8s.io/v1 SelfSubjectReview (pkg/registry/authentication/selfsubjectreview/rest.go, `kubectl auth
+ * whoami`): the requesting user as the authenticator saw it. Every authenticated user may create one
+ * (system:basic-user, rbac-bootstrap.ts).
+ */
+export function selfSubjectReview(user: UserInfo): Reply {
+  return {
+    code: 201,
+    body: JSON.stringify({
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'SelfSubjectReview',
+      metadata: { creationTimestamp: null },
+      status: { userInfo: { username: user.name, groups: user.groups } },
+    }),
+    headers: {},
+  };
+}

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CustomResourceDefinition } from './crds.js';
 import { crdValidator } from './crd-validation.js';
+import { configMapCauses } from './configmap.js';
 import { listSemanticsFor, type ListSemanticsLookup } from './list-semantics.js';
 import { metaTime, recordUpdate } from './managed-fields.js';
 import { PdbPodCounts } from './pdb-index.js';
@@ -298,7 +299,11 @@ export class KubeStore {
   // Custom resources: pruning, defaulting, OpenAPI schema and CEL (crd-validation.ts), against the requested version.
   private validated(r: ResourceInfo, object: KubeObject, old: KubeObject | undefined): KubeObject {
     const custom = this.resources.customResource(r);
-    if (!custom) return object;
+    if (!custom) {
+      const causes = r.resource === 'configmaps' && !r.group ? configMapCauses(object) : [];
+      if (causes.length > 0) throw invalid(r, object.metadata.name ?? '', causes);
+      return object;
+    }
     const { object: decoded, causes } = crdValidator(custom.crd).validate(r.version, object, old);
     if (causes.length > 0) throw invalid(r, object.metadata.name ?? '', causes);
     const convert = r.version !== custom.storageVersion ? this.conversions[groupResource(r)] : undefined;

@@ -33,6 +33,8 @@ const BUILTINS: ResourceInfo[] = [
   builtin('', 'nodes', 'Node', false, { shortNames: ['no'] }),
   builtin('', 'pods', 'Pod', true, { shortNames: ['po'], categories: ['all'] }),
   builtin('', 'events', 'Event', true, { shortNames: ['ev'], status: false }),
+  // karp-drift's run records (`karp-drift history`), beside the lock.
+  builtin('', 'configmaps', 'ConfigMap', true, { shortNames: ['cm'], status: false }),
   builtin('policy', 'poddisruptionbudgets', 'PodDisruptionBudget', true, {
     shortNames: ['pdb'],
   }),

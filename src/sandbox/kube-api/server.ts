@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { text } from 'node:stream/consumers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ANONYMOUS, KubeTokens, type UserInfo } from './authn.js';
-import { decide, forbidden, requestAttributes, selfSubjectAccessReview } from './authz.js';
+import { decide, forbidden, requestAttributes, selfSubjectAccessReview, selfSubjectReview } from './authz.js';
 import { encodeBody } from './compression.js';
 import type { CustomResourceDefinition } from './crds.js';
 import {
@@ -98,6 +98,7 @@ export interface KubeApiServer {
 }
 
 const SELF_SUBJECT_ACCESS_REVIEWS = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
+const SELF_SUBJECT_REVIEWS = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
 
 // kube-apiserver's system:public-info-viewer role lets anyone read these; everything else needs a token.
 const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version']);
@@ -202,7 +203,9 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
       reply =
         req.method === 'POST' && info.path === SELF_SUBJECT_ACCESS_REVIEWS
           ? selfSubjectAccessReview(body, user, store, (verb, resource) => faults.allows(verb, resource))
-          : info.isResourceRequest
+          : req.method === 'POST' && info.path === SELF_SUBJECT_REVIEWS
+            ? selfSubjectReview(user)
+            : info.isResourceRequest
             ? serveResource(req, res, info, body, ctx)
             : nonResource(info, store, version, host);
     } catch (err) {

@@ -11,7 +11,8 @@ import { classImages, ec2NodeClassManifest, nodePoolManifest, type ClassImages }
 import { buildPoolNodes, type BuiltNode, type NodeBuildContext } from './nodes.js';
 import { seededRandom } from './random.js';
 import type { Scenario } from './schema.js';
-import { karpenterApiOf, type KarpenterApi } from './versions.js';
+import { workloadRequests } from './requests.js';
+import { hashVersions, karpenterApiOf, karpenterVersionOf, type KarpenterApi } from './versions.js';
 import { buildPdb, buildWorkloadPods, ensureNamespace } from './workloads.js';
 
 /** The Argo CD application that owns `fieldManager: argocd` classes and pools, and its destination namespace. */
@@ -74,6 +75,7 @@ export function buildCluster(scenario: Scenario, options: BuildOptions): BuiltCl
     rng: seededRandom(scenario.seed, 'nodes'),
     now,
     taken: { names: new Set(), dnsNames: new Set(), instanceIds: new Set() },
+    hashVersions: hashVersions(karpenterVersionOf(scenario.karpenterVersion)),
   };
   const nodePools = scenario.nodePools.map((pool): BuiltNodePool => {
     const poolImages = images.get(pool.nodeClass) as ClassImages;
@@ -87,12 +89,13 @@ export function buildCluster(scenario: Scenario, options: BuildOptions): BuiltCl
   });
 
   const poolNodes = new Map(nodePools.map((p) => [p.name, p.nodes]));
+  const requests = workloadRequests(store, scenario, poolNodes);
   let pods = 0;
-  for (const w of scenario.workloads) {
+  scenario.workloads.forEach((w, i) => {
     ensureNamespace(store, w.namespace);
     buildPdb(store, w);
-    pods += buildWorkloadPods(store, scenario.seed, w, poolNodes.get(w.nodePool) ?? [], now, ctx.taken.names);
-  }
+    pods += buildWorkloadPods(store, scenario.seed, w, poolNodes.get(w.nodePool) ?? [], now, ctx.taken.names, requests[i]!);
+  });
 
   return {
     karpenterApi: api,

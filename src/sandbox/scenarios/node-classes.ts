@@ -111,7 +111,11 @@ export function nodePoolManifest(
     ? { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: pool.nodeClass }
     : { apiVersion: 'karpenter.k8s.aws/v1beta1', kind: 'EC2NodeClass', name: pool.nodeClass };
   const disruption = v1
-    ? { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '0s', ...budgets }
+    ? {
+        consolidationPolicy: pool.consolidationPolicy ?? 'WhenEmptyOrUnderutilized',
+        consolidateAfter: pool.consolidateAfter ?? '0s',
+        ...budgets,
+      }
     : { consolidationPolicy: 'WhenUnderutilized', expireAfter: '720h', ...budgets };
   return {
     apiVersion,

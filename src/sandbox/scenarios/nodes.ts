@@ -16,6 +16,7 @@ import {
   type NodeClaimInput,
 } from '../karpenter/objects.js';
 import type { Arch } from '../../ami/families.js';
+import { nodeClaimTemplateMetadata, type HashVersions } from '../karpenter/hashes.js';
 import type { KubeStore } from '../kube-api/registry-store.js';
 import type { KubeObject } from '../kube-api/types.js';
 import { instanceId, ipOfDnsName, nodeClaimName, privateDnsName } from './names.js';
@@ -37,6 +38,8 @@ export interface NodeBuildContext {
   now: Date;
   /** Names and IDs already used, shared by every pool (see names.ts). */
   taken: { names: Set<string>; dnsNames: Set<string>; instanceIds: Set<string> };
+  /** The static-drift hash versions the scenario's Karpenter writes. */
+  hashVersions: HashVersions;
 }
 
 export function buildPoolNodes(
@@ -47,6 +50,9 @@ export function buildPoolNodes(
 ): BuiltNode[] {
   const { store, rng, now, taken } = ctx;
   const template = (nodePool.spec as { template: { spec: { requirements?: unknown[] } } }).template.spec;
+  // The claims Karpenter made from the NodePool as it is: its template's metadata and its and its class's hashes.
+  const nodeClass = store.get('ec2nodeclasses.karpenter.k8s.aws', pool.nodeClass);
+  const metadata = nodeClaimTemplateMetadata(nodePool, nodeClass, ctx.hashVersions);
   const built: BuiltNode[] = [];
   for (let k = 0; k < pool.nodes; k++) {
     const arch = pool.arch[k % pool.arch.length] ?? 'amd64';
@@ -65,6 +71,7 @@ export function buildPoolNodes(
       zoneIndex,
       nodeName,
       instanceId: instanceId(rng, taken.instanceIds),
+      template: metadata,
     };
     const launched = launchedNodeClaim(input, nodePool.apiVersion, images, arch, now);
     const claim = store.create('nodeclaims.karpenter.sh', launched, { wholeObject: true });
@@ -85,7 +92,7 @@ function launchedNodeClaim(input: NodeClaimInput, apiVersion: string, images: Cl
     claim.spec = { ...(claim.spec as object), nodeClassRef };
   }
   let conditions: Condition[] = [];
-  for (const type of ['Launched', 'Registered', 'Initialized', 'Ready']) {
+  for (const type of ['Launched', 'Registered', 'Initialized', 'Ready', 'ConsistentStateFound']) {
     const condition = { type, status: 'True' as const, reason: type, message: '', observedGeneration: 1 };
     conditions = withCondition(conditions, condition, now);
   }

@@ -29,6 +29,7 @@ const timing = z.strictObject({
   registerSeconds: z.tuple([seconds, seconds]).default([30, 90]),
   initializeSeconds: seconds.default(10),
   podStartSeconds: seconds.default(5),
+  podScheduleSeconds: seconds.default(1),
   registrationTimeoutMinutes: seconds.default(15),
   disruptionPollSeconds: seconds.default(10),
 });
@@ -80,6 +81,13 @@ const nodePool = z.strictObject({
     .optional(),
   /** How many of the pool's nodes carry `karpenter.sh/do-not-disrupt: "true"`. */
   doNotDisruptNodes: z.number().int().min(0).default(0),
+  /** spec.disruption.consolidationPolicy (v1; absent: WhenEmptyOrUnderutilized); consolidation is not simulated. */
+  consolidationPolicy: z.enum(['WhenEmpty', 'WhenEmptyOrUnderutilized']).optional(),
+  /** spec.disruption.consolidateAfter (v1; absent: 0s): a duration, or `Never` (the nodes are then Unconsolidatable). */
+  consolidateAfter: z
+    .string()
+    .regex(/^(([0-9]+(s|m|h))+|Never)$/, 'must be a duration such as "30s" or "Never"')
+    .optional(),
   /**
    * `kubectl`: client-side apply; `argocd`: server-side apply by Argo CD's controller, with its tracking metadata, so
    * argocd-controller owns every field the manifest has (`spec.disruption.budgets` only when `budgets` is given).
@@ -109,6 +117,17 @@ const workload = z.strictObject({
   nodeSelector: z.record(z.string().min(1), z.string()).optional(),
   /** Bare pods (no owner) held to their node by a kubernetes.io/hostname nodeSelector, as debugging and agent pods are. */
   pinnedToNode: z.boolean().default(false),
+  /**
+   * The container's resource requests. Absent: DaemonSet pods ask 100m and 128Mi; other pods an equal share of what a
+   * node of the pool leaves after its DaemonSets, for the most pods any of its nodes runs (build.ts), so each node is
+   * as full as consolidation would leave it and none has room for another node's pods.
+   */
+  requests: z
+    .strictObject({
+      cpu: z.string().regex(/^[0-9]+(\.[0-9]+)?m?$/, 'must be a CPU quantity such as "500m" or "2"'),
+      memory: z.string().regex(/^[0-9]+(Ki|Mi|Gi)?$/, 'must be a memory quantity such as "512Mi" or "2Gi"'),
+    })
+    .optional(),
 });
 
 const faults = z.strictObject({

@@ -2,6 +2,7 @@
 // (DOMAIN.md §0 compatibility matrix, §2.9 pre-v1 differences).
 import { minorNumber } from '../../ami/families.js';
 import type { RegistrationHealthRule } from '../../karpenter/registration-health.js';
+import type { HashVersions } from '../karpenter/hashes.js';
 
 export type KarpenterApi = 'v1' | 'v1beta1';
 
@@ -41,6 +42,17 @@ export type BudgetSupport = 'none' | 'any-reason' | 'by-reason';
 export function budgetSupport(v: KarpenterVersion): BudgetSupport {
   if (v.major >= 1) return 'by-reason';
   return v.minor >= 34 ? 'any-reason' : 'none';
+}
+
+/**
+ * The static-drift hash versions a release writes (DOMAIN.md §1.2, §1.3): the NodePool's `v3` since v1.0; the
+ * EC2NodeClass's `v3` at v1.0, `v4` from v1.1, `v5` from v1.12 (the cluster CA joined the hash); `v2` for both in the
+ * v1beta1 releases.
+ */
+export function hashVersions(v: KarpenterVersion): HashVersions {
+  if (v.major === 0) return { nodePool: 'v2', nodeClass: 'v2' };
+  const nodeClass = v.major > 1 || v.minor >= 12 ? 'v5' : v.minor >= 1 ? 'v4' : 'v3';
+  return { nodePool: 'v3', nodeClass };
 }
 
 /**

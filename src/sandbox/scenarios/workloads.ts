@@ -43,9 +43,33 @@ export function ensureNamespace(store: KubeStore, name: string): void {
 
 const HOSTNAME = 'kubernetes.io/hostname';
 
+/** DaemonSet pods' requests when the scenario gives none: a small agent. */
+export const DAEMON_REQUESTS = { cpu: '100m', memory: '128Mi' } as const;
+
+/** The nodes of `nodes` the workload's nodeSelector matches: its pods go to them round-robin. */
+export function workloadNodes(store: KubeStore, w: ScenarioWorkload, nodes: BuiltNode[]): BuiltNode[] {
+  const labelsOf = (n: BuiltNode) => store.get('nodes', n.nodeName)?.metadata.labels ?? {};
+  const selector = w.nodeSelector ?? {};
+  return nodes.filter((n) => Object.entries(selector).every(([k, v]) => labelsOf(n)[k] === v));
+}
+
+/** How many pods the workload puts on each node (its round-robin over `workloadNodes`). */
+export function podsPerNode(store: KubeStore, w: ScenarioWorkload, nodes: BuiltNode[]): Map<string, number> {
+  const onNodes = workloadNodes(store, w, nodes);
+  const counts = new Map<string, number>();
+  const count = w.daemonSet ? onNodes.length : (w.replicas ?? 0);
+  for (let j = 0; j < count && onNodes.length > 0; j++) {
+    const node = onNodes[j % onNodes.length]!.nodeName;
+    counts.set(node, (counts.get(node) ?? 0) + 1);
+  }
+  return counts;
+}
+
 /**
  * Creates the workload's pods spread round-robin over those of `nodes` its nodeSelector matches; returns how many.
- * Throws when none matches and the workload has replicas.
+ * Throws when none matches and the workload has replicas. A Deployment's pods select their NodePool
+ * (`karpenter.sh/nodepool`), as workloads in a cluster of several NodePools do, so Karpenter and kube-scheduler keep
+ * them there.
  */
 export function buildWorkloadPods(
   store: KubeStore,
@@ -55,10 +79,11 @@ export function buildWorkloadPods(
   now: Date,
   /** Names the cluster uses: the simulator later names recreated pods against the same set. */
   taken: Set<string>,
+  requests: { cpu: string; memory: string },
 ): number {
   const labelsOf = (n: BuiltNode) => store.get('nodes', n.nodeName)?.metadata.labels ?? {};
   const selector = w.nodeSelector ?? {};
-  const onNodes = nodes.filter((n) => Object.entries(selector).every(([k, v]) => labelsOf(n)[k] === v));
+  const onNodes = workloadNodes(store, w, nodes);
   if (onNodes.length === 0) {
     if (nodes.length > 0 && !w.daemonSet && (w.replicas ?? 0) > 0) {
       const wanted = Object.entries(selector).map(([k, v]) => `${k}=${v}`);
@@ -98,7 +123,11 @@ export function buildWorkloadPods(
   for (let j = 0; j < count; j++) {
     const node = onNodes[j % onNodes.length] as BuiltNode;
     const name = generatedName(rng, `${w.pinnedToNode ? w.name : owner.name}-`, taken);
-    const nodeSelector = { ...selector, ...(w.pinnedToNode ? { [HOSTNAME]: labelsOf(node)[HOSTNAME] ?? '' } : {}) };
+    const nodeSelector = {
+      ...(w.daemonSet || w.pinnedToNode ? {} : { 'karpenter.sh/nodepool': w.nodePool }),
+      ...selector,
+      ...(w.pinnedToNode ? { [HOSTNAME]: labelsOf(node)[HOSTNAME] ?? '' } : {}),
+    };
     const podIP = `${node.ip.split('.').slice(0, 3).join('.')}.${rng.int(1, 254)}`;
     const ready = (type: string) => !w.crashLooping || (type !== 'Ready' && type !== 'ContainersReady');
     const condition = (type: string) => ({
@@ -127,7 +156,7 @@ export function buildWorkloadPods(
             name: w.name,
             image: IMAGE,
             ...(w.crashLooping ? { command: CRASHING_COMMAND } : {}),
-            resources: { requests: { cpu: '100m', memory: '128Mi' } },
+            resources: { requests: { ...requests } },
           },
         ],
         ...(Object.keys(nodeSelector).length > 0 ? { nodeSelector } : {}),

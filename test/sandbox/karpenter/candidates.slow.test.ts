@@ -4,7 +4,7 @@
 // do-not-disrupt annotation. The same rules drive karp-drift's plan and diagnosis (karpenter/disruptable.ts).
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { ManualClock } from '../../../src/sandbox/karpenter/clock.js';
-import { blockReason } from '../../../src/sandbox/karpenter/disruption-controller.js';
+import { blockReason } from '../../../src/sandbox/karpenter/disruption-candidates.js';
 import type { KubeObject } from '../../../src/sandbox/kube-api/types.js';
 import { startSandbox } from '../../../src/sandbox/sandbox.js';
 import { parseScenario } from '../../../src/sandbox/scenarios/schema.js';

@@ -5,7 +5,7 @@ import { DisruptionLog } from '../../../src/sandbox/karpenter/disruption-log.js'
 
 const at = (second: number) => new Date(Date.UTC(2026, 10, 23, 10, 0, second));
 const start = (log: DisruptionLog, second: number, nodePool: string, nodeClaim: string, budgetAllowed = 1) =>
-  log.started({ time: at(second).toISOString(), nodePool, nodeClaim, node: `ip-${nodeClaim}`, budgetAllowed });
+  log.started({ time: at(second).toISOString(), nodePool, nodeClaim, node: `ip-${nodeClaim}`, replacements: [], budgetAllowed });
 
 describe('DisruptionLog', () => {
   it('ends a command when its old NodeClaim is gone or it fails, and counts what is in flight per NodePool', () => {
@@ -24,6 +24,7 @@ describe('DisruptionLog', () => {
         nodePool: 'general',
         nodeClaim: 'general-a',
         node: 'ip-general-a',
+        replacements: [],
         budgetAllowed: 2,
         finished: '2026-11-23T10:00:05.000Z',
       },
@@ -32,6 +33,7 @@ describe('DisruptionLog', () => {
         nodePool: 'general',
         nodeClaim: 'general-b',
         node: 'ip-general-b',
+        replacements: [],
         budgetAllowed: 1,
       },
       {
@@ -39,6 +41,7 @@ describe('DisruptionLog', () => {
         nodePool: 'canary',
         nodeClaim: 'canary-a',
         node: 'ip-canary-a',
+        replacements: [],
         budgetAllowed: 1,
         failed: '2026-11-23T10:00:06.000Z',
       },
@@ -47,6 +50,7 @@ describe('DisruptionLog', () => {
         nodePool: 'canary',
         nodeClaim: 'canary-a',
         node: 'ip-canary-a',
+        replacements: [],
         budgetAllowed: 1,
       },
     ]);

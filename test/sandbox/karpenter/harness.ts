@@ -30,6 +30,44 @@ export function run(sandbox: Sandbox & { clock: ManualClock }, seconds: number):
   }
 }
 
+/**
+ * Runs one simulated second at a time until `done`, at most `maxSeconds` (then throws, naming what it waited for);
+ * returns the simulated seconds it took.
+ */
+export function runUntil(
+  sandbox: Sandbox & { clock: ManualClock },
+  done: () => boolean,
+  maxSeconds: number,
+  what = 'the condition',
+): number {
+  for (let s = 0; s <= maxSeconds; s++) {
+    if (done()) return s;
+    run(sandbox, 1);
+  }
+  throw new Error(`${what} not reached within ${maxSeconds} simulated seconds`);
+}
+
+/**
+ * The drift of these NodePools is over: no command in flight, no NodeClaim deleting, no pod waiting for a node, every
+ * NodeClaim on one of `target` Initialized, and at most `held` still on another AMI (those a blocker keeps).
+ */
+export function settled(sandbox: Sandbox, pools: readonly string[], target: readonly string[], held = 0): boolean {
+  const claims = pools.flatMap((p) => claimsOf(sandbox, p));
+  const initialized = (c: KubeObject) =>
+    (c.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions?.some(
+      (x) => x.type === 'Initialized' && x.status === 'True',
+    ) === true;
+  const memory = sandbox.simulator.ctx.memory;
+  return (
+    memory.commands.size === 0 &&
+    memory.pending.size === 0 &&
+    memory.unscheduled.size === 0 &&
+    claims.every((c) => !c.metadata.deletionTimestamp) &&
+    claims.filter((c) => !target.includes(imageOf(c) ?? '')).length <= held &&
+    claims.filter((c) => target.includes(imageOf(c) ?? '')).every(initialized)
+  );
+}
+
 export function customObjects(sandbox: Sandbox): CustomObjectsApi {
   const kc = new KubeConfig();
   kc.loadFromFile(sandbox.kubeconfigPath);

@@ -45,7 +45,7 @@ describe('NodePool status', () => {
           target.includes((c.status as { imageID?: string } | undefined)?.imageID ?? ''),
       );
     let most = 0;
-    for (let i = 0; i < 900 && !settled(); i++) {
+    for (let i = 0; i < 30 * 60 && !settled(); i++) {
       // Counted at the start of each pass, before the controllers that launch and delete: one pass behind at most.
       const counted = claims().length;
       run(sandbox, 1);

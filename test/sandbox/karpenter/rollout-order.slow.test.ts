@@ -64,7 +64,7 @@ describe('the simulated Karpenter replaces AMI-drifted nodes in Karpenter order'
         if (c.metadata.deletionTimestamp && !deletedAt.has(c.metadata.name!)) deletedAt.set(c.metadata.name!, seconds);
       }
       for (const command of sandbox.simulator.ctx.memory.commands.values()) {
-        if (command.replacement) replacementOf.set(command.candidate, command.replacement);
+        if (command.replacements[0]) replacementOf.set(command.candidate, command.replacements[0]);
       }
       for (const pool of pools) {
         const members = claims.filter((c) => poolOf(c) === pool.metadata.name);
@@ -89,7 +89,9 @@ describe('the simulated Karpenter replaces AMI-drifted nodes in Karpenter order'
     const launching = events.filter((e) => e.reason === 'DisruptionLaunching');
     const terminating = events.filter((e) => e.reason === 'DisruptionTerminating' && e.kind === 'NodeClaim');
     expect(terminating.map((e) => e.name).sort()).toEqual([...original].sort());
-    expect(launching.map((e) => e.name).sort()).toEqual([...replacementOf.values()].sort());
+    // queue.go publishes DisruptionLaunching at every look at a waiting command, deduplicated for 2 minutes: a
+    // replacement that takes longer gets it again.
+    expect([...new Set(launching.map((e) => e.name))].sort()).toEqual([...replacementOf.values()].sort());
     // Each replacement was Initialized before the NodeClaim it replaced was deleted.
     expect(replacementOf.size).toBeGreaterThan(0);
     for (const [old, replacement] of replacementOf) {

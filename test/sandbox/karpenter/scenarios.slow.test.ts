@@ -16,6 +16,8 @@ import {
   manualSandbox,
   pinToControlPlane,
   run,
+  runUntil,
+  settled,
 } from './harness.js';
 
 /** The DisruptionBlocked messages on a node, as kubectl reads them (undefined without kubectl). */
@@ -45,7 +47,8 @@ describe('built-in scenarios', () => {
   it('pdb-blocked: the node under a PDB with disruptionsAllowed 0 stays on the old AMI, reported as DisruptionBlocked', async () => {
     const sandbox = await started('pdb-blocked');
     const target = await pinToControlPlane(sandbox, 'default');
-    run(sandbox, 30 * 60);
+    runUntil(sandbox, () => settled(sandbox, ['general'], target, 1), 30 * 60, 'the drift');
+    run(sandbox, 5 * 60); // and the held node stays
     const store = sandbox.kube.store;
     const ledger = store.list('pods', 'payments')[0]!;
     const pinnedNode = (ledger.spec as { nodeName: string }).nodeName;
@@ -53,7 +56,10 @@ describe('built-in scenarios', () => {
     const old = claims.filter((c) => !target.includes(imageOf(c) ?? ''));
     expect(old.map((c) => (c.status as { nodeName?: string }).nodeName)).toEqual([pinnedNode]);
     expect(conditionOf(old[0]!, 'Drifted')).toMatchObject({ status: 'True', reason: 'AMIDrift' });
-    expect(claims.filter((c) => target.includes(imageOf(c) ?? '') && isTrue(c, 'Initialized'))).toHaveLength(3);
+    // The three other nodes went: two replaced, one deleted without a replacement, its two pods fitting where the
+    // pinned node's extra pod leaves the others room (Karpenter's scheduling simulation; the pool is one node smaller).
+    expect(claims.filter((c) => target.includes(imageOf(c) ?? '') && isTrue(c, 'Initialized'))).toHaveLength(2);
+    expect(sandbox.simulator.disruptions.entries().map((e) => e.replacements.length).sort()).toEqual([0, 1, 1]);
     const blocked = events(sandbox, 'DisruptionBlocked').filter((e) => e.name === pinnedNode);
     expect(blocked[0]?.message).toBe('Pdb prevents pod evictions (PodDisruptionBudget=[payments/ledger])');
     const out = await blockedMessages(sandbox, pinnedNode);
@@ -63,7 +69,8 @@ describe('built-in scenarios', () => {
   it('unschedulable: the node of a bare pod pinned by hostname stays on the old AMI despite its terminationGracePeriod, reported as "Not all pods would schedule"', async () => {
     const sandbox = await started('unschedulable');
     const target = await pinToControlPlane(sandbox, 'default');
-    run(sandbox, 30 * 60);
+    const seconds = runUntil(sandbox, () => settled(sandbox, ['general'], target, 1), 30 * 60, 'the drift');
+    run(sandbox, 30 * 60 - seconds);
     const store = sandbox.kube.store;
     const agent = store.list('pods', 'mirrord')[0]!;
     const pinnedNode = (agent.spec as { nodeName: string }).nodeName;
@@ -75,7 +82,9 @@ describe('built-in scenarios', () => {
     expect(old.map((c) => (c.status as { nodeName?: string }).nodeName)).toEqual([pinnedNode]);
     expect((old[0]!.spec as { terminationGracePeriod?: string }).terminationGracePeriod).toBe('24h');
     expect(isTrue(old[0]!, 'DisruptionReason')).toBe(false);
-    expect(claims.filter((c) => target.includes(imageOf(c) ?? '') && isTrue(c, 'Initialized'))).toHaveLength(3);
+    // The others went, one of them deleted without a replacement (its pods fit in the room the pinned pod's node
+    // leaves the others): the pool is one node smaller.
+    expect(claims.filter((c) => target.includes(imageOf(c) ?? '') && isTrue(c, 'Initialized'))).toHaveLength(2);
     const blocked = events(sandbox, 'DisruptionBlocked').filter(
       (e) => e.name === pinnedNode || e.name === old[0]!.metadata.name,
     );
@@ -122,7 +131,8 @@ describe('built-in scenarios', () => {
   it('do-not-disrupt: annotated pods and nodes keep their nodes, reported as DisruptionBlocked on the Node and NodeClaim', async () => {
     const sandbox = await started('do-not-disrupt');
     const target = await pinToControlPlane(sandbox, 'default');
-    run(sandbox, 30 * 60);
+    runUntil(sandbox, () => settled(sandbox, ['general', 'batch'], target, 4), 30 * 60, 'the drift');
+    run(sandbox, 5 * 60);
     const batch = claimsOf(sandbox, 'batch');
     expect(batch.every((c) => !target.includes(imageOf(c) ?? '') && conditionOf(c, 'Drifted')?.status === 'True')).toBe(
       true,
@@ -157,13 +167,13 @@ describe('built-in scenarios', () => {
       'jsonpath={.items[*].message}',
     ]);
     if (out !== undefined) expect(out).toContain('Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=ml/');
-    expect(events(sandbox, 'DisruptionLaunching')).toHaveLength(3);
+    expect(new Set(events(sandbox, 'DisruptionLaunching').map((e) => e.name)).size).toBe(3);
   });
 
   it('launch-failure: two InsufficientCapacityError launches fail the command, then the rollout completes', async () => {
     const sandbox = await started('launch-failure');
     const target = await pinToControlPlane(sandbox, 'default');
-    run(sandbox, 45 * 60);
+    runUntil(sandbox, () => settled(sandbox, ['general'], target), 45 * 60, 'the drift');
     const failures = events(sandbox, 'InsufficientCapacityError');
     expect(failures).toHaveLength(2);
     expect(failures[0]!.message).toMatch(/^NodeClaim general-\w{5} event: creating instance, insufficient capacity/);
@@ -171,7 +181,7 @@ describe('built-in scenarios', () => {
     expect(claims).toHaveLength(4);
     expect(claims.every((c) => target.includes(imageOf(c) ?? '') && isTrue(c, 'Initialized'))).toBe(true);
     // Each failed replacement was retried: more launches than nodes.
-    expect(events(sandbox, 'DisruptionLaunching')).toHaveLength(6);
+    expect(new Set(events(sandbox, 'DisruptionLaunching').map((e) => e.name)).size).toBe(6);
   });
 
   it('ami-not-found: the changed class goes AMIsReady=False/AMINotFound and nothing drifts', async () => {
@@ -214,7 +224,7 @@ describe('built-in scenarios', () => {
     let target: string[] = [];
     for (let attempt = 0; target.length === 0 && attempt < 10; attempt++)
       target = await pinToControlPlane(sandbox, 'default').catch(() => []);
-    run(sandbox, 45 * 60);
+    runUntil(sandbox, () => settled(sandbox, ['general', 'arm'], target), 60 * 60, 'the drift');
     expect(
       ['general', 'arm'].flatMap((p) => claimsOf(sandbox, p)).every((c) => target.includes(imageOf(c) ?? '')),
     ).toBe(true);
@@ -274,21 +284,26 @@ describe('built-in scenarios', () => {
       '-o',
       'jsonpath={range .metadata.managedFields[*]}{.manager}/{.subresource}{" "}{end}',
     ]);
-    // Argo CD owns the spec; Karpenter writes only the status subresource (counts and readiness).
-    if (out !== undefined) expect(out.trim().split(' ').sort()).toEqual(['argocd-controller/', 'karpenter/status']);
+    // Argo CD owns the spec; Karpenter writes the static-drift hash annotations and the status subresource (counts and
+    // readiness).
+    if (out !== undefined) expect(out.trim().split(' ').sort()).toEqual(['argocd-controller/', 'karpenter/', 'karpenter/status']);
 
     const target = [
       ...(await pinToControlPlane(sandbox, 'default')),
       ...(await pinToControlPlane(sandbox, 'bottlerocket')),
     ];
-    run(sandbox, 15 * 60);
-    const pools = { canary: 3, general: 24, batch: 6 };
-    for (const [pool, nodes] of Object.entries(pools)) {
+    // Karpenter refuses a candidate whose pods would land on a replacement still initializing, so a pool rarely has
+    // more than one or two commands in flight: the 33 nodes take about 40 simulated minutes, not the budgets' 7.
+    const seconds = runUntil(sandbox, () => settled(sandbox, ['canary', 'general', 'batch'], target), 90 * 60, 'the rollout');
+    expect(seconds).toBeGreaterThan(20 * 60);
+    for (const pool of ['canary', 'general', 'batch']) {
       const claims = claimsOf(sandbox, pool);
-      expect(claims).toHaveLength(nodes);
       expect(claims.every((c) => target.includes(imageOf(c) ?? '') && isTrue(c, 'Initialized'))).toBe(true);
     }
-    expect(sandbox.simulator.disruptions.entries()).toHaveLength(33);
+    // Every old node went; a node deleted without a replacement leaves its pods Pending until the provisioner's
+    // NodeClaim comes up, so the pools keep their sizes.
+    expect(new Set(sandbox.simulator.disruptions.entries().map((e) => e.nodeClaim)).size).toBe(33);
+    expect(['canary', 'general', 'batch'].map((p) => claimsOf(sandbox, p).length)).toEqual([3, 24, 6]);
   });
 
   it('bad-ami: pods on the nodes of the newest 1.30 release crash-loop while the nodes look healthy; an older 1.30 release rolls out with every pod Ready', async () => {
@@ -297,22 +312,26 @@ describe('built-in scenarios', () => {
     run(sandbox, 10 * 60);
     const store = sandbox.kube.store;
     const canary = claimsOf(sandbox, 'canary').filter((c) => bad.includes(imageOf(c) ?? ''));
-    expect(canary.map((c) => isTrue(c, 'Initialized'))).toEqual([true, true, true]);
+    expect(canary.length).toBeGreaterThanOrEqual(1);
+    expect(canary.every((c) => isTrue(c, 'Initialized'))).toBe(true);
     const nodes = canary.map((c) => store.get('nodes', (c.status as { nodeName: string }).nodeName)!);
     expect(nodes.every((n) => isTrue(n, 'Ready'))).toBe(true);
     const pods = nodes.flatMap((n) => store.objects.podsOnNode(n.metadata.name!));
-    expect(pods.length).toBeGreaterThanOrEqual(3);
+    expect(pods.length).toBeGreaterThanOrEqual(2);
     expect(pods.every((p) => conditionOf(p, 'Ready')?.reason === 'ContainersNotReady')).toBe(true);
-    // The pods moved there count as unhealthy under their PDBs, so the old nodes' drains wait.
-    expect(events(sandbox, 'FailedDraining').length).toBeGreaterThan(0);
+    // The pods moved there count as unhealthy under their PDBs, which then allow no eviction of a healthy pod: the
+    // canary's other nodes are held (Karpenter took them one at a time, each refused while the first replacement
+    // initialized), or their drains wait.
+    const held = events(sandbox, 'DisruptionBlocked').some((e) => e.message === 'Pdb prevents pod evictions (PodDisruptionBudget=[shop/edge])');
+    expect(held || events(sandbox, 'FailedDraining').length > 0).toBe(true);
     const out = await kubectl(sandbox, ['get', 'pods', '-n', 'monitoring', '-l', 'app=node-agent', '--no-headers']);
-    if (out !== undefined) expect(out.match(/CrashLoopBackOff/g)).toHaveLength(3);
+    if (out !== undefined) expect(out.match(/CrashLoopBackOff/g)).toHaveLength(canary.length);
 
     const good = await started('bad-ami');
     const series = { family: 'al2023', kubernetesVersion: '1.30', arch: 'amd64', variant: 'standard' } as const;
     const older = seriesReleases(good.aws.catalog, series).at(-2)!.release;
     const target = await pinToControlPlane(good, 'default', older);
-    run(good, 30 * 60);
+    runUntil(good, () => settled(good, ['canary', 'general'], target), 90 * 60, 'the rollout');
     for (const pool of ['canary', 'general'])
       expect(claimsOf(good, pool).every((c) => target.includes(imageOf(c) ?? '') && isTrue(c, 'Initialized'))).toBe(
         true,
@@ -348,7 +367,9 @@ describe('built-in scenarios', () => {
         for (const t of (node.spec as { taints?: Array<{ key: string; value?: string; effect: string }> }).taints ?? [])
           taints.add(`${t.key}=${t.value ?? ''}:${t.effect}`);
     }
-    expect(taints).toEqual(new Set(['karpenter.sh/disruption=disrupting:NoSchedule']));
+    // The v1beta1 disruption taint, and the kubelet's not-ready taint a new Node registers with (v1beta1 Karpenter had
+    // no karpenter.sh/unregistered taint).
+    expect(taints).toEqual(new Set(['karpenter.sh/disruption=disrupting:NoSchedule', 'node.kubernetes.io/not-ready=:NoSchedule']));
     const claims = claimsOf(sandbox, 'general');
     expect(claims).toHaveLength(3);
     expect(
@@ -397,13 +418,16 @@ describe('built-in scenarios', () => {
     // Liveness: 15 minutes after its creation (not after its launch, a minute later) the replacement is deleted. One
     // failure of the NodePool's last launches is not enough for NodeRegistrationHealthy=False (2 of 4 are).
     const created = Date.parse(replacement.metadata.creationTimestamp!);
-    while (store.get(NODECLAIMS, name)) run(sandbox, 1);
+    while (store.get(NODECLAIMS, name) && !store.get(NODECLAIMS, name)!.metadata.deletionTimestamp) run(sandbox, 1);
     expect(sandbox.clock.now().getTime() - created).toBe(15 * 60_000);
+    // Its instance is looked at again 5 s after its deletion was asked for: then it is gone.
+    while (store.get(NODECLAIMS, name)) run(sandbox, 1);
+    expect(sandbox.clock.now().getTime() - created).toBe(15 * 60_000 + 5000);
     expect(pool()).toMatchObject({ status: 'Unknown', reason: 'AwaitingReconciliation' });
     // The command retried at once (no back-off): its replacement is deleted 15 minutes after its own creation.
     const second = claimsOf(sandbox, 'general').find((c) => !imageOf(c) || target.includes(imageOf(c)!))!;
     expect(second.metadata.name).not.toBe(name);
-    while (store.get(NODECLAIMS, second.metadata.name!)) run(sandbox, 1);
+    while (store.get(NODECLAIMS, second.metadata.name!) && !store.get(NODECLAIMS, second.metadata.name!)!.metadata.deletionTimestamp) run(sandbox, 1);
     expect(sandbox.clock.now().getTime() - Date.parse(second.metadata.creationTimestamp!)).toBe(15 * 60_000);
     expect(pool()).toMatchObject({ status: 'False', reason: 'RegistrationFailed', message: 'Failed to register node' });
     expect(events(sandbox, 'DisruptionLaunching').length).toBeGreaterThanOrEqual(2);

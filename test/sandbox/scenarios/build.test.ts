@@ -157,6 +157,7 @@ describe('buildCluster', () => {
         ['Registered', 'True', 'Registered'],
         ['Initialized', 'True', 'Initialized'],
         ['Ready', 'True', 'Ready'],
+        ['ConsistentStateFound', 'True', 'ConsistentStateFound'],
       ]);
       expect(s.providerID).toMatch(/^aws:\/\/\/us-west-2[abc]\/i-0[0-9a-f]{16}$/);
       const node = nodes.get(s.nodeName);
@@ -220,7 +221,7 @@ describe('buildCluster', () => {
     });
   });
 
-  it('runs nodeSelector pods on the pool nodes that have the labels, and refuses labels no node has', () => {
+  it('runs nodeSelector pods on the pool nodes that have the labels, selecting their NodePool too, and refuses labels no node has', () => {
     const pool = { name: 'general', nodeClass: 'default', nodes: 3, arch: ['amd64', 'arm64'] };
     const scenario = (nodeSelector: Record<string, string>) => ({
       nodeClasses: [{ name: 'default', family: 'al2023', kubernetesVersion: '1.29' }],
@@ -231,7 +232,7 @@ describe('buildCluster', () => {
     const pods = store.list('pods', 'default');
     expect(pods).toHaveLength(4);
     for (const pod of pods) {
-      expect(spec<{ nodeSelector: unknown }>(pod).nodeSelector).toEqual({ 'kubernetes.io/arch': 'arm64' });
+      expect(spec<{ nodeSelector: unknown }>(pod).nodeSelector).toEqual({ 'karpenter.sh/nodepool': 'general', 'kubernetes.io/arch': 'arm64' });
       expect(store.get('nodes', spec(pod).nodeName ?? '')?.metadata.labels?.['kubernetes.io/arch']).toBe('arm64');
     }
     expect(() => inline(scenario({ 'topology.kubernetes.io/zone': 'us-west-2d' }))).toThrow(

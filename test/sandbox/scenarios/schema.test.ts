@@ -69,6 +69,7 @@ describe('parseScenario', () => {
       'large',
       'launch-failure',
       'pdb-blocked',
+      'reference',
       'staged',
       'unschedulable',
     ]);
@@ -88,6 +89,7 @@ describe('parseScenario', () => {
         registerSeconds: [30, 90],
         initializeSeconds: 10,
         podStartSeconds: 5,
+        podScheduleSeconds: 1,
         registrationTimeoutMinutes: 15,
         disruptionPollSeconds: 10,
       },
@@ -461,7 +463,7 @@ describe('parseScenario', () => {
 describe('loadScenario', () => {
   it('lists the built-ins when the name is unknown', () => {
     expect(() => loadScenario('nope')).toThrow(
-      'no built-in scenario named "nope" (built-in: ami-not-found, bad-ami, bad-ami-launch-fails, bad-ami-never-ready, bad-ami-never-registers, bad-ami-not-ready, budget-blocked, crash-loop, default, do-not-disrupt, do-not-disrupt-duration, flaky-api, gitops-owned, large, launch-failure, pdb-blocked, staged, unschedulable)',
+      'no built-in scenario named "nope" (built-in: ami-not-found, bad-ami, bad-ami-launch-fails, bad-ami-never-ready, bad-ami-never-registers, bad-ami-not-ready, budget-blocked, crash-loop, default, do-not-disrupt, do-not-disrupt-duration, flaky-api, gitops-owned, large, launch-failure, pdb-blocked, reference, staged, unschedulable)',
     );
   });
 

@@ -1,0 +1,3 @@
+import { createRequire as __karpDriftRequire } from 'node:module';
+const require = __karpDriftRequire(import.meta.url);
+var ProxyError=class extends Error{constructor(message,proxy,code,options){super(message,options);this.proxy=proxy;this.code=code}proxy;code;name="ProxyError"};function proxyHint(err,host){const fix=err.proxy.source.startsWith("proxy-url")?`fix or remove the kubeconfig's ${err.proxy.source}`:`fix ${err.proxy.source}, or add ${host} to NO_PROXY to go direct`;return err.code==="EPROXY"?`check the proxy's credentials and that it allows CONNECT to ${host}; ${fix}`:`check that the proxy is up and reachable from here; ${fix}`}export{ProxyError,proxyHint};
