@@ -1,7 +1,8 @@
 // What a NodePool's disruption budgets are measured against, as kubernetes-sigs/karpenter v1.14.1
 // `pkg/controllers/disruption/helpers.go` `BuildDisruptionBudgetMapping` counts it (DOMAIN.md §2.6): the plan, the
-// stall diagnosis, the staged rollout's pacer and the sandbox's disruption controller all count here, so they cannot
-// count differently. Callers give the facts as they see them; which of them mark a node for deletion is decided here.
+// stall diagnosis, the staged rollout's pacer and the sandbox's disruption controller and cluster state all count here,
+// so they cannot count differently. Callers give the facts as they see them; which of them mark a node for deletion
+// is decided here.
 
 /** One managed node of a NodePool, as the budget mapping sees it (a NodeClaim and its Node). */
 export interface BudgetMember {
@@ -33,7 +34,8 @@ export interface BudgetMember {
  * statenode.go `MarkedForDeletion()` of a managed node: `markedForDeletion || Deleted()`, where `Deleted()` is the
  * NodeClaim's deletion or its `InstanceTerminating`, never the Node's alone.
  */
-export const markedForDeletion = (m: BudgetMember): boolean => m.marked || m.nodeClaimDeleting || m.instanceTerminating;
+export const markedForDeletion = (m: Pick<BudgetMember, 'marked' | 'nodeClaimDeleting' | 'instanceTerminating'>): boolean =>
+  m.marked || m.nodeClaimDeleting || m.instanceTerminating;
 
 /**
  * `numNodes` counts the initialized members not InstanceTerminating; `disrupting` those of them NotReady or marked for
