@@ -12,16 +12,17 @@ import type { Cluster } from '../cluster/client.js';
 import type { Discovery } from '../cluster/discovery.js';
 import { readGateReads } from '../cluster/inventory.js';
 import { failureText } from '../cluster/failures.js';
-import type { EventView, NodeClaimView, NodeView } from '../karpenter/views.js';
+import type { EventView, NodeClaimView, NodeView, PodView } from '../karpenter/views.js';
 import {
   awaitingJudgement,
+  isDriftReplacement,
   newAttemptLedger,
   observeAttempts,
   type AttemptLedger,
   type FailedAttempt,
 } from '../gates/attempts.js';
 import type { GateBaseline, GateScope } from '../gates/baseline.js';
-import { untestedAmis, untestedFinding, type StageAmi } from '../gates/coverage.js';
+import { amiTrials, untestedAmis, untestedByWave, untestedFinding, type StageAmi } from '../gates/coverage.js';
 import { judge } from '../gates/judge.js';
 import { runGateCommand } from './gate-command.js';
 import type { GateCommandResult } from '../gates/tally.js';
@@ -50,6 +51,12 @@ export interface GateKeeper {
   readonly request: GateRequest;
   /** For the pacer: have the gates passed at this checkpoint? */
   cleared(checkpoint: Checkpoint): boolean;
+  /**
+   * For a `1/ami` wave's picks: whether Karpenter launched this NodeClaim for a drift command, as the built-in gates
+   * have seen it (gates/attempts.ts `isDriftReplacement`); only such a replacement tests an AMI for them. Without the
+   * built-in gates nothing asks for that, and every NodeClaim on a target AMI counts.
+   */
+  driftReplacement(claim: NodeClaimView): boolean;
   /**
    * One look: count the evaluations and command runs that have finished, start what is due (beside the follow loop:
    * `onSettled` says when it ends); a halt when the gates say stop. `signal` ends what is started.
@@ -94,7 +101,7 @@ interface HealthRun {
   startedAt: number;
   /** The failed replacements and commands seen since the last evaluation began: this one counts them. */
   attempts: FailedAttempt[];
-  /** At a stage's last checkpoint, the target AMIs nothing has tested (gates/coverage.ts). */
+  /** At a stage's last checkpoint or a `1/ami` wave's, the target AMIs nothing has tested (gates/coverage.ts). */
   untested: GateFinding[];
 }
 
@@ -179,6 +186,9 @@ export function createGateKeeper(settings: GateKeeperSettings): GateKeeper {
       return (
         (!request.builtIn || state.healthPassed.has(key)) && (request.command === undefined || state.commandPassed.has(key))
       );
+    },
+    driftReplacement(claim) {
+      return !request.builtIn || isDriftReplacement(state.ledger, settings.baseline, claim.name);
     },
     waiting(now) {
       if (state.running) return `--gate-cmd for ${humanDuration(now.getTime() - state.lastCommandAt)}`;
@@ -273,17 +283,18 @@ function startDueHealth(state: GateKeeperState, facts: TickFacts, signal: AbortS
   state.lastHealthAt = now.getTime();
   const attempts = state.pendingAttempts;
   state.pendingAttempts = [];
-  const run: HealthRun = { checkpoint, startedAt: now.getTime(), attempts, untested: untestedAt(state, facts) };
+  const run: HealthRun = { checkpoint, startedAt: now.getTime(), attempts, untested: [] };
   state.evaluating = run;
   const { claims, nodes, replaced } = facts;
   const started = performance.now();
   const evaluation = readGateReads(cluster, discovery, replaced, signal).then((reads) => {
     const at = new Date();
     const verdict = evaluateHealth({ nodeClaims: claims, nodes, ...reads }, scope, baseline, request, at);
-    return { verdict, at, nodePools: reads.nodePools };
+    return { verdict, at, nodePools: reads.nodePools, untested: untestedAt(state, facts, reads.pods) };
   });
   void evaluation.then(
-    ({ verdict, at, nodePools }) => settleHealth(state, { ...run, verdict, unreadable: undefined, nodePools, at }, started),
+    ({ verdict, at, nodePools, untested }) =>
+      settleHealth(state, { ...run, untested, verdict, unreadable: undefined, nodePools, at }, started),
     (e: unknown) => {
       // Cut short by the end of the follow: nothing to count.
       if (signal.aborted) return;
@@ -342,15 +353,34 @@ function countFinishedHealth(state: GateKeeperState): Step {
   return counted.halt ? { halt: report } : { report };
 }
 
-/** At a stage's last checkpoint: the stage's target AMIs no Initialized, Ready replacement has tested. */
-function untestedAt(state: GateKeeperState, facts: TickFacts): GateFinding[] {
+/**
+ * At a stage's last checkpoint, the stage's target AMIs that no drift replacement of the stage has tested with a pod
+ * the workloads gate judges; at a `1/ami` wave's, those a drift replacement runs without testing them (gates/coverage.ts).
+ * `pods`: the gates' reads, the pods on the nodes of the NodeClaims on a target AMI.
+ */
+function untestedAt(state: GateKeeperState, facts: TickFacts, pods: readonly PodView[]): GateFinding[] {
   const c = facts.checkpoint;
-  if (c?.stageEnd !== true) return [];
-  const amis = state.settings.stageAmis?.[c.stage] ?? [];
-  const stage = { index: c.stage, name: state.settings.plan.stages[c.stage]?.name ?? '' };
-  return untestedAmis(amis, facts.claims, facts.nodes).map((a) =>
-    untestedFinding(a, stage, facts.claims.filter((x) => x.imageId === a.id && !x.deleting).length),
+  if (c === undefined || (c.stageEnd !== true && c.amiWave !== true)) return [];
+  const { baseline, plan, stageAmis } = state.settings;
+  const amis = stageAmis?.[c.stage] ?? [];
+  const trials = amiTrials(
+    {
+      claims: facts.claims,
+      nodes: facts.nodes,
+      pods,
+      drift: (x) => isDriftReplacement(state.ledger, baseline, x.name),
+      failingWorkloads: baseline.failingWorkloads,
+    },
+    new Set(plan.stages[c.stage]?.nodePools ?? []),
+    new Set(amis.map((a) => a.id)),
   );
+  const name = plan.stages[c.stage]?.name ?? '';
+  const byStage = c.stageEnd === true ? untestedAmis(amis, trials) : [];
+  const byWave = c.amiWave === true ? untestedByWave(amis, trials).filter((a) => !byStage.includes(a)) : [];
+  return [
+    ...byStage.map((a) => untestedFinding(a, { index: c.stage, name }, trials.get(a.id) ?? [])),
+    ...byWave.map((a) => untestedFinding(a, { index: c.stage, name, wave: c.wave }, trials.get(a.id) ?? [])),
+  ];
 }
 
 /** The command: once per checkpoint, and on its interval while waves run and soak. */

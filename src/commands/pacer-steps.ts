@@ -33,6 +33,11 @@ export interface PacerSettings {
   rerun?: 'the upgrade' | 'the rollback';
   /** What a `1/ami` wave picks from (stages/ami-picks.ts); absent: the plan has no such wave. */
   picks?: AmiPickScope;
+  /**
+   * Which NodeClaims on a target AMI count for the picks (the gate keeper's `driftReplacement`: the built-in gates
+   * take only a drift replacement as a test); absent: every one.
+   */
+  picksCount?: (claim: NodeClaimView) => boolean;
 }
 
 /** What the pacer knows between steps: where the stages stand, what it wrote, and how long it has soaked. */
@@ -104,7 +109,8 @@ export function picksOf(
 ): PicksOf {
   const scope = settings.picks;
   if (scope === undefined) return () => [];
-  return (stage) => amiPicks(settings.plan.stagePlan.stages[stage]?.nodePools ?? [], claims, nodes, scope);
+  const pools = (stage: number) => settings.plan.stagePlan.stages[stage]?.nodePools ?? [];
+  return (stage) => amiPicks(pools(stage), claims, nodes, scope, settings.picksCount);
 }
 
 /** The snapshot's Node hold state, corrected by what karp-drift wrote and the watch has not shown yet. */

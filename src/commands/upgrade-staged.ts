@@ -49,7 +49,7 @@ export async function followStaged(
     who: `${holder.user}@${holder.host}`,
     command: holder.command,
     nodePools: inventory.nodePools,
-    ...(gates ? { cleared: (c) => gates.cleared(c) } : {}),
+    ...(gates ? { cleared: (c) => gates.cleared(c), picksCount: (c) => gates.driftReplacement(c) } : {}),
     ...(follow.rollback ? { rerun: 'the rollback' as const } : {}),
     // A staged rollback never has a `1/ami` wave (cli/stage-options.ts refuses it): its targets are only IDs.
     ...(staged.stagePlan.waves[0]?.kind === 'ami' && !('restored' in plan) ? { picks: pickScope(plan, inventory, staged) } : {}),

@@ -14,8 +14,11 @@
 // note and never a failure, and so is the drift command Karpenter gives up because of it. A replacement that launched
 // and then failed still fails, and so does a launch refused for any other reason (the image's among them). Refusals
 // that never end stop the wave, and the stall diagnosis names them (STALL-LAUNCH).
+// The ledger also remembers which replacements Karpenter launched for a drift command, as opposed to the provisioner's
+// scale-ups: only those test an AMI for a stage (coverage.ts).
 // Pure: `observeAttempts` folds one look into the ledger in place, as rollout/snapshot.ts folds a change.
 import { capacityRefusal, type CapacityRefusal } from '../karpenter/capacity.js';
+import { driftLaunched } from '../karpenter/events.js';
 import type { EventView, NodeClaimView, NodeView } from '../karpenter/views.js';
 import { quotes } from '../rollout/evidence.js';
 import { conditionText, deletedBecause, lifetime, notYet } from '../rollout/replacement-health.js';
@@ -43,6 +46,8 @@ export interface AttemptLedger {
   refused: Set<string>;
   /** Drift commands seen given up while a replacement they waited on, maybe refused for capacity, still waits for its event. */
   deferred: GivenUp[];
+  /** The scope's replacements seen launched for a drift command (`isDriftReplacement`), by name. */
+  drift: Set<string>;
 }
 
 /**
@@ -87,6 +92,7 @@ export function newAttemptLedger(): AttemptLedger {
     awaitingEvent: new Map(),
     refused: new Set(),
     deferred: [],
+    drift: new Set(),
   };
 }
 
@@ -109,7 +115,8 @@ export function observeAttempts(
 ): FailedAttempt[] {
   const pools = new Set(scope.nodePools);
   let listed: EventView[] | undefined;
-  const events = () => (listed ??= [...look.events]); // read only to judge or quote a replacement gone
+  // Read only to judge or quote a replacement gone, or to tell a new replacement's origin.
+  const events = () => (listed ??= [...look.events]);
   const failed: FailedAttempt[] = [];
   const live = new Set<string>();
   const replacementGone = (c: NodeClaimView) => {
@@ -155,7 +162,52 @@ export function observeAttempts(
   }
   // An old NodeClaim gone while picked: its command deleted it (or something else did); either way not a failure.
   for (const name of ledger.commands.keys()) if (!live.has(name)) ledger.commands.delete(name);
+  // Those of the baseline count anyway (`isDriftReplacement`): a re-run over a large fleet need not look at them.
+  const fresh = (c: NodeClaimView) => inScope(c) && !old(c) && !baseline.nodeClaims.has(c.name) && isReplacement(c, scope, baseline);
+  noteDriftReplacements(ledger, look.claims, fresh, events);
   return failed;
+}
+
+/**
+ * Whether Karpenter launched this NodeClaim for a drift command, as far as this run can tell: seen so
+ * (`noteDriftReplacements`), or there before this run's baseline, an earlier run's replacement whose evidence may be
+ * gone (Events live an hour, the follow keeps the last few hundred), so that a run that goes on where a paused one
+ * stopped does not take its replacements for scale-ups. A NodeClaim on a target AMI from before the baseline may still
+ * be a scale-up of that earlier run's time: the one thing this cannot tell.
+ */
+export const isDriftReplacement = (ledger: AttemptLedger, baseline: GateBaseline, name: string): boolean =>
+  ledger.drift.has(name) || baseline.nodeClaims.has(name);
+
+/**
+ * The replacements Karpenter launched for a drift command: its `DisruptionLaunching` event on the NodeClaim
+ * (karpenter/events.ts `driftLaunched`), or, for one whose event this run has not seen, its creation with a drift
+ * command of its NodePool (within LINK_BEFORE_MS..LINK_AFTER_MS of DisruptionReason, as `replacementsWaitedOn` links
+ * them: Karpenter marks the old node, then creates its replacement). A NodeClaim the provisioner launched for pending
+ * pods (a scale-up) has neither. Remembered once seen: the event ages out of the follow's window, the mark goes with the
+ * old NodeClaim.
+ */
+function noteDriftReplacements(
+  ledger: AttemptLedger,
+  claims: readonly NodeClaimView[],
+  candidate: (c: NodeClaimView) => boolean,
+  events: () => EventView[],
+): void {
+  let launched: Set<string> | undefined;
+  for (const c of claims) {
+    if (ledger.drift.has(c.name) || !candidate(c)) continue;
+    launched ??= driftLaunched(events());
+    if (launched.has(c.name) || createdWithCommand(ledger, c)) ledger.drift.add(c.name);
+  }
+}
+
+function createdWithCommand(ledger: AttemptLedger, c: NodeClaimView): boolean {
+  const created = ms(c.createdAt);
+  if (Number.isNaN(created)) return false;
+  for (const mark of ledger.commands.values()) {
+    const since = ms(mark.since);
+    if (mark.nodePool === c.nodePool && created >= since - LINK_BEFORE_MS && created <= since + LINK_AFTER_MS) return true;
+  }
+  return false;
 }
 
 /**

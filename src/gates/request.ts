@@ -49,6 +49,12 @@ export interface Checkpoint {
    * stage has been tested (gates/coverage.ts). Not part of the key: the controller says it the same way each time.
    */
   stageEnd?: boolean;
+  /**
+   * The stage's `1/ami` wave, whose point is to test each target AMI on one node: the gates pass here only when each
+   * AMI a drift replacement of the stage runs has been tested on one (gates/coverage.ts `untestedByWave`). Not part of
+   * the key either.
+   */
+  amiWave?: boolean;
 }
 
 export const checkpointKey = (c: Checkpoint): string => `${c.stage}/${c.wave}/${c.point}`;

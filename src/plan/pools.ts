@@ -162,7 +162,7 @@ function blockingBudget(
 
 // BuildDisruptionBudgetMapping: numNodes counts initialized nodes, leaving out NodeClaims whose instance is already
 // terminating; disrupting counts those whose Node is not Ready or that are marked for deletion, for any reason (a
-// DisruptionReason condition means the queue has already marked the node).
+// DisruptionReason condition means the queue has already marked the node; a Node deleted alone is not: budget-mapping.ts).
 function budgetCounts(
   claims: readonly NodeClaimView[],
   inventory: Inventory,
@@ -171,14 +171,17 @@ function budgetCounts(
   const members = claims.map((claim) => {
     const node = claim.nodeName !== undefined ? nodes.get(claim.nodeName) : undefined;
     const disrupted = claim.conditions.DisruptionReason?.status === 'True';
-    const why: DisruptingNodeClaim['why'] = disrupted ? 'disrupted' : claim.deleting || node?.deleting ? 'deleting' : 'NotReady';
+    // A Node deleted while its NodeClaim is not counts only if NotReady (budget-mapping.ts `nodeDeleting`).
+    const why: DisruptingNodeClaim['why'] = disrupted ? 'disrupted' : claim.deleting ? 'deleting' : 'NotReady';
     return {
       claim,
       why,
       initialized: node?.initialized === true,
       instanceTerminating: claim.conditions.InstanceTerminating?.status === 'True',
       ready: node?.ready === true,
-      markedForDeletion: disrupted || claim.deleting || node?.deleting === true,
+      marked: disrupted,
+      nodeClaimDeleting: claim.deleting,
+      nodeDeleting: node?.deleting === true,
     };
   });
   const { counted, disrupting } = budgetMapping(members);

@@ -12,7 +12,7 @@ import type { Blocker, DiagnosisContext, Facts, Pool, StallCode } from './blocke
 import { eventTime, type Snapshot } from './snapshot.js';
 import { HOLD_ANNOTATION, holdBudgetText, karpDriftHold, switchState } from '../apis/budget-hold.js';
 import { holdState, holdStateLabel, holdStateNext, liveRunText } from '../apis/hold-state.js';
-import { claimsByNodePool, isDisrupting, isTrue, nodeOf, type RolloutScope } from './track.js';
+import { claimsByNodePool, isDisrupting, isPicked, isTrue, nodeOf, type RolloutScope } from './track.js';
 import { amiSelectorTermText, humanDuration, plural, utcTime } from '../text/words.js';
 import { amisCondition, launchesNothing, rollbackCommand, takenTargets, unresolvedAlias } from './readiness.js';
 import { badAmiBlockers, holdBack } from './bad-ami.js';
@@ -291,7 +291,9 @@ function budget(f: Facts, pool: Pool): Blocker[] {
           initialized: node.initialized,
           instanceTerminating: isTrue(claim.conditions, 'InstanceTerminating'),
           ready: node.ready,
-          markedForDeletion: node.deleting || isDisrupting(claim, node),
+          marked: isPicked(claim, node),
+          nodeClaimDeleting: claim.deleting,
+          nodeDeleting: node.deleting,
         },
       ];
     }),

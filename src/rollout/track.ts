@@ -76,8 +76,12 @@ export function nodeOf(snapshot: Snapshot, claim: NodeClaimView): NodeView | und
 
 /** Picked by the disruption queue (v1.2+ sets DisruptionReason; older versions only taint) or being deleted. */
 export function isDisrupting(claim: NodeClaimView, node: NodeView | undefined): boolean {
+  return claim.deleting || isPicked(claim, node);
+}
+
+/** Picked by the disruption queue: DisruptionReason (v1.2+), or the disruption taint alone (older versions). */
+export function isPicked(claim: NodeClaimView, node: NodeView | undefined): boolean {
   return (
-    claim.deleting ||
     isTrue(claim.conditions, 'DisruptionReason') ||
     (node?.taints.some((t) => DISRUPTION_TAINTS.includes(t.key)) ?? false)
   );

@@ -12,6 +12,10 @@
 //   reads on every pass (§2.7). NodePools held with their nodes anyway (`--hold-with node`) are always exact.
 // An AMI is tested (no pick) once a NodeClaim in scope runs it, or an old node that moves onto it is being replaced:
 // the replacement has no `status.imageID` until it launches, and picking again meanwhile would start a second one.
+// With the built-in gates, a NodeClaim counts only if Karpenter launched it for a drift command (`counts`): the
+// wave's checkpoint asks each AMI a drift replacement runs to be tested by one (gates/coverage.ts), and a scale-up
+// node on it would otherwise leave the AMI with no drift replacement at all. That is pacing ("pick no more"); whether
+// the replacement then tested the AMI (a pod the workloads gate judges, Ready on it) is the gates' verdict.
 // The replacement's own arch is Karpenter's choice (it may launch another instance type); an AMI still untested when
 // the wave's replacements are done is picked again, one node at a time, until it is tested or has no node left.
 import type { AmiFamily, Arch, Variant } from '../ami/families.js';
@@ -60,6 +64,7 @@ export function amiPicks(
   claims: Iterable<NodeClaimView>,
   nodes: ReadonlyMap<string, NodeView>,
   scope: AmiPickScope,
+  counts: (claim: NodeClaimView) => boolean = () => true,
 ): AmiPick[] {
   const pools = new Map(scope.nodePools.map((p) => [p.name, p]));
   const inStage = new Set(stagePools);
@@ -70,7 +75,7 @@ export function amiPicks(
     const cls = pool !== undefined ? scope.classes.get(pool.nodeClass) : undefined;
     if (pool === undefined || cls === undefined || claim.imageId === undefined) continue;
     if (cls.targets.some((t) => t.id === claim.imageId)) {
-      if (!claim.deleting) tested.add(claim.imageId);
+      if (!claim.deleting && counts(claim)) tested.add(claim.imageId);
       continue;
     }
     const target = targetOf(claim, cls.family, cls.targets);

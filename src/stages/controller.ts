@@ -257,7 +257,13 @@ export function decideStages(
         return later.untouched + later.inflight === 0;
       });
     const gate = (point: Checkpoint['point']): Checkpoint | undefined => {
-      const checkpoint = { stage: pos.stage, wave: pos.wave, point, ...(last && !lastOfAll ? { stageEnd: true } : {}) };
+      const checkpoint = {
+        stage: pos.stage,
+        wave: pos.wave,
+        point,
+        ...(last && !lastOfAll ? { stageEnd: true } : {}),
+        ...(amiWave ? { amiWave: true } : {}),
+      };
       return cleared(checkpoint) ? undefined : checkpoint;
     };
 

@@ -3,7 +3,7 @@
 // loop's snapshot, so the first decision and every later one count alike.
 import { budgetMapping, type BudgetMember } from '../karpenter/budget-mapping.js';
 import type { NodeClaimView, NodeView } from '../karpenter/views.js';
-import { isDisrupting } from '../rollout/track.js';
+import { isDisrupting, isPicked } from '../rollout/track.js';
 import type { PoolWaveCounts } from './controller.js';
 import type { OldNode } from '../apis/node-hold.js';
 
@@ -46,7 +46,9 @@ export function observePools(
       initialized: node?.initialized === true,
       instanceTerminating: claim.conditions.InstanceTerminating?.status === 'True',
       ready: node?.ready === true,
-      markedForDeletion: isDisrupting(claim, node) || node?.deleting === true,
+      marked: isPicked(claim, node),
+      nodeClaimDeleting: claim.deleting,
+      nodeDeleting: node?.deleting === true,
     });
     if (claim.imageId === undefined || targets.get(pool.name)!.has(claim.imageId)) continue;
     if (isDisrupting(claim, node) || node?.deleting === true) {

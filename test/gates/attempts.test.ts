@@ -3,7 +3,13 @@
 // (observeAttempts → evaluateHealth → judge → tallyEvaluation). Karpenter's behaviour behind each history: DOMAIN.md
 // §1.4 (liveness, from the NodeClaim's creation) and §2.5 step 6 (a failed command).
 import { describe, expect, it } from 'vitest';
-import { awaitingJudgement, newAttemptLedger, observeAttempts, type AttemptLook } from '../../src/gates/attempts.js';
+import {
+  awaitingJudgement,
+  isDriftReplacement,
+  newAttemptLedger,
+  observeAttempts,
+  type AttemptLook,
+} from '../../src/gates/attempts.js';
 import { takeBaseline, type GateScope } from '../../src/gates/baseline.js';
 import { evaluateHealth } from '../../src/gates/health.js';
 import { judge } from '../../src/gates/judge.js';
@@ -528,5 +534,46 @@ describe("the findings, in Karpenter's words", () => {
   it('a NodeClaim of a NodePool out of scope, or of the baseline still launching, is not judged', () => {
     const elsewhere = deleted(replacement('launched', { nodePool: 'batch' }), 17);
     expect(run([{ minute: 17, claims: [], departed: [elsewhere] }])).toEqual([]);
+  });
+});
+
+// Which replacements Karpenter launched for a drift command (only those test an AMI for a stage: coverage.ts), look by
+// look: its DisruptionLaunching event (karpenter/events.ts), or creation with a drift command of the NodePool, as
+// attempts.ts links a command to its replacements; a NodeClaim from before the run's baseline counts as an earlier
+// run's. A scale-up (the provisioner's NodeClaim for pending pods) has neither.
+describe('drift replacements, as the ledger tells them from scale-ups', () => {
+  const launchingEvent = (name: string, message = 'Launching NodeClaim: Drifted') =>
+    event({ uid: `ev-launch-${name}`, reason: 'DisruptionLaunching', message, involvedKind: 'NodeClaim', involvedName: name });
+  const drift = (looks: Look[], name = 'general-new1') => {
+    const ledger = newAttemptLedger();
+    for (const l of looks) {
+      const nodes = new Map((l.nodes ?? l.claims.filter((c) => c.nodeName).map((c) => nodeFor(c))).map((n) => [n.name, n]));
+      observeAttempts(ledger, { claims: l.claims, departed: new Map(), nodes, events: l.events ?? [] }, scope, baseline, at(l.minute, l.second));
+    }
+    return isDriftReplacement(ledger, baseline, name);
+  };
+  /** A NodeClaim the provisioner launched at `minute` (no command anywhere near). */
+  const scaleUp = (minute: number) => replacement('launched', { createdAt: iso(at(minute)), launchedAt: at(minute) });
+
+  it.each<[string, Look[], boolean]>([
+    ['its DisruptionLaunching event', [{ minute: 3, claims: [old, scaleUp(3)], events: [launchingEvent('general-new1')] }], true],
+    ['created 0 s after its command marked the old node (the event not seen)', [{ minute: 3, claims: [picked(2), replacement('created')], nodes: [tainted] }], true],
+    ['created 20 s after the mark', [{ minute: 3, claims: [picked(2), replacement('created', { createdAt: iso(at(2, 20)) })], nodes: [tainted] }], true],
+    ['created 45 s after the mark: a scale-up beside a command', [{ minute: 3, claims: [picked(2), replacement('created', { createdAt: iso(at(2, 45)) })], nodes: [tainted] }], false],
+    ["created with a command of another NodePool's", [{ minute: 3, claims: [picked(2, { nodePool: 'batch' }), replacement('created')], nodes: [tainted] }], false],
+    ['no event, no command: a scale-up', [{ minute: 3, claims: [old, scaleUp(3)] }], false],
+    ['a consolidation launch: not drift', [{ minute: 3, claims: [old, scaleUp(3)], events: [launchingEvent('general-new1', 'Launching NodeClaim: Underutilized')] }], false],
+    // Remembered: the event ages out of the window, the mark goes with the old NodeClaim.
+    [
+      'seen once, still known after its evidence is gone',
+      [
+        { minute: 3, claims: [picked(2), replacement('launched')], nodes: [tainted] },
+        { minute: 9, claims: [replacement('initialized')] },
+      ],
+      true,
+    ],
+    ['a NodeClaim on the target from before the baseline: an earlier run\'s', [{ minute: 3, claims: [old] }], true],
+  ])('%s', (_name, looks, expected) => {
+    expect(drift(looks, looks[0]!.claims.some((c) => c.name === 'general-new1') ? 'general-new1' : 'general-old1')).toBe(expected);
   });
 });

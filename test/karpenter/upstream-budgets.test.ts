@@ -4,6 +4,7 @@
 // - pkg/apis/v1/nodepool_default_test.go: the CRD default budget;
 // - pkg/apis/v1/nodepool_validation_cel_test.go: the `nodes` values the CRD admits;
 // - pkg/controllers/disruption/suite_test.go: BuildDisruptionBudgetMapping, i.e. what counts and what uses up budget;
+// - pkg/controllers/state/suite_test.go and statenode.go: which state nodes are MarkedForDeletion;
 // - pkg/controllers/disruption/{drift,emptiness,consolidation,staticdrift}_test.go: one pool's budget per reason;
 // - test/suites/regression/drift_test.go: the e2e budgets.
 // Each row names the `It(...)` it comes from. Karpenter's MaxInt32 ("unlimited") is Infinity here.
@@ -15,7 +16,7 @@
 // disrupting nodes are subtracted, which upstream asserts as the karpenter_nodepools_allowed_disruptions metric where
 // the test reads that metric.
 import { describe, expect, it } from 'vitest';
-import { budgetMapping, type BudgetMember } from '../../src/karpenter/budget-mapping.js';
+import { budgetMapping, markedForDeletion, type BudgetMember } from '../../src/karpenter/budget-mapping.js';
 import {
   allowedDisruptions,
   DEFAULT_BUDGETS,
@@ -124,7 +125,9 @@ const member = (o: Partial<BudgetMember> = {}): BudgetMember => ({
   initialized: true,
   instanceTerminating: false,
   ready: true,
-  markedForDeletion: false,
+  marked: false,
+  nodeClaimDeleting: false,
+  nodeDeleting: false,
   ...o,
 });
 const ten = (): BudgetMember[] => Array.from({ length: 10 }, () => member());
@@ -145,23 +148,24 @@ describe('suite_test.go Describe("BuildDisruptionBudgetMapping")', () => {
     [
       'should not consider nodes that have the terminating status condition as part of disruption count',
       [{ nodes: '100%' }],
-      [...ten(), member({ instanceTerminating: true, markedForDeletion: true })],
+      [...ten(), member({ instanceTerminating: true })],
       { numNodes: 10, disrupting: 0 },
       10,
     ],
-    // All 10 deleted (finalizers keep them): still counted, all disrupting; 10% of 10 is 1, and 1 − 10 floors at 0.
+    // All 10 NodeClaims and Nodes deleted (finalizers keep them): still counted, all disrupting; 10% of 10 is 1, and
+    // 1 − 10 floors at 0.
     [
       'should not return a negative disruption value',
       [{ nodes: '10%' }],
-      ten().map(() => member({ markedForDeletion: true })),
+      ten().map(() => member({ nodeClaimDeleting: true, nodeDeleting: true })),
       { numNodes: 10, disrupting: 10 },
       0,
     ],
-    // One NodeClaim and Node deleted, one more marked for deletion by the cluster state.
+    // nodeClaims[0] and nodes[0] deleted, nodeClaims[1] marked for deletion by the cluster state.
     [
       'should consider nodes with a deletion timestamp set and MarkedForDeletion to the disruption count',
       [{ nodes: '100%' }],
-      [...ten().slice(2), member({ markedForDeletion: true }), member({ markedForDeletion: true })],
+      [...ten().slice(2), member({ nodeClaimDeleting: true, nodeDeleting: true }), member({ marked: true })],
       { numNodes: 10, disrupting: 2 },
       8,
     ],
@@ -171,6 +175,23 @@ describe('suite_test.go Describe("BuildDisruptionBudgetMapping")', () => {
       [...ten().slice(2), member({ ready: false }), member({ ready: false })],
       { numNodes: 10, disrupting: 2 },
       8,
+    ],
+    // No It of its own: statenode.go Deleted() reads a Node's deletionTimestamp only for a Node without a NodeClaim,
+    // which this mapping skips as unmanaged. So nodes[0] deleted while nodeClaims[0] is not (a `kubectl delete node`,
+    // until Karpenter's termination controller deletes the NodeClaim in turn) uses up no budget while it is Ready.
+    [
+      'statenode.go Deleted(): a Node deleted while its NodeClaim is not is not marked for deletion',
+      [{ nodes: '100%' }],
+      [...ten().slice(1), member({ nodeDeleting: true })],
+      { numNodes: 10, disrupting: 0 },
+      10,
+    ],
+    [
+      'statenode.go Deleted(): a Node deleted while its NodeClaim is not counts only as NotReady',
+      [{ nodes: '100%' }],
+      [...ten().slice(1), member({ nodeDeleting: true, ready: false })],
+      { numNodes: 10, disrupting: 1 },
+      9,
     ],
   ])('%s', (_it, budgets, members, counts, allowed) => {
     const { counted, disrupting } = budgetMapping(members);
@@ -259,5 +280,24 @@ describe('the disruption controller tests: one pool, its budget and counts → l
   ])('%s', (_it, reason, budgets, counts, limit, allowed) => {
     const result = allowedDisruptions(budgets, counts, reason, CLOCK);
     expect([result.limit, result.allowed]).toEqual([limit, allowed]);
+  });
+});
+
+// statenode.go MarkedForDeletion() = markedForDeletion || Deleted(), and Deleted() = (NodeClaim != nil && (its
+// deletionTimestamp || InstanceTerminating)) || (Node != nil && NodeClaim == nil && the Node's deletionTimestamp).
+// A budget member always has its NodeClaim, so only the first half applies to it.
+describe('statenode.go MarkedForDeletion() of a managed node', () => {
+  it.each<[string, Partial<BudgetMember>, boolean]>([
+    ['state/suite_test.go should mark node for deletion when nodeclaim is deleted', { nodeClaimDeleting: true, nodeDeleting: false }, true],
+    ['state/suite_test.go should update nodepool resources when node is marked/unmarked for deletion (MarkForDeletion)', { marked: true }, true],
+    ['state/suite_test.go should update nodepool resources when node is marked/unmarked for deletion (UnmarkForDeletion)', { marked: false }, false],
+    ['statenode.go Deleted(): the NodeClaim InstanceTerminating', { instanceTerminating: true }, true],
+    // state/suite_test.go "should mark node for deletion when node is deleted" deletes a Node that has no NodeClaim; one
+    // that has a NodeClaim is not Deleted() until the NodeClaim is.
+    ['statenode.go Deleted(): the Node deleted, its NodeClaim not', { nodeDeleting: true }, false],
+    ['statenode.go Deleted(): both deleted', { nodeDeleting: true, nodeClaimDeleting: true }, true],
+    ['neither marked nor deleted', {}, false],
+  ])('%s', (_it, facts, marked) => {
+    expect(markedForDeletion(member(facts))).toBe(marked);
   });
 });

@@ -179,3 +179,17 @@ describe('amiPicks: one node per target AMI, where Karpenter takes exactly it', 
     expect(picks(stage, specs, scope)).toEqual(expected);
   });
 });
+
+// With the built-in gates only a drift replacement tests an AMI (gates/coverage.ts), so the picks count only those
+// (the gate keeper's `driftReplacement`): a scale-up on the AMI leaves it to be picked.
+describe('amiPicks: which NodeClaims on a target count', () => {
+  const specs: Record<string, Spec> = { g1: { pool: 'general' }, up1: { pool: 'general', image: AMD } };
+  it.each<[string, ((c: NodeClaimView) => boolean) | undefined, string[]]>([
+    ['every one, by default (no built-in gates)', undefined, []],
+    ['a drift replacement on it: tested', (c) => c.name === 'up1', []],
+    ['only a scale-up on it: picked all the same', () => false, [`${AMD} general ip-g1`]],
+  ])('%s', (_name, counts, expected) => {
+    const { claims, nodes } = cluster(specs);
+    expect(amiPicks(['general'], claims, nodes, scopeOf(), counts).map((p) => `${p.ami} ${p.nodePool} ${p.node}`)).toEqual(expected);
+  });
+});

@@ -543,6 +543,23 @@ describe('decideStages: the 1/ami wave tests each target AMI on one node first',
     expect(d.allowances).toEqual(allowances);
   });
 
+  it("the 1/ami wave's checkpoint says so (the gates ask each AMI a drift replacement runs to be tested there); the next wave's does not", () => {
+    const opened: StagePosition = { stage: 0, wave: 0, sizes: [17], poolSizes: { canary: 3, general: 14 }, announced: { stage: 0, wave: 0 } };
+    const done = [pool('canary', 2), pool('general', 13)];
+    expect(decideStages(amiPlan, done, opened, t0, only([]), picks([])).checkpoint).toEqual({
+      stage: 0,
+      wave: 0,
+      point: 'wave-end',
+      amiWave: true,
+    });
+    const rest: StagePosition = { ...opened, wave: 1, announced: { stage: 0, wave: 1 } };
+    expect(decideStages(amiPlan, [pool('canary', 0), pool('general', 0)], rest, t0, only([]), picks([])).checkpoint).toEqual({
+      stage: 0,
+      wave: 1,
+      point: 'wave-end',
+    });
+  });
+
   it('a re-run starts at the 1/ami wave while an AMI is untested, whatever the counts; at the next wave once none is', () => {
     const counts = [pool('canary', 2), pool('general', 10)];
     expect(initialPosition(amiPlan, counts, [17], undefined, {}, picks([pick('general', 'g9', false)])).wave).toBe(0);

@@ -167,6 +167,10 @@ describe('observePools: what Karpenter counts as disrupting', () => {
     ['an old node, Ready and untouched', [pair('g1')], 0],
     ['a replacement in flight (its old node picked)', [pair('g1', { disruptionReason: true }), pair('g2')], 1],
     ['an old node being deleted', [pair('g1', { deleting: true })], 1],
+    // statenode.go Deleted(): a Node's own deletion counts only for a Node without a NodeClaim (budget-mapping.ts).
+    ['its Node being deleted, its NodeClaim not: Ready, so not disrupting', [pair('g1', {}, { deleting: true })], 0],
+    ['its Node being deleted and NotReady', [pair('g1', {}, { deleting: true, ready: false })], 1],
+    ['its Node tainted karpenter.sh/disrupted (picked)', [pair('g1', {}, { taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }] })], 1],
     // Not part of the rollout, yet it uses up budget all the same: the hold must not let it block the wave.
     ['a NotReady node on a target AMI', [pair('g1', { imageId: 'ami-new' }, { ready: false })], 1],
     ['a replacement not yet initialized is not counted at all', [pair('g1', { imageId: 'ami-new' }, { initialized: false, ready: false })], 0],

@@ -8,6 +8,7 @@
 // and the sandbox's `launchSeconds` stands for the launch and that answer together, so here a NodeClaim is a state
 // node from its creation (unless its launch failed: that one never gets a providerID). Otherwise a minute-long
 // simulated launch would hide each replacement from the next simulations, which real Karpenter sees within seconds.
+import { markedForDeletion } from '../../karpenter/budget-mapping.js';
 import type { KubeObject } from '../kube-api/types.js';
 import { doNotDisruptHolds, isDaemonSetPod, isTerminal } from './pods.js';
 import { NODECLAIMS, NODEPOOLS, key, spec, status, type SimContext } from './context.js';
@@ -23,7 +24,10 @@ export interface StateNode {
   node?: KubeObject;
   nodePool: string;
   initialized: boolean;
-  /** Picked by the disruption queue, deleting, or its instance terminating (statenode.go MarkedForDeletion). */
+  /**
+   * Picked by the disruption queue, deleting, or its instance terminating (statenode.go MarkedForDeletion, as
+   * karpenter/budget-mapping.ts reads it: its Node's own deletion is not one).
+   */
   markedForDeletion: boolean;
 }
 
@@ -48,10 +52,11 @@ export function stateNode(ctx: SimContext, claim: KubeObject): StateNode {
     ...(node ? { node } : {}),
     nodePool: claim.metadata.labels?.['karpenter.sh/nodepool'] ?? '',
     initialized: node?.metadata.labels?.['karpenter.sh/initialized'] === 'true',
-    markedForDeletion:
-      ctx.memory.commands.has(name) ||
-      claim.metadata.deletionTimestamp !== undefined ||
-      isTrue(claim, 'InstanceTerminating'),
+    markedForDeletion: markedForDeletion({
+      marked: ctx.memory.commands.has(name),
+      nodeClaimDeleting: claim.metadata.deletionTimestamp !== undefined,
+      instanceTerminating: isTrue(claim, 'InstanceTerminating'),
+    }),
   };
 }
 

@@ -93,10 +93,9 @@ function budgetCounts(
           initialized: node?.metadata.labels?.['karpenter.sh/initialized'] === 'true',
           instanceTerminating: isTrue(c, 'InstanceTerminating'),
           ready: node !== undefined && isTrue(node, 'Ready'),
-          markedForDeletion:
-            c.metadata.deletionTimestamp !== undefined ||
-            node?.metadata.deletionTimestamp !== undefined ||
-            inFlight.has(c.metadata.name ?? ''),
+          marked: inFlight.has(c.metadata.name ?? ''),
+          nodeClaimDeleting: c.metadata.deletionTimestamp !== undefined,
+          nodeDeleting: node?.metadata.deletionTimestamp !== undefined,
         };
       }),
     );
