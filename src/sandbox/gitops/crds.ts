@@ -1,5 +1,5 @@
 // The CRDs of the GitOps tool the sandbox stands in for, read from the vendored copies (vendor/argo-cd, vendor/flux:
-// see vendor/README-gitops.md) at the package root: Argo CD's Application, Flux's Kustomization and GitRepository.
+// see their README.md) at the package root: Argo CD's Application, Flux's Kustomization and GitRepository.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
