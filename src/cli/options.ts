@@ -374,7 +374,17 @@ export function parseSandboxOptions(flags: Record<string, unknown>, globals: Rec
     ...(context !== undefined ? { context } : {}),
     ...(flags.detach === true ? { detach: true } : {}),
     ...(typeof flags.detachedLog === 'string' ? { detachedLog: flags.detachedLog } : {}),
+    ...gitopsFlags(flags),
   };
+}
+
+/** --gitops-dir (resolved here: a --detach'ed sandbox runs elsewhere) and --gitops-tool, which needs it. */
+function gitopsFlags(flags: Record<string, unknown>): Pick<SandboxCommandOptions, 'gitopsDir' | 'gitopsTool'> {
+  const dir = typeof flags.gitopsDir === 'string' ? flags.gitopsDir.trim() : undefined;
+  if (dir === '') throw new UsageError('--gitops-dir needs a directory', { hint: 'e.g. --gitops-dir ./manifests (an empty or new one is seeded with the scenario\'s GitOps-owned objects)' });
+  const tool = flags.gitopsTool === 'argocd' || flags.gitopsTool === 'flux' ? flags.gitopsTool : undefined;
+  if (tool !== undefined && dir === undefined) throw new UsageError('--gitops-tool goes with --gitops-dir', { hint: 'name the directory to sync: --gitops-dir <dir>' });
+  return { ...(dir !== undefined ? { gitopsDir: resolve(dir) } : {}), ...(tool !== undefined ? { gitopsTool: tool } : {}) };
 }
 
 /** A repeatable flag of object names (`--nodeclass`, `--nodepool`, `--canary`): each a DNS-1123 name, each once. */

@@ -768,6 +768,13 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
         .option('--port <n>', 'API server port on 127.0.0.1 (default: a free port)')
         .option('--env-out <path>', 'also write the export lines to this file once it serves (whole, never half), for scripts')
         .option('--detach', 'serve from a background process and return once it serves (stop it with: kill <pid>)')
+        .option(
+          '--gitops-dir <dir>',
+          "sync this directory of manifests as Argo CD or Flux does: server-side apply under its field manager every few seconds, with self-heal (an empty one is seeded with the scenario's GitOps-owned objects)",
+        )
+        .addOption(
+          new Option('--gitops-tool <tool>', "whose sync --gitops-dir stands for (default: the scenario's, else argocd)").choices(['argocd', 'flux']),
+        )
         // The global --kubeconfig names the file to read and --context the context to use; here they are the file the
         // sandbox writes and its context's name. The program parses them wherever they stand, so these options only
         // document them, and the global ones are left out of this help, as are those a sandbox refuses.

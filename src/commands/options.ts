@@ -36,6 +36,9 @@ export interface SandboxCommandOptions {
   detach?: boolean;
   /** The background process of --detach: its log file, removed with its folder when it shuts down cleanly. */
   detachedLog?: string;
+  /** --gitops-dir (absolute) and --gitops-tool: the GitOps stand-in syncs that directory (sandbox/gitops/). */
+  gitopsDir?: string;
+  gitopsTool?: 'argocd' | 'flux';
 }
 
 export interface DemoOptions {

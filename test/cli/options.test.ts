@@ -388,6 +388,16 @@ describe('parsePlanOptions / parseUpgradeOptions / parseStatusOptions / parseSan
     expect(usageMessage(() => parseSandboxOptions({}, globals))).toBe(message);
   });
 
+  it.each<[Record<string, unknown>, Partial<ReturnType<typeof parseSandboxOptions>> | string]>([
+    [{ gitopsDir: '/tmp/manifests' }, { gitopsDir: '/tmp/manifests' }],
+    [{ gitopsDir: 'manifests', gitopsTool: 'flux' }, { gitopsDir: `${process.cwd()}/manifests`, gitopsTool: 'flux' }],
+    [{ gitopsDir: ' ' }, '--gitops-dir needs a directory'],
+    [{ gitopsTool: 'flux' }, '--gitops-tool goes with --gitops-dir'],
+  ])('sandbox --gitops-dir %j', (flags, expected) => {
+    if (typeof expected === 'string') expect(usageMessage(() => parseSandboxOptions(flags))).toBe(expected);
+    else expect(parseSandboxOptions(flags)).toEqual({ scenario: 'default', ...expected });
+  });
+
   it('sandbox refuses a context name with a space', () => {
     expect(usageMessage(() => parseSandboxOptions({ context: 'my staging' }))).toBe(
       '--context "my staging": a context name for the sandbox\'s kubeconfig cannot be empty or contain spaces',
