@@ -418,6 +418,7 @@ const planFlags = {
   amisFile: z.string().optional(),
   fromContext: z.string().optional(),
   fromKubeconfig: z.string().optional(),
+  applyBy: z.enum(['karp-drift', 'git'], { message: '--apply-by must be karp-drift or git' }).default('karp-drift'),
 };
 
 export function parsePlanOptions(flags: Record<string, unknown>): PlanOptions {
@@ -448,6 +449,7 @@ export function parsePlanOptions(flags: Record<string, unknown>): PlanOptions {
     ...(o.forceConflicts ? { forceConflicts: true } : {}),
     ...(o.amisFile !== undefined ? { amisFile: o.amisFile } : {}),
     ...(fromCluster ? { fromCluster } : {}),
+    ...(o.applyBy === 'git' ? { applyBy: 'git' as const } : {}),
   };
 }
 
@@ -515,7 +517,35 @@ export function parseUpgradeOptions(flags: Record<string, unknown>): UpgradeOpti
     ...apply,
     forceConflicts: plan.forceConflicts ?? false,
     ...(flags.resumeHalted === true ? { resumeHalted: true } : {}),
+    ...parseApplyByGit(plan, apply, flags),
   };
+}
+
+/** How long `upgrade --apply-by git` waits for the planned terms to arrive, unless --sync-timeout says. */
+export const SYNC_TIMEOUT = '1h';
+
+/**
+ * --apply-by git: the run writes its holds, says what to merge and waits (--sync-timeout) for the sync; it applies
+ * nothing, so the flags that are about the apply cannot go with it.
+ */
+function parseApplyByGit(plan: PlanOptions, apply: ApplyOptions, flags: Record<string, unknown>): Pick<UpgradeOptions, 'syncTimeoutMs'> {
+  const given = flags.syncTimeout;
+  if (plan.applyBy !== 'git') {
+    if (given !== undefined)
+      throw new UsageError('--sync-timeout goes with --apply-by git: it bounds the wait for the sync that applies the change', { hint: 'add --apply-by git, or drop --sync-timeout' });
+    return {};
+  }
+  const refused = (
+    [
+      [apply.dryRun, '--dry-run', 'it has the API server validate the EC2NodeClass apply, and --apply-by git sends none', 'preview the run with plan --apply-by git'],
+      [!apply.wait, '--no-wait', 'the run waits for the sync and then paces the rollout it starts', 'drop --no-wait; a run that ends early leaves the rollout held, and the same command goes on'],
+      [flags.templates !== undefined || flags.clusterName !== undefined, '--templates', 'it applies rendered objects whole', 'render them into the files Git applies instead (karp-drift render), then upgrade --apply-by git'],
+    ] as const
+  ).find(([on]) => on);
+  if (refused !== undefined) throw new UsageError(`${refused[1]} cannot go with --apply-by git: ${refused[2]}`, { hint: refused[3] });
+  const ms = parseWith(z.object({ syncTimeout: flag((v) => parseDuration(v, '--sync-timeout')) }), { syncTimeout: given ?? SYNC_TIMEOUT }).syncTimeout;
+  positiveDuration(ms, '--sync-timeout', given);
+  return { syncTimeoutMs: ms };
 }
 
 export function parseStatusOptions(flags: Record<string, unknown>, lockNamespace: string): StatusOptions {
@@ -592,5 +622,8 @@ function parseUpgradeTemplates(flags: Record<string, unknown>): UpgradeTemplates
 
 export function parseRollbackOptions(flags: Record<string, unknown>): RollbackOptions {
   const { nodeclass } = parseWith(z.object({ nodeclass: nodeClassNames }), flags);
-  return { nodeClasses: nodeclass, ...parseApplyOptions(flags), ...(flags.resumeHalted === true ? { resumeHalted: true } : {}) };
+  // Only a class whose terms came from Git is waited for; the records say which, once the cluster is read.
+  const syncTimeoutMs = parseWith(z.object({ syncTimeout: flag((v) => parseDuration(v, '--sync-timeout')) }), { syncTimeout: flags.syncTimeout ?? SYNC_TIMEOUT }).syncTimeout;
+  positiveDuration(syncTimeoutMs, '--sync-timeout', flags.syncTimeout);
+  return { nodeClasses: nodeclass, ...parseApplyOptions(flags), ...(flags.resumeHalted === true ? { resumeHalted: true } : {}), syncTimeoutMs };
 }

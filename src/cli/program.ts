@@ -339,6 +339,12 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
         '--force-conflicts',
         'plan as upgrade --force-conflicts would: a GitOps/IaC owner of amiSelectorTerms is a warning, not an error',
       )
+      .addOption(
+        new Option('--apply-by <applier>', 'plan as upgrade --apply-by git would: the owner of amiSelectorTerms applies the change from Git').choices([
+          'karp-drift',
+          'git',
+        ]),
+      )
       .addHelpText(
         'after',
         examples(bin, [
@@ -393,6 +399,13 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
         '--force-conflicts',
         'take amiSelectorTerms from a GitOps/IaC field manager (it may put the old value back)',
       )
+      .addOption(
+        new Option(
+          '--apply-by <applier>',
+          "who applies the new amiSelectorTerms: karp-drift (default), or git: the GitOps/IaC tool syncing the files you merge (karp-drift holds, says what to merge, waits for the sync, then paces the rollout it starts)",
+        ).choices(['karp-drift', 'git']),
+      )
+      .option('--sync-timeout <duration>', 'with --apply-by git: how long to wait for the change to be merged and synced (default 1h; exit 5, the rollout left held)')
       .option(
         '--rollback-waves <list>',
         'with --on-failure rollback: take the nodes back in these waves, gated and soaked as the upgrade, e.g. 1,100% (default: at once)',
@@ -503,6 +516,10 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
             .option(
               '--resume-halted',
               'go on with a rollback a health gate halted, once you have looked at why (without it such a re-run exits 6 and changes nothing)',
+            )
+            .option(
+              '--sync-timeout <duration>',
+              'for a class upgraded with --apply-by git (its terms came from Git): how long to wait for the revert to be merged and synced (default 1h)',
             ),
         ),
       ),
