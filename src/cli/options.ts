@@ -540,6 +540,18 @@ function parseApplyByGit(plan: PlanOptions, apply: ApplyOptions, flags: Record<s
       [apply.dryRun, '--dry-run', 'it has the API server validate the EC2NodeClass apply, and --apply-by git sends none', 'preview the run with plan --apply-by git'],
       [!apply.wait, '--no-wait', 'the run waits for the sync and then paces the rollout it starts', 'drop --no-wait; a run that ends early leaves the rollout held, and the same command goes on'],
       [flags.templates !== undefined || flags.clusterName !== undefined, '--templates', 'it applies rendered objects whole', 'render them into the files Git applies instead (karp-drift render), then upgrade --apply-by git'],
+      [
+        Array.isArray(flags.window) && flags.window.length > 0,
+        '--window',
+        'upgrade windows are budgets on the NodePools, which belong in the files Git applies',
+        "write them there with karp-drift pin --window '<cron>/<duration>' <paths> (Karpenter then keeps drift to the windows whatever runs), and drop --window here",
+      ],
+      [
+        flags.onFailure === 'rollback',
+        '--on-failure rollback',
+        'going back is a revert in Git, which a person merges',
+        'leave --on-failure at pause (a halt holds every NodePool); then karp-drift rollback says what to revert and follows the nodes back once it is synced',
+      ],
     ] as const
   ).find(([on]) => on);
   if (refused !== undefined) throw new UsageError(`${refused[1]} cannot go with --apply-by git: ${refused[2]}`, { hint: refused[3] });

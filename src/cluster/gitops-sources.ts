@@ -1,7 +1,7 @@
 // Reads the Argo CD Applications and Flux Kustomizations (with their GitRepositories) that track the classes and
 // NodePools in a plan, so `plan` and `upgrade` can say which repository, path and revision to change. Optional and
 // read-only: a read the identity may not make, or of a kind the cluster does not serve, is said and never fails the
-// command (the optional ClusterRole karp-drift-gitops-reader of deploy/rbac.yaml grants these reads).
+// command (the optional ClusterRole karp-drift-gitops-reader of deploy/rbac-gitops.yaml grants these reads).
 import {
   applicationSource,
   kustomizationSource,
@@ -83,7 +83,7 @@ function unreadWhy(err: unknown): string {
   const e = err instanceof Error && 'cause' in err && err.cause instanceof ApiError ? err.cause : err;
   if (e instanceof ApiError) {
     const message = e.status.message ?? e.message;
-    if (e.code === 403) return `${message} (the optional ClusterRole ${GITOPS_READER_ROLE} grants it)`;
+    if (e.code === 403) return `${message} (the optional ClusterRole ${GITOPS_READER_ROLE} of deploy/rbac-gitops.yaml grants it)`;
     if (e.code === 404) return `not found: ${message}`;
     return message;
   }

@@ -102,16 +102,6 @@ function refuseFlagConflicts(options: UpgradeOptions): void {
       },
     );
   }
-  if (options.applyBy === 'git' && options.staged?.windows) {
-    throw new UsageError('--window cannot go with --apply-by git: upgrade windows are budgets on the NodePools, which belong in the files Git applies', {
-      hint: "write them there with karp-drift pin --window '<cron>/<duration>' <paths> (Karpenter then keeps drift to the windows whatever runs), and drop --window here",
-    });
-  }
-  if (options.applyBy === 'git' && options.staged?.gates?.onFailure === 'rollback') {
-    throw new UsageError('--on-failure rollback cannot go with --apply-by git: going back is a revert in Git, which a person merges', {
-      hint: 'leave --on-failure at pause (a halt holds every NodePool); then karp-drift rollback says what to revert and follows the nodes back once it is synced',
-    });
-  }
   // With --templates there is no staged request left to check.
   if (options.staged && !options.wait && !options.dryRun) {
     throw new UsageError(
