@@ -49,7 +49,9 @@ export async function awaitReverts(
   generations: Record<string, number>,
 ): Promise<void> {
   if (restores.length === 0) return;
-  await sayWhatToRevert(ctx, cluster, restores, how);
+  // Reverted already (a revert that ended an upgrade --apply-by git mid-rollout): nothing to ask for.
+  const toRevert = restores.filter((r) => !selectsRecorded(r.view, r));
+  if (toRevert.length > 0) await sayWhatToRevert(ctx, cluster, toRevert, how);
   const started = Date.now();
   let said = started;
   const pending = new Map(restores.map((r) => [r.view.name, r]));
