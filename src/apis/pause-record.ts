@@ -8,7 +8,8 @@
 export const PAUSE_ANNOTATION = 'karp-drift.io/paused';
 
 /** What paused it: `gate` needs a person's word before it goes on (`upgrade --resume-halted`). */
-export type PausedBy = 'gate' | 'pause' | 'interrupted' | 'stalled' | 'timeout' | 'window' | 'ended';
+/** `sync` (`upgrade --apply-by git`): the terms the GitOps tool applied are not the planned ones (a revert, another change). */
+export type PausedBy = 'gate' | 'pause' | 'interrupted' | 'stalled' | 'timeout' | 'window' | 'sync' | 'ended';
 
 export interface PauseRecord {
   runId: string;
@@ -28,7 +29,7 @@ export function encodePauseRecord(r: PauseRecord): string {
   return JSON.stringify(r);
 }
 
-const BY: readonly PausedBy[] = ['gate', 'pause', 'interrupted', 'stalled', 'timeout', 'window', 'ended'];
+const BY: readonly PausedBy[] = ['gate', 'pause', 'interrupted', 'stalled', 'timeout', 'window', 'sync', 'ended'];
 
 /** The record, or undefined when absent or not one (a hand-edited annotation says nothing; the holds still hold). */
 export function decodePauseRecord(text: string | undefined): PauseRecord | undefined {

@@ -378,7 +378,17 @@ export function parseSandboxOptions(flags: Record<string, unknown>, globals: Rec
     ...(context !== undefined ? { context } : {}),
     ...(flags.detach === true ? { detach: true } : {}),
     ...(typeof flags.detachedLog === 'string' ? { detachedLog: flags.detachedLog } : {}),
+    ...gitopsFlags(flags),
   };
+}
+
+/** --gitops-dir (resolved here: a --detach'ed sandbox runs elsewhere) and --gitops-tool, which needs it. */
+function gitopsFlags(flags: Record<string, unknown>): Pick<SandboxCommandOptions, 'gitopsDir' | 'gitopsTool'> {
+  const dir = typeof flags.gitopsDir === 'string' ? flags.gitopsDir.trim() : undefined;
+  if (dir === '') throw new UsageError('--gitops-dir needs a directory', { hint: 'e.g. --gitops-dir ./manifests (an empty or new one is seeded with the scenario\'s GitOps-owned objects)' });
+  const tool = flags.gitopsTool === 'argocd' || flags.gitopsTool === 'flux' ? flags.gitopsTool : undefined;
+  if (tool !== undefined && dir === undefined) throw new UsageError('--gitops-tool goes with --gitops-dir', { hint: 'name the directory to sync: --gitops-dir <dir>' });
+  return { ...(dir !== undefined ? { gitopsDir: resolve(dir) } : {}), ...(tool !== undefined ? { gitopsTool: tool } : {}) };
 }
 
 /** A repeatable flag of object names (`--nodeclass`, `--nodepool`, `--canary`): each a DNS-1123 name, each once. */
@@ -412,6 +422,7 @@ const planFlags = {
   amisFile: z.string().optional(),
   fromContext: z.string().optional(),
   fromKubeconfig: z.string().optional(),
+  applyBy: z.enum(['karp-drift', 'git'], { message: '--apply-by must be karp-drift or git' }).default('karp-drift'),
 };
 
 export function parsePlanOptions(flags: Record<string, unknown>): PlanOptions {
@@ -442,6 +453,7 @@ export function parsePlanOptions(flags: Record<string, unknown>): PlanOptions {
     ...(o.forceConflicts ? { forceConflicts: true } : {}),
     ...(o.amisFile !== undefined ? { amisFile: o.amisFile } : {}),
     ...(fromCluster ? { fromCluster } : {}),
+    ...(o.applyBy === 'git' ? { applyBy: 'git' as const } : {}),
   };
 }
 
@@ -509,7 +521,47 @@ export function parseUpgradeOptions(flags: Record<string, unknown>): UpgradeOpti
     ...apply,
     forceConflicts: plan.forceConflicts ?? false,
     ...(flags.resumeHalted === true ? { resumeHalted: true } : {}),
+    ...parseApplyByGit(plan, apply, flags),
   };
+}
+
+/** How long `upgrade --apply-by git` waits for the planned terms to arrive, unless --sync-timeout says. */
+export const SYNC_TIMEOUT = '1h';
+
+/**
+ * --apply-by git: the run writes its holds, says what to merge and waits (--sync-timeout) for the sync; it applies
+ * nothing, so the flags that are about the apply cannot go with it.
+ */
+function parseApplyByGit(plan: PlanOptions, apply: ApplyOptions, flags: Record<string, unknown>): Pick<UpgradeOptions, 'syncTimeoutMs'> {
+  const given = flags.syncTimeout;
+  if (plan.applyBy !== 'git') {
+    if (given !== undefined)
+      throw new UsageError('--sync-timeout goes with --apply-by git: it bounds the wait for the sync that applies the change', { hint: 'add --apply-by git, or drop --sync-timeout' });
+    return {};
+  }
+  const refused = (
+    [
+      [apply.dryRun, '--dry-run', 'it has the API server validate the EC2NodeClass apply, and --apply-by git sends none', 'preview the run with plan --apply-by git'],
+      [!apply.wait, '--no-wait', 'the run waits for the sync and then paces the rollout it starts', 'drop --no-wait; a run that ends early leaves the rollout held, and the same command goes on'],
+      [flags.templates !== undefined || flags.clusterName !== undefined, '--templates', 'it applies rendered objects whole', 'render them into the files Git applies instead (karp-drift render), then upgrade --apply-by git'],
+      [
+        Array.isArray(flags.window) && flags.window.length > 0,
+        '--window',
+        'upgrade windows are budgets on the NodePools, which belong in the files Git applies',
+        "write them there with karp-drift pin --window '<cron>/<duration>' <paths> (Karpenter then keeps drift to the windows whatever runs), and drop --window here",
+      ],
+      [
+        flags.onFailure === 'rollback',
+        '--on-failure rollback',
+        'going back is a revert in Git, which a person merges',
+        'leave --on-failure at pause (a halt holds every NodePool); then karp-drift rollback says what to revert and follows the nodes back once it is synced',
+      ],
+    ] as const
+  ).find(([on]) => on);
+  if (refused !== undefined) throw new UsageError(`${refused[1]} cannot go with --apply-by git: ${refused[2]}`, { hint: refused[3] });
+  const ms = parseWith(z.object({ syncTimeout: flag((v) => parseDuration(v, '--sync-timeout')) }), { syncTimeout: given ?? SYNC_TIMEOUT }).syncTimeout;
+  positiveDuration(ms, '--sync-timeout', given);
+  return { syncTimeoutMs: ms };
 }
 
 export function parseStatusOptions(flags: Record<string, unknown>, lockNamespace: string): StatusOptions {
@@ -604,5 +656,8 @@ function parseUpgradeTemplates(flags: Record<string, unknown>): UpgradeTemplates
 
 export function parseRollbackOptions(flags: Record<string, unknown>): RollbackOptions {
   const { nodeclass } = parseWith(z.object({ nodeclass: nodeClassNames }), flags);
-  return { nodeClasses: nodeclass, ...parseApplyOptions(flags), ...(flags.resumeHalted === true ? { resumeHalted: true } : {}) };
+  // Only a class whose terms came from Git is waited for; the records say which, once the cluster is read.
+  const syncTimeoutMs = parseWith(z.object({ syncTimeout: flag((v) => parseDuration(v, '--sync-timeout')) }), { syncTimeout: flags.syncTimeout ?? SYNC_TIMEOUT }).syncTimeout;
+  positiveDuration(syncTimeoutMs, '--sync-timeout', flags.syncTimeout);
+  return { nodeClasses: nodeclass, ...parseApplyOptions(flags), ...(flags.resumeHalted === true ? { resumeHalted: true } : {}), syncTimeoutMs };
 }

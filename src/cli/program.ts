@@ -371,6 +371,12 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
         '--force-conflicts',
         'plan as upgrade --force-conflicts would: a GitOps/IaC owner of amiSelectorTerms is a warning, not an error',
       )
+      .addOption(
+        new Option('--apply-by <applier>', 'plan as upgrade --apply-by git would: the owner of amiSelectorTerms applies the change from Git').choices([
+          'karp-drift',
+          'git',
+        ]),
+      )
       .addHelpText(
         'after',
         examples(bin, [
@@ -425,6 +431,13 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
         '--force-conflicts',
         'take amiSelectorTerms from a GitOps/IaC field manager (it may put the old value back)',
       )
+      .addOption(
+        new Option(
+          '--apply-by <applier>',
+          "who applies the new amiSelectorTerms: karp-drift (default), or git: the GitOps/IaC tool syncing the files you merge (karp-drift holds, says what to merge, waits for the sync, then paces the rollout it starts)",
+        ).choices(['karp-drift', 'git']),
+      )
+      .option('--sync-timeout <duration>', 'with --apply-by git: how long to wait for the change to be merged and synced (default 1h; exit 5, the rollout left held)')
       .option(
         '--rollback-waves <list>',
         'with --on-failure rollback: take the nodes back in these waves, gated and soaked as the upgrade, e.g. 1,100% (default: at once)',
@@ -536,6 +549,10 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
             .option(
               '--resume-halted',
               'go on with a rollback a health gate halted, once you have looked at why (without it such a re-run exits 6 and changes nothing)',
+            )
+            .option(
+              '--sync-timeout <duration>',
+              'for a class upgraded with --apply-by git (its terms came from Git): how long to wait for the revert to be merged and synced (default 1h)',
             ),
         ),
       ),
@@ -824,6 +841,13 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
         .option('--port <n>', 'API server port on 127.0.0.1 (default: a free port)')
         .option('--env-out <path>', 'also write the export lines to this file once it serves (whole, never half), for scripts')
         .option('--detach', 'serve from a background process and return once it serves (stop it with: kill <pid>)')
+        .option(
+          '--gitops-dir <dir>',
+          "sync this directory of manifests as Argo CD or Flux does: server-side apply under its field manager every few seconds, with self-heal (an empty one is seeded with the scenario's GitOps-owned objects)",
+        )
+        .addOption(
+          new Option('--gitops-tool <tool>', "whose sync --gitops-dir stands for (default: the scenario's, else argocd)").choices(['argocd', 'flux']),
+        )
         // The global --kubeconfig names the file to read and --context the context to use; here they are the file the
         // sandbox writes and its context's name. The program parses them wherever they stand, so these options only
         // document them, and the global ones are left out of this help, as are those a sandbox refuses.

@@ -7,6 +7,7 @@ import { out, record, reportDone, reportGate } from './follow-report.js';
 import { diagnoseStall } from './follow-steps.js';
 import { clusterFailure, failureText, isApiFailure } from '../cluster/failures.js';
 import {
+  RefusedError,
   HaltedError,
   InterruptedError,
   KarpDriftError,
@@ -28,6 +29,7 @@ import type { RolloutProgress } from '../rollout/track.js';
 import { humanDuration } from '../text/words.js';
 import type { Pacer } from './staged-pacer.js';
 import type { PausedBy } from '../apis/pause-record.js';
+import { syncEventJson, termsMovedLine } from '../report/sync.js';
 
 interface PausedNote {
   pools: string[];
@@ -51,6 +53,7 @@ export async function endFollow(
   if (result === 'timeout') return endTimedOut(run, state, now);
   if (result === 'stalled') return endStalled(run, state, now);
   if (result === 'window') return endWindowClosed(run, state, now);
+  if (result === 'sync') return endTermsMoved(run, state, now);
   if (result === 'succeeded' && pacer) await pacer.finish(state.snapshot.nodes, now);
   // A live run may have been given a while to release its holds: the run ends now, not when its nodes were done.
   if (result === 'succeeded' && !pacer && run.settings.atDone) await endHeldAtDone(run, state, run.settings.atDone);
@@ -252,6 +255,34 @@ async function endWindowClosed(run: FollowRun, state: FollowState, now: Date): P
   });
 }
 
+/**
+ * `upgrade --apply-by git`: the GitOps tool put other terms on a class mid-rollout. Back to the terms before the
+ * upgrade is a revert (a `git revert` merged, an Argo CD sync rollback), said as one; anything else is another change.
+ * Either way nothing more opens on terms the plan did not choose: the rollout is left held (exit 3), for a person to
+ * follow the nodes back (`rollback`) or merge the planned terms again and re-run.
+ */
+async function endTermsMoved(run: FollowRun, state: FollowState, now: Date): Promise<never> {
+  const expected = run.settings.expectedTerms!;
+  const moved = state.termsMoved;
+  for (const m of moved) {
+    const event = syncEventJson(m.state === 'previous' ? 'reverted' : 'changed', m, expected.owner(m.nodeClass), now);
+    record(run, event);
+    if (run.json) out(run, `${JSON.stringify(event)}\n`);
+    else run.ctx.io.err(forScreen(run.ctx.io, 'err', `${termsMovedLine(m, expected.owner(m.nodeClass))}\n`));
+  }
+  const reverted = moved.every((m) => m.state === 'previous');
+  const what = moved.map((m) => `ec2nodeclass/${m.nodeClass}`).join(', ');
+  const why = reverted
+    ? `${expected.owner(moved[0]!.nodeClass)} put the terms from before the upgrade back on ${what} (a revert or a sync rollback)`
+    : `${expected.owner(moved[0]!.nodeClass)} applied terms the plan did not choose on ${what}`;
+  const note = await pauseStaged(run, state, 'sync', why, now);
+  throw new RefusedError(`${why}: not a stall; nothing more opens on those terms${note ? note.text : holdsLeftText(run)}`, {
+    hint: reverted
+      ? `if the revert is meant, follow the nodes back: ${expected.rollback}; to go on with the upgrade, merge the planned terms again and run: ${run.settings.resumeCommand}`
+      : `merge the planned terms (or plan again for what was merged), then run: ${run.settings.resumeCommand}; or release the holds: karp-drift resume`,
+  });
+}
+
 /** How each early end is recorded on the paused NodePools (apis/pause-record.ts). */
 const PAUSED_BY: Partial<Record<RolloutResult, PausedBy>> = {
   halted: 'gate',
@@ -259,6 +290,7 @@ const PAUSED_BY: Partial<Record<RolloutResult, PausedBy>> = {
   stalled: 'stalled',
   timeout: 'timeout',
   window: 'window',
+  sync: 'sync',
 };
 
 /**

@@ -8,7 +8,7 @@ import type { CommandContext } from './context.js';
 import { endFollow } from './follow-end.js';
 import { report, reportPacerEvent } from './follow-report.js';
 import { newFollowState, type FollowRun, type FollowSettings, type FollowState } from './follow-state.js';
-import { decideGates, diagnoseBlockers, isWindowClosed, observe, paceStages, stopReason } from './follow-steps.js';
+import { decideGates, diagnoseBlockers, isWindowClosed, observe, paceStages, stopReason, termsMoved } from './follow-steps.js';
 import { liveDisplay } from './live-display.js';
 import type { Cluster } from '../cluster/client.js';
 import type { Discovery } from '../cluster/discovery.js';
@@ -99,6 +99,7 @@ async function evaluate(run: FollowRun, state: FollowState): Promise<'continue' 
   // Outside the upgrade windows nothing is judged and no stage moves (issue 26: a gate evaluation never runs outside
   // one): the run ends held, and the next window's run judges what this one left.
   if (isWindowClosed(run, turn)) return stopReason(run, state, turn);
+  if (termsMoved(run, state)) return 'sync';
   if (decideGates(run, state, turn)) return 'halted';
   await paceStages(run, state, turn);
   const blockers = await diagnoseBlockers(run, state, turn);

@@ -15,6 +15,7 @@ import { newProgressLog, type ProgressLog, type ReportedBlockers } from '../repo
 import type { StageState } from '../report/stages.js';
 import { emptySnapshot, type Snapshot } from '../rollout/snapshot.js';
 import type { Blocker } from '../rollout/stalls.js';
+import type { PlannedTerms, TermsChange } from '../rollout/synced-terms.js';
 import type { RolloutProgress, RolloutScope } from '../rollout/track.js';
 
 export interface FollowSettings {
@@ -46,6 +47,12 @@ export interface FollowSettings {
    * gives ends the follow instead of success (karp-drift's holds left on the NodePools: commands/held-follow.ts).
    */
   atDone?: () => Promise<HeldAtDone | undefined>;
+  /**
+   * `upgrade --apply-by git`: the terms each class must keep while the rollout goes on. A class whose terms the GitOps
+   * tool moves (a revert in Git, a sync rollback, another commit) ends the follow, the rollout held, as that, not as a
+   * stall (follow-end.ts). `owner`: who applies them, for the message.
+   */
+  expectedTerms?: { terms: Readonly<Record<string, PlannedTerms>>; owner: (nodeClass: string) => string; rollback: string };
 }
 
 /** How a follow that found every node on target ends instead of succeeding: its `done` result and fields, and the error. */
@@ -92,6 +99,8 @@ export interface FollowState {
   /** What the plain-text log printed (report/progress.ts throttles it). */
   readonly log: ProgressLog;
   failure: Error | undefined;
+  /** The classes whose terms moved from the planned ones (expectedTerms): the follow ends with them. */
+  termsMoved: TermsChange[];
   // Once the display has ended (the follow is over), what the pacer still reports (a pause, a rollback's release)
   // goes to stderr as it is: the display would draw its last frame again under each line.
   displayEnded: boolean;
@@ -121,6 +130,7 @@ export function newFollowState(inventory: Inventory): FollowState {
     reported: new Map(),
     log: newProgressLog(),
     failure: undefined,
+    termsMoved: [],
     displayEnded: false,
   };
 }

@@ -14,6 +14,7 @@ import { nodeClassReadiness } from '../rollout/readiness.js';
 import { karpenterNodesOf } from '../rollout/snapshot.js';
 import { diagnose, type Blocker } from '../rollout/stalls.js';
 import { track } from '../rollout/track.js';
+import { termsChanges } from '../rollout/synced-terms.js';
 
 /** While nothing moves, re-read PDBs and pods and diagnose at most this often. */
 const DIAGNOSE_EVERY_MS = 30_000;
@@ -35,6 +36,17 @@ export function observe(run: FollowRun, state: FollowState, now: Date): Turn {
   const previous = state.progress;
   state.progress = track(previous, state.snapshot, run.settings.scope, now);
   return { now, progress: state.progress, previous };
+}
+
+/**
+ * `upgrade --apply-by git`: the GitOps tool keeps the classes' terms, and may put other ones back mid-rollout (a revert,
+ * a sync rollback). Judged before the gates and the stages: nothing more opens on terms the plan did not choose.
+ */
+export function termsMoved(run: FollowRun, state: FollowState): boolean {
+  const expected = run.settings.expectedTerms;
+  if (expected === undefined || !state.snapshot.synced.has('EC2NodeClass')) return false;
+  state.termsMoved = termsChanges(state.snapshot.nodeClasses, expected.terms);
+  return state.termsMoved.length > 0;
 }
 
 /**

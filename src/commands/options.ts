@@ -36,6 +36,9 @@ export interface SandboxCommandOptions {
   detach?: boolean;
   /** The background process of --detach: its log file, removed with its folder when it shuts down cleanly. */
   detachedLog?: string;
+  /** --gitops-dir (absolute) and --gitops-tool: the GitOps stand-in syncs that directory (sandbox/gitops/). */
+  gitopsDir?: string;
+  gitopsTool?: 'argocd' | 'flux';
 }
 
 export interface DemoOptions {
@@ -74,6 +77,11 @@ export interface PlanOptions {
    * kubeconfig defaults to this cluster's; the context to that kubeconfig's current-context.
    */
   fromCluster?: { context?: string; kubeconfig?: string };
+  /**
+   * --apply-by git: the GitOps (or IaC) tool that owns the classes applies the terms from the files a person merges;
+   * karp-drift writes its holds and paces the rollout the sync starts, and applies nothing to the classes.
+   */
+  applyBy?: 'git';
 }
 
 /** `pin`: the files to change, and what to write in them. */
@@ -125,6 +133,8 @@ export interface UpgradeOptions extends PlanOptions, ApplyOptions {
   forceConflicts: boolean;
   /** --resume-halted: the user looked at what halted the rollout, and it may go on (commands/resume-consent.ts). */
   resumeHalted?: boolean;
+  /** --sync-timeout, with --apply-by git: how long to wait for the planned terms to arrive (the change merged and synced). */
+  syncTimeoutMs?: number;
 }
 
 export interface StatusOptions {
@@ -148,6 +158,8 @@ export interface RollbackOptions extends ApplyOptions {
   staged?: StagedRequest;
   /** --resume-halted: the user looked at what halted this rollback, and it may go on (commands/rollback-consent.ts). */
   resumeHalted?: boolean;
+  /** --sync-timeout: how long to wait for a class upgraded by `--apply-by git` to get its previous terms back from Git. */
+  syncTimeoutMs?: number;
 }
 
 /** `history [run] [--html <file>]`. */

@@ -28,6 +28,9 @@ import { readLease } from '../cluster/lock.js';
 import { HOLD_ANNOTATION } from '../apis/budget-hold.js';
 import { LEASE_NAMESPACE } from '../apis/lock.js';
 import { runLock, type RunLock } from '../apis/hold-state.js';
+import { gitopsOwnerOf, type GitOpsSourceRead } from '../apis/gitops-sources.js';
+import { readGitOpsSources } from '../cluster/gitops-sources.js';
+import { classifyOwners } from '../plan/owners.js';
 
 export interface Planned {
   cluster: Cluster;
@@ -126,10 +129,16 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
     const kept = tested !== undefined ? [] : keptReleases(inventory, { to, release: options.release, staged: options.staged !== undefined, fieldManager: 'karp-drift', nodeClasses });
     const { resolved, source } = await resolveTargets([inventory], options, { tested, kept, nodeClasses }, ctx, log, awsEdge);
     const lock = await lockIfHeld(cluster, inventory, options.lockNamespace, ctx.signal);
+    const gitopsSources = await readOwnersOf(cluster, inventory, ctx.signal);
+    const gitops = {
+      ...(gitopsSources.size > 0 ? { gitopsSources } : {}),
+      ...(options.applyBy !== undefined ? { applyBy: options.applyBy } : {}),
+      pinFlags: pinFlagsOf(options),
+    };
     const thePlan = plan(
       inventory,
       resolved.amis,
-      { ...(lock !== undefined ? { lock } : {}), to, nodeClasses, pin: options.pin, release: options.release, ...(options.minAge !== undefined ? { minAge: options.minAge.text } : {}), fieldManager: 'karp-drift', forceConflicts: options.forceConflicts, allowDowngrade: options.allowDowngrade, allowDeprecated: options.allowDeprecated, replaceCustomAmis: options.replaceCustomAmis, source },
+      { ...(lock !== undefined ? { lock } : {}), to, nodeClasses, pin: options.pin, release: options.release, ...(options.minAge !== undefined ? { minAge: options.minAge.text } : {}), fieldManager: 'karp-drift', forceConflicts: options.forceConflicts, allowDowngrade: options.allowDowngrade, allowDeprecated: options.allowDeprecated, replaceCustomAmis: options.replaceCustomAmis, source, ...gitops },
       new Date(),
     );
     const staged = options.staged ? stagedPlan(thePlan, inventory, options.staged, options.forceConflicts ?? false) : undefined;
@@ -207,6 +216,31 @@ async function lockIfHeld(cluster: Cluster, inventory: Inventory, namespace: str
   if (!held) return undefined;
   const lease = await readLease(cluster, namespace ?? LEASE_NAMESPACE, signal).catch(() => 'unreadable' as const);
   return runLock(lease, new Date());
+}
+
+/**
+ * The Argo CD Applications and Flux Kustomizations that track the classes in scope, read only when some class is
+ * tracked (an untracked cluster costs no request), each once; a read the identity may not make is said, not fatal.
+ */
+async function readOwnersOf(cluster: Cluster, inventory: Inventory, signal: AbortSignal): Promise<Map<string, GitOpsSourceRead>> {
+  const refs = inventory.nodeClasses.flatMap((view) => {
+    const ref = gitopsOwnerOf(view, classifyOwners(view).conflicts.some((c) => c.tool === 'Argo CD'));
+    return ref !== undefined ? [ref] : [];
+  });
+  if (refs.length === 0) return new Map();
+  return readGitOpsSources(cluster, refs, signal);
+}
+
+/** What a `karp-drift pin` of the owner's files needs to pin what this plan pins: the same minor, policy and source. */
+export function pinFlagsOf(options: Pick<PlanOptions, 'kubernetes' | 'release' | 'minAge' | 'pin' | 'amisFile' | 'fromCluster'>): string {
+  const parts = [`--to ${options.kubernetes.version}`];
+  if (options.release !== 'latest') parts.push(`--release ${options.release}`);
+  if (options.minAge !== undefined) parts.push(`--min-age ${options.minAge.text}`);
+  if (options.pin !== 'id') parts.push(`--pin ${options.pin}`);
+  if (options.amisFile !== undefined) parts.push(`--amis-file ${options.amisFile}`);
+  if (options.fromCluster?.context !== undefined) parts.push(`--from-context ${options.fromCluster.context}`);
+  if (options.fromCluster?.kubeconfig !== undefined) parts.push(`--from-kubeconfig ${options.fromCluster.kubeconfig}`);
+  return parts.join(' ');
 }
 
 /** The --amis-file, read and parsed: unreadable, not JSON, or not one of the two documents is exit 2. */

@@ -14,6 +14,10 @@ import type { AmiSelectorTerm, NodeClassView } from '../karpenter/views.js';
 import { RuntimeFailure, UsageError } from '../errors.js';
 import { sameAmiSpec } from '../plan/pin.js';
 import { applyEach, event } from './upgrade-shared.js';
+import { awaitReverts, byGit, dropGitRecords } from './rollback-git.js';
+
+/** --sync-timeout's default, when a caller passes none (the --on-failure rollback of a halted upgrade). */
+const DEFAULT_SYNC_TIMEOUT_MS = 3_600_000;
 // The waits are part of the worst case a CI job's limit must cover (stages/budget.ts), so they are defined there.
 import { ROLLBACK_DRIFT_CLEARED_WAIT_MS, ROLLBACK_READY_WAIT_MS } from '../stages/budget.js';
 
@@ -78,9 +82,16 @@ export async function restoreEach(
   cluster: Cluster,
   discovery: Discovery,
   restores: readonly Restore[],
-  how: { dryRun: boolean; json: boolean; log: Logger; keepRecords?: boolean },
+  how: { dryRun: boolean; json: boolean; log: Logger; keepRecords?: boolean; syncTimeoutMs?: number },
   generations: Record<string, number> = {},
 ): Promise<Record<string, number>> {
+  // Terms that came from Git go back by a revert there, which the rollback waits for (rollback-git.ts).
+  const fromGit = restores.filter(byGit);
+  if (fromGit.length > 0) {
+    if (how.dryRun) how.log.info(`Dry run: ${fromGit.map((r) => `ec2nodeclass/${r.view.name}`).join(', ')} would wait for a revert in Git (upgrade --apply-by git applied their terms)`);
+    else await awaitReverts(ctx, cluster, discovery, fromGit, { ...how, timeoutMs: how.syncTimeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS }, generations);
+    restores = restores.filter((r) => !byGit(r));
+  }
   const steps = {
     doing: 'restoring',
     done: 'restored',
@@ -203,6 +214,11 @@ export async function dropRecords(
     if (view === undefined || r === undefined) continue;
     if (!r.restored) {
       kept.push(name);
+      continue;
+    }
+    // Git's terms stay Git's: only the records go.
+    if (byGit(r)) {
+      await dropGitRecords(cluster, discovery, name, signal);
       continue;
     }
     await applyNodeClass(

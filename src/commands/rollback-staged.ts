@@ -23,6 +23,7 @@ import { followStaged, primeFailed, stagedReporter } from './upgrade-staged.js';
 import { withClusterLock } from './hold-shared.js';
 import { followNeeds, holdNeeds, type AccessNeed } from '../cluster/access.js';
 import { heldWrites, type HeldDrift } from './release-holds.js';
+import { byGit } from './rollback-git.js';
 
 /** The cluster as read, what the rollback restores, and where it reports. */
 export interface StagedRollback extends RollbackPlan {
@@ -71,7 +72,7 @@ export async function rollBackStaged(
   const resume = stagedRollbackResume(options, ctx);
   await withClusterLock(ctx, cluster, { lockNamespace }, holder, async (signal) => {
     const locked = { ...ctx, signal };
-    const { generations, holds } = await restoreHeld(locked, run, staged, holder);
+    const { generations, holds } = await restoreHeld(locked, run, staged, holder, options.syncTimeoutMs);
     const nodeClasses = restores.map((r) => r.view.name);
     const back = await stagedBack(
       run,
@@ -122,9 +123,10 @@ async function restoreHeld(
   run: StagedRollback,
   staged: StagedPlan,
   holder: LockHolder,
+  syncTimeoutMs: number | undefined,
 ): Promise<{ generations: Record<string, number>; holds?: Pacer }> {
   const { cluster, discovery, inventory, restores, created, pools, json, log } = run;
-  const how = { dryRun: false, json, log };
+  const how = { dryRun: false, json, log, ...(syncTimeoutMs !== undefined ? { syncTimeoutMs } : {}) };
   const generations: Record<string, number> = Object.fromEntries(
     restores.filter((r) => r.restored).map((r) => [r.view.name, r.view.generation]),
   );
@@ -155,7 +157,8 @@ async function restoreHeld(
     await restoreEach(ctx, cluster, discovery, toRestore, { ...how, keepRecords: true }, generations);
     await deleteEach(ctx, cluster, discovery.karpenterApi, created.deletes, 'EC2NodeClass', how);
   } catch (err) {
-    const restored = toRestore.some((r) => generations[r.view.name] !== undefined);
+    // A revert in Git may still land after the run: the holds stay, as for a class already restored.
+    const restored = toRestore.some((r) => generations[r.view.name] !== undefined || byGit(r));
     throw await primeFailed(err, holds, inventory, restored, ctx.signal, 'the rollback');
   }
   return { generations, holds };

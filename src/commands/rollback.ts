@@ -25,6 +25,7 @@ import { refuseHaltedRollback } from './rollback-consent.js';
 import type { StagedPlan } from '../stages/stage-plan.js';
 import { UsageError } from '../errors.js';
 import { holdOutcomeText } from '../report/holds.js';
+import { byGit } from './rollback-git.js';
 
 /** The cluster as read, what the rollback restores, and where it reports. */
 interface RollbackRun extends RollbackPlan {
@@ -62,7 +63,7 @@ export async function rollback(options: RollbackOptions, ctx: CommandContext): P
       const holder = lockHolder(ctx.commandLine ?? again.replace(/^karp-drift /, ''));
       return await rollBackStaged(ctx, run, staged, stagedOptions, lockNamespace, holder);
     }
-    const done = await restoreSelections(ctx, run, held, options.dryRun, lockNamespace);
+    const done = await restoreSelections(ctx, run, held, options.dryRun, lockNamespace, options.syncTimeoutMs);
     if (options.dryRun || !options.wait) return;
     if (planned.restores.length === 0) {
       // Nothing drifts back: the rollback only deleted what the upgrade created.
@@ -96,8 +97,16 @@ function refuseUnfollowed(options: RollbackOptions): void {
 
 /** The question: the classes restored, the objects deleted, the nodes replaced (and how, when staged). */
 function rollbackQuestion({ restores, created, onPinned }: RollbackPlan, staged: StagedPlan | undefined): string {
-  const toRestore = restores.filter((r) => !r.restored).length;
-  const restore = toRestore > 0 ? `Restore ${toRestore} EC2NodeClass(es)` : restores.length > 0 ? 'Go on with the rollback under way' : '';
+  const toRestore = restores.filter((r) => !r.restored);
+  const reverts = toRestore.filter(byGit).length;
+  const restore =
+    toRestore.length > 0
+      ? reverts === toRestore.length
+        ? `Wait for ${reverts} EC2NodeClass(es) to be reverted in Git (their terms came from it)`
+        : `Restore ${toRestore.length} EC2NodeClass(es)${reverts > 0 ? ` (${reverts} by a revert in Git)` : ''}`
+      : restores.length > 0
+        ? 'Go on with the rollback under way'
+        : '';
   const deletes = createdRefs(created.deletes);
   const del = deletes.length > 0 ? `${restore ? ' and delete' : 'Delete'} ${deletes.join(', ')} (created by karp-drift upgrade)` : '';
   const pace = staged ? ` in ${staged.stages.length > 1 ? 'stages and ' : ''}waves, paced and gated by karp-drift` : '';
@@ -142,11 +151,12 @@ async function restoreSelections(
   held: HeldDrift,
   dryRun: boolean,
   lockNamespace: string,
+  syncTimeoutMs: number | undefined,
 ): Promise<RestoresDone> {
   const { cluster, discovery, restores, json, log } = run;
   const holder = lockHolder('rollback');
   const restore = async (signal: AbortSignal) => {
-    const how = { dryRun, json, log };
+    const how = { dryRun, json, log, ...(syncTimeoutMs !== undefined ? { syncTimeoutMs } : {}) };
     const deletes = run.created.deletes;
     // The created NodePools first: an interrupt after them leaves the restores, which a second rollback still finds.
     await deleteEach({ ...ctx, signal }, cluster, discovery.karpenterApi, deletes, 'NodePool', how);

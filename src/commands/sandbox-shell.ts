@@ -40,6 +40,8 @@ export function detachedArgs(options: SandboxCommandOptions, globals: Pick<Globa
     ...(options.context !== undefined ? ['--context', options.context] : []),
     // The background process removes the file at its stop (the caller writes it once it serves).
     ...(options.envOut !== undefined ? ['--env-out', resolve(options.envOut)] : []),
+    ...(options.gitopsDir !== undefined ? ['--gitops-dir', options.gitopsDir] : []),
+    ...(options.gitopsTool !== undefined ? ['--gitops-tool', options.gitopsTool] : []),
     ...(globals.verbose ? ['--verbose'] : []),
     '--detached-log',
     log,

@@ -29,6 +29,8 @@ export async function sandbox(options: SandboxCommandOptions, ctx: CommandContex
     port: options.port,
     kubeconfig: options.kubeconfig,
     context: options.context ?? (({ scenario, port }) => defaultContextName(scenario, port)),
+    ...(options.gitopsDir !== undefined ? { gitopsDir: options.gitopsDir } : {}),
+    ...(options.gitopsTool !== undefined ? { gitopsTool: options.gitopsTool } : {}),
     log: ctx.globals.verbose ? (line) => ctx.io.err(`karpenter: ${line}\n`) : undefined,
   }).catch((err: unknown) => {
     throw portError(err, options.port) ?? err;

@@ -20,6 +20,8 @@ export interface NodeClassWrites {
    * first): the rollout is under way whatever happens next, so a run that ends early leaves it paused.
    */
   applied?: Record<string, number>;
+  /** `--apply-by git`: nothing is applied; the run waits this long for the planned terms to arrive (apply-by-git.ts). */
+  applyBy?: { timeoutMs: number };
 }
 
 /** Applies the changes in order; returns each class's generation (into `generations`, kept when a later one fails). */

@@ -9,7 +9,7 @@ import type { Inventory } from '../karpenter/views.js';
 import type { Plan } from '../plan/plan.js';
 import type { TargetAmi } from '../plan/pin.js';
 import { humanDuration } from '../text/words.js';
-import { followRollout } from './follow-rollout.js';
+import { followRollout, type FollowSettings } from './follow-rollout.js';
 import type { GateKeeper } from './gate-keeper.js';
 import type { Pacer } from './staged-pacer.js';
 import type { RolloutProgress, RolloutScope } from '../rollout/track.js';
@@ -69,6 +69,8 @@ export interface Applied {
   gates?: GateKeeper;
   /** The follow ends held when the pacer's upgrade windows close (false: nothing was left to drift). */
   windowed?: boolean;
+  /** `--apply-by git`: the terms the GitOps tool must keep on the classes (follow-state.ts). */
+  expectedTerms?: FollowSettings['expectedTerms'];
 }
 
 export async function followAndReport(ctx: CommandContext, run: UpgradeRun, follow: UpgradeFollow, applied: Applied): Promise<void> {
@@ -80,7 +82,7 @@ export async function followToEnd(
   ctx: CommandContext,
   { cluster, discovery, inventory, plan, json, log }: UpgradeRun,
   follow: UpgradeFollow,
-  { generations, changed, pacer, gates, windowed = true }: Applied,
+  { generations, changed, pacer, gates, windowed = true, expectedTerms }: Applied,
 ): Promise<RolloutProgress | undefined> {
   if (changed === 0 && !json && follow.rollback === undefined)
     log.info(
@@ -124,6 +126,7 @@ export async function followToEnd(
       ...(held ? { endWhen: held.look.signal, atDone: held.atDone } : {}),
       ...(follow.rollback ? { haltHint: follow.rollback.haltHint } : {}),
       ...(follow.quietDone === true ? { quietDone: true } : {}),
+      ...(expectedTerms !== undefined ? { expectedTerms } : {}),
     });
   } finally {
     held?.look.stop();

@@ -12,10 +12,9 @@ import { serverTime, skewWarning } from '../cluster/server-clock.js';
 import { takeBaseline } from '../gates/baseline.js';
 import type { Inventory } from '../karpenter/views.js';
 import { pacerEventJson, pacerLogLine, type PacerEvent } from '../report/stages.js';
-import { doneEvent, ndjsonLine } from '../report/progress.js';
 import { recordSummary } from '../report/summary.js';
-import { inventorySnapshot } from '../rollout/snapshot.js';
-import { rolloutProgress, type RolloutProgress } from '../rollout/track.js';
+import type { RolloutProgress } from '../rollout/track.js';
+import { reportEarlyDone } from './early-done.js';
 import type { StagedPlan } from '../stages/stage-plan.js';
 import type { Plan } from '../plan/plan.js';
 import { createGateKeeper, type GateKeeper } from './gate-keeper.js';
@@ -25,8 +24,10 @@ import { createPacer, type Pacer } from './staged-pacer.js';
 import { applyPlan, validateApplies, type NodeClassWrites } from './upgrade-apply.js';
 import { failureText } from '../cluster/failures.js';
 import { wasInterrupted } from '../cluster/api-errors.js';
-import { followToEnd, targetIdsOf, type UpgradeFollow, type UpgradeRun } from './upgrade-follow.js';
+import { followToEnd, targetIdsOf, type Applied, type UpgradeFollow, type UpgradeRun } from './upgrade-follow.js';
 import { holdsAsLastWritten } from './follow-end.js';
+import { awaitSync, expectedTermsOf } from './apply-by-git.js';
+import { applierOf } from '../report/sync.js';
 
 /** `ctx` is the locked one: its signal aborts when the lock is lost. */
 export async function followStaged(
@@ -63,7 +64,10 @@ export async function followStaged(
   // follow finds it done and releases whatever holds are left.
   const windowed = staged.windows !== undefined && !nothingLeft(staged, writes);
   if (windowed) await unlessWindowOpen(ctx, pacer, run, staged.windows!, follow);
-  const generations = await primeAndApply(ctx, pacer, run, writes, follow.rollback ? 'the rollback' : 'the upgrade');
+  const byGit = writes.applyBy !== undefined && !('restored' in plan) ? { plan, applyBy: writes.applyBy } : undefined;
+  const generations = byGit
+    ? await primeAndAwaitSync(ctx, pacer, { ...run, plan: byGit.plan }, { ...writes, applyBy: byGit.applyBy }, follow)
+    : await primeAndApply(ctx, pacer, run, writes, follow.rollback ? 'the rollback' : 'the upgrade');
   try {
     return await followToEnd(ctx, run, follow, {
       generations,
@@ -71,6 +75,7 @@ export async function followStaged(
       pacer,
       windowed,
       ...(gates ? { gates } : {}),
+      ...(byGit ? { expectedTerms: expectedTermsFor(byGit.plan, run.inventory) } : {}),
     });
   } catch (err) {
     if (!(err instanceof HaltedError) || staged.gates?.onFailure !== 'rollback') throw err;
@@ -143,7 +148,7 @@ async function unlessWindowOpen(
     by: 'window',
   });
   const message = `paused by the window, ${next}: nothing was applied; karp-drift holds Drifted disruption on ${pools.map((p) => `nodepool/${p}`).join(', ')} with the windows' budgets`;
-  reportWindowDone(ctx, run, follow, { message, paused: pools }, new Date());
+  reportEarlyDone(ctx, run, follow, { message, paused: pools, cause: 'window' }, new Date());
   throw new WindowPausedError(message, {
     paused: pools,
     hint: `run the same command again inside a window (a scheduler or CI can run it every window): ${follow.resume}`,
@@ -158,27 +163,30 @@ function reportWindow(ctx: CommandContext, { json, log }: UpgradeRun, kind: Wind
   else if (state.open) log.info(`Inside the upgrade window: ${nextWindowText(state, now)}.`);
 }
 
-/**
- * The `done` of a run that started outside the windows, as a run whose window closed ends (`paused`, cause `window`,
- * the NodePools held): where each NodePool stands as the plan read it, nothing having been applied since.
- */
-function reportWindowDone(
+/** `--apply-by git`: the holds, then the wait for the sync (apply-by-git.ts); a failure to hold leaves nothing held. */
+async function primeAndAwaitSync(
   ctx: CommandContext,
-  { cluster, inventory, plan, json }: UpgradeRun,
+  pacer: Pacer,
+  run: UpgradeRun & { plan: Plan },
+  writes: NodeClassWrites & { applyBy: { timeoutMs: number } },
   follow: UpgradeFollow,
-  ended: { message: string; paused: string[] },
-  now: Date,
-): void {
-  const scope = {
-    nodePools: plan.nodePools.map((p) => ({ name: p.name, nodeClass: p.nodeClass })),
-    targetImageIds: targetIdsOf(plan),
-    targetMinor: follow.target,
-    startedAt: now,
+): Promise<Record<string, number>> {
+  try {
+    await pacer.prime(run.inventory, new Date(), ctx.signal);
+  } catch (err) {
+    throw await primeFailed(err, pacer, run.inventory, false, ctx.signal);
+  }
+  return awaitSync(ctx, pacer, run, writes, follow);
+}
+
+/** The terms the follow holds each class to, and who applies them, for the words of a revert. */
+function expectedTermsFor(plan: Plan, inventory: Inventory): NonNullable<Applied['expectedTerms']> {
+  const appliers = new Map(plan.nodeClasses.map((c) => [c.name, applierOf(c)]));
+  return {
+    terms: expectedTermsOf(plan, inventory),
+    owner: (name) => appliers.get(name) ?? 'the GitOps tool',
+    rollback: `karp-drift rollback${plan.nodeClasses.map((c) => ` --nodeclass ${c.name}`).join('')}`,
   };
-  const progress = rolloutProgress(inventorySnapshot(inventory), scope, now);
-  const done = { ...doneEvent('paused', progress, cluster.identity, now), message: ended.message, cause: 'window', paused: ended.paused };
-  if (ctx.summary) recordSummary(ctx.summary, done);
-  if (json) ctx.io.out(ndjsonLine(done));
 }
 
 async function primeAndApply(

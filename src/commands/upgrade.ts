@@ -38,11 +38,13 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
     if (!staged && !options.wait && plan.nodeClasses.some((c) => c.changed)) warnUnpaced(ctx, planned);
     refuseIfBlocked(
       plan,
-      'fix what the checks say (or pass --force-conflicts for field owners), then run upgrade again',
+      options.applyBy === 'git'
+        ? 'fix what the checks say, then run upgrade again'
+        : 'fix what the checks say (for a GitOps or IaC owner: change its files and run upgrade --apply-by git, or pass --force-conflicts), then run upgrade again',
     );
     if (held !== undefined && !options.dryRun) refuseHalted(held, options, resumeCommand(options, ctx).replace(/ --yes$/, ''));
     const changes = plan.nodeClasses.filter((c) => c.changed);
-    if (changes.length > 0) await confirmPlan(ctx, options, plan, staged, held !== undefined);
+    if (changes.length > 0) await confirmPlan(ctx, options, plan, staged, held !== undefined, options.applyBy === 'git');
     else if (held !== undefined) await confirmOrRefuse(ctx, options, resumeQuestion(held));
     const lockNamespace = options.lockNamespace ?? LEASE_NAMESPACE;
     if (changes.length > 0 || (staged && !options.dryRun))
@@ -50,7 +52,8 @@ export async function upgrade(options: UpgradeOptions, ctx: CommandContext): Pro
 
     const run: UpgradeRun = { cluster, discovery, inventory, plan, json: ctx.globals.output === 'json', log };
     const resume = resumeCommand(options, ctx);
-    const writes = { changes, target: options.kubernetes.version, dryRun: options.dryRun, resume };
+    const byGit = options.applyBy === 'git' ? { applyBy: { timeoutMs: options.syncTimeoutMs ?? 3_600_000 } } : {};
+    const writes = { changes, target: options.kubernetes.version, dryRun: options.dryRun, resume, ...byGit };
     if (options.dryRun) {
       await applyPlan(ctx, run, { ...writes, runId: randomUUID() });
       if (!run.json) ctx.io.out(`Dry run: the API server accepted ${changes.length} change(s); nothing was changed.\n`);
@@ -150,8 +153,16 @@ async function confirmPlan(
   plan: Planned['plan'],
   staged: StagedPlan | undefined,
   resumes: boolean,
+  byGit = false,
 ): Promise<void> {
   const { nodeClassesToChange, nodesToReplace } = planSummary(plan);
+  if (byGit) {
+    return confirmOrRefuse(
+      ctx,
+      answer,
+      `Hold the rollout and wait for ${nodeClassesToChange} EC2NodeClass change(s) to arrive from Git${resumes ? ', then resume the held rollout' : ''}? Once synced, Karpenter will replace ${nodesToReplace} node(s) through drift, paced by karp-drift.`,
+    );
+  }
   const pace = staged
     ? staged.defaulted === true
       ? ', each target AMI on one node first, gated, paced by karp-drift'
@@ -215,6 +226,7 @@ function resumeCommand(options: UpgradeOptions, ctx: CommandContext): string {
   if (options.fromCluster?.kubeconfig !== undefined) parts.push(`--from-kubeconfig ${options.fromCluster.kubeconfig}`);
   if (options.pin !== 'id') parts.push(`--pin ${options.pin}`);
   if (options.staged) parts.push(...stagedFlags(options.staged));
+  if (options.applyBy === 'git') parts.push('--apply-by git');
   // Without it, the same command would be refused where this one wrote over a GitOps/IaC owner (--hold-with budget).
   if (options.forceConflicts) parts.push('--force-conflicts');
   if (options.lockNamespace !== undefined && options.lockNamespace !== LEASE_NAMESPACE)

@@ -3,7 +3,9 @@
 // a different value; `force=true` takes it, but a GitOps or IaC tool then puts its own terms back on its next sync,
 // and the nodes drift back (DOMAIN.md §8 requirement 7). Pure: `plan` and the apply code both use it.
 import type { NodeClassView } from '../karpenter/views.js';
+import type { GitOpsSourceRead } from '../apis/gitops-sources.js';
 import { check, type Check } from './checks.js';
+import { sourceLine } from './gitops-source.js';
 
 export const FIELD_MANAGER = 'karp-drift';
 export const TERMS_FIELD = 'spec.amiSelectorTerms';
@@ -102,10 +104,24 @@ export function classifyFieldOwners<F extends string>(
   return { takeOver, conflicts };
 }
 
-/** The findings for a class the plan changes: conflicts refuse it (unless forced); take-overs are noted. */
-export function ownerChecks(name: string, owners: OwnerClassification, forceConflicts: boolean): Check[] {
+/** What the owner checks know besides the owners: the flags, and where a GitOps owner syncs from. */
+export interface OwnerContext {
+  forceConflicts: boolean;
+  /** `upgrade --apply-by git`: the owner's sync applies the change; karp-drift writes nothing to the field. */
+  applyBy?: 'git';
+  /** The Application or Kustomization that tracks the class, as read (absent: none tracks it, or not read). */
+  source?: GitOpsSourceRead;
+  /** The `karp-drift pin` commands that change the terms in that owner's files (plan/gitops-source.ts). */
+  pin?: readonly string[];
+}
+
+/** The findings for a class the plan changes: conflicts refuse it (unless forced, or applied by Git); take-overs are noted. */
+export function ownerChecks(name: string, owners: OwnerClassification, context: OwnerContext): Check[] {
+  const { forceConflicts, applyBy, source, pin = [] } = context;
   const checks: Check[] = [];
+  const sourceEvidence = source !== undefined ? [`source: ${sourceLine(source)}`] : [];
   for (const c of owners.conflicts) {
+    const tool = c.tool ?? c.manager;
     const who =
       c.tool !== undefined
         ? `${c.tool} (field manager ${c.manager})`
@@ -114,13 +130,27 @@ export function ownerChecks(name: string, owners: OwnerClassification, forceConf
       c.tool !== undefined
         ? `${c.tool} would put the old terms back on its next sync`
         : 'it would put the old terms back the next time it applies';
-    const message = forceConflicts
-      ? `${c.field} of ec2nodeclass/${name} is owned by ${who}: --force-conflicts takes the field, but ${revert} unless its source changes too`
-      : `${c.field} of ec2nodeclass/${name} is owned by ${who}: ${revert}; change the AMIs in its source of truth instead`;
     const evidence = [
       `managedFields: ${c.manager} owns ${c.field}`,
       ...(c.trackedBy !== undefined ? [`${c.tool ?? 'a tool'} tracks the object: ${c.trackedBy}`] : []),
+      ...sourceEvidence,
     ];
+    const where = pin.length > 0 ? `: ${pin.join('; ')}` : '';
+    if (applyBy === 'git') {
+      checks.push(
+        check(
+          'FIELD-OWNER-GITOPS',
+          'info',
+          `${c.field} of ec2nodeclass/${name} is owned by ${who}: with --apply-by git karp-drift writes nothing there; the change is merged where ${tool} reads it from, and the run waits for ${c.tool !== undefined ? 'its sync' : 'it'} to apply it`,
+          evidence,
+          `merge the change where ${tool} reads ${c.field} from${where}`,
+        ),
+      );
+      continue;
+    }
+    const message = forceConflicts
+      ? `${c.field} of ec2nodeclass/${name} is owned by ${who}: --force-conflicts takes the field, but ${revert} unless its source changes too`
+      : `${c.field} of ec2nodeclass/${name} is owned by ${who}: ${revert}; change the AMIs in its source of truth instead`;
     checks.push(
       check(
         'FIELD-OWNER-GITOPS',
@@ -129,9 +159,24 @@ export function ownerChecks(name: string, owners: OwnerClassification, forceConf
         evidence,
         forceConflicts
           ? undefined
-          : `change ${c.field} where ${c.tool ?? c.manager} reads it from; or pass --force-conflicts to apply anyway`,
+          : `change ${c.field} where ${tool} reads it from${where}, and let upgrade --apply-by git pace the rollout ${c.tool !== undefined ? 'its sync' : 'that'} starts; or pass --force-conflicts to apply anyway`,
       ),
     );
+  }
+  if (applyBy === 'git') {
+    if (owners.conflicts.length === 0) {
+      const last = owners.takeOver.length > 0 ? ` (last set by ${owners.takeOver.join(', ')})` : '';
+      checks.push(
+        check(
+          'APPLY-BY-GIT-UNSYNCED',
+          'warning',
+          `no GitOps or IaC tool owns spec.amiSelectorTerms of ec2nodeclass/${name}${last}: with --apply-by git the run waits for whoever applies the planned terms`,
+          [],
+          'apply the planned terms yourself (kubectl apply of the manifest you keep), or drop --apply-by git and let karp-drift apply them',
+        ),
+      );
+    }
+    return checks;
   }
   const people = owners.takeOver.filter(isPersonManager);
   const others = owners.takeOver.filter((m) => !isPersonManager(m));

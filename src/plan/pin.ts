@@ -16,6 +16,8 @@ import {
   type Promoted,
 } from './checks.js';
 import { classifyOwners, ownerChecks, type OwnerClassification } from './owners.js';
+import { gitopsOwnerOf, ownerKey, type GitOpsSourceRead } from '../apis/gitops-sources.js';
+import { pinCommands } from './gitops-source.js';
 import { selectorChecks } from './selectors.js';
 import type { PlanOptions } from './plan-options.js';
 import type { AmiSpec } from './ami-spec.js';
@@ -46,6 +48,10 @@ export interface NodeClassPlan {
   /** One per needed (arch, variant) that resolved; NodeClaims on other images will drift. */
   targets: TargetAmi[];
   owners: OwnerClassification;
+  /** The Argo CD Application or Flux Kustomization that tracks the class, as read (or why it was not). */
+  source?: GitOpsSourceRead;
+  /** The `karp-drift pin` commands that change the terms in the files that owner syncs from. */
+  pin?: string[];
 }
 
 export function nodeClassPlan(
@@ -155,9 +161,19 @@ export function nodeClassPlan(
 
   const changed = !sameAmiSpec(before, after);
   const owners = classifyOwners(view);
+  const ref = gitopsOwnerOf(view, owners.conflicts.some((c) => c.tool === 'Argo CD'));
+  const gitops = ref !== undefined ? options.gitopsSources?.get(ownerKey(ref)) : undefined;
+  const pin = pinCommands(gitops, options.pinFlags ?? `--to ${options.to}`);
   if (changed) {
     checks.push(...selectorChecks(view, family, after, options.replaceCustomAmis === true));
-    checks.push(...ownerChecks(view.name, owners, options.forceConflicts ?? false));
+    checks.push(
+      ...ownerChecks(view.name, owners, {
+        forceConflicts: options.forceConflicts ?? false,
+        ...(options.applyBy !== undefined ? { applyBy: options.applyBy } : {}),
+        ...(gitops !== undefined ? { source: gitops } : {}),
+        pin,
+      }),
+    );
   }
   else if (!checks.some((c) => c.level === 'error')) {
     checks.push(
@@ -170,7 +186,8 @@ export function nodeClassPlan(
   }
   checks.push(...notReadyCheck(view));
   const current = view.statusAmis.map((a) => ({ id: a.id, ...(a.name !== undefined ? { name: a.name } : {}) }));
-  return { plan: { name: view.name, family, needs, before, after, changed, current, targets, owners }, checks };
+  const where = { ...(gitops !== undefined ? { source: gitops } : {}), ...(pin.length > 0 ? { pin } : {}) };
+  return { plan: { name: view.name, family, needs, before, after, changed, current, targets, owners, ...where }, checks };
 }
 
 /** A name Karpenter would resolve to several images picks the newest of them: not a pin, so the plan refuses it. */

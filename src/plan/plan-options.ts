@@ -1,4 +1,5 @@
 // What a plan is asked for (the flags of plan and upgrade, parsed), below plan.ts and the per-class planning of pin.ts.
+import type { GitOpsSourceRead } from '../apis/gitops-sources.js';
 import type { RunLock } from '../apis/hold-state.js';
 import type { RenderPinMode } from '../manifests/render.js';
 import type { PlanSource } from './promotion.js';
@@ -33,6 +34,12 @@ export interface PlanOptions {
    * (versions.ts `CLUSTER_CHECKS`) are not made.
    */
   withoutCluster?: boolean;
+  /** `upgrade --apply-by git` (and `plan --apply-by git`): the owner's sync applies the terms, not karp-drift. */
+  applyBy?: 'git';
+  /** The Applications and Kustomizations that track classes in scope, as read, by ownerKey (apis/gitops-sources.ts). */
+  gitopsSources?: ReadonlyMap<string, GitOpsSourceRead>;
+  /** The flags a `karp-drift pin` of the owner's files takes to pin what this plan pins (`--to 1.31 --release …`). */
+  pinFlags?: string;
   /** Set by plan() from its `now`, for the checks that judge time. */
   now?: Date;
 }

@@ -1,5 +1,6 @@
 // `karp-drift plan` output: a diff that reads like `terraform plan` / `kubectl diff`, and one JSON document for
 // scripts. plan/plan.ts computes the change; this file only draws it (STYLE.md "Diffs are computed and rendered apart").
+import type { GitOpsSourceRead } from '../apis/gitops-sources.js';
 import { releaseChoiceText, type RecordedPolicy } from '../ami/release-policy.js';
 import type { ClusterIdentity } from '../apis/cluster-identity.js';
 import type { AmiSelectorTerm } from '../karpenter/views.js';
@@ -187,6 +188,18 @@ export function planText(plan: Plan, options: { color: boolean; staged?: readonl
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * Where a GitOps-owned class comes from: the owner (`tool`, `kind`, `namespace`, `name`, `trackedBy`), its `sources`
+ * (`repoURL`, `path`, `ref`, ...), the `revision` it last synced and its `status`, and the `pin` commands; or `unread`.
+ */
+export function gitopsSourceJson(read: GitOpsSourceRead, pin: readonly string[]): Record<string, unknown> {
+  const { tool, kind, name, namespace, trackedBy } = 'source' in read ? read.source.owner : read.ref;
+  const owner = { tool, kind, namespace: namespace ?? null, name, trackedBy };
+  if ('unread' in read) return { ...owner, unread: read.unread };
+  const { sources, revision, status, note } = read.source;
+  return { ...owner, sources, revision: revision ?? null, status: status ?? null, ...(note !== undefined ? { note } : {}), pin };
+}
+
 // JSON has no Infinity: "unlimited" and "cannot start" are null.
 const finite = (n: number): number | null => (Number.isFinite(n) ? n : null);
 
@@ -206,6 +219,7 @@ export function planJson(plan: Plan, cluster: ClusterIdentity, staged?: Record<s
       targets: c.targets,
       current: c.current,
       needs: c.needs.pairs,
+      ...(c.source !== undefined ? { gitops: gitopsSourceJson(c.source, c.pin ?? []) } : {}),
     })),
     nodePools: plan.nodePools.map((p) => ({
       name: p.name,

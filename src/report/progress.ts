@@ -231,7 +231,8 @@ export type RolloutResult =
   | 'failed'
   | 'paused'
   | 'halted'
-  | 'window';
+  | 'window'
+  | 'sync';
 
 export interface NodePoolSummary extends NodePoolCounts {
   name: string;

@@ -16,6 +16,7 @@ export function pausedByText(p: PauseRecord): string {
     stalled: 'paused when its run stalled',
     timeout: 'paused when its run timed out',
     window: 'paused by its upgrade window',
+    sync: 'paused when the terms its GitOps tool applied were not the planned ones',
     ended: 'paused when its run ended early',
   };
   const run = [`run ${p.runId.slice(0, 8)}`, ...(p.who !== undefined ? [p.who] : [])].join(', ');

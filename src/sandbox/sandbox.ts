@@ -18,6 +18,9 @@ import { loadScenario } from './scenarios/load.js';
 import { budgetSupport, hashVersions, karpenterVersionOf, nodeClassConditions, registrationHealthRule } from './scenarios/versions.js';
 import { seededRandom } from './scenarios/random.js';
 import type { Scenario } from './scenarios/schema.js';
+import { gitopsCrds } from './gitops/crds.js';
+import { startGitOps, type GitOpsSyncer } from './gitops/start.js';
+import type { GitOpsTool } from './scenarios/field-managers.js';
 
 /** How long ago the sandbox's EKS cluster was created, for DescribeCluster's createdAt. */
 const CLUSTER_AGE_MS = 90 * 24 * 3_600_000;
@@ -46,6 +49,12 @@ export interface SandboxOptions {
   clockSkewMs?: number;
   /** Karpenter's log lines. */
   log?: (line: string) => void;
+  /**
+   * `karp-drift sandbox --gitops-dir`: sync this directory of manifests as the GitOps tool does (the scenario's
+   * `gitops`, with this `dir`; `gitopsTool`, else the scenario's tool, else Argo CD).
+   */
+  gitopsDir?: string;
+  gitopsTool?: GitOpsTool;
 }
 
 export interface Sandbox {
@@ -55,6 +64,8 @@ export interface Sandbox {
   simulator: KarpenterSimulator;
   cluster: BuiltCluster;
   clock: SimClock;
+  /** The GitOps stand-in, when the scenario or --gitops-dir has one: `sync()` syncs now, `dir` is what it syncs. */
+  gitops?: GitOpsSyncer;
   kubeconfigPath: string;
   /** The kubeconfig's context (and cluster entry) name. */
   context: string;
@@ -75,11 +86,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const aws = await startAwsEndpoints({ seed: scenario.seed, region: REGION, faultSeed: scenario.seed });
   let kube: KubeApiServer | undefined;
   let tempDir: string | undefined;
+  let gitops: Awaited<ReturnType<typeof startGitOps>> | undefined;
+  const gitopsWanted =
+    options.gitopsDir !== undefined || scenario.gitops !== undefined
+      ? {
+          tool: options.gitopsTool ?? scenario.gitops?.tool ?? 'argocd',
+          dir: options.gitopsDir ?? scenario.gitops?.dir,
+          intervalSeconds: scenario.gitops?.intervalSeconds ?? 180,
+        }
+      : undefined;
   try {
     kube = await startKubeApiServer({
       port: options.port,
       version: eksVersion(scenario.controlPlaneVersion),
-      crds: karpenterCrds(release),
+      crds: [...karpenterCrds(release), ...gitopsCrdsOf(gitopsWanted)],
       conversions: karpenterConversions(release),
       faultSeed: scenario.seed,
       now: () => clock.wall(),
@@ -110,8 +130,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       },
       log: options.log,
     });
+    // Synced once before anyone looks, as the cluster a GitOps tool keeps is: the directory's objects as it says.
+    gitops = gitopsWanted && (await startGitOps(kube.store, cluster, gitopsWanted, clock, options.log));
     simulator.pass(); // status.amis and conditions before anyone looks
     if (!options.manualClock) simulator.start();
+    if (!options.manualClock) gitops?.syncer.start();
     const { apiErrors, watchDrops } = scenario.faults;
     // Injected after the cluster is built, so the scenario's own objects always get created.
     if (apiErrors) kube.faults.fail({ code: apiErrors.status, rate: apiErrors.rate });
@@ -146,7 +169,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const nodes = kube.store.list('nodes').length;
     const summary =
       `sandbox "${scenario.name}": EKS cluster ${scenario.clusterName} (${scenario.controlPlaneVersion}, ${REGION}) at ${kube.url}, Karpenter ${scenario.karpenterVersion} (${api}) simulated at ${speed}x, ` +
-      `${scenario.nodeClasses.length} EC2NodeClass(es), ${scenario.nodePools.length} NodePool(s), ${nodes} nodes`;
+      `${scenario.nodeClasses.length} EC2NodeClass(es), ${scenario.nodePools.length} NodePool(s), ${nodes} nodes` +
+      (gitops ? `; ${gitops.summary}` : '');
     const server = kube;
     return {
       scenario,
@@ -155,21 +179,28 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       simulator,
       cluster,
       clock,
+      ...(gitops ? { gitops: gitops.syncer } : {}),
       kubeconfigPath,
       context,
       env,
       summary,
       stop: async () => {
         simulator.stop();
+        await gitops?.stop();
         await Promise.all([server.stop(), aws.stop()]);
         if (tempDir) await rm(tempDir, { recursive: true, force: true });
       },
     };
   } catch (err) {
+    await gitops?.stop();
     await Promise.all([kube?.stop(), aws.stop()]);
     if (tempDir) await rm(tempDir, { recursive: true, force: true });
     throw err;
   }
+}
+
+function gitopsCrdsOf(wanted: { tool: GitOpsTool } | undefined) {
+  return wanted ? gitopsCrds(wanted.tool) : [];
 }
 
 /** The same clock with its wall time (what the cluster reads and writes) moved by `skewMs`; simulated time untouched. */

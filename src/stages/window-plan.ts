@@ -67,7 +67,7 @@ export function planWindows(
       refused:
         `upgrade windows are budgets on the NodePool, and ${byNode.map((p) => `nodepool/${p.pool.name}`).join(', ')} ` +
         `would be held with its nodes (${byNode[0]!.hold.why})`,
-      next: 'use --hold-with budget (with --force-conflicts where GitOps/IaC owns the budgets, and keep the windows in its source too), or drop --window/--exclude',
+      next: "where GitOps/IaC owns the budgets, write the windows into the files it applies instead (karp-drift pin --window '<cron>/<duration>' <paths>: Karpenter then keeps them whatever runs); else use --hold-with budget (with --force-conflicts where GitOps/IaC owns the budgets), or drop --window/--exclude",
     };
   }
   const own = pools.map(({ pool }) => {

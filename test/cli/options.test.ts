@@ -11,6 +11,7 @@ import {
   parseRelease,
   parseRenderOptions,
   parsePlanOptions,
+  parseRollbackOptions,
   parseSandboxOptions,
   parseDemoOptions,
   parseStatusOptions,
@@ -340,6 +341,16 @@ describe('parsePlanOptions / parseUpgradeOptions / parseStatusOptions / parseSan
     expect(parseUpgradeOptions({ ...templates, allowCreate: true }).templates).toMatchObject({ allowCreate: true });
   });
 
+  it('upgrade --apply-by git: the wait for the sync, 1h unless --sync-timeout; karp-drift applies by default', () => {
+    expect(parseUpgradeOptions({ to: '1.30' })).not.toHaveProperty('applyBy');
+    expect(parseUpgradeOptions({ to: '1.30', applyBy: 'karp-drift' })).not.toHaveProperty('syncTimeoutMs');
+    expect(parseUpgradeOptions({ to: '1.30', applyBy: 'git' })).toMatchObject({ applyBy: 'git', syncTimeoutMs: 3_600_000 });
+    expect(parseUpgradeOptions({ to: '1.30', applyBy: 'git', syncTimeout: '4h' })).toMatchObject({ applyBy: 'git', syncTimeoutMs: 14_400_000 });
+    expect(parsePlanOptions({ to: '1.30', applyBy: 'git' })).toMatchObject({ applyBy: 'git' });
+    expect(parseRollbackOptions({ syncTimeout: '30m' })).toMatchObject({ syncTimeoutMs: 1_800_000 });
+    expect(parseRollbackOptions({})).toMatchObject({ syncTimeoutMs: 3_600_000 });
+  });
+
   it('upgrade: defaults, durations and --no-wait', () => {
     expect(parseUpgradeOptions({ to: '1.30' })).toMatchObject({ yes: false, dryRun: false, wait: true, timeoutMs: 3_600_000, stallTimeoutMs: 900_000, forceConflicts: false });
     expect(parseUpgradeOptions({ to: '1.30', yes: true, wait: false, timeout: '90s', stallTimeout: '2m30s', forceConflicts: true, dryRun: true })).toMatchObject({
@@ -369,6 +380,15 @@ describe('parsePlanOptions / parseUpgradeOptions / parseStatusOptions / parseSan
     [{ to: '1.30', fromContext: '' }, '--from-context is empty (is the shell variable you passed unset?)'],
     [{ to: '1.30', fromKubeconfig: ' ' }, '--from-kubeconfig is empty (is the shell variable you passed unset?)'],
     [{ to: '1.30', fromContext: 'staging', clusterName: 'prod', role: 'r' }, '--from-context cannot go with --templates: the render-and-apply flow resolves its AMIs from SSM'],
+    [{ to: '1.30', syncTimeout: '10m' }, '--sync-timeout goes with --apply-by git: it bounds the wait for the sync that applies the change'],
+    [{ to: '1.30', applyBy: 'git', dryRun: true }, '--dry-run cannot go with --apply-by git: it has the API server validate the EC2NodeClass apply, and --apply-by git sends none'],
+    [{ to: '1.30', applyBy: 'git', wait: false }, '--no-wait cannot go with --apply-by git: the run waits for the sync and then paces the rollout it starts'],
+    [{ to: '1.30', applyBy: 'git', clusterName: 'prod', role: 'r' }, '--templates cannot go with --apply-by git: it applies rendered objects whole'],
+    [{ to: '1.30', applyBy: 'git', window: ['0 2 * * */3h'] }, '--window cannot go with --apply-by git: upgrade windows are budgets on the NodePools, which belong in the files Git applies'],
+    [{ to: '1.30', applyBy: 'git', onFailure: 'rollback' }, '--on-failure rollback cannot go with --apply-by git: going back is a revert in Git, which a person merges'],
+    [{ to: '1.30', applyBy: 'git', syncTimeout: '0s' }, '--sync-timeout "0s" is not longer than 0; give a duration such as 90s, 15m or 1h30m'],
+    [{ to: '1.30', applyBy: 'git', syncTimeout: '2d' }, '--sync-timeout "2d" is not a duration; use Go durations such as 90s, 15m or 1h30m (units ms, s, m, h)'],
+    [{ to: '1.30', applyBy: 'svn' }, '--apply-by must be karp-drift or git'],
   ])('upgrade refuses %j', (flags, message) => {
     expect(usageMessage(() => parseUpgradeOptions(flags))).toBe(message);
   });
@@ -388,6 +408,16 @@ describe('parsePlanOptions / parseUpgradeOptions / parseStatusOptions / parseSan
     [{ requestTimeout: '5s' }, 'sandbox takes no --request-timeout: it makes no requests; the commands run against it take --request-timeout'],
   ])('sandbox refuses the global %j', (globals, message) => {
     expect(usageMessage(() => parseSandboxOptions({}, globals))).toBe(message);
+  });
+
+  it.each<[Record<string, unknown>, Partial<ReturnType<typeof parseSandboxOptions>> | string]>([
+    [{ gitopsDir: '/tmp/manifests' }, { gitopsDir: '/tmp/manifests' }],
+    [{ gitopsDir: 'manifests', gitopsTool: 'flux' }, { gitopsDir: `${process.cwd()}/manifests`, gitopsTool: 'flux' }],
+    [{ gitopsDir: ' ' }, '--gitops-dir needs a directory'],
+    [{ gitopsTool: 'flux' }, '--gitops-tool goes with --gitops-dir'],
+  ])('sandbox --gitops-dir %j', (flags, expected) => {
+    if (typeof expected === 'string') expect(usageMessage(() => parseSandboxOptions(flags))).toBe(expected);
+    else expect(parseSandboxOptions(flags)).toEqual({ scenario: 'default', ...expected });
   });
 
   it('sandbox refuses a context name with a space', () => {

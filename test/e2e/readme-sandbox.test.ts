@@ -44,11 +44,12 @@ const inDir = (example: ShellExample, dir: string) => example.lines.map((l) => l
 const TIMEOUT_MS = 240_000;
 
 describe('the sandbox examples', () => {
-  it('are found: the quick start, the staged walkthrough, the sandbox section, the promotion walkthrough and --help', () => {
+  it('are found: the quick start, the staged walkthrough, the sandbox section, the GitOps walkthrough, the promotion walkthrough and --help', () => {
     expect(readmeExamples(README).map((e) => e.lines[0])).toEqual([
       'eval "$(karp-drift sandbox --detach)"   # a simulated EKS 1.30 cluster with Karpenter; returns once it serves',
       'eval "$(karp-drift sandbox --detach --scenario staged)"',
       'eval "$(karp-drift sandbox --detach --scenario pdb-blocked)"',
+      'eval "$(karp-drift sandbox --detach --scenario gitops-owned --gitops-dir /tmp/fleet)"   # seeds /tmp/fleet, syncs it',
       'karp-drift sandbox --detach --context staging --kubeconfig /tmp/staging.yaml > /tmp/staging.env',
     ]);
     expect(helpExamples(HELP).map((e) => [e.lines[0], e.foreground])).toEqual([

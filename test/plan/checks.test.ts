@@ -364,7 +364,65 @@ const EXACT: Array<[string, Case, Check]> = [
       message:
         'spec.amiSelectorTerms of ec2nodeclass/default is owned by Argo CD (field manager argocd-controller): Argo CD would put the old terms back on its next sync; change the AMIs in its source of truth instead',
       evidence: ['managedFields: argocd-controller owns spec.amiSelectorTerms'],
-      next: 'change spec.amiSelectorTerms where Argo CD reads it from; or pass --force-conflicts to apply anyway',
+      next: 'change spec.amiSelectorTerms where Argo CD reads it from, and let upgrade --apply-by git pace the rollout its sync starts; or pass --force-conflicts to apply anyway',
+    },
+  ],
+  [
+    'FIELD-OWNER-GITOPS: the Application that tracks it, read, and the pin command for its files',
+    {
+      inventory: { nodeClasses: [nodeClass({ owners: [owner('argocd-controller', 'Apply')], annotations: { 'argocd.argoproj.io/tracking-id': 'karpenter:karpenter.k8s.aws/EC2NodeClass:karpenter/default' } })] },
+      options: {
+        release: 'latest~1',
+        pinFlags: '--to 1.31 --release latest~1',
+        gitopsSources: new Map([
+          [
+            'Application/*/karpenter',
+            {
+              ref: { tool: 'Argo CD', kind: 'Application', name: 'karpenter', trackedBy: 'annotation argocd.argoproj.io/tracking-id' },
+              source: {
+                owner: { tool: 'Argo CD', kind: 'Application', name: 'karpenter', namespace: 'argocd', trackedBy: 'annotation argocd.argoproj.io/tracking-id' },
+                sources: [{ repoURL: 'https://github.com/acme/fleet.git', path: 'clusters/prod/karpenter', ref: 'main' }],
+                revision: '3f2a1c9e0b7d4a5f8c6e1d2b3a4f5e6d7c8b9a01',
+                status: 'Synced',
+              },
+            },
+          ],
+        ]),
+      },
+    },
+    {
+      code: 'FIELD-OWNER-GITOPS',
+      level: 'error',
+      message:
+        'spec.amiSelectorTerms of ec2nodeclass/default is owned by Argo CD (field manager argocd-controller): Argo CD would put the old terms back on its next sync; change the AMIs in its source of truth instead',
+      evidence: [
+        'managedFields: argocd-controller owns spec.amiSelectorTerms',
+        'source: Argo CD Application argocd/karpenter: repository https://github.com/acme/fleet.git, path clusters/prod/karpenter, revision main (synced at 3f2a1c9, Synced)',
+      ],
+      next: 'change spec.amiSelectorTerms where Argo CD reads it from: karp-drift pin --to 1.31 --release latest~1 clusters/prod/karpenter   (in a checkout of https://github.com/acme/fleet.git at main), and let upgrade --apply-by git pace the rollout its sync starts; or pass --force-conflicts to apply anyway',
+    },
+  ],
+  [
+    'FIELD-OWNER-GITOPS: --apply-by git makes it information, the change merged where the tool reads it',
+    {
+      inventory: { nodeClasses: [nodeClass({ owners: [owner('argocd-controller', 'Apply')], labels: { 'app.kubernetes.io/instance': 'argocd_karpenter' } })] },
+      options: {
+        applyBy: 'git',
+        gitopsSources: new Map([
+          ['Application/argocd/karpenter', { ref: { tool: 'Argo CD', kind: 'Application', name: 'karpenter', namespace: 'argocd', trackedBy: 'label app.kubernetes.io/instance' }, unread: 'applications.argoproj.io "karpenter" is forbidden (the optional ClusterRole karp-drift-gitops-reader grants it)' }],
+        ]),
+      },
+    },
+    {
+      code: 'FIELD-OWNER-GITOPS',
+      level: 'info',
+      message:
+        'spec.amiSelectorTerms of ec2nodeclass/default is owned by Argo CD (field manager argocd-controller): with --apply-by git karp-drift writes nothing there; the change is merged where Argo CD reads it from, and the run waits for its sync to apply it',
+      evidence: [
+        'managedFields: argocd-controller owns spec.amiSelectorTerms',
+        'source: Argo CD Application argocd/karpenter (its source was not read: applications.argoproj.io "karpenter" is forbidden (the optional ClusterRole karp-drift-gitops-reader grants it))',
+      ],
+      next: 'merge the change where Argo CD reads spec.amiSelectorTerms from',
     },
   ],
   [
@@ -402,7 +460,7 @@ const EXACT: Array<[string, Case, Check]> = [
         'managedFields: kubectl-edit owns spec.amiSelectorTerms',
         'Flux tracks the object: label kustomize.toolkit.fluxcd.io/name',
       ],
-      next: 'change spec.amiSelectorTerms where Flux reads it from; or pass --force-conflicts to apply anyway',
+      next: 'change spec.amiSelectorTerms where Flux reads it from, and let upgrade --apply-by git pace the rollout its sync starts; or pass --force-conflicts to apply anyway',
     },
   ],
   [
@@ -414,7 +472,19 @@ const EXACT: Array<[string, Case, Check]> = [
       message:
         'spec.amiSelectorTerms of ec2nodeclass/default is owned by field manager platform-operator, which applies it with server-side apply: it would put the old terms back the next time it applies; change the AMIs in its source of truth instead',
       evidence: ['managedFields: platform-operator owns spec.amiSelectorTerms'],
-      next: 'change spec.amiSelectorTerms where platform-operator reads it from; or pass --force-conflicts to apply anyway',
+      next: 'change spec.amiSelectorTerms where platform-operator reads it from, and let upgrade --apply-by git pace the rollout that starts; or pass --force-conflicts to apply anyway',
+    },
+  ],
+  [
+    'APPLY-BY-GIT-UNSYNCED',
+    { inventory: { nodeClasses: [nodeClass({ owners: [owner('kubectl-client-side-apply', 'Update')] })] }, options: { applyBy: 'git' } },
+    {
+      code: 'APPLY-BY-GIT-UNSYNCED',
+      level: 'warning',
+      message:
+        'no GitOps or IaC tool owns spec.amiSelectorTerms of ec2nodeclass/default (last set by kubectl-client-side-apply): with --apply-by git the run waits for whoever applies the planned terms',
+      evidence: [],
+      next: 'apply the planned terms yourself (kubectl apply of the manifest you keep), or drop --apply-by git and let karp-drift apply them',
     },
   ],
   [

@@ -6,18 +6,15 @@ import { UsageError } from '../../errors.js';
 import type { AmiCatalog } from '../aws/types.js';
 import type { KubeStore } from '../kube-api/registry-store.js';
 import { groupVersion } from '../kube-api/resources.js';
-import { argoCdApply, kubectlApply } from './field-managers.js';
+import { gitopsApply, kubectlApply, SANDBOX_OWNERS } from './field-managers.js';
 import { classImages, ec2NodeClassManifest, nodePoolManifest, type ClassImages } from './node-classes.js';
 import { buildPoolNodes, type BuiltNode, type NodeBuildContext } from './nodes.js';
 import { seededRandom } from './random.js';
-import type { Scenario } from './schema.js';
+import type { Scenario, ScenarioNodeClass } from './schema.js';
+import type { KubeObject } from '../kube-api/types.js';
 import { workloadRequests } from './requests.js';
 import { hashVersions, karpenterApiOf, karpenterVersionOf, type KarpenterApi } from './versions.js';
 import { buildPdb, buildWorkloadPods, ensureNamespace } from './workloads.js';
-
-/** The Argo CD application that owns `fieldManager: argocd` classes and pools, and its destination namespace. */
-export const ARGOCD_APP = 'karpenter';
-export const ARGOCD_APP_NAMESPACE = 'karpenter';
 
 /** A class as built: the AMIs its nodes run (imageIds: what their NodeClaims' status.imageID says), per arch. */
 export type BuiltNodeClass = Omit<ClassImages, 'releases'>;
@@ -36,6 +33,8 @@ export interface BuiltCluster {
   pods: number;
   /** NodeClaim names, node DNS names and instance IDs in use: pass them to names.ts for replacements. */
   taken: NodeBuildContext['taken'];
+  /** The manifests of the classes and pools a GitOps tool applied (fieldManager argocd or flux), as it applied them. */
+  gitopsManifests: KubeObject[];
 }
 
 export interface BuildOptions {
@@ -61,13 +60,17 @@ export function buildCluster(scenario: Scenario, options: BuildOptions): BuiltCl
   servedVersion(store, 'nodeclaims.karpenter.sh', api);
 
   const images = new Map<string, ClassImages>();
+  const gitopsManifests: KubeObject[] = [];
+  // A GitOps tool's server-side apply, or a person's kubectl apply.
+  const applyAs = (manager: ScenarioNodeClass['fieldManager'], resource: string, manifest: KubeObject): KubeObject => {
+    if (manager === 'kubectl') return kubectlApply(store, resource, manifest);
+    gitopsManifests.push(manifest);
+    return gitopsApply(store, resource, manifest, SANDBOX_OWNERS[manager]);
+  };
   scenario.nodeClasses.forEach((c, i) => {
     const resolved = classImages(scenario, i, catalog);
     images.set(c.name, resolved);
-    const manifest = ec2NodeClassManifest(scenario, c, resolved, apis.nodeClass);
-    if (c.fieldManager === 'argocd')
-      argoCdApply(store, 'ec2nodeclasses.karpenter.k8s.aws', manifest, ARGOCD_APP, ARGOCD_APP_NAMESPACE);
-    else kubectlApply(store, 'ec2nodeclasses.karpenter.k8s.aws', manifest);
+    applyAs(c.fieldManager, 'ec2nodeclasses.karpenter.k8s.aws', ec2NodeClassManifest(scenario, c, resolved, apis.nodeClass));
   });
 
   const ctx: NodeBuildContext = {
@@ -80,10 +83,7 @@ export function buildCluster(scenario: Scenario, options: BuildOptions): BuiltCl
   const nodePools = scenario.nodePools.map((pool): BuiltNodePool => {
     const poolImages = images.get(pool.nodeClass) as ClassImages;
     const manifest = nodePoolManifest(pool, poolImages.family, api, apis.nodePool);
-    const created =
-      pool.fieldManager === 'argocd'
-        ? argoCdApply(store, 'nodepools.karpenter.sh', manifest, ARGOCD_APP, ARGOCD_APP_NAMESPACE)
-        : kubectlApply(store, 'nodepools.karpenter.sh', manifest);
+    const created = applyAs(pool.fieldManager, 'nodepools.karpenter.sh', manifest);
     const nodes = buildPoolNodes(ctx, pool, created, poolImages);
     return { name: pool.name, uid: created.metadata.uid ?? '', nodeClass: pool.nodeClass, nodes };
   });
@@ -103,6 +103,7 @@ export function buildCluster(scenario: Scenario, options: BuildOptions): BuiltCl
     nodePools,
     pods,
     taken: ctx.taken,
+    gitopsManifests,
   };
 }
 

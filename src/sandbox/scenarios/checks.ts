@@ -114,7 +114,24 @@ export function scenarioProblems(s: Scenario): Problem[] {
   if (amiNotFound !== undefined && !classes.has(amiNotFound))
     add('faults.amiNotFound.nodeClass', `no nodeClass named "${amiNotFound}"`);
   badAmiProblems(s, add);
+  gitopsProblems(s, add);
   return problems;
+}
+
+// One GitOps tool syncs the scenario's objects (sandbox/gitops/): an object another tool applied would have no
+// Application or Kustomization to name, and none would sync it.
+function gitopsProblems(s: Scenario, add: (path: string, message: string) => void): void {
+  const objects = [
+    ...s.nodeClasses.map((c, i) => ({ at: `nodeClasses[${i}].fieldManager`, manager: c.fieldManager })),
+    ...s.nodePools.map((p, i) => ({ at: `nodePools[${i}].fieldManager`, manager: p.fieldManager })),
+  ];
+  const tool = s.gitops?.tool;
+  for (const o of objects) {
+    if (o.manager === 'kubectl' || tool === undefined || o.manager === tool) continue;
+    add(o.at, `gitops.tool is ${tool}: an object ${o.manager} applies would be synced by nothing; use ${tool} or kubectl`);
+  }
+  if (s.gitops !== undefined && s.gitops.dir === undefined && !objects.some((o) => o.manager === s.gitops?.tool))
+    add('gitops.dir', `required when no nodeClass or nodePool has fieldManager: ${s.gitops.tool} (the objects to write into a directory of manifests)`);
 }
 
 // The release itself is looked up in the AMI catalog when the sandbox starts (scenarios/bad-ami.ts): its names are

@@ -2,7 +2,7 @@
 // `kubectl apply` (client-side) and Argo CD syncing with server-side apply. karp-drift reads both to warn before it
 // changes a field someone else's tooling will put back.
 import { serverSideApply } from '../kube-api/server-side-apply.js';
-import type { KubeStore } from '../kube-api/registry-store.js';
+import type { KubeStore, ResourceRef } from '../kube-api/registry-store.js';
 import type { KubeObject } from '../kube-api/types.js';
 
 export const KUBECTL_MANAGER = 'kubectl-client-side-apply';
@@ -28,43 +28,82 @@ export function kubectlApply(store: KubeStore, resource: string, manifest: KubeO
   return store.create(resource, object, { manager: KUBECTL_MANAGER });
 }
 
+/** The GitOps tools the sandbox stands in for (sandbox/gitops/), by their field managers and tracking metadata. */
+export type GitOpsTool = 'argocd' | 'flux';
+export const FLUX_MANAGER = 'kustomize-controller';
+export const FLUX_NAME_LABEL = 'kustomize.toolkit.fluxcd.io/name';
+export const FLUX_NAMESPACE_LABEL = 'kustomize.toolkit.fluxcd.io/namespace';
+
 /**
- * An Argo CD sync with `ServerSideApply=true`: an apply by argocd-controller that owns every field it sent. Argo CD
- * tracks the resource with both its label (the 2.x default) and its tracking-id annotation (the 3.x default; both
- * with `annotation+label`); a cluster-scoped object takes the application's destination namespace in the id
- * (argo-cd util/argo/resource_tracking.go).
+ * What owns the synced objects: an Argo CD Application (in Argo CD's namespace, deploying to its destination
+ * namespace) or a Flux Kustomization (in flux-system, with the GitRepository it builds from).
  */
-export function argoCdApply(
-  store: KubeStore,
-  resource: string,
-  manifest: KubeObject,
-  app: string,
-  appNamespace: string,
-): KubeObject {
+export interface GitOpsOwner {
+  tool: GitOpsTool;
+  name: string;
+  namespace: string;
+  /** Argo CD: the Application's destination namespace, which a cluster-scoped object's tracking id names. */
+  destinationNamespace: string;
+}
+
+export const SANDBOX_OWNERS: Readonly<Record<GitOpsTool, GitOpsOwner>> = {
+  argocd: { tool: 'argocd', name: 'karpenter', namespace: 'argocd', destinationNamespace: 'karpenter' },
+  flux: { tool: 'flux', name: 'karpenter', namespace: 'flux-system', destinationNamespace: 'karpenter' },
+};
+
+export const managerOf = (tool: GitOpsTool): string => (tool === 'argocd' ? ARGOCD_MANAGER : FLUX_MANAGER);
+
+/**
+ * The manifest as the tool applies it, with the metadata it tracks the object by. Argo CD: its label (the 2.x default)
+ * and its tracking-id annotation (the 3.x default; both with `annotation+label`), a cluster-scoped object taking the
+ * application's destination namespace in the id (argo-cd util/argo/resource_tracking.go). Flux: the Kustomization's
+ * name and namespace labels (kustomize-controller's inventory labels).
+ */
+export function trackedManifest(store: KubeStore, resource: ResourceRef, manifest: KubeObject, owner: GitOpsOwner): KubeObject {
   const r = store.info(resource);
+  if (owner.tool === 'flux') {
+    const labels = { ...manifest.metadata.labels, [FLUX_NAME_LABEL]: owner.name, [FLUX_NAMESPACE_LABEL]: owner.namespace };
+    return { ...manifest, metadata: { ...manifest.metadata, labels } };
+  }
   const name = manifest.metadata.name ?? '';
-  const namespace = r.namespaced ? (manifest.metadata.namespace ?? 'default') : undefined;
-  const trackingId = `${app}:${r.group}/${r.kind}:${namespace ?? appNamespace}/${name}`;
-  const applied = {
+  const namespace = r.namespaced ? (manifest.metadata.namespace ?? owner.destinationNamespace) : undefined;
+  const trackingId = `${owner.name}:${r.group}/${r.kind}:${namespace ?? owner.destinationNamespace}/${name}`;
+  return {
     ...manifest,
     metadata: {
       ...manifest.metadata,
-      labels: { ...manifest.metadata.labels, [ARGOCD_INSTANCE_LABEL]: app },
+      ...(namespace !== undefined ? { namespace } : {}),
+      labels: { ...manifest.metadata.labels, [ARGOCD_INSTANCE_LABEL]: owner.name },
       annotations: { ...manifest.metadata.annotations, [ARGOCD_TRACKING_ID]: trackingId },
     },
   };
+}
+
+/**
+ * A sync with server-side apply (Argo CD `ServerSideApply=true`, Flux always): an apply by the tool's manager that owns
+ * every field it sent, forced (Argo CD runs it with --force-conflicts, Flux with ForceOwnership), so a field another
+ * manager changed is taken back. Returns the object as stored (unchanged when the apply changed nothing).
+ */
+export function gitopsApply(store: KubeStore, resource: ResourceRef, manifest: KubeObject, owner: GitOpsOwner): KubeObject {
+  const r = store.info(resource);
+  const applied = trackedManifest(store, r, manifest, owner);
+  const name = applied.metadata.name ?? '';
+  const namespace = r.namespaced ? applied.metadata.namespace : undefined;
+  const live = store.get(r, name, namespace);
+  const manager = managerOf(owner.tool);
   const object = serverSideApply({
-    live: undefined,
+    live,
     applied,
-    manager: ARGOCD_MANAGER,
-    force: false,
+    manager,
+    force: true,
     now: store.now().toISOString(),
     resource: r,
     name,
     ...(namespace !== undefined ? { namespace } : {}),
     listSemantics: store.listSemantics(r),
   });
-  return store.create(r, object, { manager: ARGOCD_MANAGER, managedFieldsComputed: true });
+  const options = { manager, managedFieldsComputed: true };
+  return live ? store.update(r, object, options) : store.create(r, object, options);
 }
 
 function canonicalJson(value: unknown): string {

@@ -5,6 +5,9 @@ import { AMI_FAMILIES, ARCHES } from '../../ami/families.js';
 import { KUBERNETES_MINORS } from '../aws/releases.js';
 import { BAD_AMI_SYMPTOMS } from '../karpenter/context.js';
 
+/** Who applies a class or pool: a person's `kubectl apply`, or a GitOps tool's server-side sync. */
+export const FIELD_MANAGERS = ['kubectl', 'argocd', 'flux'] as const;
+
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const name = z.string().max(63).regex(DNS_LABEL, 'must be a DNS label: lowercase letters, digits and "-"');
 
@@ -45,8 +48,11 @@ const nodeClass = z.strictObject({
   release: z.string().min(1).optional(),
   /** `id`: one id term per arch plus amiFamily; `alias`: `<family>@<release>`, resolved against the control plane. */
   pin: z.enum(['id', 'alias']).default('id'),
-  /** `kubectl`: client-side apply; `argocd`: server-side apply by Argo CD's controller, with its tracking metadata. */
-  fieldManager: z.enum(['kubectl', 'argocd']).default('kubectl'),
+  /**
+   * `kubectl`: client-side apply; `argocd`, `flux`: server-side apply by Argo CD's or Flux's controller, with its
+   * tracking metadata (and synced from `gitops.dir` when the scenario has `gitops`).
+   */
+  fieldManager: z.enum(FIELD_MANAGERS).default('kubectl'),
 });
 
 // karpenter.sh_nodepools.yaml: spec.disruption.budgets[] (v1; v1beta1 has no reasons).
@@ -89,10 +95,11 @@ const nodePool = z.strictObject({
     .regex(/^(([0-9]+(s|m|h))+|Never)$/, 'must be a duration such as "30s" or "Never"')
     .optional(),
   /**
-   * `kubectl`: client-side apply; `argocd`: server-side apply by Argo CD's controller, with its tracking metadata, so
-   * argocd-controller owns every field the manifest has (`spec.disruption.budgets` only when `budgets` is given).
+   * `kubectl`: client-side apply; `argocd`, `flux`: server-side apply by Argo CD's or Flux's controller, with its
+   * tracking metadata, so argocd-controller (kustomize-controller) owns every field the manifest has
+   * (`spec.disruption.budgets` only when `budgets` is given).
    */
-  fieldManager: z.enum(['kubectl', 'argocd']).default('kubectl'),
+  fieldManager: z.enum(FIELD_MANAGERS).default('kubectl'),
 });
 
 const workload = z.strictObject({
@@ -167,6 +174,17 @@ const faults = z.strictObject({
     .optional(),
 });
 
+/**
+ * The GitOps stand-in (sandbox/gitops/): every `intervalSeconds` (simulated) the manifests in `dir` are applied with
+ * server-side apply under `tool`'s field manager, forced, so a field someone else changed is put back (self-heal).
+ * Without `dir`, the sandbox writes the scenario's `fieldManager: <tool>` objects into a temporary one.
+ */
+const gitops = z.strictObject({
+  tool: z.enum(['argocd', 'flux']),
+  dir: z.string().min(1).optional(),
+  intervalSeconds: z.number().positive().default(180),
+});
+
 export const scenarioSchema = z.strictObject({
   name,
   description: z.string().default(''),
@@ -185,6 +203,7 @@ export const scenarioSchema = z.strictObject({
   nodePools: z.array(nodePool).min(1),
   workloads: z.array(workload).default([]),
   faults: faults.prefault({}),
+  gitops: gitops.optional(),
 });
 
 export type Scenario = z.output<typeof scenarioSchema>;
