@@ -12,10 +12,11 @@ import { markedForDeletion } from '../../karpenter/budget-mapping.js';
 import type { KubeObject } from '../kube-api/types.js';
 import { doNotDisruptHolds, isDaemonSetPod, isTerminal } from './pods.js';
 import { NODECLAIMS, NODEPOOLS, key, spec, status, type SimContext } from './context.js';
+import type { DaemonSets } from './indexes.js';
 import { INSTANCE_ALLOCATABLE, conditionOf, isTrue } from './objects.js';
 import { podRequirementTerms, requirementsOf, type NodeSelectorRequirement } from './requirements.js';
 import { add, podRequests, resourceList, subtract, ZERO, type Resources } from './resources.js';
-import { solve, type ExistingNode, type NodeClaimTemplate, type Results, type SchedulingPod, type Taint, type Toleration } from './scheduler.js';
+import { leastRequest, roomFor, solve, type ExistingNode, type NodeClaimTemplate, type Results, type SchedulingPod, type Taint, type Toleration } from './scheduler.js';
 
 export interface StateNode {
   /** StateNode.Name(): the Node's once registered, else the NodeClaim's. */
@@ -69,8 +70,43 @@ const EPHEMERAL = new Set([
   'karpenter.sh/unregistered',
 ]);
 
+/** An ExistingNode with what it was read from: kept while the NodeClaim, its Node, their pods and DaemonSets are. */
+interface ExistingNodeRead {
+  node: KubeObject | undefined;
+  usage: Resources;
+  pods: number;
+  daemonSets: DaemonSets;
+  version: number;
+  view: ExistingNode;
+}
+
+// Per NodeClaim version (the store never mutates a stored object): a pass reads thousands of nodes of which a few
+// changed since the last. The requests of the node's pods (NodeUsage) are a new object whenever a running pod comes
+// or goes, and the count of its pods changes with a finished one.
+const existingNodes = new WeakMap<KubeObject, ExistingNodeRead>();
+
 /** The node as the scheduler sees it (scheduler.go calculateExistingNodeClaims, statenode.go Taints, Allocatable). */
 export function existingNode(ctx: SimContext, n: StateNode): ExistingNode {
+  const nodeName = n.node?.metadata.name ?? '';
+  const usage = n.node ? ctx.nodeUsage.of(nodeName) : ZERO;
+  const pods = n.node ? ctx.store.objects.podCountOnNode(nodeName) : 0;
+  const { daemonSets } = ctx;
+  const read = existingNodes.get(n.claim);
+  if (
+    read !== undefined &&
+    read.node === n.node &&
+    read.usage === usage &&
+    read.pods === pods &&
+    read.daemonSets === daemonSets &&
+    read.version === daemonSets.version
+  )
+    return read.view;
+  const view = readExistingNode(ctx, n, usage);
+  existingNodes.set(n.claim, { node: n.node, usage, pods, daemonSets, version: daemonSets.version, view });
+  return view;
+}
+
+function readExistingNode(ctx: SimContext, n: StateNode, used: Resources): ExistingNode {
   const registered = n.node?.metadata.labels?.['karpenter.sh/registered'] === 'true';
   const source = registered && n.node ? n.node : n.claim;
   let taints = spec<{ taints?: Taint[] }>(source).taints ?? [];
@@ -79,7 +115,6 @@ export function existingNode(ctx: SimContext, n: StateNode): ExistingNode {
     taints = taints.filter((t) => !EPHEMERAL.has(t.key) && !startup.some((s) => s.key === t.key && s.effect === t.effect));
   }
   const allocatable = allocatableOf(n);
-  const used = n.node ? ctx.nodeUsage.of(n.node.metadata.name ?? '') : ZERO;
   return {
     name: n.name,
     nodeClaim: n.claim.metadata.name ?? '',
@@ -230,6 +265,11 @@ export interface SchedulingInput {
   shared: SchedulingPod[];
   /** The active nodes with room for a pod at all: the only ones a run can place on. */
   roomy: ExistingNode[];
+  /**
+   * `roomFor(roomy, least)` by the run's least request: the candidates of a pass mostly run the same pods' sizes, so
+   * each pass scans its thousands of full nodes once per size, not once per candidate.
+   */
+  roomFor: Map<string, ExistingNode[]>;
   deletingKeys: Set<string>;
   pendingKeys: Set<string>;
 }
@@ -246,6 +286,7 @@ export function schedulingInput(ctx: SimContext, nodes: readonly StateNode[]): S
     templates: nodeClaimTemplates(ctx),
     shared: [...pending, ...deleting].map(schedulingPod),
     roomy: [...active.values()].filter((n) => n.available.pods - n.daemonRemaining.pods >= 1),
+    roomFor: new Map(),
     deletingKeys: new Set(deleting.map(key)),
     pendingKeys: new Set(pending.map(key)),
   };
@@ -259,14 +300,19 @@ export function schedulingInput(ctx: SimContext, nodes: readonly StateNode[]): S
  */
 export function simulateScheduling(ctx: SimContext, input: SchedulingInput, candidates: readonly StateNode[]): Simulation {
   const names = new Set(candidates.map((c) => c.claim.metadata.name ?? ''));
-  const existing = input.roomy.filter((node) => !names.has(node.nodeClaim ?? ''));
   const candidatePods = candidates.flatMap((c) =>
     c.node ? ctx.store.objects.podsOnNode(c.node.metadata.name ?? '').filter(reschedulable) : [],
   );
-  const results = solve([...input.shared, ...candidatePods.map(schedulingPod)], existing, input.templates, () => nextHostname(ctx));
+  const pods = [...input.shared, ...candidatePods.map(schedulingPod)];
+  const least = leastRequest(pods);
+  const size = least === undefined ? '' : `${least.cpu}/${least.memory}/${least.pods}`;
+  let room = input.roomFor.get(size);
+  if (room === undefined) input.roomFor.set(size, (room = roomFor(input.roomy, least)));
+  const existing = room.filter((node) => !names.has(node.nodeClaim ?? ''));
+  const results = solve(pods, existing, input.templates, () => nextHostname(ctx));
   const errors = nonPendingErrors(results, input.deletingKeys, input.pendingKeys);
-  const pods = new Map([...input.pending, ...candidatePods, ...input.deleting].map((p) => [key(p), p]));
-  return { results, pods, errors };
+  const placed = new Map([...input.pending, ...candidatePods, ...input.deleting].map((p) => [key(p), p]));
+  return { results, pods: placed, errors };
 }
 
 /**

@@ -75,12 +75,31 @@ export function staticallyDrifted(
 
 export type DriftReason = 'NodePoolDrifted' | 'NodeClassDrift' | 'AMIDrift';
 
+// Per version of the claim, its NodePool and its class (the store never mutates a stored object): a pass looks at
+// every NodeClaim of the fleet, and few of them, or of their NodePools and classes, changed since the last.
+const reasons = new WeakMap<
+  KubeObject,
+  { pool: KubeObject | undefined; nodeClass: KubeObject | undefined; reason: DriftReason | '' | undefined }
+>();
+
 /** The first drift reason, '' when not drifted, undefined when it cannot be told (no AMIs to compare with). */
 function driftReason(ctx: SimContext, claim: KubeObject, classes: ReadonlyMap<string, KubeObject>): DriftReason | '' | undefined {
-  if (conditionOf(claim, 'Launched')?.status !== 'True') return '';
   const pool = ctx.store.get(NODEPOOLS, claim.metadata.labels?.['karpenter.sh/nodepool'] ?? '');
-  if (staticallyDrifted(pool, claim, NODEPOOL_HASH, NODEPOOL_HASH_VERSION)) return 'NodePoolDrifted';
   const nodeClass = classes.get(spec<{ nodeClassRef?: { name?: string } }>(claim).nodeClassRef?.name ?? '');
+  const known = reasons.get(claim);
+  if (known !== undefined && known.pool === pool && known.nodeClass === nodeClass) return known.reason;
+  const reason = readDriftReason(claim, pool, nodeClass);
+  reasons.set(claim, { pool, nodeClass, reason });
+  return reason;
+}
+
+function readDriftReason(
+  claim: KubeObject,
+  pool: KubeObject | undefined,
+  nodeClass: KubeObject | undefined,
+): DriftReason | '' | undefined {
+  if (conditionOf(claim, 'Launched')?.status !== 'True') return '';
+  if (staticallyDrifted(pool, claim, NODEPOOL_HASH, NODEPOOL_HASH_VERSION)) return 'NodePoolDrifted';
   if (staticallyDrifted(nodeClass, claim, NODECLASS_HASH, NODECLASS_HASH_VERSION)) return 'NodeClassDrift';
   const amis = nodeClass ? status<{ amis?: StatusAmi[] }>(nodeClass).amis : undefined;
   const ami = isAmiDrifted(status<{ imageID?: string }>(claim).imageID, amis, claim.metadata.labels ?? {});

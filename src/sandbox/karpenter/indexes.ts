@@ -52,6 +52,8 @@ export class DaemonSets {
   readonly byUid = new Map<string, { template: KubeObject; nodePools: Set<string> }>();
   /** Nodes that joined and have not had their DaemonSet pods yet, in the order they joined. */
   readonly joined = new Set<string>();
+  /** Counts the changes to `byUid` (a DaemonSet or a NodePool it runs in learned), for views built from it. */
+  version = 0;
   private readonly unsubscribe: () => void;
 
   constructor(store: KubeStore) {
@@ -72,8 +74,14 @@ export class DaemonSets {
     const owner = daemonSetOwner(pod);
     if (!owner) return;
     let daemonSet = this.byUid.get(owner.uid);
-    if (!daemonSet) this.byUid.set(owner.uid, (daemonSet = { template: pod, nodePools: new Set() }));
-    if (node) daemonSet.nodePools.add(nodePoolOf(node));
+    if (!daemonSet) {
+      this.byUid.set(owner.uid, (daemonSet = { template: pod, nodePools: new Set() }));
+      this.version++;
+    }
+    if (node && !daemonSet.nodePools.has(nodePoolOf(node))) {
+      daemonSet.nodePools.add(nodePoolOf(node));
+      this.version++;
+    }
   }
 
   close(): void {

@@ -101,16 +101,12 @@ export function solve(
   templates: readonly NodeClaimTemplate[],
   hostname: () => string,
 ): Results {
-  // A node without room for the smallest request of the run (each resource's least) takes none of its pods: left
-  // out, so that a full cluster of thousands of nodes costs a scan of the few with room per pod.
-  const least = pods.reduce<Resources | undefined>(
-    (m, p) => (m ? { cpu: Math.min(m.cpu, p.requests.cpu), memory: Math.min(m.memory, p.requests.memory), pods: Math.min(m.pods, p.requests.pods) } : p.requests),
-    undefined,
-  );
-  const existing: Existing[] = existingNodes
-    .filter((node) => least !== undefined && fits(add(node.daemonRemaining, least), node.available))
-    .sort((a, b) => Number(b.initialized) - Number(a.initialized) || cmp(a.name, b.name))
-    .map((node) => ({ node, pods: [], requests: node.daemonRemaining, labels: { ...node.labels, 'kubernetes.io/hostname': hostnameOf(node) } }));
+  const existing: Existing[] = roomFor(existingNodes, leastRequest(pods)).map((node) => ({
+    node,
+    pods: [],
+    requests: node.daemonRemaining,
+    labels: { ...node.labels, 'kubernetes.io/hostname': hostnameOf(node) },
+  }));
   const newNodeClaims: NewNodeClaim[] = [];
   const errors = new Map<string, string>();
   const hashes = new Map(pods.map((p) => [p.key, fnv1a(p.key)]));
@@ -128,6 +124,28 @@ export function solve(
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Each resource's least request among the pods (undefined for none). */
+export function leastRequest(pods: readonly SchedulingPod[]): Resources | undefined {
+  let least: Resources | undefined;
+  for (const { requests: r } of pods)
+    least = least
+      ? { cpu: Math.min(least.cpu, r.cpu), memory: Math.min(least.memory, r.memory), pods: Math.min(least.pods, r.pods) }
+      : r;
+  return least;
+}
+
+/**
+ * The nodes a run may place on, in the order it tries them (initialized first, then by name): a node without room
+ * for the run's least request (`leastRequest`) takes none of its pods, so it is left out, and a full cluster of
+ * thousands of nodes costs a scan of the few with room per pod.
+ */
+export function roomFor(nodes: readonly ExistingNode[], least: Resources | undefined): ExistingNode[] {
+  if (least === undefined) return [];
+  return nodes
+    .filter((node) => fits(add(node.daemonRemaining, least), node.available))
+    .sort((a, b) => Number(b.initialized) - Number(a.initialized) || cmp(a.name, b.name));
+}
 
 /** FNV-1a, 32 bits. */
 function fnv1a(text: string): number {
