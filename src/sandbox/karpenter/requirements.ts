@@ -99,11 +99,39 @@ export function compatibility(nodeClaim: Requirements, pod: Requirements): strin
   for (const [key, incoming] of pod) {
     const existing = nodeClaim.get(key);
     if (existing === undefined || !isEmpty(intersection(existing, incoming))) continue;
-    const negative = (r: Requirement) => ['NotIn', 'DoesNotExist'].includes(operator(r));
     if (negative(incoming) && negative(existing)) continue;
     errors.push(`key ${key}, ${text(incoming)} not in ${text(existing)}`);
   }
   return errors;
+}
+
+/**
+ * `compatibility(nodeClaim, pod).length === 0` without the messages: a scheduling run asks it of every NodeClaim it
+ * has made up, for every pod, and needs the words only for a pod that fits nowhere.
+ */
+export function isCompatible(nodeClaim: Requirements, pod: Requirements): boolean {
+  for (const [key, incoming] of pod) {
+    const existing = nodeClaim.get(key);
+    if (existing === undefined) {
+      if (isWellKnown(key) || negative(incoming)) continue;
+      return false;
+    }
+    if (!intersects(existing, incoming) && !(negative(incoming) && negative(existing))) return false;
+  }
+  return true;
+}
+
+const negative = (r: Requirement) => ['NotIn', 'DoesNotExist'].includes(operator(r));
+
+/** `!isEmpty(intersection(a, b))` without building the intersection. */
+function intersects(a: Requirement, b: Requirement): boolean {
+  const gt = a.gt === undefined ? b.gt : b.gt === undefined ? a.gt : Math.max(a.gt, b.gt);
+  const lt = a.lt === undefined ? b.lt : b.lt === undefined ? a.lt : Math.min(a.lt, b.lt);
+  if (gt !== undefined && lt !== undefined && gt >= lt) return false;
+  if (a.complement && b.complement) return true;
+  const [finite, other] = a.complement ? [b, a] : [a, b];
+  for (const v of finite.values) if (other.values.has(v) !== other.complement && within(v, gt, lt)) return true;
+  return false;
 }
 
 function within(value: string, gt: number | undefined, lt: number | undefined): boolean {

@@ -15,6 +15,7 @@ import { compatible as labelsMatch } from './drift-controller.js';
 import {
   addRequirement,
   compatibility,
+  isCompatible,
   requirement,
   requirementsOf,
   type NodeSelectorRequirement,
@@ -101,11 +102,12 @@ export function solve(
   templates: readonly NodeClaimTemplate[],
   hostname: () => string,
 ): Results {
-  const existing: Existing[] = roomFor(existingNodes, leastRequest(pods)).map((node) => ({
+  const least = leastRequest(pods);
+  const existing: Existing[] = roomFor(existingNodes, least).map((node) => ({
     node,
     pods: [],
     requests: node.daemonRemaining,
-    labels: { ...node.labels, 'kubernetes.io/hostname': hostnameOf(node) },
+    labels: schedulingLabels(node),
   }));
   const newNodeClaims: NewNodeClaim[] = [];
   const errors = new Map<string, string>();
@@ -116,14 +118,22 @@ export function solve(
     cmp(a.createdAt, b.createdAt) ||
     hashes.get(a.key)! - hashes.get(b.key)! ||
     cmp(a.key, b.key);
+  const open = new OpenNodes(existing);
   for (const pod of [...pods].sort(order)) {
-    const error = place(pod, existing, newNodeClaims, templates, hostname);
-    if (error !== undefined) errors.set(pod.key, error);
+    const placed = place(pod, open, newNodeClaims, templates, hostname);
+    if (typeof placed === 'string') errors.set(pod.key, placed);
+    else if (placed !== undefined && least !== undefined && !fitsBoth(placed.requests, least, placed.node.available))
+      open.remove(placed);
   }
   return { newNodeClaims, existing: existing.map(({ node, pods: placed }) => ({ node, pods: placed })), errors };
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** fits(add(a, b), available), without making the sum: it runs for every node a pod is tried on. */
+function fitsBoth(a: Resources, b: Resources, available: Resources): boolean {
+  return a.cpu + b.cpu <= available.cpu && a.memory + b.memory <= available.memory && a.pods + b.pods <= available.pods;
+}
 
 /** Each resource's least request among the pods (undefined for none). */
 export function leastRequest(pods: readonly SchedulingPod[]): Resources | undefined {
@@ -156,65 +166,120 @@ function fnv1a(text: string): number {
 
 type Existing = PlacedOnExisting & { requests: Resources; labels: Record<string, string> };
 
+const NODEPOOL = 'karpenter.sh/nodepool';
+
+/**
+ * The existing nodes a run's pods are tried on, in the run's order, without those that filled up (no room left for
+ * the run's least request: they take no further pod of it), and the same by NodePool: a pod that asks for one
+ * NodePool (a nodeSelector on karpenter.sh/nodepool) is tried on that NodePool's nodes only, which are the only ones
+ * its term can match, so a fleet of many NodePools costs each pod a scan of its own.
+ */
+class OpenNodes {
+  readonly all: Existing[];
+  private readonly byPool = new Map<string, Existing[]>();
+
+  constructor(existing: readonly Existing[]) {
+    this.all = [...existing];
+    for (const e of existing) {
+      const pool = e.labels[NODEPOOL] ?? '';
+      let nodes = this.byPool.get(pool);
+      if (nodes === undefined) this.byPool.set(pool, (nodes = []));
+      nodes.push(e);
+    }
+  }
+
+  /** The nodes a pod with this term may go to, in order: its NodePool's when the term names exactly one. */
+  for(term: readonly NodeSelectorRequirement[]): readonly Existing[] {
+    const pools = term.filter((r) => r.key === NODEPOOL);
+    const only = pools.length === 1 && pools[0]?.operator === 'In' && pools[0].values?.length === 1 ? pools[0].values[0] : undefined;
+    return only === undefined ? this.all : (this.byPool.get(only) ?? []);
+  }
+
+  remove(e: Existing): void {
+    this.all.splice(this.all.indexOf(e), 1);
+    const nodes = this.byPool.get(e.labels[NODEPOOL] ?? '');
+    nodes?.splice(nodes.indexOf(e), 1);
+  }
+}
+
+/** Places the pod: on the existing node it went to, on a made-up NodeClaim (undefined), or why it fits nowhere. */
 function place(
   pod: SchedulingPod,
-  existing: Existing[],
+  existing: OpenNodes,
   newNodeClaims: NewNodeClaim[],
   templates: readonly NodeClaimTemplate[],
   hostname: () => string,
-): string | undefined {
+): Existing | string | undefined {
   let error: string | undefined;
   for (const term of pod.terms) {
     // Cheapest test first: most nodes of a busy cluster have no room.
-    const target = existing.find(
+    const target = existing.for(term).find(
       (e) =>
-        fits(add(e.requests, pod.requests), e.node.available) &&
+        fitsBoth(e.requests, pod.requests, e.node.available) &&
         tolerates(pod.tolerations, e.node.taints) &&
         labelsMatch(term, e.labels),
     );
     if (target) {
       target.pods.push(pod);
       target.requests = add(target.requests, pod.requests);
-      return undefined;
+      return target;
     }
     const wanted = requirementsOf(term);
     newNodeClaims.sort((a, b) => a.pods.length - b.pods.length);
     const inFlight = newNodeClaims.find(
       (n) =>
+        fitsBoth(n.requests, pod.requests, n.template.allocatable) &&
         tolerates(pod.tolerations, n.template.taints) &&
-        fits(add(n.requests, pod.requests), n.template.allocatable) &&
-        compatibility(n.requirements, wanted).length === 0,
+        isCompatible(n.requirements, wanted),
     );
     if (inFlight) {
       addPod(inFlight, pod, wanted);
       return undefined;
     }
-    const rejections: string[] = [];
+    const refused: NewNodeClaim[] = [];
     for (const template of templates) {
       const made = newNodeClaim(template, hostname());
-      const why = rejection(made, pod, wanted);
-      if (why === undefined) {
+      if (accepts(made, pod, wanted)) {
         addPod(made, pod, wanted);
         newNodeClaims.push(made);
         return undefined;
       }
-      rejections.push(
-        `incompatible with nodepool "${template.nodePool}", daemonset overhead=${resourcesText(template.daemonOverhead)}, ${why}`,
-      );
+      refused.push(made);
     }
+    // The words only now that the pod fits nowhere (the NodeClaims refused are as they were made).
+    const rejections = refused.map(
+      (made) =>
+        `incompatible with nodepool "${made.template.nodePool}", daemonset overhead=${resourcesText(made.template.daemonOverhead)}, ${rejection(made, pod, wanted)}`,
+    );
     error = rejections.length > 0 ? rejections.join('; ') : 'nodepool requirements filtered out all available instance types';
   }
   return error;
 }
 
-function hostnameOf(node: ExistingNode): string {
-  return node.labels['kubernetes.io/hostname'] ?? node.name;
+// Once per ExistingNode: the runs of a pass share each node's view (cluster-state.ts), and nothing changes its labels.
+const labelsWithHostname = new WeakMap<ExistingNode, Record<string, string>>();
+
+/** The node's labels as a pod's terms match them: with kubernetes.io/hostname, its name where it has no such label. */
+function schedulingLabels(node: ExistingNode): Record<string, string> {
+  let labels = labelsWithHostname.get(node);
+  if (labels === undefined)
+    labelsWithHostname.set(node, (labels = { ...node.labels, 'kubernetes.io/hostname': node.labels['kubernetes.io/hostname'] ?? node.name }));
+  return labels;
 }
 
 function newNodeClaim(template: NodeClaimTemplate, hostname: string): NewNodeClaim {
   const requirements: Requirements = new Map(template.requirements);
   addRequirement(requirements, requirement({ key: 'kubernetes.io/hostname', operator: 'In', values: [hostname] }));
   return { template, hostname, requirements, requests: template.daemonOverhead, pods: [] };
+}
+
+/** Can the made-up NodeClaim take the pod: `rejection` is undefined, without its words. */
+function accepts(nodeClaim: NewNodeClaim, pod: SchedulingPod, wanted: Requirements): boolean {
+  return (
+    tolerates(pod.tolerations, nodeClaim.template.taints) &&
+    isCompatible(nodeClaim.requirements, wanted) &&
+    fitsBoth(nodeClaim.requests, pod.requests, nodeClaim.template.allocatable)
+  );
 }
 
 /** Why the made-up NodeClaim cannot take the pod (nodeclaim.go Add), in Karpenter's words; undefined: it can. */

@@ -142,3 +142,39 @@ describe('a drift candidate: replaced, deleted or refused (drift.go ComputeComma
     expect([...errors.values()][0]).toMatch(/^incompatible with nodepool "default", daemonset overhead=\{"pods":"0"\}, no instance type has enough resources, resources=\{"cpu":"9","memory":"1Gi","pods":"1"\}$/);
   });
 });
+
+describe('a run over a fleet of NodePools', () => {
+  const inPool = (p: SchedulingPod, pool: string): SchedulingPod => ({
+    ...p,
+    terms: [[{ key: 'karpenter.sh/nodepool', operator: 'In', values: [pool] }]],
+  });
+  const poolNode = (name: string, pool: string, free: number, initialized = true): ExistingNode => {
+    const n = node(name, { free, initialized });
+    return { ...n, labels: { ...n.labels, 'karpenter.sh/nodepool': pool } };
+  };
+  const templateOf = (pool: string): NodeClaimTemplate => ({
+    ...TEMPLATE,
+    nodePool: pool,
+    requirements: requirementsOf([{ key: 'karpenter.sh/nodepool', operator: 'In', values: [pool] }]),
+  });
+
+  it('puts each pod on the first node of its own NodePool with room, filling nodes in order, then on new NodeClaims', () => {
+    const nodes = [poolNode('a-1', 'a', 3), poolNode('b-1', 'b', 1), poolNode('b-2', 'b', 1, false), poolNode('c-1', 'c', 2)];
+    const pods = [inPool(pod('b0'), 'b'), inPool(pod('b1'), 'b'), inPool(pod('b2'), 'b'), inPool(pod('a0'), 'a'), pod('x')];
+    pods[4] = { ...pods[4]!, terms: [[]] }; // asks for no NodePool: the first node with room of all
+    const results = solve(pods, nodes, [templateOf('a'), templateOf('b')], () => 'h');
+    const on = Object.fromEntries(results.existing.map((e) => [e.node.name, e.pods.map((p) => p.key.split('/')[1]).sort()]));
+    // Initialized nodes first (b-2 is not), each pod of b on its own node: the third needs a new NodeClaim of b.
+    expect(on).toEqual({ 'a-1': ['a0', 'x'].sort(), 'b-1': [expect.any(String)], 'c-1': [], 'b-2': [expect.any(String)] });
+    expect(results.newNodeClaims.map((c) => [c.template.nodePool, c.pods.length])).toEqual([['b', 1]]);
+    expect(results.errors.size).toBe(0);
+  });
+
+  it('a pod of a NodePool no template serves fits nowhere, with every template’s reason', () => {
+    const results = solve([inPool(pod('d0'), 'd')], [poolNode('a-1', 'a', 3)], [templateOf('a'), templateOf('b')], () => 'h');
+    expect([...results.errors.values()]).toEqual([
+      'incompatible with nodepool "a", daemonset overhead={"pods":"0"}, incompatible requirements, key karpenter.sh/nodepool, karpenter.sh/nodepool In [d] not in karpenter.sh/nodepool In [a]; ' +
+        'incompatible with nodepool "b", daemonset overhead={"pods":"0"}, incompatible requirements, key karpenter.sh/nodepool, karpenter.sh/nodepool In [d] not in karpenter.sh/nodepool In [b]',
+    ]);
+  });
+});
