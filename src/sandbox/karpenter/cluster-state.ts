@@ -16,7 +16,7 @@ import type { DaemonSets } from './indexes.js';
 import { INSTANCE_ALLOCATABLE, conditionOf, isTrue } from './objects.js';
 import { podRequirementTerms, requirementsOf, type NodeSelectorRequirement } from './requirements.js';
 import { add, podRequests, resourceList, subtract, ZERO, type Resources } from './resources.js';
-import { leastRequest, roomFor, solve, type ExistingNode, type NodeClaimTemplate, type Results, type SchedulingPod, type Taint, type Toleration } from './scheduler.js';
+import { leastRequest, roomFor, solveOn, type ExistingNode, type NodeClaimTemplate, type Results, type SchedulingPod, type Taint, type Toleration } from './scheduler.js';
 
 export interface StateNode {
   /** StateNode.Name(): the Node's once registered, else the NodeClaim's. */
@@ -309,7 +309,7 @@ export function simulateScheduling(ctx: SimContext, input: SchedulingInput, cand
   let room = input.roomFor.get(size);
   if (room === undefined) input.roomFor.set(size, (room = roomFor(input.roomy, least)));
   const existing = room.filter((node) => !names.has(node.nodeClaim ?? ''));
-  const results = solve(pods, existing, input.templates, () => nextHostname(ctx));
+  const results = solveOn(pods, least, existing, input.templates, () => nextHostname(ctx));
   const errors = nonPendingErrors(results, input.deletingKeys, input.pendingKeys);
   const placed = new Map([...input.pending, ...candidatePods, ...input.deleting].map((p) => [key(p), p]));
   return { results, pods: placed, errors };

@@ -90,6 +90,7 @@ export interface PlacedOnExisting {
 
 export interface Results {
   newNodeClaims: NewNodeClaim[];
+  /** The existing nodes given pods, in the order tried, each with the pods it got. */
   existing: PlacedOnExisting[];
   /** Pod key → why it fits nowhere. */
   errors: Map<string, string>;
@@ -103,12 +104,20 @@ export function solve(
   hostname: () => string,
 ): Results {
   const least = leastRequest(pods);
-  const existing: Existing[] = roomFor(existingNodes, least).map((node) => ({
-    node,
-    pods: [],
-    requests: node.daemonRemaining,
-    labels: schedulingLabels(node),
-  }));
+  return solveOn(pods, least, roomFor(existingNodes, least), templates, hostname);
+}
+
+/**
+ * `solve` for nodes already chosen and ordered by `roomFor(nodes, least)`, `least` being `leastRequest(pods)`: the
+ * runs of a disruption pass share that choice (cluster-state.ts simulateScheduling).
+ */
+export function solveOn(
+  pods: readonly SchedulingPod[],
+  least: Resources | undefined,
+  room: readonly ExistingNode[],
+  templates: readonly NodeClaimTemplate[],
+  hostname: () => string,
+): Results {
   const newNodeClaims: NewNodeClaim[] = [];
   const errors = new Map<string, string>();
   const hashes = new Map(pods.map((p) => [p.key, fnv1a(p.key)]));
@@ -118,14 +127,14 @@ export function solve(
     cmp(a.createdAt, b.createdAt) ||
     hashes.get(a.key)! - hashes.get(b.key)! ||
     cmp(a.key, b.key);
-  const open = new OpenNodes(existing);
+  const open = new OpenNodes(room);
   for (const pod of [...pods].sort(order)) {
     const placed = place(pod, open, newNodeClaims, templates, hostname);
     if (typeof placed === 'string') errors.set(pod.key, placed);
     else if (placed !== undefined && least !== undefined && !fitsBoth(placed.requests, least, placed.node.available))
-      open.remove(placed);
+      open.remove(placed.node);
   }
-  return { newNodeClaims, existing: existing.map(({ node, pods: placed }) => ({ node, pods: placed })), errors };
+  return { newNodeClaims, existing: open.placed(room), errors };
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -164,7 +173,7 @@ function fnv1a(text: string): number {
   return h;
 }
 
-type Existing = PlacedOnExisting & { requests: Resources; labels: Record<string, string> };
+type Existing = PlacedOnExisting & { requests: Resources };
 
 const NODEPOOL = 'karpenter.sh/nodepool';
 
@@ -172,33 +181,56 @@ const NODEPOOL = 'karpenter.sh/nodepool';
  * The existing nodes a run's pods are tried on, in the run's order, without those that filled up (no room left for
  * the run's least request: they take no further pod of it), and the same by NodePool: a pod that asks for one
  * NodePool (a nodeSelector on karpenter.sh/nodepool) is tried on that NodePool's nodes only, which are the only ones
- * its term can match, so a fleet of many NodePools costs each pod a scan of its own.
+ * its term can match, so a fleet of many NodePools costs each pod a scan of its own. What a node is given is kept
+ * for the nodes given something only.
  */
 class OpenNodes {
-  readonly all: Existing[];
-  private readonly byPool = new Map<string, Existing[]>();
+  private readonly all: ExistingNode[];
+  private readonly byPool = new Map<string, ExistingNode[]>();
+  private readonly given = new Map<ExistingNode, Existing>();
 
-  constructor(existing: readonly Existing[]) {
-    this.all = [...existing];
-    for (const e of existing) {
-      const pool = e.labels[NODEPOOL] ?? '';
-      let nodes = this.byPool.get(pool);
-      if (nodes === undefined) this.byPool.set(pool, (nodes = []));
-      nodes.push(e);
+  constructor(nodes: readonly ExistingNode[]) {
+    this.all = [...nodes];
+    for (const n of nodes) {
+      const pool = n.labels[NODEPOOL] ?? '';
+      let inPool = this.byPool.get(pool);
+      if (inPool === undefined) this.byPool.set(pool, (inPool = []));
+      inPool.push(n);
     }
   }
 
   /** The nodes a pod with this term may go to, in order: its NodePool's when the term names exactly one. */
-  for(term: readonly NodeSelectorRequirement[]): readonly Existing[] {
+  for(term: readonly NodeSelectorRequirement[]): readonly ExistingNode[] {
     const pools = term.filter((r) => r.key === NODEPOOL);
     const only = pools.length === 1 && pools[0]?.operator === 'In' && pools[0].values?.length === 1 ? pools[0].values[0] : undefined;
     return only === undefined ? this.all : (this.byPool.get(only) ?? []);
   }
 
-  remove(e: Existing): void {
-    this.all.splice(this.all.indexOf(e), 1);
-    const nodes = this.byPool.get(e.labels[NODEPOOL] ?? '');
-    nodes?.splice(nodes.indexOf(e), 1);
+  /** What the node is asked for so far: its DaemonSet pods to come, and the pods this run gave it. */
+  requests(node: ExistingNode): Resources {
+    return this.given.get(node)?.requests ?? node.daemonRemaining;
+  }
+
+  give(node: ExistingNode, pod: SchedulingPod): Existing {
+    let e = this.given.get(node);
+    if (e === undefined) this.given.set(node, (e = { node, pods: [], requests: node.daemonRemaining }));
+    e.pods.push(pod);
+    e.requests = add(e.requests, pod.requests);
+    return e;
+  }
+
+  remove(node: ExistingNode): void {
+    this.all.splice(this.all.indexOf(node), 1);
+    const inPool = this.byPool.get(node.labels[NODEPOOL] ?? '');
+    inPool?.splice(inPool.indexOf(node), 1);
+  }
+
+  /** The nodes given pods, in the run's order. */
+  placed(order: readonly ExistingNode[]): PlacedOnExisting[] {
+    return order.flatMap((node) => {
+      const e = this.given.get(node);
+      return e === undefined ? [] : [{ node, pods: e.pods }];
+    });
   }
 }
 
@@ -213,17 +245,15 @@ function place(
   let error: string | undefined;
   for (const term of pod.terms) {
     // Cheapest test first: most nodes of a busy cluster have no room.
-    const target = existing.for(term).find(
-      (e) =>
-        fitsBoth(e.requests, pod.requests, e.node.available) &&
-        tolerates(pod.tolerations, e.node.taints) &&
-        labelsMatch(term, e.labels),
-    );
-    if (target) {
-      target.pods.push(pod);
-      target.requests = add(target.requests, pod.requests);
-      return target;
-    }
+    const target = existing
+      .for(term)
+      .find(
+        (n) =>
+          fitsBoth(existing.requests(n), pod.requests, n.available) &&
+          tolerates(pod.tolerations, n.taints) &&
+          labelsMatch(term, schedulingLabels(n)),
+      );
+    if (target) return existing.give(target, pod);
     const wanted = requirementsOf(term);
     newNodeClaims.sort((a, b) => a.pods.length - b.pods.length);
     const inFlight = newNodeClaims.find(
