@@ -1,9 +1,15 @@
 // Kubernetes Events as Karpenter's recorder writes them (kubernetes-sigs/karpenter pkg/events/recorder.go): an event
 // is deduplicated on its DedupeValues for a timeout (2 minutes by default, 1 minute for the NodePool budget event),
-// so a blocked node is reported once per window, not once per 10-second disruption pass.
+// so a blocked node is reported once per window, not once per 10-second disruption pass. What passes goes through
+// client-go's EventCorrelator (event-correlator.ts), one per reporting component as each runs its own broadcaster: an
+// event like one already written counts that one up (a PATCH of `count` and `lastTimestamp`), a 10th different
+// message about an object and reason in 10 minutes is combined, and a component's events about one object beyond 25
+// come one per 5 minutes. So a node held for hours is one Event counted up, as `kubectl get events` shows it on a real
+// cluster, not one Event per dedupe window.
 import type { KubeStore } from '../kube-api/registry-store.js';
 import type { KubeObject } from '../kube-api/types.js';
 import type { SimClock } from './clock.js';
+import { EventCorrelator } from './event-correlator.js';
 import { rfc3339 } from './objects.js';
 
 export interface KarpenterEvent {
@@ -24,9 +30,13 @@ const PUBLISHED_KEPT = 10_000;
 
 export class EventRecorder {
   private readonly lastSent = new Map<string, number>();
+  private readonly correlators = new Map<string, EventCorrelator>();
   private counter = 0;
   private sweepAt = PUBLISHED_KEPT;
-  /** The events published, in order (the newest PUBLISHED_KEPT), for tests and the simulator's own log. */
+  /**
+   * The events published, in order (the newest PUBLISHED_KEPT), for tests and the simulator's own log: what Karpenter's
+   * recorder handed to client-go, before its correlator counted them up, combined or dropped them.
+   */
   readonly published: Array<{ at: Date; reason: string; kind: string; name: string; message: string }> = [];
 
   constructor(
@@ -56,13 +66,36 @@ export class EventRecorder {
     this.counter += 1;
     // Events about cluster-scoped objects go to the default namespace, as client-go's recorder puts them.
     const namespace = metadata.namespace ?? 'default';
+    const source = event.source ?? 'karpenter';
+    const draft = {
+      source,
+      object: {
+        kind: event.object.kind ?? '',
+        ...(metadata.namespace ? { namespace: metadata.namespace } : {}),
+        name: metadata.name ?? '',
+        uid: metadata.uid ?? '',
+        apiVersion: event.object.apiVersion ?? '',
+      },
+      type: event.type,
+      reason: event.reason,
+      message: event.message,
+    };
+    let correlator = this.correlators.get(source);
+    if (correlator === undefined) this.correlators.set(source, (correlator = new EventCorrelator()));
+    const fresh = { name: `${metadata.name ?? 'object'}.${(wall.getTime() * 1000 + this.counter).toString(16)}`, timestamp: time };
+    // Aggregation windows and the spam filter's refill pass in simulated time, as the dedupe does.
+    const correlated = correlator.correlate(draft, now.getTime(), fresh);
+    if (correlated === undefined) return;
+    const counted = correlated.count > 1 ? this.store.get('events', correlated.name, namespace) : undefined;
+    if (counted !== undefined) {
+      this.store.update('events', { ...counted, message: correlated.message, lastTimestamp: time, count: correlated.count });
+      return;
+    }
+    // A new Event, or one counted up that is gone (expired, deleted): created again under its name, as recordEvent does.
     this.store.create('events', {
       apiVersion: 'v1',
       kind: 'Event',
-      metadata: {
-        name: `${metadata.name ?? 'object'}.${(wall.getTime() * 1000 + this.counter).toString(16)}`,
-        namespace,
-      },
+      metadata: { name: correlated.name, namespace },
       involvedObject: {
         apiVersion: event.object.apiVersion,
         kind: event.object.kind,
@@ -72,14 +105,14 @@ export class EventRecorder {
         resourceVersion: metadata.resourceVersion,
       },
       reason: event.reason,
-      message: event.message,
+      message: correlated.message,
       type: event.type,
-      source: { component: event.source ?? 'karpenter' },
-      reportingComponent: event.source ?? 'karpenter',
+      source: { component: source },
+      reportingComponent: source,
       reportingInstance: '',
-      firstTimestamp: time,
+      firstTimestamp: correlated.firstTimestamp,
       lastTimestamp: time,
-      count: 1,
+      count: correlated.count,
     });
   }
 
