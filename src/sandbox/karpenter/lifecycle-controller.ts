@@ -75,13 +75,23 @@ export function reconcileLifecycle(ctx: SimContext): void {
       ctx.log(`created nodeclaim ${name}`);
       if (!conditionOf(claim, 'Launched')) claim = stampConditions(ctx, claim);
     }
+    // What fell due first happens first, however late the pass that sees it comes (a fast clock makes passes
+    // minutes apart): a launch or a registration due before liveness's deadline is made, and liveness deletes only a
+    // claim still not launched, or not registered, at its deadline.
     if (!isTrue(claim, 'Launched')) {
-      if (now - phase.createdAt >= LAUNCH_TTL_MS) timeOut(ctx, claim, 'launch_timeout', LAUNCH_TTL_MS);
-      else if (now >= phase.launchAt) launch(ctx, claim, phase, now);
+      if (now >= phase.launchAt && phase.launchAt - phase.createdAt < LAUNCH_TTL_MS) {
+        launch(ctx, claim, phase, now);
+        const after = ctx.store.get(NODECLAIMS, name);
+        if (after === undefined) continue; // refused for good: deleted
+        claim = after;
+      }
+      if (!isTrue(claim, 'Launched') && now - phase.createdAt >= LAUNCH_TTL_MS) timeOut(ctx, claim, 'launch_timeout', LAUNCH_TTL_MS);
     } else if (!isTrue(claim, 'Registered')) {
       const timeout = ctx.timing.registrationTimeoutMinutes * 60_000;
-      if (now - phase.createdAt >= timeout) timeOut(ctx, claim, 'registration_timeout', timeout);
-      else register(ctx, claim, phase, now);
+      const due = phase.registerAt !== undefined && phase.registerAt - phase.createdAt < timeout;
+      if (due || now - phase.createdAt < timeout) register(ctx, claim, phase, now);
+      claim = ctx.store.get(NODECLAIMS, name) ?? claim;
+      if (!isTrue(claim, 'Registered') && now - phase.createdAt >= timeout) timeOut(ctx, claim, 'registration_timeout', timeout);
     } else if (phase.initializeAt !== undefined && now >= phase.initializeAt) {
       initialize(ctx, claim);
       ctx.memory.lifecycle.delete(name);

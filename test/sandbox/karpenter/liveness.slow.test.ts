@@ -168,6 +168,33 @@ describe('liveness (lifecycle/liveness.go)', () => {
   });
 });
 
+describe('passes far apart (a fast clock, a busy machine)', () => {
+  it('launches a NodeClaim whose launch fell due before its launch deadline, and registers one due before its registration deadline, when one pass sees both due', async () => {
+    const sandbox = await started('{}');
+    await pinToControlPlane(sandbox, 'default');
+    const name = untilReplacement(sandbox, 1).metadata.name!;
+    // The next pass comes 6 minutes later: the launch (due 60 s after the creation) before liveness's 5 minutes.
+    sandbox.clock.advance(6 * 60_000);
+    sandbox.simulator.pass();
+    expect(isTrue(get(sandbox, name)!, 'Launched')).toBe(true);
+    // And 10 minutes later: the registration (30–90 s after the launch) before the 15 minutes since the creation.
+    sandbox.clock.advance(10 * 60_000);
+    sandbox.simulator.pass();
+    expect(isTrue(get(sandbox, name)!, 'Registered')).toBe(true);
+    expect(sandbox.logs.filter((l) => l.includes('terminating due to timeout'))).toEqual([]);
+  });
+
+  it('still deletes one not launched by its deadline, when the pass that sees it comes later', async () => {
+    const sandbox = await started(LAUNCH_FAILS);
+    await pinToControlPlane(sandbox, 'default');
+    const name = untilReplacement(sandbox, 1).metadata.name!;
+    sandbox.clock.advance(6 * 60_000);
+    sandbox.simulator.pass();
+    expect(get(sandbox, name)?.metadata.deletionTimestamp ?? 'gone').toBeTruthy();
+    expect(sandbox.logs.some((l) => l.endsWith(`nodeclaim ${name} (timeout=5m0s, reason=launch_timeout)`))).toBe(true);
+  });
+});
+
 describe('a failed disruption command (disruption/queue.go waitOrTerminate, Reconcile)', () => {
   it('fails once the replacement is gone: the old NodeClaim loses its taint and DisruptionReason, stays, and the next poll picks it again without back-off', async () => {
     const sandbox = await started(LAUNCH_FAILS);
