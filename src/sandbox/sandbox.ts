@@ -103,6 +103,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       conversions: karpenterConversions(release),
       faultSeed: scenario.seed,
       now: () => clock.wall(),
+      clusterNow: () => clock.now(),
     });
     const cluster = buildCluster(scenario, { store: kube.store, catalog: aws.catalog, now: clock.wall() });
     const simulator = new KarpenterSimulator({

@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ANONYMOUS, KubeTokens, type UserInfo } from './authn.js';
 import { decide, forbidden, requestAttributes, selfSubjectAccessReview, selfSubjectReview } from './authz.js';
 import { encodeBody } from './compression.js';
+import { EventLeases } from './event-ttl.js';
 import type { CustomResourceDefinition } from './crds.js';
 import {
   apiGroupDocument,
@@ -55,10 +56,15 @@ export interface KubeApiServerOptions {
   compactionIntervalMs?: number;
   /** Bytes a watcher may leave unread before it is closed with 410 Expired (default 16 MiB). */
   watchBufferBytes?: number;
-  /** Events older than this (by creationTimestamp, against `now`) are deleted (default 1 h, kube-apiserver's --event-ttl). */
+  /** An Event not written for this long (on `clusterNow`) is deleted (default 1 h, kube-apiserver's --event-ttl). */
   eventTtlSeconds?: number;
   faultSeed?: number;
   now?: () => Date;
+  /**
+   * The cluster's clock, for what the API server keeps for a span of the cluster's life (the event TTL): the sandbox's
+   * simulated clock, so a fast sandbox keeps the events of its last simulated hour. Default: `now`.
+   */
+  clusterNow?: () => Date;
 }
 
 export interface KubeRequestRecord {
@@ -84,6 +90,7 @@ export interface KubeApiServer {
   auth: KubeTokens;
   store: KubeStore;
   faults: KubeFaults;
+  /** The requests answered, oldest first: the newest REQUESTS_KEPT to REQUESTS_KEPT × 2 of them. */
   requests: KubeRequestRecord[];
   /**
    * The API server stops answering, its objects kept (a test of a run that loses its cluster, then a re-run once it
@@ -103,6 +110,8 @@ const SELF_SUBJECT_REVIEWS = '/apis/authentication.k8s.io/v1/selfsubjectreviews'
 // kube-apiserver's system:public-info-viewer role lets anyone read these; everything else needs a token.
 const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version']);
 const DEFAULT_NAMESPACES = ['default', 'kube-node-lease', 'kube-public', 'kube-system'];
+/** The request records kept (server.requests): far more than one command's run sends, a bound on a long one's. */
+const REQUESTS_KEPT = 50_000;
 
 function nonResource(info: RequestInfo, store: KubeStore, version: KubeVersion, host: string): Reply {
   const json = (value: unknown): Reply => ({
@@ -165,7 +174,9 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
   };
   const compactor = setInterval(() => store.objects.compactEtcd(), options.compactionIntervalMs ?? 5 * 60_000).unref();
   const eventTtlMs = (options.eventTtlSeconds ?? 3600) * 1000;
-  const eventReaper = setInterval(() => expireEvents(store, eventTtlMs), Math.min(60_000, eventTtlMs)).unref();
+  const eventLeases = new EventLeases(store, eventTtlMs, options.clusterNow ?? store.now);
+  // Every second (the lease that ran out, oldest first: each look costs the Events it deletes).
+  const eventReaper = setInterval(() => eventLeases.expire(), Math.min(1000, eventTtlMs)).unref();
   const stopping = new AbortController();
   let host = '127.0.0.1';
   // A `hang` outage: requests wait for the thaw; every open connection is corked, so nothing written reaches a client.
@@ -189,6 +200,8 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
       userAgent: req.headers['user-agent'] ?? '',
     };
     requests.push(record);
+    // A record per request for as long as a test or a benchmark looks (one command's run), not a whole day's.
+    if (requests.length > 2 * REQUESTS_KEPT) requests.splice(0, requests.length - REQUESTS_KEPT);
     res.on('close', () => (record.code = res.statusCode));
     let reply: Reply | undefined;
     try {
@@ -307,6 +320,7 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
           faults.clear();
           clearInterval(compactor);
           clearInterval(eventReaper);
+          eventLeases.close();
           resolve();
           return;
         }
@@ -314,22 +328,11 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
         faults.clear();
         clearInterval(compactor);
         clearInterval(eventReaper);
+        eventLeases.close();
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections();
       })),
   };
-}
-
-// kube-apiserver stores events with a TTL (--event-ttl, 1 h): etcd drops them by lease. Without it a long run's
-// events (one per evicted pod) would only grow.
-function expireEvents(store: KubeStore, ttlMs: number): void {
-  const before = store.now().getTime() - ttlMs;
-  const expired: Array<{ name: string; namespace: string }> = [];
-  for (const e of store.objects.list('events')) {
-    if (Date.parse(e.metadata.creationTimestamp ?? '') < before)
-      expired.push({ name: e.metadata.name ?? '', namespace: e.metadata.namespace ?? '' });
-  }
-  for (const e of expired) store.delete('events', e.name, e.namespace);
 }
 
 // API Priority and Fairness answers 429 with Retry-After (apiserver pkg/server/filters/priority-and-fairness.go);

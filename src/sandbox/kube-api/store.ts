@@ -5,8 +5,10 @@ import type { KubeObject } from './types.js';
 // resourceVersion counter (etcd's revision), and a bounded history of changes that watches replay from. Like the
 // watch cache (storage/cacher/watch_cache.go), a resourceVersion older than the history's start is "too old".
 // Separately, etcd's own history is compacted on a timer (compactEtcd): continue tokens of older lists expire then.
-// Objects are never mutated once stored: a write stores a new object, so a reader may keep what it got, and each
-// stored version is serialized at most once (serialized()): lists and watches write those bytes.
+// Objects are never mutated once stored: a write stores a new object, so a reader may keep what it got, and the JSON
+// of the stored versions read lately is kept (serialized(), up to `jsonCacheChars`): lists and watches write those
+// bytes. kube-apiserver keeps no such bytes for lists (it serializes each answer); the sandbox keeps a bounded share,
+// so a fleet polled every few seconds costs its JSON once, and 50,000 pods listed once cost nothing once they are read.
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -36,7 +38,9 @@ export class ObjectStore {
   private readonly history: Change[] = [];
   private historyStart = 0; // index of history[0] in the logical log, so trimming is O(1) amortised
   private readonly listeners = new Set<ChangeListener>();
-  private readonly json = new WeakMap<KubeObject, string>();
+  /** The JSON of the versions serialized lately, least recently read first (an LRU bounded by `jsonCacheChars`). */
+  private readonly json = new Map<KubeObject, string>();
+  private jsonChars = 0;
   private readonly podsByNode = new Map<string, Map<string, KubeObject>>();
   private readonly dependents = new Map<string, Map<string, { groupResource: string; object: KubeObject }>>();
   private revision: number;
@@ -52,6 +56,8 @@ export class ObjectStore {
   constructor(
     private readonly historySize = 10_000,
     initialRevision = 1000,
+    /** 64 Mi characters of JSON: a 5,000-node fleet's nodes, NodeClaims and a list of events, many times over. */
+    private readonly jsonCacheChars = 64 * 2 ** 20,
   ) {
     this.revision = initialRevision;
     this.compactedRevision = initialRevision;
@@ -118,15 +124,32 @@ export class ObjectStore {
     return [...(this.dependents.get(uid)?.values() ?? [])];
   }
 
-  /** The object as JSON, serialized once per stored version: lists concatenate these. */
+  /** The object as JSON, serialized once per stored version while it is read often enough to stay cached. */
   serialized(object: KubeObject): string {
     let text = this.json.get(object);
-    if (text === undefined) {
-      text = JSON.stringify(object);
-      this.serializations++;
+    if (text !== undefined) {
+      this.json.delete(object);
       this.json.set(object, text);
+      return text;
+    }
+    text = JSON.stringify(object);
+    this.serializations++;
+    this.json.set(object, text);
+    this.jsonChars += text.length;
+    for (const [oldest, json] of this.json) {
+      if (this.jsonChars <= this.jsonCacheChars || oldest === object) break;
+      this.json.delete(oldest);
+      this.jsonChars -= json.length;
     }
     return text;
+  }
+
+  /** A stored version replaced or removed is read no more by lists: its JSON goes (a lagging watch serializes it again). */
+  private forgetJson(object: KubeObject | undefined): void {
+    const json = object && this.json.get(object);
+    if (json === undefined) return;
+    this.json.delete(object!);
+    this.jsonChars -= json.length;
   }
 
   /** Stores `object` under a new resourceVersion and tells watchers. */
@@ -148,6 +171,7 @@ export class ObjectStore {
       table.sorted?.splice(lowerBound(table.sorted, k), 0, k);
     }
     objects.set(name, stored);
+    this.forgetJson(previous);
     this.index(groupResource, previous, stored);
     this.emit({
       type: previous ? 'MODIFIED' : 'ADDED',
@@ -171,6 +195,7 @@ export class ObjectStore {
     const k = key(namespace, name);
     const at = table.sorted ? lowerBound(table.sorted, k) : -1;
     if (at >= 0 && table.sorted?.[at] === k) table.sorted.splice(at, 1);
+    this.forgetJson(previous);
     this.index(groupResource, previous, undefined);
     this.revision++;
     const last = {

@@ -93,3 +93,34 @@ describe('KubeStore', () => {
     expect(store.get('namespaces', 'shop')).toBeUndefined();
   });
 });
+
+describe('ObjectStore JSON cache', () => {
+  const node = (name: string) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: { providerID: 'x'.repeat(80) } });
+
+  it('keeps the JSON of the versions read lately within its bound, and serializes again what it let go', () => {
+    const objects = new ObjectStore(100, 1000, 1000); // about seven nodes' JSON
+    const stored = Array.from({ length: 20 }, (_, i) => objects.put('nodes', node(`n${i}`)));
+    const hot = stored[0]!;
+    for (const o of stored) {
+      objects.serialized(o);
+      objects.serialized(hot); // read with every list: stays
+    }
+    expect(objects.serializations).toBe(20);
+    objects.serialized(hot);
+    expect(objects.serializations).toBe(20);
+    objects.serialized(stored[1]!); // let go long ago
+    expect(objects.serializations).toBe(21);
+    objects.serialized(stored[19]!); // among the latest
+    expect(objects.serializations).toBe(21);
+  });
+
+  it('lets the JSON of a replaced version go: the new version is serialized once', () => {
+    const objects = new ObjectStore();
+    const first = objects.put('nodes', node('n1'));
+    const json = objects.serialized(first);
+    const second = objects.put('nodes', { ...node('n1'), metadata: { name: 'n1', labels: { a: 'b' } } });
+    expect(objects.serialized(second)).not.toBe(json);
+    expect(objects.serialized(second)).toContain('"labels":{"a":"b"}');
+    expect(objects.serializations).toBe(2);
+  });
+});
