@@ -42,9 +42,22 @@ function launchFailed(claim: KubeObject): boolean {
   return launched !== undefined && launched.status !== 'True' && launched.reason !== 'AwaitingReconciliation';
 }
 
+// Per NodeClaim version (the store never mutates a stored object), while its Node and the queue's mark are as they
+// were: a pass reads every NodeClaim of the fleet, and few changed since the last.
+const stateNodesRead = new WeakMap<KubeObject, { node: KubeObject | undefined; marked: boolean; view: StateNode }>();
+
 export function stateNode(ctx: SimContext, claim: KubeObject): StateNode {
   const nodeName = status<{ nodeName?: string }>(claim).nodeName;
   const node = nodeName ? ctx.store.get('nodes', nodeName) : undefined;
+  const marked = ctx.memory.commands.has(claim.metadata.name ?? '');
+  const read = stateNodesRead.get(claim);
+  if (read !== undefined && read.node === node && read.marked === marked) return read.view;
+  const view = readStateNode(claim, node, marked);
+  stateNodesRead.set(claim, { node, marked, view });
+  return view;
+}
+
+function readStateNode(claim: KubeObject, node: KubeObject | undefined, marked: boolean): StateNode {
   const registered = node?.metadata.labels?.['karpenter.sh/registered'] === 'true';
   const name = claim.metadata.name ?? '';
   return {
@@ -54,7 +67,7 @@ export function stateNode(ctx: SimContext, claim: KubeObject): StateNode {
     nodePool: claim.metadata.labels?.['karpenter.sh/nodepool'] ?? '',
     initialized: node?.metadata.labels?.['karpenter.sh/initialized'] === 'true',
     markedForDeletion: markedForDeletion({
-      marked: ctx.memory.commands.has(name),
+      marked,
       nodeClaimDeleting: claim.metadata.deletionTimestamp !== undefined,
       instanceTerminating: isTrue(claim, 'InstanceTerminating'),
     }),

@@ -23,7 +23,7 @@ export interface Candidate {
   nodePool: string;
   /** The Drifted condition's lastTransitionTime; undefined when not drifted. */
   driftedAt?: string;
-  /** No pod that must move: drift takes these first. */
+  /** Drifted, and no pod that must move: drift takes these first (not looked at for the others). */
   empty: boolean;
 }
 
@@ -52,7 +52,7 @@ export function candidates(ctx: SimContext, nodes: readonly StateNode[]): Candid
         continue;
       }
     }
-    const empty = reschedulablePods(ctx, node.metadata.name ?? '').length === 0;
+    const empty = driftedAt !== undefined && reschedulablePods(ctx, node.metadata.name ?? '').length === 0;
     out.push({ state: n, claim: n.claim, node, nodePool: n.nodePool, ...(driftedAt ? { driftedAt } : {}), empty });
   }
   return out;

@@ -82,9 +82,16 @@ function budgetCounts(
 ): Map<string, BudgetCounts> {
   const now = ctx.clock.wall();
   const counts = new Map<string, BudgetCounts>();
+  const byPool = new Map<string, KubeObject[]>();
+  for (const c of claims) {
+    const pool = c.metadata.labels?.['karpenter.sh/nodepool'] ?? '';
+    const members = byPool.get(pool);
+    if (members === undefined) byPool.set(pool, [c]);
+    else members.push(c);
+  }
   for (const pool of ctx.store.list(NODEPOOLS)) {
     const name = pool.metadata.name ?? '';
-    const members = claims.filter((c) => c.metadata.labels?.['karpenter.sh/nodepool'] === name);
+    const members = byPool.get(name) ?? [];
     const mapped = budgetMapping(
       members.map((c) => {
         const node = nodes.get(nodeNameOf(c));

@@ -26,6 +26,8 @@ export type ChangeListener = (change: Change) => void;
 
 interface Table {
   byNamespace: Map<string, Map<string, KubeObject>>;
+  /** The same objects by `namespace/name`: a list walks `sorted` with one lookup per key. */
+  byKey: Map<string, KubeObject>;
   /** `namespace/name` keys in etcd order, built on the first list and kept sorted by each insert and removal. */
   sorted?: string[];
   count: number;
@@ -103,8 +105,7 @@ export class ObjectStore {
     for (let i = lowerBound(table.sorted, from); i < table.sorted.length; i++) {
       const k = table.sorted[i] as string;
       if (!k.startsWith(prefix)) return;
-      const slash = k.indexOf('/');
-      const object = table.byNamespace.get(k.slice(0, slash))?.get(k.slice(slash + 1));
+      const object = table.byKey.get(k);
       if (object) yield object;
     }
   }
@@ -165,12 +166,13 @@ export class ObjectStore {
     const table = this.table(groupResource);
     let objects = table.byNamespace.get(namespace);
     if (!objects) table.byNamespace.set(namespace, (objects = new Map<string, KubeObject>()));
+    const k = key(namespace, name);
     if (!previous) {
       table.count++;
-      const k = key(namespace, name);
       table.sorted?.splice(lowerBound(table.sorted, k), 0, k);
     }
     objects.set(name, stored);
+    table.byKey.set(k, stored);
     this.forgetJson(previous);
     this.index(groupResource, previous, stored);
     this.emit({
@@ -193,6 +195,7 @@ export class ObjectStore {
     if (objects.size === 0) table.byNamespace.delete(namespace);
     table.count--;
     const k = key(namespace, name);
+    table.byKey.delete(k);
     const at = table.sorted ? lowerBound(table.sorted, k) : -1;
     if (at >= 0 && table.sorted?.[at] === k) table.sorted.splice(at, 1);
     this.forgetJson(previous);
@@ -253,7 +256,7 @@ export class ObjectStore {
 
   private table(groupResource: string): Table {
     let table = this.tables.get(groupResource);
-    if (!table) this.tables.set(groupResource, (table = { byNamespace: new Map(), count: 0 }));
+    if (!table) this.tables.set(groupResource, (table = { byNamespace: new Map(), byKey: new Map(), count: 0 }));
     return table;
   }
 
