@@ -266,20 +266,27 @@ function place(
       addPod(inFlight, pod, wanted);
       return undefined;
     }
-    const refused: NewNodeClaim[] = [];
+    // A template whose own requirements refuse the pod refuses it with the hostname too (a requirement more only
+    // narrows), unless the pod asks about the hostname: then the NodeClaim is made to be asked. Each template tried
+    // takes its placeholder hostname all the same, as NewNodeClaim does.
+    const asksHostname = wanted.has(HOSTNAME);
+    const refused: Array<[NodeClaimTemplate, string]> = [];
     for (const template of templates) {
-      const made = newNodeClaim(template, hostname());
-      if (accepts(made, pod, wanted)) {
-        addPod(made, pod, wanted);
-        newNodeClaims.push(made);
-        return undefined;
+      const name = hostname();
+      if (asksHostname || isCompatible(template.requirements, wanted)) {
+        const made = newNodeClaim(template, name);
+        if (accepts(made, pod, wanted)) {
+          addPod(made, pod, wanted);
+          newNodeClaims.push(made);
+          return undefined;
+        }
       }
-      refused.push(made);
+      refused.push([template, name]);
     }
-    // The words only now that the pod fits nowhere (the NodeClaims refused are as they were made).
+    // The words only now that the pod fits nowhere, from the NodeClaims as they were made.
     const rejections = refused.map(
-      (made) =>
-        `incompatible with nodepool "${made.template.nodePool}", daemonset overhead=${resourcesText(made.template.daemonOverhead)}, ${rejection(made, pod, wanted)}`,
+      ([template, name]) =>
+        `incompatible with nodepool "${template.nodePool}", daemonset overhead=${resourcesText(template.daemonOverhead)}, ${rejection(newNodeClaim(template, name), pod, wanted)}`,
     );
     error = rejections.length > 0 ? rejections.join('; ') : 'nodepool requirements filtered out all available instance types';
   }
@@ -297,9 +304,11 @@ function schedulingLabels(node: ExistingNode): Record<string, string> {
   return labels;
 }
 
+const HOSTNAME = 'kubernetes.io/hostname';
+
 function newNodeClaim(template: NodeClaimTemplate, hostname: string): NewNodeClaim {
   const requirements: Requirements = new Map(template.requirements);
-  addRequirement(requirements, requirement({ key: 'kubernetes.io/hostname', operator: 'In', values: [hostname] }));
+  addRequirement(requirements, requirement({ key: HOSTNAME, operator: 'In', values: [hostname] }));
   return { template, hostname, requirements, requests: template.daemonOverhead, pods: [] };
 }
 

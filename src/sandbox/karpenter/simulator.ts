@@ -81,6 +81,9 @@ export interface SimulatorWork {
 
 type Step = readonly [name: string, run: (ctx: SimContext) => void];
 
+/** The least real time between two background passes: a timer's turn, for the API's sockets and timers too. */
+const MIN_SLEEP_MS = 2;
+
 // Karpenter's order, in which one pass settles: class status, the static-drift hashes, NodePool status (counts,
 // readiness, registration health), the disruption queue (before the lifecycle, so a replacement initialized in this
 // pass is seen on the queue's next look, as its one-second requeue sees it), lifecycle, drift, kube-scheduler's
@@ -202,13 +205,18 @@ export class KarpenterSimulator {
     for (const step of STEPS) this.step(step);
   }
 
-  /** Runs passes in the background, one every `tickMs` of real time, yielding to the event loop between steps. */
+  /**
+   * Runs passes in the background, one every `tickMs` of real time, yielding to the event loop between steps; sooner
+   * when the disruption controller's next pass falls due before that (it requeues 1 s after a pass that started a
+   * command), so a fast clock plays Karpenter's passes a simulated second apart rather than a tick apart.
+   */
   start(tickMs = 50): void {
     if (this.loop) return;
     this.stopped = false;
     this.loop = (async () => {
       while (!this.stopped) {
-        await sleep(tickMs, undefined, { ref: false });
+        const due = this.ctx.clock.realMs(this.ctx.memory.nextDisruptionPass - this.ctx.clock.now().getTime());
+        await sleep(Math.max(MIN_SLEEP_MS, Math.min(tickMs, due)), undefined, { ref: false });
         if (this.stopped) return;
         try {
           this.beginPass();

@@ -171,6 +171,23 @@ describe('a run over a fleet of NodePools', () => {
     expect(results.errors.size).toBe(0);
   });
 
+  it('a pod asking about the hostname is asked of each NodeClaim made up, with its placeholder hostname', () => {
+    const asks = (operator: string): SchedulingPod => ({
+      ...pod('h'),
+      terms: [[{ key: 'karpenter.sh/nodepool', operator: 'In', values: ['a'] }, { key: 'kubernetes.io/hostname', operator }]],
+    });
+    let n = 0;
+    const hostname = () => `hostname-placeholder-${String(++n).padStart(4, '0')}`;
+    // Exists: the made-up NodeClaim has a hostname (its template alone has none).
+    expect(solve([asks('Exists')], [], [templateOf('b'), templateOf('a')], hostname).newNodeClaims.map((c) => c.hostname)).toEqual([
+      'hostname-placeholder-0002',
+    ]);
+    // DoesNotExist: no NodeClaim made up can take it; each template tried took its placeholder.
+    expect([...solve([asks('DoesNotExist')], [], [templateOf('a')], hostname).errors.values()]).toEqual([
+      'incompatible with nodepool "a", daemonset overhead={"pods":"0"}, incompatible requirements, key kubernetes.io/hostname, kubernetes.io/hostname DoesNotExist not in kubernetes.io/hostname In [hostname-placeholder-0003]',
+    ]);
+  });
+
   it('a pod of a NodePool no template serves fits nowhere, with every template’s reason', () => {
     const results = solve([inPool(pod('d0'), 'd')], [poolNode('a-1', 'a', 3)], [templateOf('a'), templateOf('b')], () => 'h');
     expect([...results.errors.values()]).toEqual([
