@@ -176,6 +176,7 @@ async function restoreAndFollowBack(
       targetMinor,
       startedAt: new Date(),
       nodeClassGenerations: generations,
+      back: true,
     },
     timeoutMs: r.timeoutMs,
     stallTimeoutMs: r.stallTimeoutMs,

@@ -20,7 +20,7 @@ import { keptReleases, keptSources, type KeptRelease } from '../plan/kept-releas
 import { keptReleaseLines } from '../report/kept.js';
 import { releasePolicy } from '../ami/release-policy.js';
 import { promotedAmis, promotionNeeds, requireFileMinor, type PlanSource } from '../plan/promotion.js';
-import { planStages, type StagedPlan, type StagedRequest } from '../stages/stage-plan.js';
+import { canaryNameRefusal, planStages, type StagedPlan, type StagedRequest } from '../stages/stage-plan.js';
 import { amiPickScope, amiPicks } from '../stages/ami-picks.js';
 import { planWindows, windowsRefusedOn } from '../stages/window-plan.js';
 import { loadSourceCluster, readSourceCluster, testedInSource, type SourceRead } from './source-cluster.js';
@@ -122,6 +122,8 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
         hint: 'check the context (--context), or create an EC2NodeClass (karp-drift render)',
       });
     }
+    const canary = options.staged ? canaryNameRefusal(options.staged.canary, inventory.nodePools, inventory.nodeClasses.map((c) => c.name), `context ${cluster.context}`) : undefined;
+    if (canary !== undefined) throw new UsageError(canary.usage, { hint: canary.next });
     const to = options.kubernetes.version;
     const tested: TestedAmis | undefined =
       fromSource !== undefined ? testedInSource(fromSource, to, promotionNeeds(inventory, { to, nodeClasses }), log) : amisFile;

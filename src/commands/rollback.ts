@@ -208,6 +208,7 @@ async function followBack(
       targetMinor,
       startedAt,
       nodeClassGenerations: generations,
+      back: true,
     },
     timeoutMs: limits.timeoutMs,
     stallTimeoutMs: limits.stallTimeoutMs,

@@ -50,12 +50,17 @@ export function wrapText(line: string, columns: number): string[] {
   const rows: string[] = [];
   let row = lead[0];
   let empty = true; // nothing but the lead or the hang on the row yet
-  const units = commandUnits(line.slice(lead[0].length).split(/ +/));
+  // The spaces between words are kept where the words stay on one row: a table's row (a staged plan's NodePool, its
+  // columns padded) keeps its columns on the row it starts; only a break drops them.
+  const parts = line.slice(lead[0].length).split(/( +)/);
+  const words = parts.filter((_, i) => i % 2 === 0);
+  const gapBefore = (i: number) => (i === 0 ? ' ' : parts[2 * i - 1]!);
+  const units = commandUnits(words);
   for (let unit = units.shift(); unit !== undefined; unit = units.shift()) {
-    const word = unit.join(' ');
-    const joined = empty ? `${row}${word}` : `${row} ${word}`;
+    const word = unit.map((i, k) => (k === 0 ? words[i]! : `${gapBefore(i)}${words[i]!}`)).join('');
+    const joined = empty ? `${row}${word}` : `${row}${gapBefore(unit[0]!)}${word}`;
     if (unit.length > 1 && stringWidth(joined) > width && stringWidth(hang) + stringWidth(word) > width) {
-      units.unshift(...unit.map((w) => [w])); // a command wider than any row: word by word after all
+      units.unshift(...unit.map((i) => [i])); // a command wider than any row: word by word after all
       continue;
     }
     if (stringWidth(joined) <= width) row = joined;
@@ -82,18 +87,18 @@ export function wrapText(line: string, columns: number): string[] {
 const COMMAND = /^(karp-drift|kubectl|aws)$/;
 
 /**
- * `words` grouped into what wraps as one: a command (from its first word to a word that ends in ';', ',' or ')', or
+ * `words` grouped (by index) into what wraps as one: a command (from its first word to a word that ends in ';', ',' or ')', or
  * to a word opening a '(' aside, or to the end) stays on one row, as a copied row pasted in a shell would otherwise
  * run half a command; every other word alone.
  */
-function commandUnits(words: readonly string[]): string[][] {
-  const units: string[][] = [];
-  let command: string[] | undefined;
-  for (const word of words) {
+function commandUnits(words: readonly string[]): number[][] {
+  const units: number[][] = [];
+  let command: number[] | undefined;
+  for (const [i, word] of words.entries()) {
     if (command !== undefined && word.startsWith('(')) command = undefined;
     if (command === undefined && COMMAND.test(word)) units.push((command = []));
-    if (command === undefined) units.push([word]);
-    else command.push(word);
+    if (command === undefined) units.push([i]);
+    else command.push(i);
     if (/[;,)]$/.test(word)) command = undefined;
   }
   return units;
