@@ -1,4 +1,4 @@
-// Typed errors carrying the exit-code contract (README "Exit codes"). Only src/main.ts exits.
+// Typed errors carrying the exit-code contract (docs/reference/exit-codes.md). Only src/main.ts exits.
 export const ExitCode = {
   Success: 0,
   Failure: 1,
@@ -12,6 +12,30 @@ export const ExitCode = {
   Interrupted: 130,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/**
+ * What each exit code means, for every command: the reference (docs/reference/exit-codes.md) is generated from this
+ * table, and test/docs/reference.test.ts fails when the two disagree.
+ */
+export const EXIT_CODE_MEANINGS: Record<ExitCode, string> = {
+  [ExitCode.Success]: 'success',
+  [ExitCode.Failure]:
+    'runtime failure: an AWS or Kubernetes API call failed, an apply was rejected; for `pin --check`, the files do not pin what the release policy picks now (nothing was written)',
+  [ExitCode.Usage]:
+    'usage or input error: a bad flag or value, an unknown version or family, nothing found for what was asked; nothing was changed',
+  [ExitCode.Refused]:
+    'refused: a preflight check or a field-manager conflict stopped it, the identity lacks a permission the run needs, `--expect-cluster` found the kubeconfig is not that EKS cluster, the `--from-context` source has no one tested state, or `upgrade --templates --yes` would create an object without `--allow-create`; nothing was changed. With `upgrade --apply-by git`, also terms the GitOps tool synced that are not the planned ones (the rollout stays paused)',
+  [ExitCode.Stalled]:
+    'rollout stalled: no progress for `--stall-timeout`; the changes stay applied and the diagnosis is printed (a staged rollout stays paused)',
+  [ExitCode.Timeout]:
+    'timed out: `--timeout` reached, the changes stay applied (a staged rollout stays paused); or `--sync-timeout` reached waiting for a change or a revert to be merged and synced',
+  [ExitCode.Halted]:
+    'halted by a health gate: drift is paused on every NodePool in scope, or rolled back with `--on-failure rollback`; also a re-run on a rollout a gate halted without `--resume-halted` (nothing was changed), and for `wait` (and an upgrade that paces nothing) a rollout karp-drift holds with no run left to release the holds, or done with its holds left',
+  [ExitCode.PausedByWindow]:
+    'paused by the upgrade window (`--window`): success so far, printed without `error:`; the same command goes on in the next window. `upgrade --window-exit-code <n>` exits `n` instead',
+  [ExitCode.Internal]: 'internal error (a bug): the stack is printed; please report it',
+  [ExitCode.Interrupted]: 'interrupted (SIGINT or SIGTERM); a staged rollout stays paused, and the message says how to go on',
+};
 
 export interface KarpDriftErrorOptions extends ErrorOptions {
   /** What the user should do next; printed on its own line under the message. */
