@@ -8,7 +8,7 @@
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
 import type { AmiCatalog } from '../aws/types.js';
 import type { KubeStore } from '../kube-api/registry-store.js';
-import type { SimClock } from './clock.js';
+import { passIntervalMs, type SimClock } from './clock.js';
 import type { SeededRandom } from '../scenarios/random.js';
 import type { BudgetSupport, NodeClassConditions } from '../scenarios/versions.js';
 import type { RegistrationHealthRule } from '../../karpenter/registration-health.js';
@@ -203,7 +203,7 @@ export class KarpenterSimulator {
   }
 
   /** Runs passes in the background, one every `tickMs` of real time, yielding to the event loop between steps. */
-  start(tickMs = 50): void {
+  start(tickMs = passIntervalMs(this.ctx.clock)): void {
     if (this.loop) return;
     this.stopped = false;
     this.loop = (async () => {
@@ -241,6 +241,7 @@ export class KarpenterSimulator {
   }
 
   private beginPass(): void {
+    this.ctx.clock.pass();
     this.work.passes++;
     this.ctx.memory.pdbAllowed.clear();
     this.ctx.memory.pdbsByNamespace.clear();
