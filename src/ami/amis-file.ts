@@ -1,5 +1,5 @@
 // Pure: the AMIs a pipeline promotes between environments, read from the document `amis -o json` or `plan -o json`
-// wrote where they were tested (README "Promoting tested AMIs"). Karpenter's guidance is to test an AMI in a lower
+// wrote where they were tested (docs/promotion.md). Karpenter's guidance is to test an AMI in a lower
 // environment and pin exactly that in production; this is the artifact that carries "exactly that".
 import { z } from 'zod';
 import { AMI_FAMILIES, ARCHES, VARIANTS, type AmiFamily, type Arch, type Variant } from './families.js';

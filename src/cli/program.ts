@@ -359,7 +359,7 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
         'with --window: no drift in these UTC dates or minutes, e.g. 2026-11-27/2026-11-30 (repeatable)',
         repeated,
       );
-  // The health gates of a staged rollout (README "Health gates").
+  // The health gates of a staged rollout (docs/health-gates.md).
   const gateFlags = (cmd: Command) =>
     cmd
       .option(

@@ -177,7 +177,7 @@ const count = (value: unknown, flag: string, min: number): number | undefined =>
 const duration = (value: unknown, flag: DurationFlag): number | undefined =>
   typeof value === 'string' ? parseFlagDuration(value, flag) : undefined;
 
-/** The health-gate flags of a staged rollout (README "Health gates"); the defaults where not given. */
+/** The health-gate flags of a staged rollout (docs/health-gates.md); the defaults where not given. */
 export function parseGateOptions(flags: Record<string, unknown>): GateRequest {
   const command = typeof flags.gateCmd === 'string' ? flags.gateCmd.trim() : undefined;
   if (command !== undefined && command === '') {

@@ -1,4 +1,4 @@
-// The built-in health gates over the nodes this run replaced and the pods on them (README "Health gates"). Pure:
+// The built-in health gates over the nodes this run replaced and the pods on them (docs/health-gates.md). Pure:
 // the gate keeper (commands/gate-keeper.ts) reads, this judges, with `now` an argument.
 //
 // 1. Replacements come up: every replacement NodeClaim Launched, Registered and Initialized within --init-deadline

@@ -7,7 +7,7 @@ type Doc = Record<string, unknown>;
 
 const withoutType = ({ type: _type, ...doc }: Doc): Doc => doc;
 
-/** The document; README "Result file" lists its fields. */
+/** The document; docs/reference/json-output.md lists its fields. */
 export function resultDocument(r: SummaryRecord, exitCode: number): Doc {
   const pools = (r.done?.nodePools as Doc[] | undefined) ?? [];
   const replaced = pools.reduce((n, p) => n + (typeof p.replaced === 'number' ? p.replaced : 0), 0);

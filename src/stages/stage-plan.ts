@@ -58,7 +58,7 @@ export interface StagedPlan {
   windows?: WindowPlan;
   /** --rollback-waves: the rollback of a halt (--on-failure rollback) is staged in these waves too. */
   rollbackWaves?: StagedRequest['rollbackWaves'];
-  /** No --canary/--waves/--window was given: the default rollout (README "Staged rollouts"), which the plan says. */
+  /** No --canary/--waves/--window was given: the default rollout (docs/staged-rollouts.md), which the plan says. */
   defaulted?: boolean;
 }
 

@@ -95,6 +95,6 @@ describe('readInventory', () => {
     const err = await readInventory(cluster).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RuntimeFailure);
     expect((err as RuntimeFailure).message).toMatch(/^listing NodeClaims: forbidden \(403\) by the Kubernetes API at https:\/\/127\.0\.0\.1:\d+ \(context "karp-drift-sandbox-default"\): .*cannot list resource "nodeclaims"/);
-    expect((err as RuntimeFailure).hint).toBe('grant the identity "list" on nodeclaims.karpenter.sh (README "RBAC" lists what karp-drift needs)');
+    expect((err as RuntimeFailure).hint).toBe('grant the identity "list" on nodeclaims.karpenter.sh (docs/rbac-and-iam.md lists what karp-drift needs)');
   });
 });

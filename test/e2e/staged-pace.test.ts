@@ -18,7 +18,7 @@ describe('the pace of a staged wave', () => {
     run.child.kill('SIGINT');
     await run.exited;
     const general = sandbox.simulator.disruptions.entries().filter((d: Record) => d.nodePool === 'general');
-    // The wave's 8 start; a 9th only in the race README "Staged rollouts" states (DOMAIN.md §2.6): a replacement that
+    // The wave's 8 start; a 9th only in the race docs/staged-rollouts.md states (DOMAIN.md §2.6): a replacement that
     // finishes just before Karpenter's next pass frees a slot before karp-drift rewrites the hold, at most one per
     // completion before the wave's last start. A loaded machine stretches that interval (a real second is 3 simulated
     // minutes here); on an idle one the run starts exactly 8.
