@@ -1,3 +1,0 @@
-import { createRequire as __karpDriftRequire } from 'node:module';
-const require = __karpDriftRequire(import.meta.url);
-import{printReady,sandbox}from"./chunk-KVBHTJS5.js";import"./chunk-T4THLJRA.js";import"./chunk-NJG7WSEA.js";import"./chunk-SHIM6EN7.js";import"./chunk-246GD6CD.js";import"./chunk-W4FD6JUG.js";import"./chunk-DRZT7AZH.js";import"./chunk-OZ4EUPC7.js";import"./chunk-DLH4RPU7.js";import"./chunk-S2HG4LPJ.js";import"./chunk-6HIWYYKV.js";import"./chunk-C73JI5NB.js";import"./chunk-5LHPC7GM.js";import"./chunk-RWVFMDPA.js";import"./chunk-TFG732H6.js";import"./chunk-NODKX7DB.js";import"./chunk-O37UTTP2.js";import"./chunk-A75SA247.js";export{printReady,sandbox};

@@ -1,3 +1,0 @@
-import { createRequire as __karpDriftRequire } from 'node:module';
-const require = __karpDriftRequire(import.meta.url);
-import{MAX_SUMMARY_BYTES,newSummaryRecord,recordSummary,resultOfExit,runResult,summaryMarkdown}from"./chunk-SEPPJXMT.js";import"./chunk-RC5UINUB.js";import"./chunk-OOJBUTCI.js";import"./chunk-S2HG4LPJ.js";import"./chunk-6HIWYYKV.js";import"./chunk-3LXVKCGC.js";import"./chunk-C73JI5NB.js";import"./chunk-WCOULL4Q.js";import"./chunk-5LHPC7GM.js";import"./chunk-RWVFMDPA.js";import"./chunk-TFG732H6.js";import"./chunk-RKVNR5VC.js";import"./chunk-A75SA247.js";export{MAX_SUMMARY_BYTES,newSummaryRecord,recordSummary,resultOfExit,runResult,summaryMarkdown};
