@@ -165,6 +165,22 @@ describe("the bundled CLI", () => {
       [],
     );
     expect(from(r.sources, "@aws-sdk/")).toEqual([]);
+    // zod's parsers, and of its locales only the English one its messages start from (a named `{ z }` import kept
+    // all 40 of them: half a megabyte more to compile on every run).
+    expect(from(r.sources, "node_modules/zod/").length).toBeGreaterThan(0);
+    expect(from(r.sources, "node_modules/zod/v4/locales/").map((s) => s.replace(/.*\//, ""))).toEqual(["en.js"]);
+  });
+
+  // An AWS SDK client's schemas file declares every shape of its service; the build keeps those its commands reach
+  // (scripts/cli-build-options.mjs): for EC2's DescribeImages, tens of kilobytes of a 1.3 MB file.
+  it("keeps only the EC2 shapes DescribeImages reaches", () => {
+    const bytes = Object.values(meta.outputs).flatMap((o) =>
+      Object.entries(o.inputs as Record<string, { bytesInOutput: number }>)
+        .filter(([input]) => input.endsWith("@aws-sdk/client-ec2/dist-es/schemas/schemas_0.js"))
+        .map(([, i]) => i.bytesInOutput),
+    );
+    expect(bytes.length).toBeGreaterThan(0);
+    expect(Math.max(...bytes)).toBeLessThan(100_000);
   });
 
   // The bin (package.json "bin"): help and the version from dist/help.cjs, CommonJS, never the ES module CLI; the
