@@ -84,6 +84,15 @@ export const trimDependencies = {
         loader: 'js',
       };
     });
+    // client-node's `oidc` auth-provider uses openid-client (with oauth4webapi and jose, 170 kB) in two async methods
+    // only: imported there, it is a chunk of its own that a kubeconfig without an oidc user never loads. The build
+    // fails if the file no longer reads as expected (the import gone, or a use outside an async function).
+    b.onLoad({ filter: /[/\\]@kubernetes[/\\]client-node[/\\]dist[/\\]oidc_auth\.js$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      const line = "import * as oidc from 'openid-client';";
+      if (!text.includes(line)) throw new Error(`${args.path}: no "${line}" to make a dynamic import of`);
+      return { contents: text.replace(line, '').replaceAll('oidc.', "(await import('openid-client'))."), loader: 'js' };
+    });
     // An AWS SDK client's schemas (dist-es/schemas/schemas_0.js) declare every shape of the service, each an array
     // whose member traits are objects with computed keys (`{ [_xN]: _so }`, `_xN` a module constant naming the
     // trait). esbuild cannot tell that a computed key has no side effects, so it keeps every shape: EC2's 1 MB of
@@ -112,13 +121,14 @@ export const trimDependencies = {
  *   Intl.Segmenter when evaluated: 20–40 ms on Node 20, for tables that are printable ASCII, which text/width.ts
  *   measures without it. cli-truncate (with slice-ansi) likewise: only text wider than a terminal is cut.
  * - client-node's KubeConfig constructs every authenticator it has, and config.js can build a SOCKS agent: their
- *   libraries (openid-client for an `oidc` auth-provider, jsonpath-plus for the `azure` and `gcp` ones, socks for a
- *   `socks5://` proxy-url, about 300 kB with ip-address and smart-buffer) are used only inside those cases.
+ *   libraries (jsonpath-plus for the `azure` and `gcp` auth-providers, socks for a `socks5://` proxy-url, about
+ *   250 kB with ip-address and smart-buffer) are used only inside those cases, from functions that return at once.
+ *   (openid-client, for an `oidc` auth-provider, is used from async methods only: oidc_auth.js imports it where it
+ *   uses it, into a chunk of its own; see trimDependencies.)
  */
 const EVALUATED_ON_FIRST_CALL = [
   { module: 'string-width', importer: /[/\\]src[/\\]text[/\\]width\.ts$/, exports: ['default'] },
   { module: 'cli-truncate', importer: /[/\\]src[/\\]text[/\\]width\.ts$/, exports: ['default'] },
-  { module: 'openid-client', importer: /[/\\]client-node[/\\]dist[/\\]oidc_auth\.js$/, exports: ['discovery', 'refreshTokenGrant'] },
   { module: 'jsonpath-plus', importer: /[/\\]client-node[/\\]dist[/\\](azure|gcp)_auth\.js$/, exports: ['JSONPath'] },
   { module: 'socks-proxy-agent', importer: /[/\\]client-node[/\\]dist[/\\]config\.js$/, exports: ['SocksProxyAgent'] },
 ];
