@@ -25,6 +25,7 @@ import type { Plan } from '../plan/plan.js';
 import { targetOf } from '../plan/targets.js';
 import { isDisrupting } from '../rollout/track.js';
 import type { HoldMechanism } from './hold-mechanism.js';
+import { inOrder } from '../text/order.js';
 
 /** An EC2NodeClass's family and target AMIs: what its old nodes move onto. */
 export interface ClassTargets {
@@ -107,11 +108,11 @@ export function amiPicks(
       .map((o) => ({ ...o, exact: o.hold === 'node' || o.cs.every((c) => c.ami === ami && !c.empty) }))
       // Exact first (no node writes), then the NodePool with the fewest old nodes (the fewest writes, the smallest blast
       // radius), then by name so that two turns pick alike.
-      .sort((a, b) => Number(b.exact) - Number(a.exact) || a.cs.length - b.cs.length || a.name.localeCompare(b.name));
+      .sort((a, b) => Number(b.exact) - Number(a.exact) || a.cs.length - b.cs.length || inOrder(a.name, b.name));
     const chosen = options[0]!;
     // Karpenter's own order among the nodes that test it: the oldest `Drifted` first.
     const node = [...chosen.withIt].sort(
-      (a, b) => (a.driftedSince ?? '\uffff').localeCompare(b.driftedSince ?? '\uffff') || a.node.localeCompare(b.node),
+      (a, b) => inOrder(a.driftedSince ?? '\uffff', b.driftedSince ?? '\uffff') || inOrder(a.node, b.node),
     )[0]!;
     picks.push({ ami, label: node.label, nodePool: chosen.name, node: node.node, exact: chosen.exact });
   }
