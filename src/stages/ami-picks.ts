@@ -19,7 +19,7 @@
 // The replacement's own arch is Karpenter's choice (it may launch another instance type); an AMI still untested when
 // the wave's replacements are done is picked again, one node at a time, until it is tested or has no node left.
 import type { AmiFamily, Arch, Variant } from '../ami/families.js';
-import { isReschedulable } from '../karpenter/disruptable.js';
+import { nodesWithReschedulablePods } from '../karpenter/disruptable.js';
 import type { Inventory, NodeClaimView, NodeView } from '../karpenter/views.js';
 import type { Plan } from '../plan/plan.js';
 import { targetOf } from '../plan/targets.js';
@@ -129,7 +129,7 @@ export function amiPickScope(
   holds: ReadonlyMap<string, HoldMechanism>,
   nodeNames: Iterable<string>,
 ): AmiPickScope {
-  const busy = new Set(inventory.pods.filter(isReschedulable).map((p) => p.nodeName));
+  const busy = nodesWithReschedulablePods(inventory.pods);
   return {
     nodePools: plan.nodePools.map((p) => ({ name: p.name, nodeClass: p.nodeClass, hold: holds.get(p.name) ?? 'budget' })),
     classes: new Map(plan.nodeClasses.map((c) => [c.name, { family: c.family, targets: c.targets }])),
