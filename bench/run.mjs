@@ -15,7 +15,7 @@ import { sandboxShutdown } from './sandbox-shutdown.mjs';
 import { defaultRolloutCost } from './default-rollout.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
-const LARGE_RUNS = Number(process.env.BENCH_LARGE_RUNS ?? 3);
+const LARGE_RUNS = Number(process.env.BENCH_LARGE_RUNS ?? 7);
 const README = fileURLToPath(new URL('../README.md', import.meta.url));
 
 const node24 = process.env.NODE24 ?? fileURLToPath(new URL('../.node24/node_modules/node/bin/node', import.meta.url));
@@ -26,7 +26,7 @@ function versionOf(node) {
   return execFileSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim();
 }
 
-// `--only startup,plan` measures those groups alone (startup, plan, sandbox, rollouts); with --readme, their rows
+// `--only startup,plan` measures those groups alone (startup, plan: `plan` and `status` on `large`, sandbox, rollouts); with --readme, their rows
 // replace the same rows of the README's table and the rest stay as last measured.
 const onlyArg = process.argv.indexOf('--only');
 const only = onlyArg < 0 ? undefined : new Set(process.argv[onlyArg + 1]?.split(','));
