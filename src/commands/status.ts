@@ -13,7 +13,6 @@ import { readDiagnosisReads } from '../cluster/inventory.js';
 import type { DiagnosisReads, Inventory } from '../karpenter/views.js';
 import type { StatusOptions } from './options.js';
 import { snapshotStatus, statusFrame, statusJson, statusTable, type StatusContext } from '../report/status.js';
-import { recordSummary } from '../report/summary.js';
 import { applyChange, inventorySnapshot, karpenterNodesOf, type Snapshot } from '../rollout/snapshot.js';
 import { fullScreenDisplay } from './live-display.js';
 import { readLease } from '../cluster/lock.js';
@@ -41,7 +40,11 @@ export async function status(options: StatusOptions, ctx: CommandContext): Promi
     const lease = await leaseRead;
     if (!options.watch) {
       const s = snapshotStatus(inventorySnapshot(inventory), scoped({ ...inventory, lock: runLock(lease, new Date()) }, options), new Date());
-      if (ctx.summary) recordSummary(ctx.summary, { type: 'status', ...(JSON.parse(statusJson(s, cluster.identity)) as object) });
+      if (ctx.summary) {
+        // Only with --summary-file or --result-file: the summary's printers are most of a plan's report.
+        const { recordSummary } = await import('../report/summary.js');
+        recordSummary(ctx.summary, { type: 'status', ...(JSON.parse(statusJson(s, cluster.identity)) as object) });
+      }
       ctx.io.out(render(ctx, cluster, s));
       return;
     }
