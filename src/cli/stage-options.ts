@@ -1,5 +1,5 @@
 // Flags → options for the commands that hold and release drift: `pause`, `resume` (and the staged `upgrade`).
-import { z } from 'zod';
+import * as z from 'zod'; // a namespace import: a bundle keeps only the parts of zod that are used
 import { UsageError } from '../errors.js';
 import { objectNames, parseWith } from './options.js';
 import { parseFlagDuration, type DurationFlag } from './durations.js';
