@@ -1,0 +1,3 @@
+import { createRequire as __karpDriftRequire } from 'node:module';
+const require = __karpDriftRequire(import.meta.url);
+import{printReady,sandbox}from"./chunk-URQ3LQJA.js";import"./chunk-UJJVXLNU.js";import"./chunk-NJG7WSEA.js";import"./chunk-W4FD6JUG.js";import"./chunk-DRZT7AZH.js";import"./chunk-SHIM6EN7.js";import"./chunk-246GD6CD.js";import"./chunk-7DQEQWV5.js";import"./chunk-YQT6SYD5.js";import"./chunk-ZGMNYLHZ.js";import"./chunk-WXUCQTMA.js";import"./chunk-SXKQD2SD.js";import"./chunk-6HIWYYKV.js";import"./chunk-RWVFMDPA.js";import"./chunk-5LHPC7GM.js";import"./chunk-TFG732H6.js";import"./chunk-ZHM6B2NV.js";import"./chunk-IYYOF3R2.js";import"./chunk-A75SA247.js";export{printReady,sandbox};
