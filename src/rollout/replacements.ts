@@ -46,16 +46,15 @@ export function foldReplacements(
   snapshot: Pick<Snapshot, 'nodeClaims' | 'departed' | 'baseline' | 'synced'>,
   nodePools: ReadonlySet<string>,
   /**
-   * When the run began (ms). creationTimestamps have whole seconds, so only the seconds after it count: a NodeClaim of
-   * the first full list stamped with the second the run began in may be older than the run (a sandbox started just
-   * before it: every old NodeClaim then looked like a replacement), and Karpenter cannot have launched one for the
-   * run within that second (a rollback's follow starts once Karpenter resolved the restored AMIs).
+   * When the run began (ms). creationTimestamps have whole seconds, so the second it began in counts: a NodeClaim
+   * Karpenter created in it after the run began is the run's (a re-run mid-rollout, a rollback), and one created in it
+   * just before cannot be told apart by the API's timestamps.
    */
   since: number,
 ): void {
   // Before the first full list there is no baseline: every NodeClaim would look new.
   if (!snapshot.synced.has('NodeClaim')) return;
-  const from = Math.ceil(since / 1000) * 1000;
+  const from = Math.floor(since / 1000) * 1000;
   const fold = (claim: NodeClaimView, departed: boolean) => {
     if (claim.nodePool === undefined || !nodePools.has(claim.nodePool)) return;
     if (snapshot.baseline.has(claim.name) && !((ms(claim.createdAt) ?? -Infinity) >= from)) return;
