@@ -1,5 +1,5 @@
 // Benchmarks (not tests): `npm run bench` prints each figure with its goal, the ratio and whether it passes;
-// `npm run bench -- --readme` also writes the table into README.md's "Performance" section, between its markers.
+// `npm run bench -- --readme` also writes the table into CONTRIBUTING.md's "Performance" section, between its markers.
 // The machine is shared and small, so every comparison is a ratio measured within one run, alternating the commands
 // compared and taking medians. Node 24 is measured too when it is installed where CI puts it (.node24/, see .ci/run)
 // or named by NODE24=/path/to/node.
@@ -15,8 +15,8 @@ import { sandboxShutdown } from './sandbox-shutdown.mjs';
 import { defaultRolloutCost } from './default-rollout.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
-const LARGE_RUNS = Number(process.env.BENCH_LARGE_RUNS ?? 3);
-const README = fileURLToPath(new URL('../README.md', import.meta.url));
+const LARGE_RUNS = Number(process.env.BENCH_LARGE_RUNS ?? 7);
+const README = fileURLToPath(new URL('../CONTRIBUTING.md', import.meta.url));
 
 const node24 = process.env.NODE24 ?? fileURLToPath(new URL('../.node24/node_modules/node/bin/node', import.meta.url));
 const nodes = [{ path: process.execPath, label: `Node ${process.versions.node}` }];
@@ -26,8 +26,8 @@ function versionOf(node) {
   return execFileSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim();
 }
 
-// `--only startup,plan` measures those groups alone (startup, plan, sandbox, rollouts); with --readme, their rows
-// replace the same rows of the README's table and the rest stay as last measured.
+// `--only startup,plan` measures those groups alone (startup, plan: `plan` and `status` on `large`, sandbox, rollouts); with --readme, their rows
+// replace the same rows of CONTRIBUTING.md's table and the rest stay as last measured.
 const onlyArg = process.argv.indexOf('--only');
 const only = onlyArg < 0 ? undefined : new Set(process.argv[onlyArg + 1]?.split(','));
 const wanted = (group) => only === undefined || only.has(group);
@@ -87,7 +87,7 @@ function writeReadme(t) {
   const text = readFileSync(README, 'utf8');
   const i = text.indexOf(start);
   const j = text.indexOf(end);
-  if (i < 0 || j < i) throw new Error(`README.md has no ${start} ... ${end} section`);
+  if (i < 0 || j < i) throw new Error(`CONTRIBUTING.md has no ${start} ... ${end} section`);
   const machine = `${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${nodes.map((n) => n.label).join(' and ')}, ${new Date().toISOString().slice(0, 10)}`;
   const said = `Measured by \`npm run bench -- --readme${only ? ` --only ${[...only].join(',')}` : ''}\` on ${machine}; medians of ${RUNS} alternating runs (${LARGE_RUNS} on \`large\`); load average ${load.toFixed(1)} at the start (a loaded machine stretches every absolute time; the ratios are what the goals are about).`;
   let body;

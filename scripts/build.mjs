@@ -5,7 +5,9 @@
 // `npm run typecheck` (tsc). Files the code reads at run time (package.json, templates/, scenarios/, vendor/) are
 // found from the package root (src/package-root.ts), wherever a module lands in a chunk.
 import { build } from 'esbuild';
-import { chmod, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { cliBuildOptions, helpBuildOptions } from './cli-build-options.mjs';
 import { fileURLToPath } from 'node:url';
 
@@ -61,3 +63,26 @@ await build({
   logLevel: 'warning',
 });
 await chmod(`${root}dist/bin.cjs`, 0o755);
+
+// dist/help/: what each help-only command line prints into a pipe or a file, printed by commander now, for bin.ts to
+// print without loading it (src/cli/help-printed.ts). Run in a child whose stdout is a pipe, as such a run's is, and
+// without the variables that turn commander's colours on (with them, bin.ts lets commander print).
+const { FORCE_COLOR: _f, CLICOLOR_FORCE: _c, ...env } = process.env;
+const printed = JSON.parse(
+  execFileSync(
+    process.execPath,
+    [
+      '-e',
+      `const { helpTexts, helpFile } = require(${JSON.stringify(`${root}dist/help.cjs`)});
+      Promise.all(['karp-drift', 'kubectl-karp_drift'].map(async (bin) =>
+        (await helpTexts(bin)).map((p) => ({ ...p, file: helpFile(bin, p.argv) })),
+      )).then((all) => process.stdout.write(JSON.stringify(all.flat())));`,
+    ],
+    { env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+  ),
+);
+for (const { file, out, err, code } of printed) {
+  if (code !== 0 || err !== '') continue; // printed the long way, as it always was
+  await mkdir(dirname(`${root}dist/help/${file}`), { recursive: true });
+  await writeFile(`${root}dist/help/${file}`, out);
+}

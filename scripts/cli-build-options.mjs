@@ -1,5 +1,6 @@
 // What the CLI's builds share: scripts/build.mjs (dist/, for npm) and scripts/build-action.mjs (action/dist/, the
 // GitHub Action's committed bundle).
+import { readFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 
 // @kubernetes/client-node declares no "sideEffects", so a bundler keeps every module its index reaches: all ~70
@@ -63,6 +64,46 @@ export const trimDependencies = {
         "let loaded;\nmodule.exports = new Proxy({}, { get: (_, key) => (loaded ??= require('node:child_process'))[key] });",
       loader: 'js',
     }));
+    // Modules evaluated on their first call rather than when the chunk that imports them loads: esbuild wraps a module
+    // reached by require() in an initializer that runs at that require. Each one below costs `status` and `plan` time
+    // on every run for a case most runs never reach (EVALUATED_ON_FIRST_CALL says which).
+    for (const { module, importer } of EVALUATED_ON_FIRST_CALL) {
+      b.onResolve({ filter: new RegExp(`^${module}$`) }, (args) =>
+        importer.test(args.importer)
+          ? { path: module, namespace: 'evaluated-on-first-call', pluginData: args.resolveDir }
+          : undefined,
+      );
+    }
+    b.onLoad({ filter: /.*/, namespace: 'evaluated-on-first-call' }, (args) => {
+      const { exports } = EVALUATED_ON_FIRST_CALL.find((m) => m.module === args.path);
+      const load = `let loaded;\nconst load = () => (loaded ??= require(${JSON.stringify(args.path)}));\n`;
+      const call = (name) => `(...args) { return new.target ? new (load().${name})(...args) : load().${name}(...args); }`;
+      return {
+        contents: load + exports.map((name) => (name === 'default' ? `export default function ${call(name)}` : `export function ${name}${call(name)}`)).join('\n'),
+        resolveDir: args.pluginData,
+        loader: 'js',
+      };
+    });
+    // client-node's `oidc` auth-provider uses openid-client (with oauth4webapi and jose, 170 kB) in two async methods
+    // only: imported there, it is a chunk of its own that a kubeconfig without an oidc user never loads. The build
+    // fails if the file no longer reads as expected (the import gone, or a use outside an async function).
+    b.onLoad({ filter: /[/\\]@kubernetes[/\\]client-node[/\\]dist[/\\]oidc_auth\.js$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      const line = "import * as oidc from 'openid-client';";
+      if (!text.includes(line)) throw new Error(`${args.path}: no "${line}" to make a dynamic import of`);
+      return { contents: text.replace(line, '').replaceAll('oidc.', "(await import('openid-client'))."), loader: 'js' };
+    });
+    // An AWS SDK client's schemas (dist-es/schemas/schemas_0.js) declare every shape of the service, each an array
+    // whose member traits are objects with computed keys (`{ [_xN]: _so }`, `_xN` a module constant naming the
+    // trait). esbuild cannot tell that a computed key has no side effects, so it keeps every shape: EC2's 1 MB of
+    // them, for the dozen DescribeImages reaches (half of what `plan` loads, on Node 20 most of its start-up beyond
+    // the lists). The constants written in as the strings they are, the unused shapes are left out.
+    b.onLoad({ filter: /[/\\]@aws-sdk[/\\]client-[a-z0-9-]+[/\\]dist-es[/\\]schemas[/\\]schemas_\d+\.js$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      const strings = new Map();
+      for (const [, name, value] of text.matchAll(/^const (_\w+) = ("(?:[^"\\\n]|\\.)*");$/gm)) strings.set(name, value);
+      return { contents: text.replace(/\[(_\w+)\]:/g, (key, name) => (strings.has(name) ? `[${strings.get(name)}]:` : key)), loader: 'js' };
+    });
     b.onResolve({ filter: /^whatwg-url$/ }, (args) =>
       /[/\\]node-fetch[/\\]/.test(args.importer) ? { path: 'whatwg-url', namespace: 'node-global-url' } : undefined,
     );
@@ -72,6 +113,25 @@ export const trimDependencies = {
     }));
   },
 };
+
+/**
+ * The modules `evaluated-on-first-call` (trimDependencies) gives their importer as functions that evaluate the module
+ * on their first call, with the names the importer uses.
+ * - string-width builds its Unicode property classes (`new RegExp('^\\p{RGI_Emoji}$', 'v')` and three more) and an
+ *   Intl.Segmenter when evaluated: 20–40 ms on Node 20, for tables that are printable ASCII, which text/width.ts
+ *   measures without it. cli-truncate (with slice-ansi) likewise: only text wider than a terminal is cut.
+ * - client-node's KubeConfig constructs every authenticator it has, and config.js can build a SOCKS agent: their
+ *   libraries (jsonpath-plus for the `azure` and `gcp` auth-providers, socks for a `socks5://` proxy-url, about
+ *   250 kB with ip-address and smart-buffer) are used only inside those cases, from functions that return at once.
+ *   (openid-client, for an `oidc` auth-provider, is used from async methods only: oidc_auth.js imports it where it
+ *   uses it, into a chunk of its own; see trimDependencies.)
+ */
+const EVALUATED_ON_FIRST_CALL = [
+  { module: 'string-width', importer: /[/\\]src[/\\]text[/\\]width\.ts$/, exports: ['default'] },
+  { module: 'cli-truncate', importer: /[/\\]src[/\\]text[/\\]width\.ts$/, exports: ['default'] },
+  { module: 'jsonpath-plus', importer: /[/\\]client-node[/\\]dist[/\\](azure|gcp)_auth\.js$/, exports: ['JSONPath'] },
+  { module: 'socks-proxy-agent', importer: /[/\\]client-node[/\\]dist[/\\]config\.js$/, exports: ['SocksProxyAgent'] },
+];
 
 /** esbuild options for the CLI, wherever it is written. */
 export const cliBuildOptions = {

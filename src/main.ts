@@ -10,7 +10,7 @@ import { dropDependencyWarnings } from './cli/warnings.js';
 // hence the dynamic import below. Node 20 has no compile cache and simply skips this.
 (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 // The SDK warns on every run under Node 20 that its 2027 releases will need Node 22. karp-drift pins its SDK
-// versions and supports Node 20 (README "Requirements"), so the warning would only be noise on stderr.
+// versions and supports Node 20 (docs/getting-started.md), so the warning would only be noise on stderr.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 // Node 24's url.parse() warning about the bundled node-fetch inside client-node (cli/warnings.ts).
 dropDependencyWarnings();

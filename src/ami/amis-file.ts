@@ -1,7 +1,7 @@
 // Pure: the AMIs a pipeline promotes between environments, read from the document `amis -o json` or `plan -o json`
-// wrote where they were tested (README "Promoting tested AMIs"). Karpenter's guidance is to test an AMI in a lower
+// wrote where they were tested (docs/promotion.md). Karpenter's guidance is to test an AMI in a lower
 // environment and pin exactly that in production; this is the artifact that carries "exactly that".
-import { z } from 'zod';
+import * as z from 'zod'; // a namespace import: a bundle keeps only the parts of zod that are used
 import { AMI_FAMILIES, ARCHES, VARIANTS, type AmiFamily, type Arch, type Variant } from './families.js';
 import { imageNameFields } from './verify.js';
 import { UsageError } from '../errors.js';

@@ -134,7 +134,7 @@ function apiFailure(err: unknown, call: AwsCall, region: string, env: NodeJS.Pro
   if (DENIED.has(e.name)) {
     return new RuntimeFailure(`access denied: ${what} (${e.name})`, {
       cause: err,
-      hint: `allow ${call.action} on ${call.resource} for the AWS identity in use (see README "IAM permissions")`,
+      hint: `allow ${call.action} on ${call.resource} for the AWS identity in use (docs/rbac-and-iam.md lists the IAM policy)`,
     });
   }
   if (THROTTLING.has(e.name) || e.$retryable?.throttling === true) {

@@ -6,6 +6,7 @@
 // Karpenter would have taken anyway; and the nodes already free stay free, so the set never flips between two passes
 // (a flip could let Karpenter start one node of each set). A Node whose do-not-disrupt the user set is never touched:
 // it is neither held nor released by karp-drift, and it does not count toward the wave.
+import { inOrder } from '../text/order.js';
 
 // The annotation naming the run that put do-not-disrupt on a Node (only such annotations are removed) is
 // karpenter/views.ts `NODE_HOLD_ANNOTATION`, read into the Node view.
@@ -48,8 +49,8 @@ export function nodeHoldChanges(
     (a, b) =>
       Number(a.heldByUs) - Number(b.heldByUs) ||
       Number(b.empty) - Number(a.empty) ||
-      (a.driftedSince ?? '\uffff').localeCompare(b.driftedSince ?? '\uffff') ||
-      a.name.localeCompare(b.name),
+      inOrder(a.driftedSince ?? '\uffff', b.driftedSince ?? '\uffff') ||
+      inOrder(a.name, b.name),
   );
   const free = new Set(
     only !== undefined

@@ -4,6 +4,7 @@
 // stall left, and one its upgrade window closed. The budget hold's own record (budget-hold.ts) is only on NodePools
 // held with a budget; this one is on every paused NodePool, held with a budget or with its nodes. Written by the
 // pause, removed by whatever takes the rollout on (a resumed run, `resume`, `rollback`). Pure.
+import { inOrder } from '../text/order.js';
 
 export const PAUSE_ANNOTATION = 'karp-drift.io/paused';
 
@@ -65,5 +66,5 @@ export function pauseOf(pools: ReadonlyArray<{ annotations?: Record<string, stri
     const r = decodePauseRecord(p.annotations?.[PAUSE_ANNOTATION]);
     return r !== undefined ? [r] : [];
   });
-  return records.sort((a, b) => Number(b.by === 'gate') - Number(a.by === 'gate') || b.at.localeCompare(a.at))[0];
+  return records.sort((a, b) => Number(b.by === 'gate') - Number(a.by === 'gate') || inOrder(b.at, a.at))[0];
 }

@@ -25,7 +25,7 @@ export const SUMMARY_KEY = 'run.json';
 export const TIMELINE_KEY = 'timeline.json.gz';
 
 /**
- * Writes are bounded (README "karp-drift history"): at the start, at each milestone (stage, wave, soak, gate
+ * Writes are bounded (docs/history.md): at the start, at each milestone (stage, wave, soak, gate
  * verdict, window, halt, the end) but at most once per MILESTONE_GAP_MS, at most once per RECORD_EVERY_MS in between
  * while anything changed (replacements moving), and once at the end. A record not written for STALE_AFTER_MS by a run
  * not holding the lock is one that did not finish.

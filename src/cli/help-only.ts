@@ -27,3 +27,12 @@ export function isHelpOnly(argv: readonly string[]): boolean {
   if (second === undefined) return HELP_FLAGS.has(first) || first === '--version' || first === 'help';
   return (COMMANDS.has(first) && HELP_FLAGS.has(second)) || (first === 'help' && COMMANDS.has(second));
 }
+
+/** Every command line isHelpOnly answers: the program's help and version, and each command's help three ways. */
+export const HELP_ONLY_ARGVS: ReadonlyArray<readonly string[]> = [
+  ['--help'],
+  ['-h'],
+  ['help'],
+  ['--version'],
+  ...[...COMMANDS].flatMap((c) => [[c, '--help'], [c, '-h'], ['help', c]]),
+];

@@ -4,6 +4,7 @@ import * as z from 'zod'; // a namespace import: a bundle keeps only the parts o
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
+import { parseFlagDuration } from './durations.js';
 import { issueWords } from '../text/issues.js';
 import { AMI_FAMILIES, ARCHES, VARIANTS } from '../ami/families.js';
 import { parseExpectedCluster } from '../cluster/expected-cluster.js';
@@ -74,20 +75,6 @@ export function parseChoiceList<T extends string>(
   return { values: [...new Set(items)] as T[], all: false };
 }
 
-const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** Go-style durations (`90s`, `15m`, `1h30m`), as kubectl's --timeout; `2d` is rejected as Go rejects it. */
-export function parseDuration(value: string, flag: string): number {
-  const text = value.trim();
-  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
-  if (!text || parts.map((p) => p[0]).join('') !== text) {
-    throw new UsageError(
-      `${flag} ${JSON.stringify(value)} is not a duration; use Go durations such as 90s, 15m or 1h30m (units ms, s, m, h)`,
-    );
-  }
-  return parts.reduce((ms, p) => ms + Number(p[1]) * DURATION_UNITS[p[2]!]!, 0);
-}
-
 /**
  * Releases as the versioned SSM paths name them: vYYYYMMDD (AL2, AL2023) or X.Y.Z (Bottlerocket, `v` optional); or
  * `latest~N`, N releases behind the newest per family (ami/release-policy.ts). `latest~0` is `latest`.
@@ -104,17 +91,13 @@ export function parseRelease(value: string): string {
   );
 }
 
-/** `--min-age`: whole days, then hours (`7d`, `36h`, `1d12h`); an AMI's age is counted in days, so no Go minutes. */
-export function parseMinAge(value: string): { text: string; ms: number } {
-  const text = value.trim();
-  const m = /^(?:(\d+)d)?(?:(\d+)h)?$/.exec(text);
-  const ms = m ? Number(m[1] ?? 0) * 86_400_000 + Number(m[2] ?? 0) * 3_600_000 : 0;
-  if (!m || ms === 0) {
-    throw new UsageError(
-      `--min-age ${JSON.stringify(value)} is not an age; use whole days and hours greater than zero, such as 7d, 36h or 1d12h`,
-    );
-  }
-  return { text, ms };
+/**
+ * `--min-age`: a duration as every duration flag takes it (`7d`, `36h`, `1d12h`); 0 is no minimum, as if left out. The
+ * text is kept for the messages and the plan that name the policy.
+ */
+export function parseMinAge(value: string): { text: string; ms: number } | undefined {
+  const ms = parseFlagDuration(value, '--min-age');
+  return ms === 0 ? undefined : { text: value.trim(), ms };
 }
 
 /** --min-age chooses among the releases SSM lists: it has nothing to choose from once --release names one. */
@@ -233,7 +216,7 @@ export function parseGlobalOptions(
     color: z.boolean().default(true),
     verbose: z.boolean().default(false),
     quiet: z.boolean().default(false),
-    requestTimeout: flag((v) => parseDuration(v, '--request-timeout')).optional(),
+    requestTimeout: flag((v) => parseFlagDuration(v, '--request-timeout')).optional(),
     expectCluster: flag(parseExpectedCluster).optional(),
     summaryFile: z.string().min(1).optional(),
     resultFile: z.string().min(1).optional(),
@@ -245,7 +228,6 @@ export function parseGlobalOptions(
     output: format === 'wide' ? ('human' as const) : format,
     ...(format === 'wide' ? { wide: true } : {}),
   };
-  if (requestTimeout !== undefined) positiveDuration(requestTimeout, '--request-timeout', flags.requestTimeout);
   if (g.verbose && g.quiet) throw new UsageError('-v/--verbose and -q/--quiet cannot be used together');
   if (g.summaryFile !== undefined) outputFileProblem('--summary-file', g.summaryFile, 'in GitHub Actions: --summary-file "$GITHUB_STEP_SUMMARY"');
   if (g.resultFile !== undefined) outputFileProblem('--result-file', g.resultFile, 'e.g. --result-file "$RUNNER_TEMP/karp-drift.json"');
@@ -491,23 +473,14 @@ const applyFlags = {
   dryRun: z.boolean().default(false),
   // commander's --no-wait sets wait: false.
   wait: z.boolean().default(true),
-  timeout: flag((v) => parseDuration(v, '--timeout')),
-  stallTimeout: flag((v) => parseDuration(v, '--stall-timeout')),
+  timeout: flag((v) => parseFlagDuration(v, '--timeout')),
+  stallTimeout: flag((v) => parseFlagDuration(v, '--stall-timeout')),
 };
-
-function positiveDuration(ms: number, flag: string, given: unknown): void {
-  if (ms <= 0)
-    throw new UsageError(
-      `${flag} ${JSON.stringify(given)} is not longer than 0; give a duration such as 90s, 15m or 1h30m`,
-    );
-}
 
 // The duration defaults apply to flags left out; commander reports those as undefined.
 function parseApplyOptions(flags: Record<string, unknown>): ApplyOptions {
   const given = definedOnly(flags);
   const o = parseWith(z.object(applyFlags), { timeout: '60m', stallTimeout: '15m', ...given });
-  positiveDuration(o.timeout, '--timeout', given.timeout);
-  positiveDuration(o.stallTimeout, '--stall-timeout', given.stallTimeout);
   return { yes: o.yes, dryRun: o.dryRun, wait: o.wait, timeoutMs: o.timeout, stallTimeoutMs: o.stallTimeout };
 }
 
@@ -559,8 +532,7 @@ function parseApplyByGit(plan: PlanOptions, apply: ApplyOptions, flags: Record<s
     ] as const
   ).find(([on]) => on);
   if (refused !== undefined) throw new UsageError(`${refused[1]} cannot go with --apply-by git: ${refused[2]}`, { hint: refused[3] });
-  const ms = parseWith(z.object({ syncTimeout: flag((v) => parseDuration(v, '--sync-timeout')) }), { syncTimeout: given ?? SYNC_TIMEOUT }).syncTimeout;
-  positiveDuration(ms, '--sync-timeout', given);
+  const ms = parseWith(z.object({ syncTimeout: flag((v) => parseFlagDuration(v, '--sync-timeout')) }), { syncTimeout: given ?? SYNC_TIMEOUT }).syncTimeout;
   return { syncTimeoutMs: ms };
 }
 
@@ -657,7 +629,6 @@ function parseUpgradeTemplates(flags: Record<string, unknown>): UpgradeTemplates
 export function parseRollbackOptions(flags: Record<string, unknown>): RollbackOptions {
   const { nodeclass } = parseWith(z.object({ nodeclass: nodeClassNames }), flags);
   // Only a class whose terms came from Git is waited for; the records say which, once the cluster is read.
-  const syncTimeoutMs = parseWith(z.object({ syncTimeout: flag((v) => parseDuration(v, '--sync-timeout')) }), { syncTimeout: flags.syncTimeout ?? SYNC_TIMEOUT }).syncTimeout;
-  positiveDuration(syncTimeoutMs, '--sync-timeout', flags.syncTimeout);
+  const syncTimeoutMs = parseWith(z.object({ syncTimeout: flag((v) => parseFlagDuration(v, '--sync-timeout')) }), { syncTimeout: flags.syncTimeout ?? SYNC_TIMEOUT }).syncTimeout;
   return { nodeClasses: nodeclass, ...parseApplyOptions(flags), ...(flags.resumeHalted === true ? { resumeHalted: true } : {}), syncTimeoutMs };
 }

@@ -50,6 +50,32 @@ function builtInScenarios(command: Command): string {
   return `\nBuilt-in scenarios (--scenario):\n${rows.map(([n, d]) => help.formatItem(n, width, d, help)).join('\n')}`;
 }
 
+/** The options a command requires (commander's `mandatory`, which `requiredAfterUnknown` takes over). */
+const REQUIRED = new WeakSet<Option>();
+
+export function isRequired(option: Option): boolean {
+  return option.mandatory || REQUIRED.has(option);
+}
+
+/**
+ * Commander checks the required options before the unknown ones, so `plan --too 1.30` said `--to` was missing instead
+ * of naming the typo. The required options are checked in a preAction hook instead, which runs after commander has
+ * refused an unknown option with its own suggestion: `unknown option '--too' (Did you mean --to?)`.
+ */
+function requiredAfterUnknown(cmd: Command): void {
+  const required = cmd.options.filter((o) => o.mandatory);
+  if (required.length === 0) return;
+  for (const o of required) {
+    o.mandatory = false;
+    REQUIRED.add(o);
+  }
+  cmd.hook('preAction', (self) => {
+    const missing = required.find((o) => self.getOptionValue(o.attributeName()) === undefined);
+    if (missing !== undefined)
+      self.error(`error: required option '${missing.flags}' not specified`, { code: 'commander.missingMandatoryOptionValue' });
+  });
+}
+
 /** Global options `sandbox --help` leaves out: documented as its own (--kubeconfig, --context), or refused. */
 const SANDBOX_HIDDEN_GLOBALS = ['--kubeconfig', '--context', '--region', '--profile', '--request-timeout', '--expect-cluster'];
 
@@ -76,8 +102,10 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
     // A name may carry its arguments (`pin <paths...>`, `history [run]`): part of the name, the top-level help shows
     // them before the command is defined.
     const cmd = program.command(name).description(description);
-    if (argv === undefined || argv.includes(cmd.name())) define(cmd);
-    else undefinedCommands.add(cmd);
+    if (argv === undefined || argv.includes(cmd.name())) {
+      define(cmd);
+      requiredAfterUnknown(cmd);
+    } else undefinedCommands.add(cmd);
   };
   // As a kubectl plugin (kubectl finds kubectl-karp_drift on PATH) it is run as `kubectl karp-drift`.
   const bin = run.invokedAs === 'kubectl-karp_drift' ? 'kubectl karp-drift' : 'karp-drift';
@@ -194,7 +222,7 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
         'latest, latest~N (N releases behind the newest), or a pinned AMI release: vYYYYMMDD (AL2, AL2023), X.Y.Z (Bottlerocket)',
         'latest',
       )
-      .option('--min-age <age>', 'only releases at least this old, dated by name and EC2 CreationDate: 7d, 36h, 1d12h')
+      .option('--min-age <duration>', 'only releases at least this old, dated by name and EC2 CreationDate: 7d, 36h, 1d12h (0: no minimum)')
       .addHelpText(
         'after',
         examples(bin, [
@@ -240,7 +268,7 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
           'AMI release to pin: latest (the newest concrete release, never @latest), latest~N, vYYYYMMDD, or X.Y.Z for Bottlerocket',
           'latest',
         )
-        .option('--min-age <age>', 'only releases at least this old, dated by name and EC2 CreationDate: 7d, 36h, 1d12h')
+        .option('--min-age <duration>', 'only releases at least this old, dated by name and EC2 CreationDate: 7d, 36h, 1d12h (0: no minimum)')
         .option('--templates <dir>', 'directory holding your own ec2nodeclass.yaml and nodepool.yaml')
         .option('--name <name>', 'name of both objects', 'default')
         .addHelpText(
@@ -280,7 +308,7 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
         'AMI release: latest (the newest concrete release), latest~N (N behind the newest), vYYYYMMDD, or X.Y.Z for Bottlerocket',
         'latest',
       )
-      .option('--min-age <age>', 'only releases at least this old, dated by name and EC2 CreationDate: 7d, 36h, 1d12h')
+      .option('--min-age <duration>', 'only releases at least this old, dated by name and EC2 CreationDate: 7d, 36h, 1d12h (0: no minimum)')
       .addOption(
         new Option(
           '--pin <form>',
@@ -315,7 +343,7 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
       )
       .option(
         '--soak <duration>',
-        'with --waves/--canary: wait this long after each wave and stage before the next (default 0s)',
+        'with --waves/--canary: wait this long after each wave and stage before the next (default 0: no soak)',
       )
       .option(
         '--hold-with <how>',
@@ -331,7 +359,7 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
         'with --window: no drift in these UTC dates or minutes, e.g. 2026-11-27/2026-11-30 (repeatable)',
         repeated,
       );
-  // The health gates of a staged rollout (README "Health gates").
+  // The health gates of a staged rollout (docs/health-gates.md).
   const gateFlags = (cmd: Command) =>
     cmd
       .option(
@@ -530,7 +558,7 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
         '--waves <list>',
         'a staged rollback: each stage in cumulative waves of counts or percentages of the nodes going back, e.g. 1,100%',
       )
-      .option('--soak <duration>', 'with --waves/--canary: wait this long after each wave and stage before the next (default 0s)')
+      .option('--soak <duration>', 'with --waves/--canary: wait this long after each wave and stage before the next (default 0: no soak)')
       .option(
         '--hold-with <how>',
         'with --waves/--canary: auto (a budget, or node holds where GitOps/IaC owns the budgets), budget or node',
@@ -750,7 +778,7 @@ export function buildProgram(run: RunEnvironment, session: Session = {}, argv?: 
         'AMI release: latest (the newest concrete release), latest~N (N behind the newest), vYYYYMMDD, or X.Y.Z for Bottlerocket',
         'latest',
       )
-      .option('--min-age <age>', 'only releases at least this old, dated by name and EC2 CreationDate: 7d, 36h, 1d12h')
+      .option('--min-age <duration>', 'only releases at least this old, dated by name and EC2 CreationDate: 7d, 36h, 1d12h (0: no minimum)')
       .addOption(
         new Option('--pin <form>', 'id: one id term per architecture and variant, plus amiFamily; alias: family@release; name: exact name terms')
           .choices(['id', 'alias', 'name'])

@@ -1,7 +1,8 @@
 // Flags → options for the commands that hold and release drift: `pause`, `resume` (and the staged `upgrade`).
-import { z } from 'zod';
+import * as z from 'zod'; // a namespace import: a bundle keeps only the parts of zod that are used
 import { UsageError } from '../errors.js';
-import { objectNames, parseDuration, parseWith } from './options.js';
+import { objectNames, parseWith } from './options.js';
+import { parseFlagDuration, type DurationFlag } from './durations.js';
 import type { LockOptions, PauseOptions, ResumeOptions } from '../commands/options.js';
 import { LEASE_NAMESPACE } from '../apis/lock.js';
 import type { StagedRequest } from '../stages/stage-plan.js';
@@ -89,7 +90,7 @@ export function parseStagedOptions(
     waves = parsed.steps;
   }
   const soakText = typeof flags.soak === 'string' ? flags.soak : '0s';
-  const soakMs = parseDuration(soakText, '--soak');
+  const soakMs = parseFlagDuration(soakText, '--soak');
   const { holdWith: how } = parseWith(z.object({ holdWith }), { holdWith: flags.holdWith });
   return {
     canary,
@@ -173,14 +174,10 @@ const count = (value: unknown, flag: string, min: number): number | undefined =>
   }
   return n;
 };
-const duration = (value: unknown, flag: string): number | undefined => {
-  if (typeof value !== 'string') return undefined;
-  const ms = parseDuration(value, flag);
-  if (ms <= 0) throw new UsageError(`${flag} ${JSON.stringify(value)} must be longer than 0s`);
-  return ms;
-};
+const duration = (value: unknown, flag: DurationFlag): number | undefined =>
+  typeof value === 'string' ? parseFlagDuration(value, flag) : undefined;
 
-/** The health-gate flags of a staged rollout (README "Health gates"); the defaults where not given. */
+/** The health-gate flags of a staged rollout (docs/health-gates.md); the defaults where not given. */
 export function parseGateOptions(flags: Record<string, unknown>): GateRequest {
   const command = typeof flags.gateCmd === 'string' ? flags.gateCmd.trim() : undefined;
   if (command !== undefined && command === '') {

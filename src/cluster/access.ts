@@ -94,7 +94,7 @@ export function reviewFailure(err: unknown, need: AccessNeed, cluster: Where): K
       `the identity in ${cluster.context} may not ask ${cluster.server} what it may do (creating a SelfSubjectAccessReview is forbidden, 403${said}); karp-drift checks every permission a run needs before its first write, so nothing was changed`,
       {
         cause: answer,
-        hint: `bind the ClusterRole karp-drift-upgrade from deploy/rbac.yaml (README "RBAC"), which grants it; Kubernetes grants it to every authenticated user through the ClusterRoleBinding system:basic-user, unless that was changed (kubectl get clusterrolebinding system:basic-user -o yaml)`,
+        hint: `bind the ClusterRole karp-drift-upgrade from deploy/rbac.yaml (docs/rbac-and-iam.md), which grants it; Kubernetes grants it to every authenticated user through the ClusterRoleBinding system:basic-user, unless that was changed (kubectl get clusterrolebinding system:basic-user -o yaml)`,
       },
     );
   }
@@ -120,7 +120,7 @@ export async function requireAccess(cluster: Cluster, needs: readonly AccessNeed
   if (denied.length === 0) return;
   throw new RefusedError(
     `the identity in ${cluster.context} lacks ${denied.length} permission(s) this run needs; nothing was changed:\n${accessTable(answers)}`,
-    { hint: 'bind the ClusterRole karp-drift-upgrade from deploy/rbac.yaml (README "RBAC") to this identity' },
+    { hint: 'bind the ClusterRole karp-drift-upgrade from deploy/rbac.yaml (docs/rbac-and-iam.md) to this identity' },
   );
 }
 

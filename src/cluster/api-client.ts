@@ -54,7 +54,10 @@ export function apiClient<T extends ApiType>(connection: Connection, type: ApiCo
   const send = async (request: RequestContext): Promise<ResponseContext> => {
     const sent = request.getHeaders().Authorization;
     const response = await logged(request);
-    if (response.httpStatusCode !== 401) return response;
+    if (response.httpStatusCode !== 401) {
+      connection.credentials.accepted(sent);
+      return response;
+    }
     const status = await statusOf(response);
     if (connection.credentials.refreshable) {
       connection.log?.(`${call(request).doing}: 401 Unauthorized; running ${connection.credentials.source.label} again for a new token`);
@@ -65,7 +68,10 @@ export function apiClient<T extends ApiType>(connection: Connection, type: ApiCo
       }
       await authenticate(request);
       const again = await logged(request);
-      if (again.httpStatusCode !== 401) return again;
+      if (again.httpStatusCode !== 401) {
+        connection.credentials.accepted(request.getHeaders().Authorization);
+        return again;
+      }
     }
     throw clusterFailure(new ApiError(401, status, undefined), call(request), connection);
   };

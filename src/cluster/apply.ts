@@ -178,7 +178,7 @@ export async function applyNodeClass(api: CustomObjectsApi, a: NodeClassApply, o
     const causes = (status.details?.causes ?? []).map((c) => `${c.field ?? ''}: ${c.message ?? ''}`).join('; ');
     throw new RuntimeFailure(`the API server rejected the apply of ${where} (HTTP ${err.code}, ${status.reason ?? 'error'}): ${causes || status.message || ''}`, {
       cause: apiErrorFrom(err),
-      hint: err.code === 403 ? `grant the karp-drift identity "patch" on ec2nodeclasses.karpenter.k8s.aws (README "RBAC")` : undefined,
+      hint: err.code === 403 ? `grant the karp-drift identity "patch" on ec2nodeclasses.karpenter.k8s.aws (docs/rbac-and-iam.md)` : undefined,
     });
   }
 }

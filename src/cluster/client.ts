@@ -194,6 +194,25 @@ function execCommandFrom(user: User, folder: string): User {
   return { ...user, exec: { ...exec, command: resolve(folder, command) } };
 }
 
+/**
+ * A kubeconfig that does not load, said on one line with where to look. js-yaml's message is its reason, then a blank
+ * line and a frame of the source with a caret: on a terminal the frame pushed the `next:` off the screen, and in a log
+ * it read as several errors.
+ */
+export function kubeconfigReadError(file: string, err: unknown): UsageError {
+  const mark = (err as { name?: unknown; reason?: unknown; mark?: { line?: unknown; column?: unknown } } | null)?.mark;
+  const reason = (err as { reason?: unknown } | null)?.reason;
+  if ((err as Error | null)?.name === 'YAMLException' && typeof reason === 'string' && typeof mark?.line === 'number' && typeof mark.column === 'number') {
+    const line = mark.line + 1;
+    return new UsageError(`cannot read kubeconfig ${file}: not valid YAML at line ${line}, column ${mark.column + 1}: ${reason}`, {
+      cause: err,
+      hint: `fix the YAML at line ${line} of ${file}, or point --kubeconfig at another file`,
+    });
+  }
+  const message = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.trim();
+  return new UsageError(`cannot read kubeconfig ${file}: ${message}`, { cause: err, hint: UPDATE_KUBECONFIG });
+}
+
 // kubectl's merge rules for a $KUBECONFIG list: the first file to define a name (or current-context) wins.
 // client-node's own mergeConfig throws on a duplicate name instead.
 function readKubeconfig(files: string[]): KubeConfig {
@@ -210,7 +229,7 @@ function readKubeconfig(files: string[]): KubeConfig {
       one.loadFromString(text);
       one.makePathsAbsolute(dirname(file)); // what loadFromFile does: certificate paths are relative to the file
     } catch (err) {
-      throw new UsageError(`cannot read kubeconfig ${file}: ${err instanceof Error ? err.message : String(err)}`, { cause: err, hint: UPDATE_KUBECONFIG });
+      throw kubeconfigReadError(file, err);
     }
     const add = <T extends { name: string }>(into: T[], from: T[]) => {
       for (const item of from) if (!into.some((i) => i.name === item.name)) into.push(item);

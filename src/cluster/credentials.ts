@@ -39,6 +39,10 @@ export class Credentials implements Authenticator {
   readonly exec: ExecConfig | undefined;
   private credential: ExecCredential | undefined;
   private running: Promise<ExecCredential> | undefined;
+  /** A 401 cleared the credential the plugin is (or was last) run for. */
+  private obtainingFor401 = false;
+  /** The current credential came from a run a 401 asked for, and no answer has accepted it yet. */
+  private untriedFor401 = false;
   private readonly run: NonNullable<CredentialsOptions['run']>;
   private readonly now: () => number;
 
@@ -77,9 +81,20 @@ export class Credentials implements Authenticator {
    */
   async refresh(sent: string | undefined): Promise<boolean> {
     if (!this.exec) return false;
-    if (!this.running && this.credential && bearer(this.credential) === sent) this.credential = undefined;
+    if (!this.running && this.credential && bearer(this.credential) === sent) {
+      // A token the plugin gave in answer to a 401, rejected before any answer accepted it: another run would not
+      // help, and requests started with it (the reads go side by side) would each run the plugin again.
+      if (this.untriedFor401) return false;
+      this.credential = undefined;
+      this.obtainingFor401 = true;
+    }
     await this.current();
     return true;
+  }
+
+  /** An answer other than 401 to a request sent with `sent`: that credential works (a later 401 is news). */
+  accepted(sent: string | undefined): void {
+    if (this.credential && bearer(this.credential) === sent) this.untriedFor401 = false;
   }
 
   private async current(): Promise<ExecCredential> {
@@ -103,9 +118,12 @@ export class Credentials implements Authenticator {
     const until = credential.expiresAt === undefined ? 'no expiry given' : `valid until ${new Date(credential.expiresAt).toISOString()}`;
     this.options.log?.(`ran exec plugin "${exec.command}" for a new credential (${until}) in ${this.now() - started} ms`);
     this.credential = credential;
+    this.untriedFor401 = this.obtainingFor401;
+    this.obtainingFor401 = false;
     return credential;
   }
 }
+
 
 const bearer = (c: ExecCredential) => (c.token ? `Bearer ${c.token}` : undefined);
 

@@ -116,7 +116,7 @@ function apiFailure(e: ApiError, call: ApiCall, at: string, retried: string, err
   if (e.code === 403) {
     return new RuntimeFailure(`${call.doing}: forbidden (403) by ${at}${said}`, {
       cause: err,
-      hint: `grant the identity "${call.verb}" on ${call.resource} (README "RBAC" lists what karp-drift needs)`,
+      hint: `grant the identity "${call.verb}" on ${call.resource} (docs/rbac-and-iam.md lists what karp-drift needs)`,
     });
   }
   if (e.code === 404) {

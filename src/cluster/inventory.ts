@@ -4,6 +4,7 @@ import { setMaxListeners } from 'node:events';
 import { UsageError } from '../errors.js';
 import type { Cluster } from './client.js';
 import { discoverCluster, type Discovery } from './discovery.js';
+import { inFlight } from './in-flight.js';
 import { listAll } from './list.js';
 import { clusterFailure } from './failures.js';
 import { ApiError, getJson, type Query } from './request.js';
@@ -16,8 +17,11 @@ import type { DiagnosisReads, EventView, Inventory, KarpenterApi, NodeClaimView,
 export interface InventoryOptions {
   /** Only these EC2NodeClasses (each must exist); NodePools, NodeClaims and the rest are not narrowed. */
   nodeClasses?: string[];
-  /** Skips discovery when the caller already has it. */
-  discovery?: Discovery;
+  /**
+   * Skips discovery when the caller already has it, or has it under way: the lists that do not depend on the
+   * Karpenter API served are asked for meanwhile.
+   */
+  discovery?: Discovery | Promise<Discovery>;
   signal?: AbortSignal;
   /** Tests: a smaller page than 500 to see paging on a small cluster. */
   pageSize?: number;
@@ -25,13 +29,17 @@ export interface InventoryOptions {
 
 type List = <V>(r: Resource<V>, query?: Query) => Promise<V[]>;
 
+/** How many pages of a read's lists are on the wire at once (in-flight.ts says why not all of them). */
+export const PAGES_IN_FLIGHT = 6;
+
 // Lists at once, paged; one failure (an unknown class name, a 403) stops the others instead of letting them page on.
 async function listing<T>(cluster: Cluster, options: { signal?: AbortSignal; pageSize?: number }, read: (list: List) => Promise<T>): Promise<T> {
   const stop = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
-  setMaxListeners(100, signal); // one abort listener per request in flight: 17 lists at once
+  setMaxListeners(100, signal); // one abort listener per list waiting or in flight: 16 lists at once
+  const pages = inFlight(PAGES_IN_FLIGHT);
   const list: List = async (r, query) =>
-    (await listAll(cluster, r, { signal, ...(query ? { query } : {}), ...(options.pageSize ? { pageSize: options.pageSize } : {}) })).items;
+    (await listAll(cluster, r, { signal, inFlight: pages, ...(query ? { query } : {}), ...(options.pageSize ? { pageSize: options.pageSize } : {}) })).items;
   try {
     return await read(list);
   } catch (err) {
@@ -41,29 +49,42 @@ async function listing<T>(cluster: Cluster, options: { signal?: AbortSignal; pag
 }
 
 // NodePools, PDBs and scheduled pods: what a diagnosis reads besides the kinds the follow watches.
-function listDiagnosisReads(list: List, discovery: Discovery): Promise<[NodePoolView[], PdbView[], PodView[]]> {
+async function listDiagnosisReads(list: List, discovery: Discovery): Promise<[NodePoolView[], PdbView[], PodView[]]> {
+  const [nodePools, [pdbs, pods]] = await Promise.all([list(karpenterResources(discovery.karpenterApi).nodePools), listPdbsAndPods(list)]);
+  return [nodePools, pdbs, pods];
+}
+
+function listPdbsAndPods(list: List): Promise<[PdbView[], PodView[]]> {
   return Promise.all([
-    list(karpenterResources(discovery.karpenterApi).nodePools),
-    list(PDBS),
-    // Pods: one paged list of every scheduled pod, kept when its node is Karpenter's. The alternative, one
+    // Pods first of all: their pages, one after another, take longest on a large cluster.
+    // One paged list of every scheduled pod, kept when its node is Karpenter's. The alternative, one
     // `fieldSelector=spec.nodeName=<node>` list per node, is 5,000 requests on a 5,000-node cluster, and outside
     // the watch cache each of them makes kube-apiserver read every pod from etcd to filter them. Measured on the
     // sandbox's `large` scenario (50,000 pods, no network latency): 100 pages 1.0–1.9 s, 5,000 per-node lists
     // 1.9–2.7 s at 8 or 32 in flight; with a real round trip of 10–20 ms the per-node way only gets worse.
     list(PODS, { fieldSelector: 'spec.nodeName!=' }),
-  ]);
+    list(PDBS),
+  ]).then(([pods, pdbs]) => [pdbs, pods]);
 }
 
 export async function readInventory(cluster: Cluster, options: InventoryOptions = {}): Promise<Inventory> {
-  const discovery = options.discovery ?? (await discoverCluster(cluster, options.signal));
-  const karpenter = karpenterResources(discovery.karpenterApi);
+  const discovering = options.discovery ?? discoverCluster(cluster, options.signal);
   return listing(cluster, options, async (list) => {
-    const [nodeClasses, nodeClaims, nodes, [nodePools, pdbs, pods], events] = await Promise.all([
+    // Nodes, pods, PDBs and events are listed the same whichever Karpenter API the cluster serves: on the wire while
+    // discovery answers. Awaited after discovery, so a cluster without Karpenter is said to be one, whatever else fails.
+    const core = Promise.all([
+      listPdbsAndPods(list),
+      list(NODES),
+      Promise.all(KARPENTER_EVENT_REASONS.map((reason) => list(EVENTS, { fieldSelector: `reason=${reason}` }))).then((perReason) => perReason.flat()),
+    ]);
+    core.catch(() => undefined);
+    const discovery = await discovering;
+    const karpenter = karpenterResources(discovery.karpenterApi);
+    const [nodeClasses, nodeClaims, nodePools, [[pdbs, pods], nodes, events]] = await Promise.all([
       list(karpenter.nodeClasses).then((all) => selectNodeClasses(all, options.nodeClasses, cluster.context)),
       list(karpenter.nodeClaims),
-      list(NODES),
-      listDiagnosisReads(list, discovery),
-      Promise.all(KARPENTER_EVENT_REASONS.map((reason) => list(EVENTS, { fieldSelector: `reason=${reason}` }))).then((perReason) => perReason.flat()),
+      list(karpenter.nodePools),
+      core,
     ]);
     return {
       ...discovery,

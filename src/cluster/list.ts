@@ -4,6 +4,7 @@
 import type { Cluster } from "./client.js";
 import type { ApiObject } from "../karpenter/convert.js";
 import { clusterFailure, listCall } from "./failures.js";
+import type { InFlight } from './in-flight.js';
 import { ApiError, getJson, type Query } from "./request.js";
 import type { Resource } from '../karpenter/resources.js';
 import { READ_RETRY, retrying, retryOn, type RetryPolicy } from "./retry.js";
@@ -16,6 +17,8 @@ export interface ListOptions {
   signal?: AbortSignal;
   pageSize?: number;
   retry?: RetryPolicy;
+  /** Shared with the other lists of a read: how many of their pages may be on the wire at once (in-flight.ts). */
+  inFlight?: InFlight;
 }
 
 export interface Listed<V> {
@@ -50,15 +53,18 @@ export async function pages<V>(
 ): Promise<Listed<V>> {
   const limit = options.pageSize ?? PAGE_SIZE;
   const policy = options.retry ?? retryOn(cluster, READ_RETRY);
+  const request = (query: Query) => () =>
+    getJson<ListBody>(
+      cluster,
+      resource.path,
+      { ...options.query, ...query },
+      options.signal,
+    );
+  const { inFlight } = options;
+  // A place among the pages in flight for each attempt: none is held while a retry waits.
   const get = (query: Query) =>
     retrying(
-      () =>
-        getJson<ListBody>(
-          cluster,
-          resource.path,
-          { ...options.query, ...query },
-          options.signal,
-        ),
+      inFlight ? () => inFlight.run(request(query)) : request(query),
       policy,
       options.signal,
     );

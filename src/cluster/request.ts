@@ -45,11 +45,14 @@ export async function openStream(cluster: Cluster, path: string, query: Query, s
  */
 async function exchange(cluster: Cluster, url: URL, signal: AbortSignal | undefined, write?: Write): Promise<IncomingMessage> {
   const first = await sendOnce(cluster, url, signal, write);
+  if (first.res.statusCode !== 401) cluster.credentials.accepted(first.authorization);
   if (first.res.statusCode !== 401 || !cluster.credentials.refreshable) return first.res;
   first.res.resume();
   cluster.log?.(`${write?.method ?? 'GET'} ${url.pathname}${url.search} 401: running ${cluster.credentials.source.label} again for a new token`);
   await cluster.credentials.refresh(first.authorization);
-  return (await sendOnce(cluster, url, signal, write)).res;
+  const again = await sendOnce(cluster, url, signal, write);
+  if (again.res.statusCode !== 401) cluster.credentials.accepted(again.authorization);
+  return again.res;
 }
 
 /**

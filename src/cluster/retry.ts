@@ -2,7 +2,7 @@
 // capped exponential backoff and jitter, for a bounded time of continuous failure. client-node does not retry
 // (STYLE.md "client-node facts"); client-go's reflector backs off 800 ms → 30 s on a failing list or watch.
 //
-// How long depends on what the run has at stake (README "Staged rollouts", "When the API server stops answering"):
+// How long depends on what the run has at stake (docs/staged-rollouts.md, "When the API server stops answering"):
 // - a one-shot command (plan, status, pause, resume, an upgrade before it takes its cluster lock) has changed nothing
 //   a blip could leave half done: a refused connection fails it at once (the wrong context, the VPN down: say so now),
 //   429, 5xx and a cut connection are retried for READ_RETRY's minute (hold writes: holds.ts, 15 s);

@@ -1,8 +1,8 @@
 // The run records (apis/run-record.ts) on the API server: each slot read by name (what RBAC's resourceNames grants),
 // a new record created in a free slot or written over the oldest with its resourceVersion (a run racing for the same
 // slot answers 409 and takes another), and the record written again as the run goes. The summary is JSON in
-// `data` (kubectl shows it); the timeline, which grows with the nodes, gzip in `binaryData` (README "karp-drift
-// history" measures it at 5,000 nodes). And who the run is: a SelfSubjectReview where the server serves one.
+// `data` (kubectl shows it); the timeline, which grows with the nodes, gzip in `binaryData` (docs/history.md measures
+// it at 5,000 nodes). And who the run is: a SelfSubjectReview where the server serves one.
 import { gunzipSync, gzipSync } from 'node:zlib';
 import {
   RUN_ID_LABEL,

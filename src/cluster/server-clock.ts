@@ -1,7 +1,7 @@
 // The API server's clock, as its answers tell it: every response carries a `Date` header (Go's net/http writes one on
 // each), so the requests a run makes anyway (lists, watches, hold writes, the lock's renewals every 10 s) say how far
 // this machine's clock is from the cluster's, with no request of its own. What Karpenter evaluates on its clock — the
-// dead man's switch, the upgrade windows' budgets — is timed by it (README "Staged rollouts"); the Lease needs none
+// dead man's switch, the upgrade windows' budgets — is timed by it (docs/staged-rollouts.md); the Lease needs none
 // (apis/lock.ts judges it by what a run sees, never by comparing clocks).
 //
 // A `Date` is whole seconds (RFC 7231 IMF-fixdate), written at some instant while the request was out: the server's

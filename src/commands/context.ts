@@ -29,7 +29,7 @@ export interface Io {
 
 export type OutputFormat = 'human' | 'json';
 
-/** Options every command takes (README "Global options"). */
+/** Options every command takes (docs/getting-started.md "Options every command takes"). */
 export interface GlobalOptions {
   kubeconfig?: string;
   context?: string;

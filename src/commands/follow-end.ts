@@ -25,7 +25,7 @@ import { SWITCH_AHEAD_MS } from './pacer-holds.js';
 import { gateEventJson, haltLines, type GateReport } from '../report/gates.js';
 import { blockedEvent, doneEvent, ndjsonLine, stallSummary, type RolloutResult } from '../report/progress.js';
 import { rollbackCommand } from '../rollout/readiness.js';
-import type { RolloutProgress } from '../rollout/track.js';
+import { statusLineOf, type RolloutProgress } from '../rollout/track.js';
 import { humanDuration } from '../text/words.js';
 import type { Pacer } from './staged-pacer.js';
 import type { PausedBy } from '../apis/pause-record.js';
@@ -158,7 +158,7 @@ async function endInterrupted(run: FollowRun, state: FollowState, now: Date): Pr
   if (!note) reportDone(run, state, 'interrupted', now);
   const { progress } = state;
   throw new InterruptedError(
-    `interrupted while following the rollout${progress ? `: ${progress.message}` : ''}${note ? note.text : run.settings.pacer ? holdsLeftText(run) : '; nothing more was changed'}`,
+    `interrupted while following the rollout${progress ? `: ${statusLineOf(progress, openStagePools(run, state))}` : ''}${note ? note.text : run.settings.pacer ? holdsLeftText(run) : '; nothing more was changed'}`,
     {
       hint: note
         ? note.hint
@@ -196,6 +196,13 @@ async function endHalted(run: FollowRun, state: FollowState, h: GateReport, pace
   });
 }
 
+/** A staged run's open stage: its NodePools (undefined: not staged, or no stage open). */
+function openStagePools(run: FollowRun, state: FollowState): string[] | undefined {
+  const index = state.stage?.stage?.index;
+  const stage = index !== undefined ? run.settings.pacer?.plan.stages[index] : undefined;
+  return stage?.nodePools.map((p) => p.name);
+}
+
 /** The command that goes on after a gate's halt: the same one with the user's word that they looked. */
 const resumeHalted = (command: string): string =>
   command.includes(' --resume-halted') ? command : command.replace(/ --yes$/, ' --resume-halted --yes');
@@ -206,7 +213,7 @@ async function endTimedOut(run: FollowRun, state: FollowState, now: Date): Promi
   const note = await pauseStaged(run, state, 'timeout', `--timeout ${humanDuration(timeoutMs)} passed`, now);
   if (!note) reportDone(run, state, 'timeout', now);
   throw new TimeoutError(
-    `timed out after ${humanDuration(timeoutMs)} waiting for the drift rollout: ${final.message}${note ? note.text : ''}`,
+    `timed out after ${humanDuration(timeoutMs)} waiting for the drift rollout: ${statusLineOf(final, openStagePools(run, state))}${note ? note.text : ''}`,
     {
       hint: note ? note.hint : `Karpenter goes on replacing nodes; follow it again with: ${resumeCommand}`,
     },

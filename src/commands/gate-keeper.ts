@@ -446,7 +446,7 @@ function unreadableFinding(why: string): GateFinding {
   };
 }
 
-/** The run's facts for --gate-cmd (README "Health gates" lists them). */
+/** The run's facts for --gate-cmd (docs/health-gates.md lists them). */
 export function commandEnv(
   facts: GateFacts,
   plan: StagePlan,

@@ -47,7 +47,7 @@ export async function rollbackAfterHalt(
 ): Promise<HaltedError> {
   const halt = halted.message.replace(/; the staged rollout is paused: .*$/, '');
   const end = (outcome: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
-    reportHaltDone(ctx, r.json, halted, outcome, extra);
+    reportHaltDone(ctx, r, halted, outcome, extra);
   let restores: Restore[];
   try {
     restores = await recordedSelections(r);
@@ -108,23 +108,26 @@ export async function rollbackAfterHalt(
 /** The run's `done`: halted by a gate, with the rollback's outcome (NDJSON, and the summary's). */
 function reportHaltDone(
   ctx: CommandContext,
-  json: boolean,
+  { json, cluster }: Pick<HaltRollback, 'json' | 'cluster'>,
   halted: HaltedError,
   outcome: Record<string, unknown>,
   extra: Record<string, unknown>,
 ): void {
+  // Every `done` names the cluster and says what happened in `message` (docs/schemas/v1/events.schema.json).
   const done = {
     type: 'done',
     time: eventTime(new Date()),
     result: 'halted',
     cause: 'gate',
+    cluster: cluster.identity,
+    message: `halted by a health gate; rollback ${String(outcome.result)}`,
     // What the rollout replaced before the halt, as a plain halt's `done` counts it (--result-file's nodesReplaced).
     ...(halted.nodePools !== undefined ? { nodePools: halted.nodePools } : {}),
     gate: halted.gate,
     rollback: outcome,
     ...extra,
   };
-  if (ctx.summary) recordSummary(ctx.summary, { ...done, message: `rollback ${String(outcome.result)}` });
+  if (ctx.summary) recordSummary(ctx.summary, done);
   if (json) ctx.io.out(`${JSON.stringify(done)}\n`);
 }
 
@@ -176,6 +179,7 @@ async function restoreAndFollowBack(
       targetMinor,
       startedAt: new Date(),
       nodeClassGenerations: generations,
+      back: true,
     },
     timeoutMs: r.timeoutMs,
     stallTimeoutMs: r.stallTimeoutMs,

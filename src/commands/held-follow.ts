@@ -150,8 +150,9 @@ function reportPausedDone<E extends KarpDriftError>(
   error: E,
   { cause, paused }: { cause: 'held' | 'window' | 'holds-left'; paused: string[] },
 ): E {
-  const done = { result: 'paused', cause, cluster: cluster.identity, paused };
-  if (ctx.summary) recordSummary(ctx.summary, { type: 'done', ...done, message: error.message });
+  // Nothing was followed: no durationSeconds or nodePools; the message says why, as every `done`'s does.
+  const done = { result: 'paused', cause, cluster: cluster.identity, message: error.message, paused };
+  if (ctx.summary) recordSummary(ctx.summary, { type: 'done', ...done });
   if (ctx.globals.output === 'json') ctx.io.out(event('done', done));
   return error;
 }

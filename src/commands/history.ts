@@ -10,7 +10,7 @@ import { UsageError } from '../errors.js';
 import { historyHtml } from '../report/history-html.js';
 import { historyListJson, historyListText, historyRunJson, historyRunText, type ListedRun } from '../report/history.js';
 import type { HistoryOptions } from './options.js';
-import { connect } from './planning.js';
+import { connect } from './connect.js';
 
 export async function history(options: HistoryOptions, ctx: CommandContext): Promise<void> {
   const { cluster, log } = await connect(ctx);

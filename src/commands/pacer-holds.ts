@@ -221,9 +221,11 @@ async function holdPoolNodes(
   const before = state.written.get(pool);
   const changes = nodeHoldChanges(old, allowance, free);
   for (const n of changes.hold) {
+    // Noted before the write: a write cut off by Ctrl-C may still land, and the release after it must look at the
+    // node (it removes only karp-drift's annotation, so a write that never landed costs one read).
+    state.heldHere.set(n, pool);
     await holdNode(cluster, n, runId, signal);
     state.nodeWrites.set(n, true);
-    state.heldHere.set(n, pool);
   }
   for (const n of changes.release) {
     await releaseNode(cluster, n, signal);

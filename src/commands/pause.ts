@@ -17,7 +17,7 @@ import type { PauseOptions } from './options.js';
 import { chooseHold, type HoldChoice } from '../stages/hold-mechanism.js';
 import { LEASE_NAME, type LockHolder } from '../apis/lock.js';
 import { lockHolder, nodePoolsInScope, withClusterLock } from './hold-shared.js';
-import { connect } from './planning.js';
+import { connect } from './connect.js';
 import { readHeld } from './release-holds.js';
 
 export async function pause(options: PauseOptions, ctx: CommandContext): Promise<void> {

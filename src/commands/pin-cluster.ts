@@ -7,7 +7,7 @@ import { KarpDriftError, UsageError } from '../errors.js';
 import type { Inventory } from '../karpenter/views.js';
 import type { Logger } from '../logger.js';
 import type { CommandContext } from './context.js';
-import { connect, readScope } from './planning.js';
+import { connect, readScope } from './connect.js';
 
 export type PinCluster =
   | { cluster: Cluster; inventory: Inventory; identity: ClusterIdentity & { gitVersion: string } }

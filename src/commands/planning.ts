@@ -2,12 +2,12 @@
 // classes in scope need, and plan. Everything after it (print, confirm, apply, follow) is the command's own.
 import { readFile } from 'node:fs/promises';
 import type { Logger } from '../logger.js';
-import { logger, type CommandContext } from './context.js';
+import type { CommandContext } from './context.js';
+import { connect } from './connect.js';
 import { parseAmisFile, type AmisFile, type TestedAmis } from '../ami/amis-file.js';
 import type * as AmiResolve from '../ami/resolve.js';
 import type { ResolvedAmis } from '../ami/resolve.js';
-import { clusterCaPem, loadCluster, type Cluster } from '../cluster/client.js';
-import { expectedClusterRefusal } from '../cluster/expected-cluster.js';
+import type { Cluster } from '../cluster/client.js';
 import { discoverCluster, type Discovery } from '../cluster/discovery.js';
 import { readInventory } from '../cluster/inventory.js';
 import type { Inventory } from '../karpenter/views.js';
@@ -20,7 +20,7 @@ import { keptReleases, keptSources, type KeptRelease } from '../plan/kept-releas
 import { keptReleaseLines } from '../report/kept.js';
 import { releasePolicy } from '../ami/release-policy.js';
 import { promotedAmis, promotionNeeds, requireFileMinor, type PlanSource } from '../plan/promotion.js';
-import { planStages, type StagedPlan, type StagedRequest } from '../stages/stage-plan.js';
+import { canaryNameRefusal, planStages, type StagedPlan, type StagedRequest } from '../stages/stage-plan.js';
 import { amiPickScope, amiPicks } from '../stages/ami-picks.js';
 import { planWindows, windowsRefusedOn } from '../stages/window-plan.js';
 import { loadSourceCluster, readSourceCluster, testedInSource, type SourceRead } from './source-cluster.js';
@@ -45,53 +45,6 @@ export interface Planned {
   log: Logger;
 }
 
-/**
- * Every command that reaches a cluster starts here: the kubeconfig context, then, with --expect-cluster, EKS's word
- * that the context's server is that cluster, before any request to the cluster or any other AWS call.
- */
-export async function connect(ctx: CommandContext): Promise<{ cluster: Cluster; log: Logger }> {
-  const log = logger(ctx.io, ctx.globals);
-  const cluster = loadCluster({
-    kubeconfig: ctx.globals.kubeconfig,
-    context: ctx.globals.context,
-    env: ctx.env,
-    ...(ctx.globals.requestTimeoutMs !== undefined ? { requestTimeoutMs: ctx.globals.requestTimeoutMs } : {}),
-    ...(ctx.globals.verbose ? { log: (line: string) => log.debug(line) } : {}),
-  });
-  const expected = ctx.globals.expectCluster;
-  if (expected) {
-    try {
-      // Loaded only when asked for: the EKS client is not part of a plain `status`.
-      const { describeEksCluster } = await import('../ami/eks-cluster.js');
-      const { region, profile, requestTimeoutMs } = ctx.globals;
-      const eks = await describeEksCluster(expected, { region, profile, requestTimeoutMs }, log);
-      const kube = { context: cluster.context, server: cluster.server, caPem: clusterCaPem(cluster) };
-      const refusal = expectedClusterRefusal(kube, eks, expected);
-      if (refusal) throw refusal;
-      log.debug(`--expect-cluster: context ${cluster.context} is EKS cluster ${eks.arn} (${eks.endpoint ?? ''})`);
-    } catch (err) {
-      cluster.close();
-      throw err;
-    }
-  }
-  return { cluster, log };
-}
-
-/** Discovery and the inventory of the classes named (all when none): what status, wait and rollback read first. */
-export async function readScope(
-  ctx: CommandContext,
-  cluster: Cluster,
-  nodeClasses: readonly string[],
-): Promise<{ discovery: Discovery; inventory: Inventory }> {
-  const discovery = await discoverCluster(cluster, ctx.signal);
-  const inventory = await readInventory(cluster, {
-    nodeClasses: nodeClasses.length > 0 ? [...nodeClasses] : undefined,
-    discovery,
-    signal: ctx.signal,
-  });
-  return { discovery, inventory };
-}
-
 export async function preparePlan(options: PlanOptions & { forceConflicts?: boolean }, ctx: CommandContext): Promise<Planned> {
   // A bad file is refused before the cluster is read.
   const amisFile = options.amisFile !== undefined ? await readAmisFile(options.amisFile) : undefined;
@@ -113,15 +66,20 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
         source.close();
       }
     }
-    const discovery = await discoverCluster(cluster, ctx.signal);
-    log.info(`Cluster ${cluster.context} (${cluster.server}): Kubernetes ${discovery.controlPlane.gitVersion}, Karpenter API ${discovery.karpenterApi}`);
+    const discovering = discoverCluster(cluster, ctx.signal).then((discovery) => {
+      log.info(`Cluster ${cluster.context} (${cluster.server}): Kubernetes ${discovery.controlPlane.gitVersion}, Karpenter API ${discovery.karpenterApi}`);
+      return discovery;
+    });
     const nodeClasses = options.nodeClasses.length > 0 ? options.nodeClasses : undefined; // none named: all of them
-    const inventory = await readInventory(cluster, { nodeClasses, discovery, signal: ctx.signal });
+    // Discovery under way while the lists that do not depend on it are read (cluster/inventory.ts).
+    const [discovery, inventory] = await Promise.all([discovering, readInventory(cluster, { nodeClasses, discovery: discovering, signal: ctx.signal })]);
     if (inventory.nodeClasses.length === 0) {
       throw new UsageError(`no EC2NodeClass in ${cluster.context} (${cluster.server}): there is nothing to upgrade`, {
         hint: 'check the context (--context), or create an EC2NodeClass (karp-drift render)',
       });
     }
+    const canary = options.staged ? canaryNameRefusal(options.staged.canary, inventory.nodePools, inventory.nodeClasses.map((c) => c.name), `context ${cluster.context}`) : undefined;
+    if (canary !== undefined) throw new UsageError(canary.usage, { hint: canary.next });
     const to = options.kubernetes.version;
     const tested: TestedAmis | undefined =
       fromSource !== undefined ? testedInSource(fromSource, to, promotionNeeds(inventory, { to, nodeClasses }), log) : amisFile;

@@ -10,7 +10,7 @@ import { HOLD_ANNOTATION } from '../apis/budget-hold.js';
 import { LEASE_NAME } from '../apis/lock.js';
 import { NODE_HOLD_ANNOTATION } from '../karpenter/views.js';
 import { lockHolder, nodePoolsInScope, withClusterLock } from './hold-shared.js';
-import { connect } from './planning.js';
+import { connect } from './connect.js';
 import { heldWrites, readHeld, releaseHolds } from './release-holds.js';
 
 export async function resume(options: ResumeOptions, ctx: CommandContext): Promise<void> {

@@ -12,7 +12,7 @@ import type { Inventory } from '../karpenter/views.js';
 import { lockHolder, withClusterLock } from './hold-shared.js';
 import type { RollbackOptions } from './options.js';
 import { followRollout } from './follow-rollout.js';
-import { connect, readScope } from './planning.js';
+import { connect, readScope } from './connect.js';
 import { confirmOrRefuse, event } from './upgrade-shared.js';
 import { awaitRestored, driftCleared, restoreEach } from './rollback-restore.js';
 import { reportRollbackPlan, rollbackPlan, warnOfReplacements, type RollbackPlan } from './rollback-plan.js';
@@ -208,6 +208,7 @@ async function followBack(
       targetMinor,
       startedAt,
       nodeClassGenerations: generations,
+      back: true,
     },
     timeoutMs: limits.timeoutMs,
     stallTimeoutMs: limits.stallTimeoutMs,

@@ -13,13 +13,12 @@ import { readDiagnosisReads } from '../cluster/inventory.js';
 import type { DiagnosisReads, Inventory } from '../karpenter/views.js';
 import type { StatusOptions } from './options.js';
 import { snapshotStatus, statusFrame, statusJson, statusTable, type StatusContext } from '../report/status.js';
-import { recordSummary } from '../report/summary.js';
 import { applyChange, inventorySnapshot, karpenterNodesOf, type Snapshot } from '../rollout/snapshot.js';
 import { fullScreenDisplay } from './live-display.js';
 import { readLease } from '../cluster/lock.js';
 import { runLock, type RunLock } from '../apis/hold-state.js';
 import { leaseWatch, seeLease, type LeaseSeen, type LeaseView } from '../apis/lock.js';
-import { connect, readScope } from './planning.js';
+import { connect, readScope } from './connect.js';
 
 /** How often --watch looks for a change to show: a burst of changes is one redraw. */
 const REDRAW_MS = 1000;
@@ -35,11 +34,17 @@ const LEASE_LOOK_MS = 2_000;
 export async function status(options: StatusOptions, ctx: CommandContext): Promise<void> {
   const { cluster } = await connect(ctx);
   try {
+    // The lock's Lease beside the inventory: one round trip fewer (a failed read is 'unreadable', never a rejection).
+    const leaseRead = readLockLease(cluster, options, ctx.signal);
     const { discovery, inventory } = await readScope(ctx, cluster, options.nodeClasses);
-    const lease = await readLockLease(cluster, options, ctx.signal);
+    const lease = await leaseRead;
     if (!options.watch) {
       const s = snapshotStatus(inventorySnapshot(inventory), scoped({ ...inventory, lock: runLock(lease, new Date()) }, options), new Date());
-      if (ctx.summary) recordSummary(ctx.summary, { type: 'status', ...(JSON.parse(statusJson(s, cluster.identity)) as object) });
+      if (ctx.summary) {
+        // Only with --summary-file or --result-file: the summary's printers are most of a plan's report.
+        const { recordSummary } = await import('../report/summary.js');
+        recordSummary(ctx.summary, { type: 'status', ...(JSON.parse(statusJson(s, cluster.identity)) as object) });
+      }
       ctx.io.out(render(ctx, cluster, s));
       return;
     }

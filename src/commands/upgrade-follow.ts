@@ -104,6 +104,7 @@ export async function followToEnd(
     targetMinor: follow.target,
     startedAt,
     nodeClassGenerations: generations,
+    ...(follow.rollback ? { back: true } : {}),
   };
   // A rollout this run does not pace reads karp-drift's holds as `wait` does (held-follow.ts); a staged one's are its own.
   const held = pacer

@@ -28,7 +28,7 @@ import type { RolloutProgress, RolloutScope } from '../rollout/track.js';
 import { lockHolder, withClusterLock } from './hold-shared.js';
 import { createdObjects, templateRecords, withRecords } from './template-records.js';
 import { rolledLine, templatePlanText } from '../report/templates.js';
-import { connect } from './planning.js';
+import { connect } from './connect.js';
 import { confirmOrRefuse, event } from './upgrade-shared.js';
 import {
   readOwnedLive,

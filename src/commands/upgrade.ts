@@ -138,7 +138,7 @@ function reportPlan(ctx: CommandContext, { cluster, resolved, plan, staged }: Pl
 
 /**
  * `--no-wait`: nothing follows the rollout, so nothing paces or gates it. Said plainly before the question (and in
- * the question), with the way to have it staged from CI (README "Staged rollouts").
+ * the question), with the way to have it staged from CI (docs/staged-rollouts.md).
  */
 function warnUnpaced(ctx: CommandContext, { log }: Planned): void {
   if (ctx.globals.output === 'json') return;

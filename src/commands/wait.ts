@@ -19,7 +19,7 @@ import { followRollout } from './follow-rollout.js';
 import type { Draining, Paced } from './paused-rollout.js';
 import { doneAlready, drainingJson, drainingText, heldAtDone, heldBeforeFollow, lookWhileFollowing, scopeFlags, type HeldScope } from './held-follow.js';
 import { LEASE_NAMESPACE } from '../apis/lock.js';
-import { connect, readScope } from './planning.js';
+import { connect, readScope } from './connect.js';
 import { event } from './upgrade-shared.js';
 import { recordSummary } from '../report/summary.js';
 

@@ -6,7 +6,7 @@
 // `disruption/drift.go`), so a canary of empty nodes would count its nodes as started and pass with nothing replaced.
 // The plan says so (`CANARY-EMPTY`, refused), and a stage that ends untested anyway (its pods moved away since) halts
 // at its last checkpoint (`STAGE-UNTESTED`), as does a `1/ami` wave whose replacement of an AMI tests nothing. Pure.
-import { isReschedulable } from '../karpenter/disruptable.js';
+import { nodesWithReschedulablePods } from '../karpenter/disruptable.js';
 import type { Inventory, NodeClaimView, NodeView, PodView } from '../karpenter/views.js';
 import { check, type Check } from '../plan/checks.js';
 import type { Plan } from '../plan/plan.js';
@@ -39,7 +39,7 @@ export function stageAmis(
   nodePools: readonly string[],
 ): StageAmi[] {
   const claims = new Map(inventory.nodeClaims.map((c) => [c.name, c]));
-  const busy = new Set(inventory.pods.filter(isReschedulable).map((p) => p.nodeName));
+  const busy = nodesWithReschedulablePods(inventory.pods);
   const out = new Map<string, StageAmi>();
   for (const name of nodePools) {
     const pool = plan.nodePools.find((p) => p.name === name);

@@ -1,4 +1,4 @@
-// The built-in health gates over the nodes this run replaced and the pods on them (README "Health gates"). Pure:
+// The built-in health gates over the nodes this run replaced and the pods on them (docs/health-gates.md). Pure:
 // the gate keeper (commands/gate-keeper.ts) reads, this judges, with `now` an argument.
 //
 // 1. Replacements come up: every replacement NodeClaim Launched, Registered and Initialized within --init-deadline
@@ -29,21 +29,25 @@ import type { GateRequest } from './request.js';
 
 export type GateName = 'replacements' | 'workloads' | 'command';
 
-export type FindingCode =
-  | 'REPLACEMENT-NOT-INITIALIZED'
-  | 'REPLACEMENT-DELETED'
-  | 'COMMAND-FAILED'
-  | 'NODE-NOT-READY'
-  | 'STAGE-UNTESTED'
-  | 'POD-FAILING'
-  | 'POD-RESTARTING'
-  | 'POD-NOT-READY'
-  | 'PDB-BELOW-DESIRED'
-  | 'GATE-CMD-FAILED'
-  | 'GATE-CMD-TIMEOUT'
-  | 'GATE-UNREADABLE'
-  /** A note, never a failure: a replacement EC2 refused to launch for capacity (attempts.ts). */
-  | 'CAPACITY-REFUSED';
+/** Every finding code, in the order the docs list them (docs/troubleshooting.md, the `gate` event's schema). */
+export const FINDING_CODES = [
+  'REPLACEMENT-NOT-INITIALIZED',
+  'REPLACEMENT-DELETED',
+  'COMMAND-FAILED',
+  'NODE-NOT-READY',
+  'STAGE-UNTESTED',
+  'POD-FAILING',
+  'POD-RESTARTING',
+  'POD-NOT-READY',
+  'PDB-BELOW-DESIRED',
+  'GATE-CMD-FAILED',
+  'GATE-CMD-TIMEOUT',
+  'GATE-UNREADABLE',
+  // A note, never a failure: a replacement EC2 refused to launch for capacity (attempts.ts).
+  'CAPACITY-REFUSED',
+] as const;
+
+export type FindingCode = (typeof FINDING_CODES)[number];
 
 export interface GateFinding {
   gate: GateName;

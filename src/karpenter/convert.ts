@@ -246,61 +246,72 @@ export function pdbView(o: ApiObject): PdbView {
   };
 }
 
+// Every pod of the cluster goes through here (50,000 on `large`, on each read): each field is set on one object in
+// the order the views have always had, rather than spread from a small object of its own.
 export function podView(o: ApiObject): PodView {
-  const value = o.metadata?.annotations?.[DO_NOT_DISRUPT];
+  const metadata = o.metadata;
+  const spec = record(o.spec);
   const status = record(o.status);
-  const owners = o.metadata?.ownerReferences ?? [];
-  const ready = list(status.conditions).find((c) => record(c).type === 'Ready');
-  return {
-    namespace: o.metadata?.namespace ?? '',
-    name: o.metadata?.name ?? '',
-    ...(str(record(o.spec).nodeName) ? { nodeName: str(record(o.spec).nodeName) } : {}),
-    labels: o.metadata?.labels ?? {},
-    ...(str(status.phase) ? { phase: str(status.phase) } : {}),
-    ...(str(status.startTime) ? { startTime: str(status.startTime) } : {}),
-    ...(typeof value === 'string' ? { doNotDisrupt: value } : {}),
-    daemonSet: owners.some((r) => r.kind === 'DaemonSet'),
-    // IsOwnedByNode: a v1 Node owner (the kubelet's mirror of a static pod).
-    mirror: owners.some((r) => r.kind === 'Node' && r.apiVersion === 'v1'),
-    toleratesDisrupted: list(record(o.spec).tolerations).some((t) => toleratesDisrupted(record(t))),
-    notReady: ready !== undefined && record(ready).status === 'False',
-    ...(ready !== undefined && record(ready).status === 'True' ? { ready: true } : {}),
-    ...(str(o.metadata?.creationTimestamp) ? { createdAt: str(o.metadata?.creationTimestamp) } : {}),
-    ...controllerOf(owners),
-    ...containerHealth(status),
-    deleting: o.metadata?.deletionTimestamp !== undefined,
-    ...(pinnedNode(record(o.spec)) !== undefined ? { pinnedTo: pinnedNode(record(o.spec)) } : {}),
-  };
+  const owners = metadata?.ownerReferences ?? [];
+  const doNotDisrupt = metadata?.annotations?.[DO_NOT_DISRUPT];
+  const ready = record(list(status.conditions).find((c) => record(c).type === 'Ready'));
+  const view = { namespace: metadata?.namespace ?? '', name: metadata?.name ?? '' } as PodView;
+  const nodeName = str(spec.nodeName);
+  if (nodeName) view.nodeName = nodeName;
+  view.labels = metadata?.labels ?? {};
+  const phase = str(status.phase);
+  if (phase) view.phase = phase;
+  const startTime = str(status.startTime);
+  if (startTime) view.startTime = startTime;
+  if (typeof doNotDisrupt === 'string') view.doNotDisrupt = doNotDisrupt;
+  view.daemonSet = owners.some((r) => r.kind === 'DaemonSet');
+  // IsOwnedByNode: a v1 Node owner (the kubelet's mirror of a static pod).
+  view.mirror = owners.some((r) => r.kind === 'Node' && r.apiVersion === 'v1');
+  view.toleratesDisrupted = list(spec.tolerations).some((t) => toleratesDisrupted(record(t)));
+  view.notReady = ready.status === 'False';
+  if (ready.status === 'True') view.ready = true;
+  const createdAt = str(metadata?.creationTimestamp);
+  if (createdAt) view.createdAt = createdAt;
+  const owner = controllerOf(owners);
+  if (owner !== undefined) view.owner = owner;
+  containerHealth(status, view);
+  view.deleting = metadata?.deletionTimestamp !== undefined;
+  const pinnedTo = pinnedNode(spec);
+  if (pinnedTo !== undefined) view.pinnedTo = pinnedTo;
+  return view;
 }
 
-function controllerOf(owners: NonNullable<ApiObject['metadata']>['ownerReferences'] = []): { owner?: string } {
+function controllerOf(owners: NonNullable<ApiObject['metadata']>['ownerReferences'] = []): string | undefined {
   const c = owners.find((r) => r.controller === true) ?? owners[0];
-  return c?.kind && c.name ? { owner: `${c.kind}/${c.name}` } : {};
+  return c?.kind && c.name ? `${c.kind}/${c.name}` : undefined;
 }
 
 /** Waiting reasons of a container that is starting normally: not a sign of trouble by themselves. */
 const STARTING = new Set(['ContainerCreating', 'PodInitializing']);
 
-/** Restart counts and the first container held back, init containers first (as the kubelet runs them). */
-function containerHealth(status: Record<string, unknown>): Pick<PodView, 'restarts' | 'waiting'> {
-  const statuses = [...list(status.initContainerStatuses), ...list(status.containerStatuses)].map(record);
+/** Restart counts and the first container held back, init containers first (as the kubelet runs them), set on `view`. */
+function containerHealth(status: Record<string, unknown>, view: PodView): void {
   let restarts = 0;
   let waiting: PodView['waiting'];
-  for (const c of statuses) {
-    restarts += typeof c.restartCount === 'number' ? c.restartCount : 0;
-    const w = record(record(c.state).waiting);
-    const reason = str(w.reason);
-    if (waiting !== undefined || reason === undefined || STARTING.has(reason)) continue;
-    const last = record(record(c.lastState).terminated);
-    const exit = typeof last.exitCode === 'number' ? `exit code ${last.exitCode}${str(last.reason) ? ` (${str(last.reason)})` : ''}` : undefined;
-    waiting = {
-      container: str(c.name) ?? '',
-      reason,
-      ...(str(w.message) ? { message: str(w.message) } : {}),
-      ...(exit ? { lastExit: exit } : {}),
-    };
+  for (const statuses of [status.initContainerStatuses, status.containerStatuses]) {
+    for (const s of list(statuses)) {
+      const c = record(s);
+      restarts += typeof c.restartCount === 'number' ? c.restartCount : 0;
+      const w = record(record(c.state).waiting);
+      const reason = str(w.reason);
+      if (waiting !== undefined || reason === undefined || STARTING.has(reason)) continue;
+      const last = record(record(c.lastState).terminated);
+      const exit = typeof last.exitCode === 'number' ? `exit code ${last.exitCode}${str(last.reason) ? ` (${str(last.reason)})` : ''}` : undefined;
+      waiting = {
+        container: str(c.name) ?? '',
+        reason,
+        ...(str(w.message) ? { message: str(w.message) } : {}),
+        ...(exit ? { lastExit: exit } : {}),
+      };
+    }
   }
-  return { ...(restarts > 0 ? { restarts } : {}), ...(waiting ? { waiting } : {}) };
+  if (restarts > 0) view.restarts = restarts;
+  if (waiting) view.waiting = waiting;
 }
 
 // corev1 Toleration.ToleratesTaint for the taint {key: karpenter.sh/disrupted, effect: NoSchedule} (no value).

@@ -21,6 +21,7 @@ import { imageNameFields } from '../ami/verify.js';
 import { decodeHoldRecord, HOLD_ANNOTATION } from '../apis/budget-hold.js';
 import type { Inventory, NodeClassView } from '../karpenter/views.js';
 import { nodeClassesInScope, nodeClassFamily } from './targets.js';
+import { inOrder } from '../text/order.js';
 
 /** One family a staged rollout under way keeps at the release it started with. */
 export interface KeptRelease {
@@ -75,7 +76,7 @@ export function keptReleases(inventory: Inventory, request: KeepRequest): KeptRe
       const [release, classes] = [...byRelease].sort(([a], [b]) => compareReleases(family, b, a))[0]!;
       return { family, release, nodeClasses: [...classes].sort() };
     })
-    .sort((a, b) => a.family.localeCompare(b.family));
+    .sort((a, b) => inOrder(a.family, b.family));
 }
 
 // `since` is the client's clock and managedFields' `time` the API server's; the apply follows the first hold by

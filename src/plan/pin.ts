@@ -22,6 +22,7 @@ import { selectorChecks } from './selectors.js';
 import type { PlanOptions } from './plan-options.js';
 import type { AmiSpec } from './ami-spec.js';
 import type { AmiNeeds } from './targets.js';
+import { inOrder } from '../text/order.js';
 
 export type { AmiSpec } from './ami-spec.js';
 
@@ -214,7 +215,7 @@ export function sameAmiSpec(a: AmiSpec, b: AmiSpec): boolean {
         JSON.stringify(
           Object.entries(t)
             .filter(([, v]) => v !== undefined)
-            .sort(([x], [y]) => x.localeCompare(y)),
+            .sort(([x], [y]) => inOrder(x, y)),
         ),
       )
       .sort();

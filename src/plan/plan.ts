@@ -12,6 +12,7 @@ import type { PlanSource } from './promotion.js';
 import { nodeClassesInScope, amiNeeds } from './targets.js';
 import { CLUSTER_CHECKS, versionChecks } from './versions.js';
 import type { PlanOptions } from './plan-options.js';
+import { inOrder } from '../text/order.js';
 
 export type { Check, CheckCode, CheckLevel } from './checks.js';
 export type { NodeClassPlan, TargetAmi } from './pin.js';
@@ -63,7 +64,7 @@ export function plan(inventory: Inventory, amis: readonly ResolvedAmi[], options
 
   const nodePools = inventory.nodePools
     .filter((p) => nodeClasses.some((c) => c.name === p.nodeClass))
-    .sort((a, b) => a.name.localeCompare(b.name))
+    .sort((a, b) => inOrder(a.name, b.name))
     .map((pool) => {
       const targets = new Set(nodeClasses.find((c) => c.name === pool.nodeClass)!.targets.map((t) => t.id));
       const poolPlan = nodePoolPlan(pool, inventory, targets, now);

@@ -5,6 +5,7 @@ import { isOnTarget, type Inventory, type NodeClaimView, type NodePoolView } fro
 import { allowedDisruptions, driftWaves, type Budget, type DisruptionReason } from '../karpenter/budgets.js';
 import { budgetMapping } from '../karpenter/budget-mapping.js';
 import { karpDriftHold } from '../apis/budget-hold.js';
+import { inOrder } from '../text/order.js';
 
 export interface DriftingNodeClaim {
   nodeClaim: string;
@@ -81,7 +82,7 @@ function budgetedPlan(
 ): NodePoolPlan {
   const claims = inventory.nodeClaims
     .filter((c) => c.nodePool === pool.name)
-    .sort((a, b) => a.name.localeCompare(b.name));
+    .sort((a, b) => inOrder(a.name, b.name));
   const live = claims.filter((c) => !c.deleting);
   const drifting = live
     .filter((c) => c.imageId !== undefined && !targetIds.has(c.imageId))

@@ -10,6 +10,7 @@ import type { Inventory, NodeClaimView, NodeClassView } from '../karpenter/views
 import { RefusedError } from '../errors.js';
 import { ARCH_LABEL } from './requirements.js';
 import { nodeClassFamily } from './targets.js';
+import { inOrder } from '../text/order.js';
 
 export interface SourceClusterRead {
   context: string;
@@ -46,11 +47,11 @@ const keyOf = (k: NeededKey) => `${k.family} ${k.arch} ${k.variant}`;
  */
 export function sourceClusterAmis(source: SourceClusterRead, to: string, needed?: readonly NeededKey[]): ClusterAmis {
   const where = `source context ${source.context} (${source.server})`;
-  const classes = [...source.inventory.nodeClasses].sort((a, b) => a.name.localeCompare(b.name));
+  const classes = [...source.inventory.nodeClasses].sort((a, b) => inOrder(a.name, b.name));
   const claimsOf = (view: NodeClassView) =>
     source.inventory.nodeClaims
       .filter((c) => c.nodeClass === view.name && c.imageId !== undefined)
-      .sort((a, b) => a.name.localeCompare(b.name));
+      .sort((a, b) => inOrder(a.name, b.name));
   const wanted = needed === undefined ? undefined : new Set(needed.map(keyOf));
   const families = new Set(needed?.map((k) => k.family));
   const isNeeded = (r: Run) => wanted === undefined || wanted.has(keyOf(r.ami));

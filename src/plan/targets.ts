@@ -18,6 +18,7 @@ import { familyReleaseProblem } from '../ami/select.js';
 import { imageNameFields } from '../ami/verify.js';
 import type { Inventory, NodeClaimView, NodeClassView } from '../karpenter/views.js';
 import { ACCELERATOR_COUNT, ARCH_LABEL, GPU_COUNT, allowedArches, allowsVariant } from './requirements.js';
+import { byName } from '../text/order.js';
 
 export interface AmiNeed {
   arch: Arch;
@@ -207,7 +208,6 @@ export function nodeClassesInScope(
   };
 }
 
-const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
 
 /**
  * One AMI query per (family, arch, variant) the classes in scope need, for `--to` and `--release`. Classes whose

@@ -1,4 +1,4 @@
-// `karp-drift amis` output: a kubectl-style table, or the one JSON document scripts read (README "JSON output").
+// `karp-drift amis` output: a kubectl-style table, or the one JSON document scripts read (docs/amis-and-templates.md).
 import type { ResolvedAmi } from '../ami/verify.js';
 import type { RecordedPolicy } from '../ami/release-policy.js';
 import { columns } from '../text/table.js';

@@ -7,6 +7,7 @@
 import type { NodePoolView, NodeView } from '../karpenter/views.js';
 import { decodeHoldRecord, heldAllowance, HOLD_ANNOTATION, holdWithoutReasons, switchState } from '../apis/budget-hold.js';
 import { plural, utcTime } from '../text/words.js';
+import { inOrder } from '../text/order.js';
 
 /** What karp-drift left on one NodePool. */
 export interface HoldLeft {
@@ -26,7 +27,7 @@ export interface HoldLeft {
 /** What karp-drift holds on `pools` now, NodePools by name; [] when nothing. */
 export function holdsLeft(pools: readonly NodePoolView[], nodes: readonly NodeView[], now: Date): HoldLeft[] {
   return [...pools]
-    .sort((a, b) => a.name.localeCompare(b.name))
+    .sort((a, b) => inOrder(a.name, b.name))
     .flatMap((pool): HoldLeft[] => {
       const held = nodes.filter((n) => n.nodePool === pool.name && n.heldBy !== undefined);
       const record = decodeHoldRecord(pool.annotations?.[HOLD_ANNOTATION]);

@@ -28,11 +28,12 @@ export interface PinReport {
   windowFlags?: string[];
 }
 
-/** The files' changes as one unified diff, `a/` and `b/` prefixed as git writes them. */
+/** The files' changes as one unified diff, `a/` and `b/` prefixed as git writes them (`a/tmp/x` for `/tmp/x`). */
 export function unifiedDiff(files: readonly FileChange[]): string {
   return files
     .map((f) => {
-      const out = [`--- a/${f.path}`, `+++ b/${f.path}`];
+      const path = f.path.replace(/^\/+/, '');
+      const out = [`--- a/${path}`, `+++ b/${path}`];
       const range = (start: number, n: number) => (n === 1 ? `${start}` : `${start},${n}`);
       for (const h of lineDiff(f.before, f.after)) {
         out.push(`@@ -${range(h.oldStart, h.oldLines)} +${range(h.newStart, h.newLines)} @@`);

@@ -11,6 +11,7 @@ import type { NodePoolPlan } from '../plan/pools.js';
 import type { PlanSource } from '../plan/promotion.js';
 import { keptReleaseLines } from './kept.js';
 import { plural } from '../text/words.js';
+import { inOrder } from '../text/order.js';
 
 export const ANSI = { red: 31, green: 32, yellow: 33, cyan: 36, bold: 1 } as const;
 export type Paint = (style: keyof typeof ANSI, text: string) => string;
@@ -144,7 +145,7 @@ export function releasePolicySourceText(p: RecordedPolicy): string {
 /** One line per family: `al2023 v20261009 (published 2026-10-09T08:00:00Z; newest v20261023)`, by family. */
 export function releasePolicyLines(source: PlanSource | undefined): string[] {
   if (source?.kind !== 'ssm' || source.policy === undefined) return [];
-  return [...source.policy.families].sort((a, b) => a.family.localeCompare(b.family)).map(releaseChoiceText);
+  return [...source.policy.families].sort((a, b) => inOrder(a.family, b.family)).map(releaseChoiceText);
 }
 
 /**

@@ -1,11 +1,11 @@
 // How `upgrade` shows a rollout it follows, in its three outputs: a frame redrawn on a terminal, a line per change
 // for logs, and NDJSON events for scripts (STYLE.md "Follow a rollout in three parts"; aws-cdk-cli's
 // activity printers). Each is `(…) => string`; the follow loop decides when to write it.
-import stringWidth from 'string-width';
 import type { ClusterIdentity } from '../apis/cluster-identity.js';
 import type { Screen } from './screen.js';
 import type { Blocker } from '../rollout/stalls.js';
 import { etaDuration, humanDuration, plural, utcTime } from '../text/words.js';
+import { displayWidth } from '../text/width.js';
 import type { NodePoolCounts, NodePoolProgress, RolloutProgress } from '../rollout/track.js';
 import { fitLine, frameRows } from './screen.js';
 
@@ -64,11 +64,11 @@ export function progressFrame(
     const indent = ' '.repeat(width + 2);
     const oneLine = [head, ...counts].join('  ');
     const lines =
-      screen === undefined || counts.length === 0 || stringWidth(oneLine) <= screen.columns
+      screen === undefined || counts.length === 0 || displayWidth(oneLine) <= screen.columns
         ? [`${oneLine}${done}`]
         : [
             `${head}${done}`,
-            `${stringWidth(indent) + stringWidth(counts.join('  ')) <= screen.columns ? indent : '  '}${counts.join('  ')}`,
+            `${displayWidth(indent) + displayWidth(counts.join('  ')) <= screen.columns ? indent : '  '}${counts.join('  ')}`,
           ];
     const blocker = pool.done ? undefined : blockerOf(pool, blockers);
     if (blocker !== undefined) lines.push(`${indent}${paint(YELLOW, `${blocker.code}: ${blocker.message}`)}`);

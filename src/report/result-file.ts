@@ -5,7 +5,9 @@ import { runResult, type SummaryRecord } from './summary.js';
 
 type Doc = Record<string, unknown>;
 
-/** The document; README "Result file" lists its fields. */
+const withoutType = ({ type: _type, ...doc }: Doc): Doc => doc;
+
+/** The document; docs/reference/json-output.md lists its fields. */
 export function resultDocument(r: SummaryRecord, exitCode: number): Doc {
   const pools = (r.done?.nodePools as Doc[] | undefined) ?? [];
   const replaced = pools.reduce((n, p) => n + (typeof p.replaced === 'number' ? p.replaced : 0), 0);
@@ -20,7 +22,8 @@ export function resultDocument(r: SummaryRecord, exitCode: number): Doc {
     nodesReplaced: r.done !== undefined ? replaced : null,
     ...(cluster !== undefined ? { cluster } : {}),
     ...(r.plan !== undefined ? { plan: r.plan } : {}),
-    ...(r.status !== undefined ? { status: r.status } : {}),
+    // The document `status -o json` prints: the record's `type` (which event or document it was) is not part of it.
+    ...(r.status !== undefined ? { status: withoutType(r.status) } : {}),
     ...(r.done !== undefined ? { done: r.done } : {}),
     blocked: [...r.blocked.values()],
     ...(r.gate !== undefined ? { gate: r.gate } : {}),

@@ -13,6 +13,7 @@ import type {
 import type { ReplacementSpan } from '../rollout/replacements.js';
 import { amiSelectorTermText } from '../text/words.js';
 import { runResult, type SummaryRecord } from './summary.js';
+import { inOrder } from '../text/order.js';
 
 type Doc = Record<string, unknown>;
 
@@ -82,8 +83,8 @@ export function replacementColumns(spans: Iterable<ReplacementSpan>, startedAt: 
     else byPool.set(s.nodePool, [s]);
   }
   const out: Record<string, ReplacementColumns> = {};
-  for (const [pool, list] of [...byPool].sort(([a], [b]) => a.localeCompare(b))) {
-    list.sort((a, b) => a.start - b.start || a.name.localeCompare(b.name));
+  for (const [pool, list] of [...byPool].sort(([a], [b]) => inOrder(a, b))) {
+    list.sort((a, b) => a.start - b.start || inOrder(a.name, b.name));
     out[pool] = {
       names: list.map((s) => s.name),
       start: list.map((s) => since(startedAt, s.start)),

@@ -3,9 +3,8 @@
 // the terminal's width (one the terminal wrapped would take two rows and leave half-redrawn frames behind), data cut
 // with '…', prose and commands wrapped into rows of their own; and a frame is never taller than the screen (the
 // cursor cannot move up past the top row). Widths are display columns, not UTF-16 code units: the frames use '…',
-// '→', '█' and colours, so string-width and cli-truncate count them (ANSI-aware).
-import stringWidth from 'string-width';
-import { cutTo } from '../text/width.js';
+// '→', '█' and colours, so string-width and cli-truncate count them (ANSI-aware; text/width.ts).
+import { cutTo, displayWidth } from '../text/width.js';
 
 /** A terminal's size in display columns and rows. */
 export interface Screen {
@@ -23,7 +22,7 @@ export function wrapLines(text: string, columns: number): string {
   return text
     .split('\n')
     .map((line) =>
-      line.includes('\u001b') && line.split(' ').some((w) => stringWidth(w) > columns) ? line : wrapText(line, columns).join('\n'),
+      line.includes('\u001b') && line.split(' ').some((w) => displayWidth(w) > columns) ? line : wrapText(line, columns).join('\n'),
     )
     .join('\n');
 }
@@ -42,7 +41,7 @@ export function fitLine(line: string, columns: number): string {
  */
 export function wrapText(line: string, columns: number): string[] {
   const width = Math.max(1, columns);
-  if (stringWidth(line) <= width) return [line];
+  if (displayWidth(line) <= width) return [line];
   const lead = /^( *)(- |next: )?/.exec(line)!;
   const hangWidth = lead[0].length + (lead[2] === undefined ? 2 : 0);
   // A hang that leaves less than half the row reads worse than none.
@@ -50,23 +49,28 @@ export function wrapText(line: string, columns: number): string[] {
   const rows: string[] = [];
   let row = lead[0];
   let empty = true; // nothing but the lead or the hang on the row yet
-  const units = commandUnits(line.slice(lead[0].length).split(/ +/));
+  // The spaces between words are kept where the words stay on one row: a table's row (a staged plan's NodePool, its
+  // columns padded) keeps its columns on the row it starts; only a break drops them.
+  const parts = line.slice(lead[0].length).split(/( +)/);
+  const words = parts.filter((_, i) => i % 2 === 0);
+  const gapBefore = (i: number) => (i === 0 ? ' ' : parts[2 * i - 1]!);
+  const units = commandUnits(words);
   for (let unit = units.shift(); unit !== undefined; unit = units.shift()) {
-    const word = unit.join(' ');
-    const joined = empty ? `${row}${word}` : `${row} ${word}`;
-    if (unit.length > 1 && stringWidth(joined) > width && stringWidth(hang) + stringWidth(word) > width) {
-      units.unshift(...unit.map((w) => [w])); // a command wider than any row: word by word after all
+    const word = unit.map((i, k) => (k === 0 ? words[i]! : `${gapBefore(i)}${words[i]!}`)).join('');
+    const joined = empty ? `${row}${word}` : `${row}${gapBefore(unit[0]!)}${word}`;
+    if (unit.length > 1 && displayWidth(joined) > width && displayWidth(hang) + displayWidth(word) > width) {
+      units.unshift(...unit.map((i) => [i])); // a command wider than any row: word by word after all
       continue;
     }
-    if (stringWidth(joined) <= width) row = joined;
+    if (displayWidth(joined) <= width) row = joined;
     else {
       // The word goes to the next row, hung; only a word too wide for that too starts beside the lead, broken.
-      const alone = stringWidth(hang) + stringWidth(word) <= width;
-      let prefix = empty && !alone && stringWidth(row) < width ? row : hang;
+      const alone = displayWidth(hang) + displayWidth(word) <= width;
+      let prefix = empty && !alone && displayWidth(row) < width ? row : hang;
       if (prefix === hang && row.trim() !== '') rows.push(row.trimEnd());
       let rest = word;
-      while (stringWidth(prefix) + stringWidth(rest) > width) {
-        const [head, tail] = splitAt(rest, width - stringWidth(prefix));
+      while (displayWidth(prefix) + displayWidth(rest) > width) {
+        const [head, tail] = splitAt(rest, width - displayWidth(prefix));
         rows.push(`${prefix}${head}`);
         [prefix, rest] = [hang, tail];
       }
@@ -82,18 +86,18 @@ export function wrapText(line: string, columns: number): string[] {
 const COMMAND = /^(karp-drift|kubectl|aws)$/;
 
 /**
- * `words` grouped into what wraps as one: a command (from its first word to a word that ends in ';', ',' or ')', or
+ * `words` grouped (by index) into what wraps as one: a command (from its first word to a word that ends in ';', ',' or ')', or
  * to a word opening a '(' aside, or to the end) stays on one row, as a copied row pasted in a shell would otherwise
  * run half a command; every other word alone.
  */
-function commandUnits(words: readonly string[]): string[][] {
-  const units: string[][] = [];
-  let command: string[] | undefined;
-  for (const word of words) {
+function commandUnits(words: readonly string[]): number[][] {
+  const units: number[][] = [];
+  let command: number[] | undefined;
+  for (const [i, word] of words.entries()) {
     if (command !== undefined && word.startsWith('(')) command = undefined;
     if (command === undefined && COMMAND.test(word)) units.push((command = []));
-    if (command === undefined) units.push([word]);
-    else command.push(word);
+    if (command === undefined) units.push([i]);
+    else command.push(i);
     if (/[;,)]$/.test(word)) command = undefined;
   }
   return units;
@@ -103,7 +107,7 @@ function commandUnits(words: readonly string[]): string[][] {
 function splitAt(text: string, columns: number): [string, string] {
   let head = '';
   for (const { segment } of new Intl.Segmenter().segment(text)) {
-    if (head !== '' && stringWidth(head + segment) > columns) break;
+    if (head !== '' && displayWidth(head + segment) > columns) break;
     head += segment;
   }
   return [head, text.slice(head.length)];
@@ -127,7 +131,7 @@ export function fitWrapped(lines: readonly (readonly string[])[], screen: Screen
 
 /** The screen rows `line` takes on a terminal `columns` wide that wraps long lines. */
 export function screenRows(line: string, columns: number): number {
-  return Math.max(1, Math.ceil(stringWidth(line) / Math.max(1, columns)));
+  return Math.max(1, Math.ceil(displayWidth(line) / Math.max(1, columns)));
 }
 
 /** The rows a frame may take: one stays free for the cursor, which rests below the frame's last line. */

@@ -13,6 +13,7 @@ import { recordedWindowState } from '../stages/window-hold.js';
 import type { WindowState } from '../windows/calendar.js';
 import { windowTimesJson, windowWaitText } from './windows.js';
 import { wrapText } from './screen.js';
+import { inOrder } from '../text/order.js';
 
 export interface DriftHold {
   nodePool: string;
@@ -55,7 +56,7 @@ export function driftHolds(
 ): DriftHold[] {
   const all = [...nodes];
   const holds: DriftHold[] = [];
-  for (const pool of [...pools].sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const pool of [...pools].sort((a, b) => inOrder(a.name, b.name))) {
     const record = decodeHoldRecord(pool.annotations?.[HOLD_ANNOTATION]);
     const heldNodes = all.filter((n) => n.nodePool === pool.name && n.heldBy !== undefined).length;
     const state = holdState(pool, heldNodes, lock, now) ?? { state: 'paused' };
@@ -82,7 +83,7 @@ export function driftHolds(
     for (const { nodePool, heldBy } of all) {
       if (nodePool === pool.name && heldBy !== undefined) byRun.set(heldBy, (byRun.get(heldBy) ?? 0) + 1);
     }
-    for (const [runId, count] of [...byRun].sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [runId, count] of [...byRun].sort(([a], [b]) => inOrder(a, b))) {
       holds.push({ nodePool: pool.name, mechanism: 'node', runId, nodes: count, state });
     }
   }

@@ -14,6 +14,7 @@ import { driftHolds, driftHoldsJson, driftHoldsLines, type DriftHold } from './s
 import { fitColumns } from '../text/table.js';
 import { fitLine, fitWrapped, wrapText, type Screen } from './screen.js';
 import type { RunLock } from '../apis/hold-state.js';
+import { inOrder } from '../text/order.js';
 
 export interface NodePoolStatus {
   name: string;
@@ -64,7 +65,7 @@ export function clusterStatus(inventory: Inventory, now: Date): ClusterStatus {
 
 /** The status of a snapshot: one read (`status`) or one kept up to date by watches (`status --watch`). */
 export function snapshotStatus(snapshot: Snapshot, inventory: StatusContext, now: Date): ClusterStatus {
-  const pools = [...inventory.nodePools].sort((a, b) => a.name.localeCompare(b.name));
+  const pools = [...inventory.nodePools].sort((a, b) => inOrder(a.name, b.name));
   const targetImageIds: Record<string, string[]> = {};
   for (const c of snapshot.nodeClasses.values()) {
     // v0.32–v0.36 write no condition on an EC2NodeClass: status.amis is what it selects.
@@ -126,7 +127,7 @@ export function snapshotStatus(snapshot: Snapshot, inventory: StatusContext, now
 }
 
 function sorted(counts: Record<string, number>): Record<string, number> {
-  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)));
+  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => inOrder(a, b)));
 }
 
 const counted = (counts: Record<string, number>) =>

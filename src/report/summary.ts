@@ -29,7 +29,7 @@ export interface SummaryRecord {
   window?: Doc;
   /** `upgrade --templates`: the release policy its `resolved` event records (it has no plan document to carry it). */
   releasePolicy?: Doc;
-  /** `exitCode`: the code the error stands for (README "Exit codes"), which --window-exit-code may not exit with. */
+  /** `exitCode`: the code the error stands for (docs/reference/exit-codes.md), which --window-exit-code may not exit with. */
   error?: { exitCode: number; message: string; hint?: string };
   /**
    * The run's milestones, bounded (report/run-events.ts): stages, waves, soaks, gate verdicts, windows, the halt and
@@ -291,7 +291,7 @@ function statusSection(status: Doc): string[] {
   ];
 }
 
-/** What an exit code means when no rollout reported its own result (README "Exit codes"). */
+/** What an exit code means when no rollout reported its own result (docs/reference/exit-codes.md). */
 const RESULT_OF_EXIT: Record<number, string> = {
   0: 'succeeded',
   2: 'invalid',

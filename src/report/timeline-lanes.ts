@@ -4,6 +4,7 @@
 // started) share a bar spanning the first start to the last end, which says how many it stands for: 5,000
 // replacements stay readable, and every one is still counted. Pure.
 import type { RunEvent, RunRecord } from '../apis/run-record.js';
+import { inOrder } from '../text/order.js';
 
 /** A lane is at most this tall; a replacement's row at least MIN_ROW_PX (a thinner bar cannot be seen). */
 export const LANE_MAX_PX = 240;
@@ -144,7 +145,7 @@ export function timelineOf(record: RunRecord): Timeline {
   const end = Math.max(start + 1000, ms(summary.endedAt ?? summary.updatedAt), ...events.map((e) => ms(e.time)).filter(Number.isFinite));
   const stages = stagesOf(events, end);
   const pools = [...new Set([...timeline.nodePools.map((p) => p.name), ...Object.keys(timeline.replacements), ...stages.keys()])].sort(
-    (a, b) => (stages.get(a)?.stage ?? 0) - (stages.get(b)?.stage ?? 0) || a.localeCompare(b),
+    (a, b) => (stages.get(a)?.stage ?? 0) - (stages.get(b)?.stage ?? 0) || inOrder(a, b),
   );
   const closed = closedBands(events, start, end);
   const lanes = pools.map((pool): Lane => {

@@ -5,18 +5,22 @@ import type { Snapshot } from './snapshot.js';
 import type { RolloutScope } from './track.js';
 import type { RunLock } from '../apis/hold-state.js';
 
-export type StallCode =
-  | 'STALL-BAD-AMI'
-  | 'STALL-AMIS-NOT-READY'
-  | 'STALL-NOT-DRIFTING'
-  | 'STALL-HELD'
-  | 'STALL-BUDGET'
-  | 'STALL-DO-NOT-DISRUPT'
-  | 'STALL-PDB'
-  | 'STALL-NO-TGP'
-  | 'STALL-UNSCHEDULABLE'
-  | 'STALL-LAUNCH'
-  | 'STALL-REGISTRATION';
+/** Every stall code, in the order the docs list them (docs/troubleshooting.md, the `blocked` event's schema). */
+export const STALL_CODES = [
+  'STALL-BAD-AMI',
+  'STALL-AMIS-NOT-READY',
+  'STALL-NOT-DRIFTING',
+  'STALL-HELD',
+  'STALL-BUDGET',
+  'STALL-DO-NOT-DISRUPT',
+  'STALL-PDB',
+  'STALL-NO-TGP',
+  'STALL-UNSCHEDULABLE',
+  'STALL-LAUNCH',
+  'STALL-REGISTRATION',
+] as const;
+
+export type StallCode = (typeof STALL_CODES)[number];
 
 export interface Blocker {
   code: StallCode;

@@ -3,6 +3,7 @@
 import type { EventView } from '../karpenter/views.js';
 import { eventTime } from './snapshot.js';
 import { humanDuration } from '../text/words.js';
+import { inOrder } from '../text/order.js';
 
 const LISTED = 5;
 const QUOTED = 3;
@@ -23,7 +24,7 @@ export function quotes(events: EventView[], now: Date): string[] {
     }
   }
   return [...groups.values()]
-    .sort((a, b) => b.last.localeCompare(a.last))
+    .sort((a, b) => inOrder(b.last, a.last))
     .slice(0, QUOTED)
     .map(({ e, count, first, last }) => {
       const ago = (t: string) => humanDuration(now.getTime() - Date.parse(t));

@@ -9,6 +9,7 @@ import { eventTime } from './snapshot.js';
 import type { Blocker, Facts, Pool } from './blocker.js';
 import { isDisrupting, isTrue, nodeOf } from './track.js';
 import { humanDuration, plural, utcTime } from '../text/words.js';
+import { inOrder } from '../text/order.js';
 
 interface Held {
   claim: NodeClaimView;
@@ -272,7 +273,7 @@ function unschedulableHeld(f: Facts, pool: Pool): Unschedulable[] {
             (e.involvedKind === 'NodeClaim' && e.involvedName === claim.name)) &&
           NOT_ALL_PODS.test(e.message),
       )
-      .sort((a, b) => eventTime(a).localeCompare(eventTime(b)));
+      .sort((a, b) => inOrder(eventTime(a), eventTime(b)));
     if (events.length === 0) continue;
     const held: Unschedulable = { claim, node, pods: new Map(), others: 0, events };
     // Oldest first, so the newest reason for a pod wins.

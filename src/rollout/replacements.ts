@@ -45,7 +45,11 @@ export function foldReplacements(
   into: Map<string, ReplacementSpan>,
   snapshot: Pick<Snapshot, 'nodeClaims' | 'departed' | 'baseline' | 'synced'>,
   nodePools: ReadonlySet<string>,
-  /** When the run began (ms): creationTimestamps have whole seconds, so its second counts. */
+  /**
+   * When the run began (ms). creationTimestamps have whole seconds, so the second it began in counts: a NodeClaim
+   * Karpenter created in it after the run began is the run's (a re-run mid-rollout, a rollback), and one created in it
+   * just before cannot be told apart by the API's timestamps.
+   */
   since: number,
 ): void {
   // Before the first full list there is no baseline: every NodeClaim would look new.

@@ -7,6 +7,7 @@
 // (https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions).
 import { KARPENTER_EVENT_REASONS } from '../karpenter/events.js';
 import type { ClusterChange, EventView, Inventory, NodeClaimView, NodeClassView, NodeView } from '../karpenter/views.js';
+import { inOrder } from '../text/order.js';
 
 export type WatchedKind = 'NodeClaim' | 'Node' | 'EC2NodeClass' | 'Event';
 export type SyncedItem = NodeClaimView | NodeView | NodeClassView | EventView;
@@ -157,7 +158,7 @@ function applySynced(s: Snapshot, kind: WatchedKind, items: SyncedItem[]): boole
     // The kind says what the items are (the watcher's contract); the union type cannot.
     const events = (items as EventView[])
       .filter((e) => KEPT_REASONS.has(e.reason))
-      .sort((a, b) => eventTime(a).localeCompare(eventTime(b)))
+      .sort((a, b) => inOrder(eventTime(a), eventTime(b)))
       .slice(-MAX_EVENTS);
     s.events.clear();
     for (const e of events) s.events.set(e.uid, e);

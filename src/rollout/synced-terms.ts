@@ -4,6 +4,7 @@
 // tells a revert (back to `previous`) from any other change. Pure.
 import type { AmiSpec } from '../plan/ami-spec.js';
 import { sameAmiSpec } from '../plan/pin.js';
+import { inOrder } from '../text/order.js';
 
 export type TermsState = 'planned' | 'previous' | 'other';
 
@@ -42,7 +43,7 @@ export function termsChanges(
   expected: Readonly<Record<string, PlannedTerms>>,
 ): TermsChange[] {
   const out: TermsChange[] = [];
-  for (const [name, e] of Object.entries(expected).sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [name, e] of Object.entries(expected).sort(([a], [b]) => inOrder(a, b))) {
     const view = classes.get(name);
     if (view === undefined) continue;
     const live: AmiSpec = { ...(view.amiFamily !== undefined ? { amiFamily: view.amiFamily } : {}), amiSelectorTerms: view.amiSelectorTerms };

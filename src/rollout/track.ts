@@ -13,6 +13,8 @@ export interface RolloutScope {
   startedAt: Date;
   /** EC2NodeClass name → the metadata.generation that was applied: its status counts once AMIsReady observed it. */
   nodeClassGenerations?: Record<string, number>;
+  /** A rollback: the targets are the AMIs the upgrade replaced, and the lines say the nodes went back to them. */
+  back?: boolean;
 }
 
 export interface NodePoolCounts {
@@ -120,6 +122,16 @@ interface Waiting {
   otherKubelet: Map<string, number>;
 }
 
+/**
+ * The status line a run that ends early quotes: in a staged rollout, the first NodePool of the open stage that is not
+ * done (`nodePools`); the NodePools of later stages wait, held on purpose, and naming one of them said the wrong stage
+ * was running. Otherwise the rollout's own line.
+ */
+export function statusLineOf(progress: RolloutProgress, nodePools?: readonly string[]): string {
+  if (nodePools === undefined || !progress.synced || progress.done) return progress.message;
+  return progress.nodePools.find((p) => !p.done && nodePools.includes(p.name))?.message ?? progress.message;
+}
+
 /** Progress from one snapshot; `lastProgressAt` is `scope.startedAt` (`track` carries it forward). */
 export function rolloutProgress(snapshot: Snapshot, scope: RolloutScope, now: Date): RolloutProgress {
   const synced = snapshot.synced.has('NodeClaim') && snapshot.synced.has('Node');
@@ -134,7 +146,9 @@ export function rolloutProgress(snapshot: Snapshot, scope: RolloutScope, now: Da
   const message = !synced
     ? 'Waiting for the first list of NodeClaims and Nodes...'
     : done
-      ? `Rollout complete: ${plural(nodePools.length, 'NodePool')}, ${plural(totals.onTarget, 'node')} on the target AMIs with kubelet ${scope.targetMinor}`
+      ? scope.back === true
+        ? `Rollback complete: ${plural(nodePools.length, 'NodePool')}, ${plural(totals.onTarget, 'node')} back on the previous AMIs with kubelet ${scope.targetMinor}`
+        : `Rollout complete: ${plural(nodePools.length, 'NodePool')}, ${plural(totals.onTarget, 'node')} on the target AMIs with kubelet ${scope.targetMinor}`
       : (nodePools.find((p) => !p.done)?.message ?? '');
   return {
     at: now,
@@ -213,12 +227,15 @@ function nodePoolProgress(
     name: pool.name,
     nodeClass: pool.nodeClass,
     ...c,
-    message: nodePoolMessage(pool.name, c, waiting, done, scope.targetMinor),
+    message: nodePoolMessage(pool.name, c, waiting, done, scope),
     done,
   };
 }
 
-function nodePoolMessage(name: string, c: NodePoolCounts, w: Waiting, done: boolean, minor: string): string {
+function nodePoolMessage(name: string, c: NodePoolCounts, w: Waiting, done: boolean, scope: RolloutScope): string {
+  const minor = scope.targetMinor;
+  if (done && scope.back === true)
+    return `NodePool "${name}" rolled back: ${plural(c.total, 'node')} on the previous AMIs with kubelet ${minor}`;
   if (done)
     return `NodePool "${name}" successfully rolled out: ${plural(c.total, 'node')} on the target AMIs with kubelet ${minor}`;
   const clauses = [

@@ -207,7 +207,12 @@ function gitopsCrdsOf(wanted: { tool: GitOpsTool } | undefined) {
 /** The same clock with its wall time (what the cluster reads and writes) moved by `skewMs`; simulated time untouched. */
 function skewed(clock: SimClock, skewMs: number): SimClock {
   if (skewMs === 0) return clock;
-  return { now: () => clock.now(), wall: () => new Date(clock.wall().getTime() + skewMs), realMs: (ms) => clock.realMs(ms) };
+  return {
+    now: () => clock.now(),
+    wall: () => new Date(clock.wall().getTime() + skewMs),
+    realMs: (ms) => clock.realMs(ms),
+    pass: () => clock.pass(),
+  };
 }
 
 // amiNotFound: the images a class could be changed to exist in SSM and EC2 (karp-drift's lookups pass), but the

@@ -19,12 +19,13 @@
 // The replacement's own arch is Karpenter's choice (it may launch another instance type); an AMI still untested when
 // the wave's replacements are done is picked again, one node at a time, until it is tested or has no node left.
 import type { AmiFamily, Arch, Variant } from '../ami/families.js';
-import { isReschedulable } from '../karpenter/disruptable.js';
+import { nodesWithReschedulablePods } from '../karpenter/disruptable.js';
 import type { Inventory, NodeClaimView, NodeView } from '../karpenter/views.js';
 import type { Plan } from '../plan/plan.js';
 import { targetOf } from '../plan/targets.js';
 import { isDisrupting } from '../rollout/track.js';
 import type { HoldMechanism } from './hold-mechanism.js';
+import { inOrder } from '../text/order.js';
 
 /** An EC2NodeClass's family and target AMIs: what its old nodes move onto. */
 export interface ClassTargets {
@@ -107,11 +108,11 @@ export function amiPicks(
       .map((o) => ({ ...o, exact: o.hold === 'node' || o.cs.every((c) => c.ami === ami && !c.empty) }))
       // Exact first (no node writes), then the NodePool with the fewest old nodes (the fewest writes, the smallest blast
       // radius), then by name so that two turns pick alike.
-      .sort((a, b) => Number(b.exact) - Number(a.exact) || a.cs.length - b.cs.length || a.name.localeCompare(b.name));
+      .sort((a, b) => Number(b.exact) - Number(a.exact) || a.cs.length - b.cs.length || inOrder(a.name, b.name));
     const chosen = options[0]!;
     // Karpenter's own order among the nodes that test it: the oldest `Drifted` first.
     const node = [...chosen.withIt].sort(
-      (a, b) => (a.driftedSince ?? '\uffff').localeCompare(b.driftedSince ?? '\uffff') || a.node.localeCompare(b.node),
+      (a, b) => inOrder(a.driftedSince ?? '\uffff', b.driftedSince ?? '\uffff') || inOrder(a.node, b.node),
     )[0]!;
     picks.push({ ami, label: node.label, nodePool: chosen.name, node: node.node, exact: chosen.exact });
   }
@@ -128,7 +129,7 @@ export function amiPickScope(
   holds: ReadonlyMap<string, HoldMechanism>,
   nodeNames: Iterable<string>,
 ): AmiPickScope {
-  const busy = new Set(inventory.pods.filter(isReschedulable).map((p) => p.nodeName));
+  const busy = nodesWithReschedulablePods(inventory.pods);
   return {
     nodePools: plan.nodePools.map((p) => ({ name: p.name, nodeClass: p.nodeClass, hold: holds.get(p.name) ?? 'budget' })),
     classes: new Map(plan.nodeClasses.map((c) => [c.name, { family: c.family, targets: c.targets }])),

@@ -1,6 +1,6 @@
 // The longest an `upgrade` can run by its flags: what a CI job's own limit (GitHub's timeout-minutes, an Argo
 // activeDeadlineSeconds) must leave room for, so that karp-drift ends with its own exit 5 (the rollout paused, resumable)
-// before the CI system cancels it. Pure; README "How long a run can take".
+// before the CI system cancels it. Pure; docs/ci-and-fleets.md "How long a run can take".
 //
 // What `--timeout` measures (commands/follow-steps.ts isTimedOut): the follow, from the moment the apply is done,
 // minus the time spent soaking, which is waiting by design. Gate waits (the built-in gates' deadlines, --gate-cmd runs

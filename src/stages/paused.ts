@@ -9,6 +9,7 @@ import type { NodePoolView, NodeView } from '../karpenter/views.js';
 import { decodeHoldRecord, HOLD_ANNOTATION } from '../apis/budget-hold.js';
 import type { LeaseView } from '../apis/lock.js';
 import { holdState, runLock, type HoldState } from '../apis/hold-state.js';
+import { inOrder } from '../text/order.js';
 
 export type RolloutHold =
   /** A live run paces these NodePools: its holds open wave by wave. */
@@ -40,7 +41,7 @@ export function poolHolds(
 ): PoolHold[] {
   const lock = runLock(lease, now);
   return [...pools]
-    .sort((a, b) => a.name.localeCompare(b.name))
+    .sort((a, b) => inOrder(a.name, b.name))
     .flatMap((p) => {
       const held = nodes.filter((n) => n.nodePool === p.name && n.heldBy !== undefined).length;
       const hold = holdState(p, held, lock, now);

@@ -16,7 +16,7 @@ export interface StagedRequest {
   /** --soak, after each wave and each stage; 0: the next opens as soon as the last replacement is Ready. */
   soakMs: number;
   holdWith: HoldWith;
-  /** The health gates (README "Health gates"); absent: the defaults. */
+  /** The health gates (docs/health-gates.md); absent: the defaults. */
   gates?: GateRequest;
   /** --window/--exclude: drift only inside these (absent: whenever the run is alive). */
   windows?: WindowRequest;
@@ -26,7 +26,7 @@ export interface StagedRequest {
    */
   rollbackWaves?: WaveStep[];
   /**
-   * No --canary, --waves or --window: what `upgrade` does by default (README "Staged rollouts"): `--waves 1/ami,100%`,
+   * No --canary, --waves or --window: what `upgrade` does by default (docs/staged-rollouts.md): `--waves 1/ami,100%`,
    * the health gates on. The plan says so, and how to choose otherwise.
    */
   defaulted?: boolean;
@@ -39,7 +39,7 @@ export const DEFAULT_WAVES: WaveStep[] = [AMI_WAVE, { kind: 'percent', value: 10
 export interface WindowRequest {
   windows: UpgradeWindow[];
   exclusions: Exclusion[];
-  /** `upgrade --window-exit-code`: what a run paused by its window exits with; absent: 7 (README "Exit codes"). */
+  /** `upgrade --window-exit-code`: what a run paused by its window exits with; absent: 7 (docs/reference/exit-codes.md). */
   exitCode?: number;
 }
 

@@ -58,7 +58,7 @@ export interface StagedPlan {
   windows?: WindowPlan;
   /** --rollback-waves: the rollback of a halt (--on-failure rollback) is staged in these waves too. */
   rollbackWaves?: StagedRequest['rollbackWaves'];
-  /** No --canary/--waves/--window was given: the default rollout (README "Staged rollouts"), which the plan says. */
+  /** No --canary/--waves/--window was given: the default rollout (docs/staged-rollouts.md), which the plan says. */
   defaulted?: boolean;
 }
 
@@ -78,6 +78,34 @@ export type StagedPlanResult =
   | { plan: StagedPlan }
   | { usage: string; next: string }
   | { refused: Array<{ nodePool: string; error: string }>; next: string };
+
+/**
+ * The --canary names checked against the cluster's NodePools as soon as they are listed, before any AMI is resolved: a
+ * typo is refused before the SSM and EC2 calls, with the NodePools that exist. `planStages` checks them again against
+ * the plan's NodePools (a class the plan leaves out).
+ */
+export function canaryNameRefusal(
+  canary: readonly string[],
+  nodePools: ReadonlyArray<Pick<NodePoolView, 'name' | 'nodeClass'>>,
+  nodeClassesInScope: readonly string[],
+  where: string,
+): { usage: string; next: string } | undefined {
+  const names = nodePools.map((p) => p.name).sort();
+  const unknown = canary.filter((c) => !names.includes(c));
+  if (unknown.length > 0) {
+    return {
+      usage: `--canary ${unknown.map((c) => JSON.stringify(c)).join(', ')}: no such NodePool in ${where}; its NodePools: ${names.join(', ') || 'none'}; nothing was changed`,
+      next: 'name one of those NodePools with --canary (kubectl get nodepools lists them)',
+    };
+  }
+  const outside = nodePools.filter((p) => canary.includes(p.name) && !nodeClassesInScope.includes(p.nodeClass));
+  if (outside.length === 0) return undefined;
+  const inScope = nodePools.filter((p) => nodeClassesInScope.includes(p.nodeClass)).map((p) => p.name).sort();
+  return {
+    usage: `--canary ${outside.map((p) => `${JSON.stringify(p.name)} (EC2NodeClass ${p.nodeClass})`).join(', ')}: not a NodePool of the EC2NodeClasses in scope (${nodeClassesInScope.join(', ')}); nothing was changed`,
+    next: `NodePools in scope: ${inScope.join(', ') || 'none'}; or add ${[...new Set(outside.map((p) => `--nodeclass ${p.nodeClass}`))].join(' ')}`,
+  };
+}
 
 export function planStages(
   pools: readonly StagePoolInput[],

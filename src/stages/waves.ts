@@ -8,7 +8,7 @@
 //
 // `1/ami` (first only) is one node per target AMI the stage's old nodes move onto (its family, arch and variant): the
 // wave that tests each AMI on one replacement before anything else starts, which is what `upgrade` does by default
-// (README "Staged rollouts"). Which nodes it takes is the pacer's choice (stages/ami-picks.ts); here it counts as one
+// (docs/staged-rollouts.md). Which nodes it takes is the pacer's choice (stages/ami-picks.ts); here it counts as one
 // node per such AMI.
 
 export type WaveStep =

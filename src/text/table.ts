@@ -1,7 +1,6 @@
 // kubectl-style columns: left-aligned, three spaces apart, no trailing blanks; and the same table fitted to a
 // terminal's width for the frames redrawn in place (`status --watch`), where a line wider than the screen is cut.
-import stringWidth from 'string-width';
-import { cutTo } from './width.js';
+import { cutTo, displayWidth } from './width.js';
 
 export function columns(headers: readonly string[], rows: readonly string[][]): string {
   return aligned(headers, rows, naturalWidths(headers, rows), 3)
@@ -21,7 +20,7 @@ const MIN_GAP = 2;
 export function fitColumns(headers: readonly string[], rows: readonly string[][], width: number): string[] {
   const natural = naturalWidths(headers, rows);
   for (const gap of [3, MIN_GAP]) if (total(natural, gap) <= width) return aligned(headers, rows, natural, gap);
-  const floor = headers.map((h) => stringWidth(h));
+  const floor = headers.map((h) => displayWidth(h));
   if (total(floor, MIN_GAP) > width) return records(headers, rows, width);
   const widths = [...natural];
   while (total(widths, MIN_GAP) > width) {
@@ -32,7 +31,7 @@ export function fitColumns(headers: readonly string[], rows: readonly string[][]
 }
 
 function naturalWidths(headers: readonly string[], rows: readonly string[][]): number[] {
-  return headers.map((h, i) => Math.max(stringWidth(h), ...rows.map((r) => stringWidth(r[i]!))));
+  return headers.map((h, i) => Math.max(displayWidth(h), ...rows.map((r) => displayWidth(r[i]!))));
 }
 
 const total = (widths: readonly number[], gap: number) => widths.reduce((n, w) => n + w, 0) + gap * (widths.length - 1);
@@ -46,7 +45,7 @@ function aligned(headers: readonly string[], rows: readonly string[][], widths: 
   );
 }
 
-const pad = (cell: string, width: number) => cell + ' '.repeat(Math.max(0, width - stringWidth(cell)));
+const pad = (cell: string, width: number) => cell + ' '.repeat(Math.max(0, width - displayWidth(cell)));
 
 function records(headers: readonly string[], rows: readonly string[][], width: number): string[] {
   return rows.flatMap((cells) => {
@@ -54,7 +53,7 @@ function records(headers: readonly string[], rows: readonly string[][], width: n
     let line = '';
     for (const pair of cells.slice(1).map((c, i) => `${headers[i + 1]}: ${c}`)) {
       const joined = line === '' ? `  ${pair}` : `${line}  ${pair}`;
-      if (line === '' || stringWidth(joined) <= width) line = joined;
+      if (line === '' || displayWidth(joined) <= width) line = joined;
       else {
         lines.push(cutTo(line, width));
         line = `  ${pair}`;

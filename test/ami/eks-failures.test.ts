@@ -14,7 +14,7 @@ describe('eksFailure', () => {
       ),
       {},
       'access denied: EKS DescribeCluster in us-west-2 (AccessDeniedException)',
-      'allow eks:DescribeCluster on arn:aws:eks:us-west-2:*:cluster/prod for the AWS identity in use (see README "IAM permissions")',
+      'allow eks:DescribeCluster on arn:aws:eks:us-west-2:*:cluster/prod for the AWS identity in use (docs/rbac-and-iam.md lists the IAM policy)',
     ],
     [
       'nothing at AWS_ENDPOINT_URL_EKS',

@@ -313,7 +313,7 @@ describe('resolveAmis', () => {
     const err = await failure(resolveAmiQueries([q()], { region: 'eu-central-1' }, log));
     expect(err.exitCode).toBe(1);
     expect(err.hint).toBe(
-      'allow ssm:GetParameters on arn:aws:ssm:eu-central-1::parameter/aws/service/* for the AWS identity in use (see README "IAM permissions")',
+      'allow ssm:GetParameters on arn:aws:ssm:eu-central-1::parameter/aws/service/* for the AWS identity in use (docs/rbac-and-iam.md lists the IAM policy)',
     );
   });
 
@@ -332,7 +332,7 @@ describe('resolveAmis', () => {
     const err = await failure(resolveAmiQueries([q()], aws, log));
     expect(err).toBeInstanceOf(RuntimeFailure);
     expect(err.message).toBe('access denied: EC2 DescribeImages in us-west-2 (UnauthorizedOperation)');
-    expect(err.hint).toBe('allow ec2:DescribeImages on * for the AWS identity in use (see README "IAM permissions")');
+    expect(err.hint).toBe('allow ec2:DescribeImages on * for the AWS identity in use (docs/rbac-and-iam.md lists the IAM policy)');
   });
 
   it('fails on an image with the wrong architecture and on a missing image, listing each with its parameter', async () => {

@@ -4,7 +4,6 @@ import { UsageError } from '../../src/errors.js';
 import {
   parseAmisOptions,
   parseChoiceList,
-  parseDuration,
   parseGlobalOptions,
   parseKubernetesMinor,
   parseMinAge,
@@ -20,6 +19,7 @@ import {
   parseReportFile,
 } from '../../src/cli/options.js';
 import { ARCHES } from '../../src/ami/families.js';
+import { DURATION_FLAGS, parseDuration, parseFlagDuration, type DurationFlag } from '../../src/cli/durations.js';
 
 function usageMessage(fn: () => unknown): string {
   try {
@@ -131,13 +131,20 @@ describe('parseMinAge', () => {
     ['36h', 36 * 3_600_000],
     ['1d12h', 36 * 3_600_000],
     [' 14d ', 14 * 86_400_000],
+    ['90m', 90 * 60_000],
+    ['1.5d', 36 * 3_600_000],
   ])('%j -> %d ms', (input, ms) => {
     expect(parseMinAge(input)).toEqual({ text: input.trim(), ms });
   });
 
-  it.each(['7', '1w', '90m', '7 d', '0d', '12h1d', '1.5d', ''])('refuses %j', (input) => {
+  it.each(['0', '0d', '0h0m'])('%j is no minimum, as if left out', (input) => {
+    expect(parseMinAge(input)).toBeUndefined();
+    expect(parseAmisOptions({ to: '1.31', minAge: input })).not.toHaveProperty('minAge');
+  });
+
+  it.each(['7', '1w', '7 d', ''])('refuses %j', (input) => {
     expect(usageMessage(() => parseMinAge(input))).toBe(
-      `--min-age ${JSON.stringify(input)} is not an age; use whole days and hours greater than zero, such as 7d, 36h or 1d12h`,
+      `--min-age ${JSON.stringify(input)} is not a duration; write 90s, 15m, 1h30m, 7d or 1d12h (units ms, s, m, h, d; d is 24h)`,
     );
   });
 
@@ -180,21 +187,34 @@ describe('parseMinAge', () => {
   });
 });
 
-describe('parseDuration', () => {
+describe('parseDuration: one grammar for every duration flag (Go\'s, plus d for 24h)', () => {
   it.each([
     ['90s', 90_000],
     ['15m', 900_000],
     ['1h30m', 5_400_000],
     ['500ms', 500],
     ['1.5h', 5_400_000],
+    ['1d', 86_400_000],
+    ['2d12h', 60 * 3_600_000],
+    ['0', 0],
+    ['0s', 0],
   ])('%j -> %d ms', (input, ms) => {
     expect(parseDuration(input, '--timeout')).toBe(ms);
   });
 
-  it.each(['2d', '10', '', 'm5'])('refuses %j', (input) => {
+  it.each(['10', '', 'm5', '1w', '-5m', '5 m'])('refuses %j', (input) => {
     expect(usageMessage(() => parseDuration(input, '--timeout'))).toBe(
-      `--timeout ${JSON.stringify(input)} is not a duration; use Go durations such as 90s, 15m or 1h30m (units ms, s, m, h)`,
+      `--timeout ${JSON.stringify(input)} is not a duration; write 90s, 15m, 1h30m, 7d or 1d12h (units ms, s, m, h, d; d is 24h)`,
     );
+  });
+
+  // Every duration flag takes `1d` (`--timeout 1d` was refused while `--min-age 7d` was the documented form), and says
+  // what 0 is: the table the reference docs are generated from.
+  it.each(Object.keys(DURATION_FLAGS) as DurationFlag[])('%s takes 1d, and 0 means what DURATION_FLAGS says', (flag) => {
+    expect(parseFlagDuration('1d', flag)).toBe(86_400_000);
+    const meaning = DURATION_FLAGS[flag] as { zero: string } | { refused: string };
+    if ('zero' in meaning) expect(parseFlagDuration('0', flag)).toBe(0);
+    else expect(usageMessage(() => parseFlagDuration('0', flag))).toBe(`${flag} "0" must be longer than 0: ${meaning.refused}`);
   });
 });
 
@@ -364,9 +384,9 @@ describe('parsePlanOptions / parseUpgradeOptions / parseStatusOptions / parseSan
   });
 
   it.each([
-    [{ to: '1.30', timeout: '2d' }, '--timeout "2d" is not a duration; use Go durations such as 90s, 15m or 1h30m (units ms, s, m, h)'],
-    [{ to: '1.30', stallTimeout: '0s' }, '--stall-timeout "0s" is not longer than 0; give a duration such as 90s, 15m or 1h30m'],
-    [{ to: '1.30', timeout: '0m' }, '--timeout "0m" is not longer than 0; give a duration such as 90s, 15m or 1h30m'],
+    [{ to: '1.30', timeout: '2w' }, '--timeout "2w" is not a duration; write 90s, 15m, 1h30m, 7d or 1d12h (units ms, s, m, h, d; d is 24h)'],
+    [{ to: '1.30', stallTimeout: '0s' }, '--stall-timeout "0s" must be longer than 0: every moment would be a stall; give a long one to wait out slow replacements, e.g. 2h'],
+    [{ to: '1.30', timeout: '0m' }, '--timeout "0m" must be longer than 0: there is no "never"; give a long one, e.g. 7d'],
     [{ to: '1.30', nodeclass: ['Default'] }, '--nodeclass "Default" is not an EC2NodeClass name (a lowercase DNS-1123 name)'],
     [{ to: '1.30', pin: 'ssm' }, '--pin must be id, alias or name'],
     [{ to: '1.30', acceptTemplateDrift: true }, '--accept-template-drift applies only to upgrade --templates (the render-and-apply flow)'],
@@ -386,8 +406,8 @@ describe('parsePlanOptions / parseUpgradeOptions / parseStatusOptions / parseSan
     [{ to: '1.30', applyBy: 'git', clusterName: 'prod', role: 'r' }, '--templates cannot go with --apply-by git: it applies rendered objects whole'],
     [{ to: '1.30', applyBy: 'git', window: ['0 2 * * */3h'] }, '--window cannot go with --apply-by git: upgrade windows are budgets on the NodePools, which belong in the files Git applies'],
     [{ to: '1.30', applyBy: 'git', onFailure: 'rollback' }, '--on-failure rollback cannot go with --apply-by git: going back is a revert in Git, which a person merges'],
-    [{ to: '1.30', applyBy: 'git', syncTimeout: '0s' }, '--sync-timeout "0s" is not longer than 0; give a duration such as 90s, 15m or 1h30m'],
-    [{ to: '1.30', applyBy: 'git', syncTimeout: '2d' }, '--sync-timeout "2d" is not a duration; use Go durations such as 90s, 15m or 1h30m (units ms, s, m, h)'],
+    [{ to: '1.30', applyBy: 'git', syncTimeout: '0s' }, '--sync-timeout "0s" must be longer than 0: the wait for the sync needs an end; give a long one, e.g. 1d'],
+    [{ to: '1.30', applyBy: 'git', syncTimeout: '2 d' }, '--sync-timeout "2 d" is not a duration; write 90s, 15m, 1h30m, 7d or 1d12h (units ms, s, m, h, d; d is 24h)'],
     [{ to: '1.30', applyBy: 'svn' }, '--apply-by must be karp-drift or git'],
   ])('upgrade refuses %j', (flags, message) => {
     expect(usageMessage(() => parseUpgradeOptions(flags))).toBe(message);
@@ -430,7 +450,7 @@ describe('parsePlanOptions / parseUpgradeOptions / parseStatusOptions / parseSan
     [{ scenario: 'default', timeout: '10m', stallTimeout: '2m' }, { scenario: 'default', timeoutMs: 600_000, stallTimeoutMs: 120_000 }],
     [{ scenario: 'pdb-blocked', speed: '600', timeout: '1m', stallTimeout: '20s' }, { scenario: 'pdb-blocked', speed: 600, timeoutMs: 60_000, stallTimeoutMs: 20_000 }],
     [{}, { scenario: 'default', timeoutMs: 600_000, stallTimeoutMs: 120_000 }],
-    [{ stallTimeout: '0s' }, '--stall-timeout "0s" is not longer than 0; give a duration such as 90s, 15m or 1h30m'],
+    [{ stallTimeout: '0s' }, '--stall-timeout "0s" must be longer than 0: every moment would be a stall; give a long one to wait out slow replacements, e.g. 2h'],
   ])('demo %j', (flags, expected) => {
     if (typeof expected === 'string') expect(usageMessage(() => parseDemoOptions(flags))).toBe(expected);
     else {
@@ -447,7 +467,7 @@ describe('--request-timeout', () => {
     expect(parseGlobalOptions({}, {}, false).requestTimeoutMs).toBe(30_000);
     expect(parseGlobalOptions({ requestTimeout: '90s' }, {}, false).requestTimeoutMs).toBe(90_000);
     expect(usageMessage(() => parseGlobalOptions({ requestTimeout: '0s' }, {}, false))).toBe(
-      '--request-timeout "0s" is not longer than 0; give a duration such as 90s, 15m or 1h30m',
+      '--request-timeout "0s" must be longer than 0: a request needs a limit, or an API server that never answers hangs the run',
     );
   });
 });

@@ -140,12 +140,12 @@ describe('parseStagedOptions: usage errors', () => {
     [
       '--soak abc',
       { waves: '100%', soak: 'abc' },
-      '--soak "abc" is not a duration; use Go durations such as 90s, 15m or 1h30m (units ms, s, m, h)',
+      '--soak "abc" is not a duration; write 90s, 15m, 1h30m, 7d or 1d12h (units ms, s, m, h, d; d is 24h)',
     ],
     [
       '--soak 15 (no unit)',
       { canary: ['c'], soak: '15' },
-      '--soak "15" is not a duration; use Go durations such as 90s, 15m or 1h30m (units ms, s, m, h)',
+      '--soak "15" is not a duration; write 90s, 15m, 1h30m, 7d or 1d12h (units ms, s, m, h, d; d is 24h)',
     ],
     ['--hold-with x', { waves: '100%', holdWith: 'x' }, '--hold-with "x" must be auto, budget or node'],
     [
@@ -233,7 +233,7 @@ describe('parseGateOptions', () => {
       '--gate-cmd is empty; give the command to run after each wave and soak (exit 0 passes)',
     ],
     ['--gate-timeout alone', { gateTimeout: '1m' }, '--gate-timeout goes with --gate-cmd, and there is none'],
-    ['--init-deadline 0s', { initDeadline: '0s' }, '--init-deadline "0s" must be longer than 0s'],
+    ['--init-deadline 0s', { initDeadline: '0s' }, '--init-deadline "0s" must be longer than 0: no replacement is Initialized the moment it is created'],
   ])('%s', (_name, flags, message) => {
     expect(usageMessage(() => parseGateOptions(flags))).toBe(message);
   });

@@ -1,6 +1,6 @@
 // The RBAC preflight's questions (what each need names) and its failures (a review that could not be had), in the
 // CLI's words: never the generated client's `HTTP-Code: … Headers: …` dump, each with what to do next and the
-// documented exit code (README "Exit codes": 3 when the identity may not ask, 1 when the API call failed).
+// documented exit code (docs/reference/exit-codes.md: 3 when the identity may not ask, 1 when the API call failed).
 import { ApiException } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { apiErrorFrom } from '../../src/cluster/api-client.js';

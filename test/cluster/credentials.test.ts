@@ -91,6 +91,21 @@ describe('Credentials', () => {
     expect(p.runs).toHaveLength(2);
   });
 
+  it('does not run the plugin again for a 401 to the token a 401 got before any answer accepted it; once accepted, does', async () => {
+    const p = plugin();
+    const first = await header(p.credentials);
+    expect(await p.credentials.refresh(first)).toBe(true);
+    const second = await header(p.credentials);
+    expect(second).toBe('Bearer token-2');
+    // Another read, started with token-2 while the first was retried, is rejected too: the credentials are bad.
+    expect(await p.credentials.refresh(second)).toBe(false);
+    expect(p.runs).toHaveLength(2);
+    // Accepted, then revoked (a session ended): a 401 is news again.
+    p.credentials.accepted(second);
+    expect(await p.credentials.refresh(second)).toBe(true);
+    expect(await header(p.credentials)).toBe('Bearer token-3');
+  });
+
   it('has nothing to refresh for a static token, and claims no user', async () => {
     const credentials = new Credentials({ name: 'prod', token: 'static' }, { run: () => Promise.reject(new Error('never run')) });
     expect(credentials.refreshable).toBe(false);

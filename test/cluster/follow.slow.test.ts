@@ -185,7 +185,7 @@ describe('followCluster', () => {
     sandbox.kube.faults.dropWatches();
     await g.done;
     expect(g.errors.map((e) => e.message)).toEqual([expect.stringMatching(/^following the cluster stopped: watching Nodes: forbidden \(403\) by the Kubernetes API/)]);
-    expect(g.errors[0]?.hint).toBe('grant the identity "watch" on nodes (README "RBAC" lists what karp-drift needs)');
+    expect(g.errors[0]?.hint).toBe('grant the identity "watch" on nodes (docs/rbac-and-iam.md lists what karp-drift needs)');
   });
 
   it('closes every watch and timer when the signal aborts', async () => {

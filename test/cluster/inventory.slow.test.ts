@@ -1,9 +1,12 @@
 // readInventory against the sandbox: what is read, that every list pages, and the errors a person meets first.
-import { describe, expect, it } from 'vitest';
-import { readInventory } from '../../src/cluster/inventory.js';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { IncomingMessage } from 'node:http';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { discoverCluster, type Discovery } from '../../src/cluster/discovery.js';
+import { PAGES_IN_FLIGHT, readInventory } from '../../src/cluster/inventory.js';
 import { RuntimeFailure, UsageError } from '../../src/errors.js';
 import { pinToControlPlane, run } from '../sandbox/karpenter/harness.js';
-import { receivedUrls, sandboxCluster } from './helpers.js';
+import { receivedUrls, sandboxCluster, until } from './helpers.js';
 
 describe('readInventory', () => {
   it('reads the default scenario: 2 classes, 3 pools, 12 NodeClaims and Nodes, 4 PDBs, pods on Karpenter nodes only', async () => {
@@ -95,6 +98,49 @@ describe('readInventory', () => {
     const err = await readInventory(cluster).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RuntimeFailure);
     expect((err as RuntimeFailure).message).toMatch(/^listing NodeClaims: forbidden \(403\) by the Kubernetes API at https:\/\/127\.0\.0\.1:\d+ \(context "karp-drift-sandbox-default"\): .*cannot list resource "nodeclaims"/);
-    expect((err as RuntimeFailure).hint).toBe('grant the identity "list" on nodeclaims.karpenter.sh (README "RBAC" lists what karp-drift needs)');
+    expect((err as RuntimeFailure).hint).toBe('grant the identity "list" on nodeclaims.karpenter.sh (docs/rbac-and-iam.md lists what karp-drift needs)');
+  });
+
+  it('lists nodes, pods, PDBs and events while discovery answers, and the Karpenter kinds once it has', async () => {
+    const { sandbox, cluster } = await sandboxCluster('default');
+    const urls = receivedUrls(sandbox);
+    let answer: (d: Discovery) => void = () => undefined;
+    const discovery = new Promise<Discovery>((resolve) => (answer = resolve));
+    const reading = readInventory(cluster, { discovery });
+    const core = ['/api/v1/nodes', '/api/v1/pods', '/apis/policy/v1/poddisruptionbudgets', '/api/v1/events'];
+    await until(() => core.every((path) => urls.some((u) => u.pathname === path)), 'the lists that need no discovery');
+    expect(urls.filter((u) => u.pathname.startsWith('/apis/karpenter'))).toEqual([]);
+    answer(await discoverCluster(cluster));
+    const inventory = await reading;
+    expect(inventory.nodeClaims).toHaveLength(12);
+    expect(urls.filter((u) => u.pathname.startsWith('/apis/karpenter')).map((u) => u.pathname).sort()).toEqual([
+      '/apis/karpenter.k8s.aws/v1/ec2nodeclasses',
+      '/apis/karpenter.sh/v1/nodeclaims',
+      '/apis/karpenter.sh/v1/nodepools',
+    ]);
+  });
+
+  it('says a cluster without Karpenter is one, whatever the lists it started meanwhile met', async () => {
+    const { sandbox, cluster } = await sandboxCluster('default');
+    sandbox.kube.faults.forbid({ verbs: ['list'], resources: ['pods'] });
+    const err = await readInventory(cluster, { discovery: Promise.reject(new UsageError('no Karpenter CRDs')) }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).toBe('no Karpenter CRDs');
+  });
+
+  it(`reads its 16 lists over at most ${PAGES_IN_FLIGHT} connections, each a TLS handshake`, async () => {
+    const { sandbox, cluster } = await sandboxCluster('default');
+    const port = Number(new URL(sandbox.kube.url).port);
+    const connections = new Set<number>();
+    const started = (message: unknown) => {
+      const { request } = message as { request: IncomingMessage };
+      if (request.socket.localPort === port && /^\/api(s\/[^/]+)?\/v1\//.test(request.url ?? '')) connections.add(request.socket.remotePort ?? 0);
+    };
+    subscribe('http.server.request.start', started);
+    onTestFinished(() => void unsubscribe('http.server.request.start', started));
+    const inventory = await readInventory(cluster, { discovery: await discoverCluster(cluster) });
+    expect(inventory.nodeClaims).toHaveLength(12);
+    expect(connections.size).toBeGreaterThan(1);
+    expect(connections.size).toBeLessThanOrEqual(PAGES_IN_FLIGHT);
   });
 });

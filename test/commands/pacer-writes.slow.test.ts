@@ -98,7 +98,7 @@ async function stagedRollout() {
 }
 
 describe('NodePool writes over a staged rollout', () => {
-  // Measured (the README's figures, "Staged rollouts"): 98 simulated minutes at Karpenter's pace (one to three
+  // Measured (the figures of docs/staged-rollouts.md): 98 simulated minutes at Karpenter's pace (one to three
   // replacements of a NodePool at a time), canary 9 writes (6 generations), general 36 (30); before issue 35 (the switch
   // moved every minute, whatever the hold) about one a minute.
   it('writes each NodePool only when its hold changes, and moves the switch only while the hold lets drift start', async () => {

@@ -1,7 +1,7 @@
 // deploy/upgrade-cronjob.yaml, checked without a cluster: its command line is one the CLI's own parsers accept, its
 // schedule fires only inside the window that command names (read with the cron grammar Karpenter and the CronJob
-// controller share, robfig/cron), its Job outlives no run and kills none early, and its failure policy is README
-// "Exit codes". Each check is a function returning problems, shown to find them in a broken copy.
+// controller share, robfig/cron), its Job outlives no run and kills none early, and its failure policy is
+// docs/reference/exit-codes.md's. Each check is a function returning problems, shown to find them in a broken copy.
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
 import { parseUpgradeOptions } from '../../src/cli/options.js';
@@ -59,7 +59,7 @@ function scheduleProblems(job: CronJob, staged: StagedRequest): string[] {
   ];
 }
 
-/** The Job's deadline against the run's worst case by its flags (README "How long a run can take"). */
+/** The Job's deadline against the run's worst case by its flags (docs/ci-and-fleets.md "How long a run can take"). */
 function deadlineProblems(job: CronJob, timeoutMs: number, staged: StagedRequest): string[] {
   const deadlineMs = job.spec.jobTemplate.spec.activeDeadlineSeconds * 1000;
   const worst = worstCaseMs(timeoutMs, staged) + SETUP_MARGIN_MS;

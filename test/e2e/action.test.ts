@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { httpWrites, karpDrift, scenario } from './cli-sandbox.js';
 import { localAction } from './action.js';
+import { checkContract } from './contracts.js';
 
 describe('the GitHub Action (action.yml)', () => {
   it('plan: the CLI output in a group, untouched and fenced from workflow commands; outputs, result document, step summary', async () => {
@@ -19,6 +20,7 @@ describe('the GitHub Action (action.yml)', () => {
     expect(ran.stdout.indexOf('::endgroup::')).toBeGreaterThan(ran.stdout.indexOf(`::${fence![1]}::`));
     expect(ran.outputs).toMatchObject({ result: 'succeeded', 'exit-code': '0', 'nodes-replaced': '' });
     const doc = JSON.parse(await readFile(ran.outputs.json!, 'utf8')) as Record<string, unknown>;
+    checkContract('result', "the action's json output", doc);
     expect(doc).toMatchObject({
       kind: 'Result',
       command: 'plan',
@@ -50,6 +52,7 @@ describe('the GitHub Action (action.yml)', () => {
     expect(ran.code, ran.stdout).toBe(0);
     expect(ran.stdout).toContain('::group::karp-drift upgrade --to 1.30 --yes --timeout 5m\n');
     expect(ran.outputs).toMatchObject({ result: 'succeeded', 'exit-code': '0', 'nodes-replaced': '12' });
+    checkContract('result', "the action's json output", JSON.parse(await readFile(ran.outputs.json!, 'utf8')));
     expect(ran.stdout).toContain('karp-drift upgrade: succeeded (exit 0), 12 nodes replaced');
     expect(ran.summary).toContain('#### Rollout');
     const images = new Set(

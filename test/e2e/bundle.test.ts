@@ -2,13 +2,16 @@
 // the chunks it needs. Which files a run loads comes from a module resolve hook (node:module register) that writes
 // every resolved URL to a file; which code a chunk holds comes from esbuild's metafile (dist/meta.json). Structure,
 // not timing: `npm run bench` measures the time.
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { HELP_ONLY_ARGVS } from "../../src/cli/help-only.js";
+import { helpFile } from "../../src/cli/help-printed.js";
 import { MAIN } from "./cli-sandbox.js";
+import { pty } from "./terminal.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "karp-drift-bundle-"));
@@ -34,6 +37,7 @@ function run(
   args: string[],
   n: number,
   entry = MAIN,
+  env: Record<string, string> = {},
 ): {
   code: number | null;
   stdout: string;
@@ -55,6 +59,7 @@ function run(
         PATH: process.env.PATH ?? "",
         HOME: dir,
         KARP_DRIFT_LOADED: loaded,
+        ...env,
       },
       encoding: "utf8",
     },
@@ -165,6 +170,22 @@ describe("the bundled CLI", () => {
       [],
     );
     expect(from(r.sources, "@aws-sdk/")).toEqual([]);
+    // zod's parsers, and of its locales only the English one its messages start from (a named `{ z }` import kept
+    // all 40 of them: half a megabyte more to compile on every run).
+    expect(from(r.sources, "node_modules/zod/").length).toBeGreaterThan(0);
+    expect(from(r.sources, "node_modules/zod/v4/locales/").map((s) => s.replace(/.*\//, ""))).toEqual(["en.js"]);
+  });
+
+  // An AWS SDK client's schemas file declares every shape of its service; the build keeps those its commands reach
+  // (scripts/cli-build-options.mjs): for EC2's DescribeImages, tens of kilobytes of a 1.3 MB file.
+  it("keeps only the EC2 shapes DescribeImages reaches", () => {
+    const bytes = Object.values(meta.outputs).flatMap((o) =>
+      Object.entries(o.inputs as Record<string, { bytesInOutput: number }>)
+        .filter(([input]) => input.endsWith("@aws-sdk/client-ec2/dist-es/schemas/schemas_0.js"))
+        .map(([, i]) => i.bytesInOutput),
+    );
+    expect(bytes.length).toBeGreaterThan(0);
+    expect(Math.max(...bytes)).toBeLessThan(100_000);
   });
 
   // The bin (package.json "bin"): help and the version from dist/help.cjs, CommonJS, never the ES module CLI; the
@@ -190,6 +211,71 @@ describe("the bundled CLI", () => {
     ]);
     // Through the ES module loader (the --import hook puts even a CommonJS main there) only the bin itself went.
     expect(bin.files).toEqual(["dist/bin.cjs"]);
+  });
+
+  // Into a pipe, the bin prints help and the version as printed at build time (src/cli/help-printed.ts); with
+  // FORCE_COLOR set (0: no colour, as for a pipe) commander prints them. The two must be the same words, for every
+  // help-only command line and both names the bin is installed under.
+  it("prints from dist/help/ what commander prints, for every help-only command line, as karp-drift and as kubectl-karp_drift", async () => {
+    const bins = mkdtempSync(join(tmpdir(), "karp-drift-bins-"));
+    try {
+      const runs: Array<{ name: string; argv: readonly string[] }> = [];
+      for (const name of ["karp-drift", "kubectl-karp_drift"]) {
+        symlinkSync(BIN, join(bins, name));
+        expect(readdirSync(join(ROOT, "dist", "help", name)).sort()).toEqual(
+          HELP_ONLY_ARGVS.map((argv) => helpFile(name, argv).slice(name.length + 1)).sort(),
+        );
+        // Every command line as karp-drift; as kubectl-karp_drift, the program's and one command's.
+        runs.push(...HELP_ONLY_ARGVS.filter((argv) => name === "karp-drift" || argv.length === 1 || argv.includes("upgrade")).map((argv) => ({ name, argv })));
+      }
+      const answer = (name: string, argv: readonly string[], env: Record<string, string>) =>
+        new Promise<[number | null, string, string]>((resolve) => {
+          const child = spawn(process.execPath, [join(bins, name), ...argv], { env: { PATH: process.env.PATH ?? "", ...env } });
+          let [out, err] = ["", ""];
+          child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+          child.stderr.on("data", (c: Buffer) => (err += c.toString()));
+          child.on("close", (code) => resolve([code, out, err]));
+        });
+      // Four at a time: a few seconds for about a hundred short runs.
+      for (let i = 0; i < runs.length; i += 4) {
+        await Promise.all(
+          runs.slice(i, i + 4).map(async ({ name, argv }) => {
+            const [printed, commander] = await Promise.all([answer(name, argv, {}), answer(name, argv, { FORCE_COLOR: "0" })]);
+            expect(printed[0]).toBe(0);
+            expect(printed, `${name} ${argv.join(" ")}`).toEqual(commander);
+          }),
+        );
+      }
+    } finally {
+      rmSync(bins, { recursive: true, force: true });
+    }
+  });
+
+  it("prints the text in dist/help/ (a copy changed on purpose shows it)", () => {
+    const copy = mkdtempSync(join(tmpdir(), "karp-drift-help-"));
+    try {
+      cpSync(join(ROOT, "dist", "bin.cjs"), join(copy, "bin.cjs"));
+      cpSync(join(ROOT, "dist", "help"), join(copy, "help"), { recursive: true });
+      writeFileSync(join(copy, "help", helpFile("karp-drift", ["status", "--help"])), "printed at build time\n");
+      const r = spawnSync(process.execPath, [join(copy, "bin.cjs"), "status", "--help"], { encoding: "utf8", env: { PATH: process.env.PATH ?? "" } });
+      expect([r.status, r.stdout, r.stderr]).toEqual([0, "printed at build time\n", ""]);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
+  // A terminal's width is the terminal's: commander formats for it, as it always did.
+  it.skipIf(pty === undefined)("formats --help for a terminal 100 columns wide", async () => {
+    const child = pty!.spawn(process.execPath, [BIN, "--help"], { cols: 100, rows: 50, env: { PATH: process.env.PATH ?? "", TERM: "dumb" } });
+    let out = "";
+    child.onData((d) => (out += d));
+    expect(await new Promise<number>((resolve) => child.onExit(({ exitCode }) => resolve(exitCode)))).toBe(0);
+    const shown = out.replace(/\r\n/g, "\n");
+    // The description, one line of 108 characters: wrapped at 100 columns here, at 80 in the file printed for a pipe.
+    const description = "Upgrade Karpenter-managed EKS worker nodes through drift: resolve EKS-optimized";
+    expect(shown.split("\n").find((l) => l.startsWith(description))?.length).toBeGreaterThan(80);
+    expect(readFileSync(join(ROOT, "dist", "help", helpFile("karp-drift", ["--help"])), "utf8").split("\n")).toContain(description);
+    expect(shown).not.toBe(readFileSync(join(ROOT, "dist", "help", helpFile("karp-drift", ["--help"])), "utf8"));
   });
 
   it.each([

@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { onTestFinished } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
+import { checkRunOutput } from './contracts.js';
 
 export const MAIN = new URL('../../dist/main.js', import.meta.url).pathname;
 
@@ -45,6 +46,12 @@ export function karpDrift(sandbox: Sandbox, args: string[], timeoutMs = 90_000, 
           return [];
         }
       });
+      try {
+        checkRunOutput(args, stdout);
+      } catch (err) {
+        reject(err instanceof Error ? err : new Error(String(err)));
+        return;
+      }
       resolve({ code, stdout, stderr, events });
     });
   });

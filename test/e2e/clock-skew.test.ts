@@ -13,7 +13,7 @@ import { follow } from './staged.js';
 const MIN = 60_000;
 
 async function skewedSandbox(skewMs: number): Promise<Sandbox> {
-  const sandbox = await startSandbox({ scenario: 'staged', speed: 60, clockSkewMs: skewMs });
+  const sandbox = await startSandbox({ scenario: 'staged', speed: 240, clockSkewMs: skewMs });
   onTestFinished(() => sandbox.stop());
   return sandbox;
 }

@@ -1,5 +1,5 @@
 // The API server gone just as one request of a staged upgrade is sent: its holds, their Events, its apply. A staged
-// run rides an outage out for as long as its cluster lock holds (30 s from its last renewal: README "When the API
+// run rides an outage out for as long as its cluster lock holds (30 s from its last renewal: docs/staged-rollouts.md "When the API
 // server stops answering…"), then ends exit 1 saying it cannot reach the API server, in karp-drift's words (it said
 // "internal error" and printed the transport's stack once). Each case waits out the lock: a wall-clock proof, run by
 // `npm run test:long` beside the scale proof; the one-shot commands' cases are in error-output.test.ts.

@@ -1,6 +1,6 @@
 // Failures of the API calls karp-drift makes through the generated client (the RBAC preflight's
 // SelfSubjectAccessReviews, server-side apply) are said in the CLI's own `error:`/`next:` words with the documented exit
-// code (README "Exit codes"), with and without -v: never the client's dump (`HTTP-Code: 403 / Message: Unknown API
+// code (docs/reference/exit-codes.md), with and without -v: never the client's dump (`HTTP-Code: 403 / Message: Unknown API
 // Status Code! / Body: … / Headers: …`), never a stack (issue 25 item 2).
 import { describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/sandbox.js';
@@ -113,8 +113,8 @@ describe('a server-side apply that fails', () => {
 // The API server goes away just as one request of a writing command is sent: the lock, the holds, their Events, the
 // applies. Each ends exit 1 saying it cannot reach the API server, with what to do next (it said "internal error" and
 // printed the transport's stack for the lock's and the holds' requests). The one-shot commands say so at once; a
-// staged upgrade first rides the outage out for as long as its cluster lock holds (30 s from its last renewal: README
-// "When the API server stops answering…"): those cases wait that long, so they are wall-clock proofs
+// staged upgrade first rides the outage out for as long as its cluster lock holds (30 s from its last renewal:
+// docs/staged-rollouts.md, "When the API server stops answering…"): those cases wait that long, so they are wall-clock proofs
 // (error-output-staged.clock.test.ts, `npm run test:long`).
 describe('the API server gone at each write of a writing command', () => {
   const upgraded = [[...upgrade]];
@@ -145,14 +145,14 @@ describe('the API server gone at each write of a writing command', () => {
 });
 
 describe('an identity bound to no role', () => {
-  it('plan → exit 1 naming the verb, the resource and README "RBAC"', async () => {
+  it('plan → exit 1 naming the verb, the resource and docs/rbac-and-iam.md', async () => {
     const sandbox = await scenario('default');
     const run = await karpDrift(sandbox, ['plan', '--to', '1.30'], 60_000, await asUser(sandbox));
     expect(run.code, run.stderr).toBe(1);
     // The inventory lists in parallel: whichever 403 comes first is the one said.
     expect(run.stderr).toMatch(/^error: listing \w+: forbidden \(403\) by the Kubernetes API at https:\/\/127\.0\.0\.1:\d+ \(context "karp-drift-sandbox"\): /m);
     expect(run.stderr).toMatch(/User "karp-drift-test" cannot list resource "\w+" in API group "[\w.]*" at the cluster scope/);
-    expect(run.stderr).toMatch(/next: grant the identity "list" on [\w.]+ \(README "RBAC" lists what karp-drift needs\)/);
+    expect(run.stderr).toMatch(/next: grant the identity "list" on [\w.]+ \(docs\/rbac-and-iam\.md lists what karp-drift needs\)/);
     inOurWords(run);
   });
 });

@@ -194,6 +194,9 @@ describe('karp-drift history on the staged sandbox', () => {
 describe('karp-drift history on the bad-ami sandbox', () => {
   it('a run a health gate halted: its result, the gate with its evidence, its replacements as the API has them', async () => {
     const sandbox = await badAmi();
+    // The sandbox stamps its NodeClaims with the second it started in; a run that began in that same second would count
+    // them as its own (the API's timestamps have whole seconds: rollout/replacements.ts), which no cluster's old nodes are.
+    await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 50));
     const created = claimsCreated(sandbox);
     const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--canary', 'canary', '--yes']);
     const createdByRun = created.stop();

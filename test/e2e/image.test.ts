@@ -1,7 +1,7 @@
 // The container image and the in-cluster Jobs, as far as this machine can check them without a Docker engine: the
 // CLI runs from exactly the files the Dockerfile copies into the image (no node_modules), and the Jobs in deploy/
 // run karp-drift commands that exist, as a non-root user, under a ServiceAccount bound to a ClusterRole that
-// deploy/rbac.yaml ships, failing at once only on the exit codes README "Exit codes" calls not worth retrying.
+// deploy/rbac.yaml ships, failing at once only on the exit codes docs/reference/exit-codes.md calls not worth retrying.
 import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -4,8 +4,6 @@
 import { spawn } from 'node:child_process';
 import { expect } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/sandbox.js';
-import { loadScenario } from '../../src/sandbox/scenarios/load.js';
-import type { Scenario } from '../../src/sandbox/scenarios/schema.js';
 import { MAIN } from './cli-sandbox.js';
 
 const NODECLAIMS = 'nodeclaims.karpenter.sh';
@@ -13,32 +11,6 @@ const EC2NODECLASSES = 'ec2nodeclasses.karpenter.k8s.aws';
 /** Prints the CLI's own peak RSS (KiB) and CPU time (µs) on exit, as bench/upgrade.mjs does. */
 const PRELOAD =
   'data:text/javascript,process.on("exit",()=>{const u=process.resourceUsage();process.stderr.write("resource-usage="+JSON.stringify({maxRSS:u.maxRSS,cpu:u.userCPUTime+u.systemCPUTime})+"\\n")})';
-
-/**
- * `large` (5,000 nodes, 50,000 pods) with each NodePool split into `split` NodePools of the same template
- * (`system-0` …) and each workload into as many, one per part of its NodePool: the same nodes, pods, classes, PDBs and
- * budgets. Karpenter replaces a NodePool's full nodes about one at a time (a candidate waits while its pods would land
- * on a replacement still initializing: DOMAIN.md §2.6), so `large`'s 1,000-node `system` alone takes some forty
- * simulated hours; ten side by side are paced by the one drift command each disruption pass starts.
- * bench/large-rollout.mjs builds the same fleet.
- */
-export function largeInPools(split: number): Scenario {
-  const large = loadScenario('large');
-  const parts = (name: string) => Array.from({ length: split }, (_, i) => `${name}-${i}`);
-  return {
-    ...large,
-    name: `large-in-${split * large.nodePools.length}-pools`,
-    nodePools: large.nodePools.flatMap((p) => parts(p.name).map((name) => ({ ...p, name, nodes: p.nodes / split }))),
-    workloads: large.workloads.flatMap((w) =>
-      parts(w.nodePool).map((nodePool, i) => ({
-        ...w,
-        name: `${w.name}-${i}`,
-        nodePool,
-        ...(w.replicas !== undefined ? { replicas: w.replicas / split } : {}),
-      })),
-    ),
-  };
-}
 
 export interface Run {
   code: number | null;

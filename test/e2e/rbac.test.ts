@@ -1,4 +1,4 @@
-// The README's RBAC table, command by command and role by role, on the sandbox: deploy/rbac.yaml is applied to its API
+// The RBAC table of docs/rbac-and-iam.md, command by command and role by role, on the sandbox: deploy/rbac.yaml is applied to its API
 // server (which authorizes every request and every SelfSubjectAccessReview as Kubernetes' RBAC does), each shipped
 // ClusterRole is bound to a user, and the built CLI runs as that user. An allowed command ends 0 and a refused one
 // with the code the table names, and either way the API server refuses none of its requests: the preflight asked
@@ -16,9 +16,9 @@ const RBAC = 'rbac.authorization.k8s.io';
 const TESTER = { name: 'karp-drift-test', groups: ['karp-drift-operators'] };
 const TEMPLATES = new URL('../../templates', import.meta.url).pathname;
 
-/** The README's table of commands × roles: each row's cells by role, as exit codes (allowed: 0). */
+/** The table of commands × roles (docs/rbac-and-iam.md): each row's cells by role, as exit codes (allowed: 0). */
 function readmeTable(): { roles: string[]; rows: Map<string, Map<string, { cell: string; code: number }>> } {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const readme = readFileSync(new URL('../../docs/rbac-and-iam.md', import.meta.url), 'utf8');
   const section = readme.slice(readme.indexOf('\n## RBAC\n'), readme.indexOf('\n## ', readme.indexOf('\n## RBAC\n') + 1));
   const lines = section.split('\n');
   const header = lines.findIndex((l) => l.startsWith('| command |'));
@@ -93,7 +93,7 @@ async function sandboxAs(role: string): Promise<{ sandbox: Sandbox; env: Record<
 
 const table = readmeTable();
 
-describe("deploy/rbac.yaml on an RBAC authorizer: the README's table, command by command", () => {
+describe("deploy/rbac.yaml on an RBAC authorizer: docs/rbac-and-iam.md's table, command by command", () => {
   it('has a row for every command this test runs, and a column for every ClusterRole deploy/rbac.yaml ships', () => {
     expect([...table.rows.keys()].sort()).toEqual(Object.keys(ROWS).sort());
     const shipped = (loadAll(readFileSync(new URL('../../deploy/rbac.yaml', import.meta.url), 'utf8')) as KubeObject[]).map((o) => o.metadata.name);

@@ -1,7 +1,8 @@
-// The shell examples that start a sandbox, as the README and `sandbox --help` print them, to be run as written.
+// The shell examples that start a sandbox, as the README, the manual (docs/) and `sandbox --help` print them, to be
+// run as written.
 
 export interface ShellExample {
-  /** Where it is: the README line of its block, or the help's comment. */
+  /** Where it is: the file and line of its block, or the help's comment. */
   where: string;
   lines: string[];
   /** Serves in the foreground until Ctrl-C (no --detach, no `&`): the runner interrupts it once it serves. */
@@ -16,10 +17,10 @@ function example(where: string, lines: string[]): ShellExample {
 }
 
 /**
- * README code blocks that start a sandbox: ```sh blocks line by line, and transcripts (lines after `$ `, output left
- * out). The synopsis (`karp-drift sandbox [--scenario …]`) is neither.
+ * A Markdown file's code blocks that start a sandbox: ```sh blocks line by line, and transcripts (lines after `$ `,
+ * output left out). The synopsis (`karp-drift sandbox [--scenario …]`) is neither.
  */
-export function readmeExamples(readme: string): ShellExample[] {
+export function readmeExamples(readme: string, file = 'README.md'): ShellExample[] {
   const found: ShellExample[] = [];
   const lines = readme.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -30,7 +31,7 @@ export function readmeExamples(readme: string): ShellExample[] {
     for (i++; i < lines.length && lines[i] !== '```'; i++) body.push(lines[i]!);
     const transcript = body.some((l) => l.startsWith('$ '));
     const commands = transcript ? body.filter((l) => l.startsWith('$ ')).map((l) => l.slice(2)) : open[1] === 'sh' ? body : [];
-    if (commands.some(startsSandbox)) found.push(example(`README.md:${start + 1}`, commands.filter((l) => l.trim() !== '')));
+    if (commands.some(startsSandbox)) found.push(example(`${file}:${start + 1}`, commands.filter((l) => l.trim() !== '')));
   }
   return found;
 }

@@ -12,7 +12,7 @@ const RECORD = 'karp-drift.io/previous-ami-selector-terms';
 
 describe('rollback --waves: a staged rollback', () => {
   it('takes the nodes back in two waves, the first starting one replacement, and releases every hold at the end', async () => {
-    const sandbox = await scenario('staged', 60);
+    const sandbox = await scenario('staged', 240);
     const store = sandbox.kube.store;
     const budgets = budgetsOf(sandbox);
     const previous = new Set(store.list('nodeclaims.karpenter.sh').map((c) => (c.status as { imageID: string }).imageID));
@@ -47,7 +47,7 @@ describe('rollback --waves: a staged rollback', () => {
   }, 300_000);
 
   it('interrupted between waves stays paused with its records kept; the same rollback goes on from the wave where the cluster stands', async () => {
-    const sandbox = await scenario('staged', 60);
+    const sandbox = await scenario('staged', 240);
     const store = sandbox.kube.store;
     const budgets = budgetsOf(sandbox);
     const up = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '--stall-timeout', '60s'], 150_000);

@@ -24,7 +24,12 @@ describe('karp-drift rollback', () => {
     expect((nc.spec as { amiSelectorTerms: unknown }).amiSelectorTerms).toEqual(original);
     expect(nc.metadata.annotations?.['karp-drift.io/previous-ami-selector-terms']).toBeUndefined();
     for (const claim of store.list('nodeclaims.karpenter.sh')) expect(originalImages.has((claim.status as { imageID: string }).imageID)).toBe(true);
-    expect(back.events.at(-1)).toMatchObject({ type: 'done', result: 'succeeded' });
+    // It says what was rolled back, not "Rollout complete … on the target AMIs" as an upgrade does.
+    expect(back.events.at(-1)).toMatchObject({
+      type: 'done',
+      result: 'succeeded',
+      message: expect.stringMatching(/^Rollback complete: 3 NodePools, \d+ nodes back on the previous AMIs with kubelet 1\.29$/) as unknown,
+    });
     // One `plan` event, shaped as upgrade's: the whole document under `plan`.
     const plans = back.events.filter((e) => e.type === 'plan');
     const upPlan = up.events.find((e) => e.type === 'plan')!.plan as Record<string, unknown>;

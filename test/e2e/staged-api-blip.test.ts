@@ -1,5 +1,5 @@
 // A staged run whose API server goes away for a moment, mid-wave (issue 35 item 7): it rides the outage out for as
-// long as its cluster lock holds (README "When the API server stops answering…"), retrying the hold write or the lock
+// long as its cluster lock holds (docs/staged-rollouts.md, "When the API server stops answering…"), retrying the hold write or the lock
 // renewal the API server refused, and completes. It used to end at the first refused hold write or renewal, about a
 // second into the outage. A frozen API server (its port open, nothing answered: a SIGSTOP'd kube-apiserver) never gets
 // the runtime's "The operation was aborted" printed, however the run ends. Outages past the lock's 30 s:

@@ -83,6 +83,16 @@ describe('staged rollout interrupted, and its lock', () => {
     expect(generations()).toEqual(classes);
   }, 60_000);
 
+  it('Ctrl-C while a node hold is on its way to the API server: that node is let go too', async () => {
+    // batch's budgets are Argo CD's, so it is held node by node: the signal comes as the first node patch arrives,
+    // which the API server still applies while the run, interrupted, may never read its answer.
+    const sandbox = await scenario('staged', 180);
+    const run = follow(sandbox, STAGED);
+    sandbox.kube.faults.beforeNext({ verbs: ['patch'], resources: ['nodes'] }, () => run.child.kill('SIGINT'));
+    expect(await run.exited, run.stderr()).toBe(130);
+    expect(heldNodes(sandbox)).toEqual([]);
+  }, 60_000);
+
   it('refuses a second run while the first holds the lock (exit 3, naming it), and pause too', async () => {
     const sandbox = await scenario('staged', 180);
     const first = follow(sandbox, [...STAGED, '--soak', '30s']);

@@ -11,14 +11,23 @@ type Record = ReturnType<Awaited<ReturnType<typeof scenario>>['simulator']['disr
 const UPGRADE = ['upgrade', '--to', '1.30', '--yes', '-o', 'json'];
 
 describe('the pace of a staged wave', () => {
-  it("a wave of 8 in general (its own budget 12) starts its 8 and never a 9th, side by side as far as Karpenter goes", async () => {
+  it("a wave of 8 in general (its own budget 12) starts its 8, a 9th only in the race of a completion, side by side as far as Karpenter goes", async () => {
     const sandbox = await scenario('staged', 180);
     const run = follow(sandbox, [...UPGRADE, '--canary', 'general', '--waves', '8,100%', '--soak', '1h']);
     await run.until((e) => e.type === 'soak', 120_000);
     run.child.kill('SIGINT');
     await run.exited;
     const general = sandbox.simulator.disruptions.entries().filter((d: Record) => d.nodePool === 'general');
-    expect(new Set(general.map((d) => d.nodeClaim)).size).toBe(8);
+    // The wave's 8 start; a 9th only in the race docs/staged-rollouts.md states (DOMAIN.md §2.6): a replacement that
+    // finishes just before Karpenter's next pass frees a slot before karp-drift rewrites the hold, at most one per
+    // completion before the wave's last start. A loaded machine stretches that interval (a real second is 3 simulated
+    // minutes here); on an idle one the run starts exactly 8.
+    const started = new Set(general.map((d) => d.nodeClaim)).size;
+    const lastStart = general.map((d) => d.time).sort()[7]!;
+    const endedBefore = general.filter((d) => (d.finished ?? d.failed ?? '~') < lastStart).length;
+    const commands = JSON.stringify(general, null, 1);
+    expect(started, commands).toBeGreaterThanOrEqual(8);
+    expect(started - 8, commands).toBeLessThanOrEqual(endedBefore);
     // Karpenter itself refuses a candidate whose pods would land on a replacement still initializing, so the 8 do not
     // all run at once; what the wave allows is never exceeded, and more than one does run at a time.
     const most = sandbox.simulator.disruptions.maxInFlight().get('general')!;

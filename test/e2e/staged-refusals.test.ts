@@ -41,9 +41,9 @@ describe('staged rollout: stalls and refusals', () => {
     ['--soak with --no-wait', 2, /--soak paces a staged rollout, and --no-wait has none/, ['--soak', '5m', '--no-wait']],
     ['--no-gates with --templates', 2, /--no-gates gates a staged rollout, and --templates has none/, ['--no-gates', '--cluster-name', 'sandbox', '--role', 'KarpenterNodeRole-sandbox']],
     [
-      '--canary not in scope',
+      '--canary naming no NodePool',
       2,
-      /--canary "nope": not a NodePool of the EC2NodeClasses in scope/,
+      /--canary "nope": no such NodePool in context [\w-]+; its NodePools: batch, canary, general; nothing was changed/,
       ['--canary', 'nope'],
     ],
     [

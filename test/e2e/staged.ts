@@ -6,6 +6,7 @@ import type { Sandbox } from '../../src/sandbox/sandbox.js';
 import { HOLD_ANNOTATION } from '../../src/apis/budget-hold.js';
 import { NODE_HOLD_ANNOTATION } from '../../src/karpenter/views.js';
 import { MAIN, type CliRun } from './cli-sandbox.js';
+import { checkRunOutput } from './contracts.js';
 
 type Ev = CliRun['events'][number];
 
@@ -52,7 +53,18 @@ export function follow(sandbox: Sandbox, args: string[]) {
     for (const l of lines) if (l.trim() !== '') events.push(JSON.parse(l) as Ev);
   });
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  // Once it exits and its output is read to the end, the output is checked against the contracts (contracts.ts), as
+  // karpDrift's is.
+  const exited = new Promise<number | null>((resolve, reject) =>
+    child.on('close', (code) => {
+      try {
+        checkRunOutput(args, [...events.map((e) => JSON.stringify(e)), stdout].join('\n'));
+        resolve(code);
+      } catch (err) {
+        reject(err instanceof Error ? err : new Error(String(err)));
+      }
+    }),
+  );
   return {
     child,
     events,

@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { MAIN, karpDrift, scenario } from './cli-sandbox.js';
+import { checkContract } from './contracts.js';
 
 interface StatusDoc {
   kubernetesVersion: string;
@@ -100,6 +101,7 @@ describe('karp-drift status', () => {
       child.kill('SIGINT');
       expect(await exited, stderr).toBe(0);
 
+      for (const d of docs) checkContract('status', 'status --watch -o json', d);
       // It saw the rollout move, not only its two ends.
       expect(docs.some((d) => d.nodePools.some((p) => p.drifted > 0))).toBe(true);
       expect(new Set(docs.map((d) => JSON.stringify(d))).size).toBe(docs.length); // printed on change only

@@ -1,7 +1,7 @@
 // A stalled rollout in a CI log (stderr not a terminal), where one NodePool has several blockers of one code: two PDBs
 // ("payments/ledger" and "payments/audit"), each holding a pod on the NodePool's last drifted node, while Karpenter
 // publishes its DisruptionBlocked every pass. Each blocker is printed once and again only when its evidence changes
-// (README "Without a terminal (a CI log)…"); keyed by code and NodePool alone, the two overwrote each other's record
+// (docs/upgrading.md, "Without a terminal (a CI log)…"); keyed by code and NodePool alone, the two overwrote each other's record
 // and both were printed on every turn: 82,375 lines (9.4 MB) in 15 minutes (issue 35).
 import { describe, expect, it } from 'vitest';
 import type { PdbView } from '../../src/karpenter/views.js';

@@ -58,6 +58,15 @@ describe('unified diff hunks', () => {
   });
 });
 
+describe('unified diff headers', () => {
+  it.each([
+    ['a path relative to the working directory', 'manifests/class.yaml', 'manifests/class.yaml'],
+    ['an absolute path, as git diff --no-index writes it', '/tmp/m/class.yaml', 'tmp/m/class.yaml'],
+  ])('%s', (_name, path, shown) => {
+    expect(unifiedDiff([{ path, before: 'a\n', after: 'b\n' }]).split('\n').slice(0, 2)).toEqual([`--- a/${shown}`, `+++ b/${shown}`]);
+  });
+});
+
 describe('release notes', () => {
   it.each<[Parameters<typeof releaseNotesUrl>[0], string, string]>([
     ['al2023', 'v20241109', 'https://github.com/awslabs/amazon-eks-ami/releases/tag/v20241109'],

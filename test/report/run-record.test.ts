@@ -120,7 +120,7 @@ function rolloutOf(nodes: number): RunRecord {
 
 describe('the record as the API server stores it: far under the 1 MiB a ConfigMap may hold', () => {
   // Measured (bytes of the ConfigMap's JSON as sent): the record grows with the nodes only by their replacement
-  // columns, which gzip takes to a few bytes each (README "karp-drift history" quotes these).
+  // columns, which gzip takes to a few bytes each (docs/history.md quotes these).
   it.each<[number, number]>([
     [33, 8 * 1024],
     [1000, 40 * 1024],

@@ -78,6 +78,12 @@ describe('wrapText', () => {
     ['a word wider than a row is broken where the row ends', 'run 8bad717d-5f4d-467f-8cc6', 12, ['run', '  8bad717d-5', '  f4d-467f-8', '  cc6']],
     ['wide characters count two columns', '日本語 テキスト です', 8, ['日本語', '  テキス', '  ト', '  です']],
     ['a hang over half the row is dropped', '        next: karp-drift resume --nodepool batch', 20, ['        next:', 'karp-drift resume', '--nodepool batch']],
+    [
+      "a table's row keeps its padded columns on the rows it is wrapped into (a staged plan's NodePool)",
+      '    nodepool/arm     3 old nodes  waves 1, +1, +1  held with budget: no GitOps or IaC tool manages its budgets',
+      80,
+      ['    nodepool/arm     3 old nodes  waves 1, +1, +1  held with budget: no GitOps', '      or IaC tool manages its budgets'],
+    ],
   ])('%s', (_name, line, columns, rows) => {
     expect(wrapText(line, columns)).toEqual(rows);
     for (const r of rows) if (Number.isFinite(columns)) expect(screenRows(r, columns)).toBe(1);

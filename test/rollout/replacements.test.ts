@@ -72,6 +72,17 @@ describe('foldReplacements', () => {
     expect([...into.values()]).toEqual(expected);
   });
 
+  it.each<[string, number, boolean]>([
+    ['stamped with the second the run began in (400 ms into it): counted, as Karpenter may have made it since', 0, true],
+    ['stamped with the next second: counted', 1, true],
+  ])('a run that began 400 ms into a second, a NodeClaim of the first full list %s', (_name, after, counted) => {
+    const began = at(1).getTime() + 400;
+    const claim = replacement('general-new09', 1, 3, { createdAt: new Date(at(1).getTime() + after * 1000).toISOString() });
+    const into = new Map<string, ReplacementSpan>();
+    foldReplacements(into, followedFrom([old, claim]), new Set(['general']), began);
+    expect(into.has('general-new09')).toBe(counted);
+  });
+
   it('keeps what it saw after the snapshot forgot it, and a later view replaces an earlier one', () => {
     const into = new Map<string, ReplacementSpan>();
     const s = followed(added(replacement('general-new05', 2)));

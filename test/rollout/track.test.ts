@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeClaimView, NodeView } from '../../src/karpenter/views.js';
 import { applyChange, emptySnapshot } from '../../src/rollout/snapshot.js';
-import { kubeletMinor, lastProgressAt, progressed, rolloutProgress, track } from '../../src/rollout/track.js';
+import { kubeletMinor, lastProgressAt, progressed, rolloutProgress, statusLineOf, track } from '../../src/rollout/track.js';
 import { at, members, node, nodeClaim, nodeFor, scope, snapshotOf, T0 } from './factories.js';
 
 // NodePool "general": three nodes on ami-old when the rollout starts.
@@ -215,6 +215,19 @@ describe('rolloutProgress: the phases of one NodePool', () => {
     ]);
     expect(p.message).toBe(p.nodePools[0]!.message);
     expect(p.totals).toMatchObject({ total: 2, remaining: 2, drifted: 1 });
+    // A staged run quotes its open stage's NodePool (gpu), not the first one left (general, held for a later stage).
+    expect(statusLineOf(p, ['gpu'])).toBe(p.nodePools[1]!.message);
+    expect(statusLineOf(p, ['other'])).toBe(p.message);
+    expect(statusLineOf(p)).toBe(p.message);
+  });
+
+  it('says a rollback went back to the previous AMIs, NodePool by NodePool and at the end', () => {
+    const claims = [fresh('general-new01'), fresh('general-new02'), fresh('general-new03')];
+    const p = rolloutProgress(later(claims), scope({ back: true }), at(10));
+    expect([p.nodePools[0]!.message, p.message]).toEqual([
+      'NodePool "general" rolled back: 3 nodes on the previous AMIs with kubelet 1.30',
+      'Rollback complete: 1 NodePool, 3 nodes back on the previous AMIs with kubelet 1.30',
+    ]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planStages, REPLACEMENT_MS, type StagePoolInput, type StagedRequest } from '../../src/stages/stage-plan.js';
+import { canaryNameRefusal, planStages, REPLACEMENT_MS, type StagePoolInput, type StagedRequest } from '../../src/stages/stage-plan.js';
 import type { HoldWith } from '../../src/stages/hold-mechanism.js';
 import { waves, MIN } from './helpers.js';
 
@@ -28,6 +28,38 @@ const planOf = (pools: StagePoolInput[], r: StagedRequest, force = false) => {
 };
 
 const pools = [input('general', 10), input('canary', 4), input('batch', 6)];
+
+describe('canaryNameRefusal: --canary against the NodePools listed, before any AMI is resolved', () => {
+  const listed = [
+    { name: 'general', nodeClass: 'default' },
+    { name: 'canary', nodeClass: 'default' },
+    { name: 'gpu', nodeClass: 'nvidia' },
+  ];
+  it.each<[string, string[], string[], ReturnType<typeof canaryNameRefusal>]>([
+    ['a NodePool in scope', ['canary'], ['default'], undefined],
+    ['every class in scope', ['gpu'], ['default', 'nvidia'], undefined],
+    [
+      'a typo: the NodePools that exist',
+      ['canry'],
+      ['default'],
+      {
+        usage: '--canary "canry": no such NodePool in context prod; its NodePools: canary, general, gpu; nothing was changed',
+        next: 'name one of those NodePools with --canary (kubectl get nodepools lists them)',
+      },
+    ],
+    [
+      "a NodePool whose class --nodeclass leaves out: the ones in scope, and the flag that takes it in",
+      ['gpu'],
+      ['default'],
+      {
+        usage: '--canary "gpu" (EC2NodeClass nvidia): not a NodePool of the EC2NodeClasses in scope (default); nothing was changed',
+        next: 'NodePools in scope: canary, general; or add --nodeclass nvidia',
+      },
+    ],
+  ])('%s', (_name, canary, classes, refusal) => {
+    expect(canaryNameRefusal(canary, listed, classes, 'context prod')).toEqual(refusal);
+  });
+});
 
 describe('planStages: usage errors', () => {
   it('names a canary that is not in scope, and lists the NodePools that are', () => {

@@ -8,7 +8,7 @@
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
 import type { AmiCatalog } from '../aws/types.js';
 import type { KubeStore } from '../kube-api/registry-store.js';
-import type { SimClock } from './clock.js';
+import { passIntervalMs, type SimClock } from './clock.js';
 import type { SeededRandom } from '../scenarios/random.js';
 import type { BudgetSupport, NodeClassConditions } from '../scenarios/versions.js';
 import type { RegistrationHealthRule } from '../../karpenter/registration-health.js';
@@ -210,7 +210,7 @@ export class KarpenterSimulator {
    * when the disruption controller's next pass falls due before that (it requeues 1 s after a pass that started a
    * command), so a fast clock plays Karpenter's passes a simulated second apart rather than a tick apart.
    */
-  start(tickMs = 50): void {
+  start(tickMs = passIntervalMs(this.ctx.clock)): void {
     if (this.loop) return;
     this.stopped = false;
     this.loop = (async () => {
@@ -249,6 +249,7 @@ export class KarpenterSimulator {
   }
 
   private beginPass(): void {
+    this.ctx.clock.pass();
     this.work.passes++;
     this.ctx.memory.pdbAllowed.clear();
     this.ctx.memory.pdbsByNamespace.clear();

@@ -30,8 +30,12 @@ async function tempDir(): Promise<string> {
 }
 
 const termsOf = (s: Sandbox, name = 'default') => (s.kube.store.get(CLASSES, name)?.spec as { amiSelectorTerms: unknown }).amiSelectorTerms;
+/** Who owns the class's spec: Karpenter's own Update of its hash annotations (`karpenter/Update`) is left out. */
 const ownersOf = (s: Sandbox, name = 'default') =>
-  s.kube.store.get(CLASSES, name)?.metadata.managedFields?.filter((m) => m.subresource !== 'status').map((m) => `${m.manager}/${m.operation}`);
+  s.kube.store
+    .get(CLASSES, name)
+    ?.metadata.managedFields?.filter((m) => m.subresource !== 'status' && m.manager !== 'karpenter')
+    .map((m) => `${m.manager}/${m.operation}`);
 
 /** Another manager's forced server-side apply of the class's terms (a person, or karp-drift with --force-conflicts). */
 function applyTerms(s: Sandbox, terms: unknown[], manager: string): void {

@@ -1,3 +1,0 @@
-import { createRequire as __karpDriftRequire } from 'node:module';
-const require = __karpDriftRequire(import.meta.url);
-import{printReady,sandbox}from"./chunk-DQTYQRO4.js";import"./chunk-52CVLHUJ.js";import"./chunk-CXBPNDXR.js";import"./chunk-SHIM6EN7.js";import"./chunk-246GD6CD.js";import"./chunk-D4R22WCO.js";import"./chunk-DRZT7AZH.js";import"./chunk-IA7LBFIN.js";import"./chunk-ZGMNYLHZ.js";import"./chunk-ADVQCHLG.js";import"./chunk-CGC3SMAF.js";import"./chunk-C73JI5NB.js";import"./chunk-5LHPC7GM.js";import"./chunk-RWVFMDPA.js";import"./chunk-TFG732H6.js";import"./chunk-7O36VXAD.js";import"./chunk-UFUJKX4E.js";import"./chunk-A75SA247.js";export{printReady,sandbox};

@@ -1,3 +1,0 @@
-import { createRequire as __karpDriftRequire } from 'node:module';
-const require = __karpDriftRequire(import.meta.url);
-import{forScreen}from"./chunk-UFUJKX4E.js";import"./chunk-A75SA247.js";export{forScreen};

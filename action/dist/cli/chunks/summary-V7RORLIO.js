@@ -1,3 +1,0 @@
-import { createRequire as __karpDriftRequire } from 'node:module';
-const require = __karpDriftRequire(import.meta.url);
-import{MAX_SUMMARY_BYTES,newSummaryRecord,recordSummary,resultOfExit,runResult,summaryMarkdown}from"./chunk-MK3KKSKX.js";import"./chunk-W54BU3QU.js";import"./chunk-J7ZEIVSJ.js";import"./chunk-ADVQCHLG.js";import"./chunk-CGC3SMAF.js";import"./chunk-3LXVKCGC.js";import"./chunk-C73JI5NB.js";import"./chunk-WCOULL4Q.js";import"./chunk-5LHPC7GM.js";import"./chunk-RWVFMDPA.js";import"./chunk-TFG732H6.js";import"./chunk-RKVNR5VC.js";import"./chunk-A75SA247.js";export{MAX_SUMMARY_BYTES,newSummaryRecord,recordSummary,resultOfExit,runResult,summaryMarkdown};
