@@ -193,7 +193,12 @@ export class KarpenterSimulator {
       const name = change.object.metadata.name ?? '';
       if (change.type === 'ADDED') createdAt.set(name, options.clock.now().getTime());
       else if (change.type === 'DELETED') {
+        // What the controllers remembered of it goes with it (Karpenter's cluster state forgets a deleted NodeClaim):
+        // a rollout of thousands of NodeClaims leaves nothing behind.
         createdAt.delete(name);
+        this.ctx.memory.nominatedUntil.delete(name);
+        this.ctx.memory.lifecycle.delete(name);
+        this.ctx.memory.driftSeenAt.delete(name);
         this.disruptions.gone(name, options.clock.wall());
       }
     });

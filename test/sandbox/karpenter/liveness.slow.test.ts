@@ -168,6 +168,17 @@ describe('liveness (lifecycle/liveness.go)', () => {
   });
 });
 
+describe('NodeClaims gone', () => {
+  it('leave nothing in the simulator’s memory: one refused with InsufficientCapacityError is forgotten with its deletion', async () => {
+    const sandbox = await started('{ launchFailures: { nodePool: general, count: 1, reason: InsufficientCapacityError } }');
+    await pinToControlPlane(sandbox, 'default');
+    const name = untilReplacement(sandbox, 1).metadata.name!;
+    untilGone(sandbox, name);
+    const memory = sandbox.simulator.ctx.memory;
+    expect([memory.lifecycle.has(name), memory.nominatedUntil.has(name), memory.createdAt.has(name)]).toEqual([false, false, false]);
+  });
+});
+
 describe('passes far apart (a fast clock, a busy machine)', () => {
   it('launches a NodeClaim whose launch fell due before its launch deadline, and registers one due before its registration deadline, when one pass sees both due', async () => {
     const sandbox = await started('{}');
