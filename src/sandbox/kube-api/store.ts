@@ -58,8 +58,8 @@ export class ObjectStore {
   constructor(
     private readonly historySize = 10_000,
     initialRevision = 1000,
-    /** 64 Mi characters of JSON: a 5,000-node fleet's nodes, NodeClaims and a list of events, many times over. */
-    private readonly jsonCacheChars = 64 * 2 ** 20,
+    /** 32 Mi characters of JSON: a 5,000-node fleet's nodes and NodeClaims (24 Mi) and a list of events. */
+    private readonly jsonCacheChars = 32 * 2 ** 20,
   ) {
     this.revision = initialRevision;
     this.compactedRevision = initialRevision;
