@@ -55,6 +55,9 @@ export async function largeRollout(mode = 'json', { speed = SPEED, extraArgs = [
   const sampler = setInterval(() => {
     rss.push(process.memoryUsage.rss());
     heap.push(process.memoryUsage().heapUsed);
+    // A rollout takes most of an hour on 2 cores: BENCH_PROGRESS=1 prints where it is every minute.
+    if (process.env.BENCH_PROGRESS && rss.length % 30 === 0)
+      console.error(`  ${new Date().toISOString()} sandbox RSS ${(rss.at(-1) / 2 ** 20).toFixed(0)} MB, heap ${(heap.at(-1) / 2 ** 20).toFixed(0)} MB, ${sandbox.simulator.disruptions.entries().length} drift commands`);
   }, RSS_EVERY_MS);
   try {
     const args = ['upgrade', '--to', '1.30', '--yes', ...(mode === 'json' ? ['-o', 'json'] : []), ...extraArgs];
