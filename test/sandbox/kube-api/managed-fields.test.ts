@@ -56,6 +56,26 @@ describe('FieldsV1', () => {
     expect(JSON.stringify(fieldsV1FromFieldSet(fieldSetFromFieldsV1(shuffled)))).toBe(JSON.stringify(fields));
   });
 
+  it('shares one frozen trie below the root between entries that record the same fields, and none between others', () => {
+    const kubelet = (ready: string) => ({
+      'f:status': {
+        'f:conditions': { [`k:{"type":"${ready}"}`]: { '.': {}, 'f:lastTransitionTime': {}, 'f:status': {}, 'f:type': {} } },
+        'f:phase': {},
+      },
+    });
+    const [a, b, other] = [kubelet('Ready'), kubelet('Ready'), kubelet('ContainersReady')].map((f) =>
+      fieldsV1FromFieldSet(fieldSetFromFieldsV1(f)),
+    );
+    expect(a).toEqual(kubelet('Ready'));
+    expect(a).not.toBe(b); // the root is an entry's own: only what is below it is shared
+    expect(a['f:status']).toBe(b['f:status']);
+    expect(other['f:status']).not.toBe(a['f:status']);
+    expect(other).toEqual(kubelet('ContainersReady'));
+    expect(Object.isFrozen(a['f:status'])).toBe(true);
+    // A stored trie cannot be changed through another object that shares it.
+    expect(() => ((a['f:status'] as Record<string, unknown>)['f:phase'] = { 'f:x': {} })).toThrow(TypeError);
+  });
+
   it.each([
     [['f:spec', 'f:amiSelectorTerms'], '.spec.amiSelectorTerms'],
     [['f:spec', 'f:containers', 'k:{"name":"app"}', 'f:image'], '.spec.containers[name="app"].image'],
