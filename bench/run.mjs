@@ -26,7 +26,8 @@ function versionOf(node) {
   return execFileSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim();
 }
 
-// `--only startup,plan` measures those groups alone (startup, plan: `plan` and `status` on `large`, sandbox, rollouts); with --readme, their rows
+// `--only startup,plan` measures those groups alone (startup, plan: `plan` and `status` on `large`, sandbox, rollouts,
+// large-rollout: the whole `large` fleet followed, most of an hour); with --readme, their rows
 // replace the same rows of CONTRIBUTING.md's table and the rest stay as last measured.
 const onlyArg = process.argv.indexOf('--only');
 const only = onlyArg < 0 ? undefined : new Set(process.argv[onlyArg + 1]?.split(','));
@@ -41,7 +42,9 @@ const own = [
   ...(wanted('sandbox')
     ? [...(await sandboxScale()), ...(await largeScenarioStart()), ...(await sandboxShutdown())]
     : []),
-  ...(wanted('rollouts') ? [...(await rolloutCost()), ...(await defaultRolloutCost()), ...(await largeRolloutRows())] : []),
+  ...(wanted('rollouts') ? [...(await rolloutCost()), ...(await defaultRolloutCost())] : []),
+  // Most of an hour on 2 cores: a group of its own, so `--only rollouts` stays a few minutes.
+  ...(wanted('large-rollout') ? await largeRolloutRows() : []),
 ];
 for (const r of own) {
   rows.push({
