@@ -31,6 +31,13 @@ function disruptedByArch(sandbox: Sandbox, arch: Map<string, string>): Record<st
   return out;
 }
 
+/** Drift commands that failed (the replacement gone or never initialized), by the old node's arch. */
+function failedByArch(sandbox: Sandbox, arch: Map<string, string>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const d of sandbox.simulator.disruptions.entries()) if (d.failed !== undefined) out[arch.get(d.nodeClaim) ?? '?'] = (out[arch.get(d.nodeClaim) ?? '?'] ?? 0) + 1;
+  return out;
+}
+
 function expectHeldByTheGate(sandbox: Sandbox): void {
   for (const [pool, held] of Object.entries(nodePools(sandbox))) {
     expect(held.hold, pool).toBeDefined();
@@ -58,9 +65,13 @@ describe('upgrade --to 1.30 --yes, no other flag, on a bad AMI (issue 33)', () =
     expect(plan.staged).toMatchObject({ default: true, waveSteps: ['1/ami', '100%'] });
     const wave = run.events.find((e) => e.type === 'wave')!;
     expect((wave.picks as Array<{ amiLabel: string }>).map((p) => p.amiLabel).sort()).toEqual(['al2023 amd64 standard', 'al2023 arm64 standard']);
-    // At most one old node per target AMI was taken before the halt.
+    // At most one old node per target AMI was taken before the halt, and one more only where a command failed: a
+    // failed command is a completion, after which Karpenter's next pass may start another before the hold lands (the
+    // race of one node per completion, DOMAIN.md §2.6: 10 s on a cluster, 83 ms at this sandbox's 120×).
     const taken = disruptedByArch(sandbox, arch);
-    for (const [a, n] of Object.entries(taken)) expect(n, `${a}: ${JSON.stringify(taken)}`).toBeLessThanOrEqual(1);
+    const gaveUp = failedByArch(sandbox, arch);
+    for (const [a, n] of Object.entries(taken))
+      expect(n, `${a}: ${JSON.stringify({ taken, gaveUp })}`).toBeLessThanOrEqual(Math.min(2, 1 + (gaveUp[a] ?? 0)));
     // The failing replacement, named with its evidence, in the gate event and in the message.
     const failed = gates(run).find((g) => g.result === 'failed')!;
     const findings = findingsOf(failed);
