@@ -63,9 +63,8 @@ describe('FieldsV1', () => {
         'f:phase': {},
       },
     });
-    const [a, b, other] = [kubelet('Ready'), kubelet('Ready'), kubelet('ContainersReady')].map((f) =>
-      fieldsV1FromFieldSet(fieldSetFromFieldsV1(f)),
-    );
+    const built = (f: Record<string, unknown>) => fieldsV1FromFieldSet(fieldSetFromFieldsV1(f));
+    const [a, b, other] = [built(kubelet('Ready')), built(kubelet('Ready')), built(kubelet('ContainersReady'))];
     expect(a).toEqual(kubelet('Ready'));
     expect(a).not.toBe(b); // the root is an entry's own: only what is below it is shared
     expect(a['f:status']).toBe(b['f:status']);
