@@ -1,6 +1,7 @@
-// The `done` of a staged run that ended before its follow began (outside its windows, waiting for a sync): where each
-// NodePool stands as the plan read it, nothing having been applied by the run since. As a follow's early end says it:
-// `paused`, its cause, the NodePools left held.
+// The `done` of a staged run that ended before its follow began (outside its windows, waiting for a sync, interrupted
+// or failed while its holds went on or its classes were applied): where each NodePool stands as the plan read it. As
+// a follow's early end says it: `paused`, its cause, the NodePools left held; or, when the run took its holds off
+// again and changed nothing, `interrupted` or `failed`.
 import type { CommandContext } from './context.js';
 import { doneEvent, ndjsonLine } from '../report/progress.js';
 import { recordSummary } from '../report/summary.js';
@@ -8,11 +9,19 @@ import { inventorySnapshot } from '../rollout/snapshot.js';
 import { rolloutProgress } from '../rollout/track.js';
 import { targetIdsOf, type UpgradeFollow, type UpgradeRun } from './upgrade-follow.js';
 
+export interface EarlyEnd {
+  /** `paused` unless said: the run took its holds off again and changed nothing. */
+  result?: 'paused' | 'interrupted' | 'failed';
+  message: string;
+  paused: string[];
+  cause: string;
+}
+
 export function reportEarlyDone(
   ctx: CommandContext,
   { cluster, inventory, plan, json }: UpgradeRun,
   follow: Pick<UpgradeFollow, 'target'>,
-  ended: { message: string; paused: string[]; cause: string },
+  ended: EarlyEnd,
   now: Date,
 ): void {
   const scope = {
@@ -22,7 +31,10 @@ export function reportEarlyDone(
     startedAt: now,
   };
   const progress = rolloutProgress(inventorySnapshot(inventory), scope, now);
-  const done = { ...doneEvent('paused', progress, cluster.identity, now), message: ended.message, cause: ended.cause, paused: ended.paused };
+  const done =
+    ended.result === undefined || ended.result === 'paused'
+      ? { ...doneEvent('paused', progress, cluster.identity, now), message: ended.message, cause: ended.cause, paused: ended.paused }
+      : { ...doneEvent(ended.result, progress, cluster.identity, now), message: ended.message };
   if (ctx.summary) recordSummary(ctx.summary, done);
   if (json) ctx.io.out(ndjsonLine(done));
 }

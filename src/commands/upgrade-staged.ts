@@ -14,7 +14,7 @@ import type { Inventory } from '../karpenter/views.js';
 import { pacerEventJson, pacerLogLine, type PacerEvent } from '../report/stages.js';
 import { recordSummary } from '../report/summary.js';
 import type { RolloutProgress } from '../rollout/track.js';
-import { reportEarlyDone } from './early-done.js';
+import { reportEarlyDone, type EarlyEnd } from './early-done.js';
 import type { StagedPlan } from '../stages/stage-plan.js';
 import type { Plan } from '../plan/plan.js';
 import { createGateKeeper, type GateKeeper } from './gate-keeper.js';
@@ -65,9 +65,11 @@ export async function followStaged(
   const windowed = staged.windows !== undefined && !nothingLeft(staged, writes);
   if (windowed) await unlessWindowOpen(ctx, pacer, run, staged.windows!, follow);
   const byGit = writes.applyBy !== undefined && !('restored' in plan) ? { plan, applyBy: writes.applyBy } : undefined;
+  // A run that ends before its follow ends with its `done` too (docs/reference/json-output.md).
+  const ended = (end: EarlyEnd) => reportEarlyDone(ctx, run, follow, end, new Date());
   const generations = byGit
-    ? await primeAndAwaitSync(ctx, pacer, { ...run, plan: byGit.plan }, { ...writes, applyBy: byGit.applyBy }, follow)
-    : await primeAndApply(ctx, pacer, run, writes, follow.rollback ? 'the rollback' : 'the upgrade');
+    ? await primeAndAwaitSync(ctx, pacer, { ...run, plan: byGit.plan }, { ...writes, applyBy: byGit.applyBy }, follow, ended)
+    : await primeAndApply(ctx, pacer, run, writes, follow.rollback ? 'the rollback' : 'the upgrade', ended);
   try {
     return await followToEnd(ctx, run, follow, {
       generations,
@@ -170,11 +172,12 @@ async function primeAndAwaitSync(
   run: UpgradeRun & { plan: Plan },
   writes: NodeClassWrites & { applyBy: { timeoutMs: number } },
   follow: UpgradeFollow,
+  ended: (end: EarlyEnd) => void,
 ): Promise<Record<string, number>> {
   try {
     await pacer.prime(run.inventory, new Date(), ctx.signal);
   } catch (err) {
-    throw await primeFailed(err, pacer, run.inventory, false, ctx.signal);
+    throw await primeFailed(err, pacer, run.inventory, false, ctx.signal, 'the upgrade', ended);
   }
   return awaitSync(ctx, pacer, run, writes, follow);
 }
@@ -195,6 +198,7 @@ async function primeAndApply(
   run: UpgradeRun,
   writes: NodeClassWrites,
   rerun: 'the upgrade' | 'the rollback',
+  ended: (end: EarlyEnd) => void,
 ): Promise<Record<string, number>> {
   const { inventory } = run;
   const applied: Record<string, number> = { ...writes.applied };
@@ -203,7 +207,7 @@ async function primeAndApply(
     await pacer.prime(inventory, new Date(), ctx.signal);
     return await applyPlan(ctx, run, writes, applied);
   } catch (err) {
-    throw await primeFailed(err, pacer, inventory, Object.keys(applied).length > 0, ctx.signal, rerun);
+    throw await primeFailed(err, pacer, inventory, Object.keys(applied).length > 0, ctx.signal, rerun, ended);
   }
 }
 
@@ -220,9 +224,11 @@ export async function primeFailed(
   someApplied: boolean,
   signal: AbortSignal,
   rerun: 'the upgrade' | 'the rollback' = 'the upgrade',
+  ended?: (end: EarlyEnd) => void,
 ): Promise<unknown> {
   if (signal.reason instanceof LockLost) return lockLapsed(err, signal.reason, rerun);
   const interrupted = wasInterrupted(signal);
+  const cause = interrupted ? 'interrupted' : 'failed';
   const nodes = new Map(inventory.nodes.map((n) => [n.name, n]));
   if (!someApplied) {
     const undone = await pacer.finish(nodes, new Date(), { quiet: true }).then(
@@ -230,17 +236,20 @@ export async function primeFailed(
       (e: unknown) =>
         `taking karp-drift's holds off again failed (${failureText(e)}): karp-drift resume releases them`,
     );
-    if (interrupted) return new InterruptedError(`interrupted before the EC2NodeClass apply; ${undone}`);
-    if (err instanceof KarpDriftError) err.message += `; ${undone}`;
-    return err;
+    const said = interrupted ? new InterruptedError(`interrupted before the EC2NodeClass apply; ${undone}`) : err;
+    if (!interrupted && err instanceof KarpDriftError) err.message += `; ${undone}`;
+    ended?.({ result: cause, message: said instanceof Error ? said.message : String(said), paused: [], cause });
+    return said;
   }
   const pools = await pacer
     .pause(inventory.nodeClaims, nodes, 'the run ended during the apply', new Date())
     .catch(() => undefined);
   const note = `${pools !== undefined ? `; the staged rollout is paused: karp-drift holds Drifted disruption on ${pools.map((p) => `nodepool/${p}`).join(', ')}` : holdsAsLastWritten()} (re-run ${rerun} to go on, or karp-drift resume)`;
-  if (interrupted) return new InterruptedError(`interrupted during the EC2NodeClass apply${note}`);
-  if (err instanceof KarpDriftError) err.message += note;
-  return err;
+  const said = interrupted ? new InterruptedError(`interrupted during the EC2NodeClass apply${note}`) : err;
+  if (!interrupted && err instanceof KarpDriftError) err.message += note;
+  const message = said instanceof Error ? said.message : String(said);
+  ended?.(pools !== undefined ? { result: 'paused', message, paused: pools, cause } : { result: cause, message, paused: [], cause });
+  return said;
 }
 
 /**
