@@ -28,6 +28,7 @@ import {
   type PacerEvent,
 } from '../report/stages.js';
 import { recordSummary } from '../report/summary.js';
+import { track } from '../rollout/track.js';
 import { humanDuration, utcTime } from '../text/words.js';
 
 /** Every blocker found this turn, the progress line or frame, and the stage of a staged rollout. */
@@ -109,7 +110,10 @@ export function reportDone(
   now: Date,
   extra: Record<string, unknown> = {},
 ): void {
-  if (run.settings.quietDone === true || !state.progress) return;
+  if (run.settings.quietDone === true) return;
+  // A follow ended before its first turn (a SIGTERM as it began) has no progress yet: it is where the snapshot stands.
+  // Without it the run ended with no `done` at all (seen in a whole run's upgrade-cronjob e2e).
+  state.progress ??= track(undefined, state.snapshot, run.settings.scope, now);
   const done = { ...doneEvent(result, state.progress, run.cluster.identity, now), ...extra };
   record(run, done);
   if (run.json) out(run, `${JSON.stringify(done)}\n`);

@@ -83,6 +83,15 @@ describe('staged rollout interrupted, and its lock', () => {
     expect(generations()).toEqual(classes);
   }, 60_000);
 
+  it('SIGTERM as the follow begins, before its first turn: left paused, and the run still ends with its done', async () => {
+    // Seen in a whole run (upgrade-cronjob): a follow stopped before it had computed any progress printed no `done`.
+    const sandbox = await scenario('staged', 180);
+    const run = follow(sandbox, STAGED);
+    sandbox.kube.faults.beforeNext({ verbs: ['watch'], resources: ['nodeclaims'] }, () => void run.child.kill('SIGTERM'));
+    expect(await run.exited, run.stderr()).toBe(130);
+    expect(run.events.at(-1), run.stderr()).toMatchObject({ type: 'done', result: 'paused', cause: 'interrupted' });
+  }, 60_000);
+
   it('Ctrl-C while a node hold is on its way to the API server: that node is let go too', async () => {
     // batch's budgets are Argo CD's, so it is held node by node: the signal comes as the first node patch arrives,
     // which the API server still applies while the run, interrupted, may never read its answer.
