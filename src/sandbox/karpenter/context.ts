@@ -134,8 +134,10 @@ export interface SimMemory {
   starting: Map<string, number>;
   /** PodDisruptionBudget (namespace/name) → evictions still allowed; recomputed every pass. */
   pdbAllowed: Map<string, number>;
-  /** Namespace → its PodDisruptionBudgets, and namespace and labels → those selecting them, once a pass (pdbs.ts). */
+  /** Namespace → its PodDisruptionBudgets, listed once a pass (pdbs.ts). */
   pdbsByNamespace: Map<string, KubeObject[]>;
+  /** Namespace and a pod's labels → the PodDisruptionBudgets selecting them, matched once a pass (pdbs.ts). */
+  pdbsByLabels: Map<string, KubeObject[]>;
   /** EC2NodeClass → the generation whose AMI reconcile failed with an error, and when it is retried (simulated ms). */
   nodeClassRetryAt: Map<string, { generation: number; at: number }>;
   /** EC2NodeClass name → the generation last reconciled, for releases whose status has no AMIsReady to tell. */

@@ -19,12 +19,12 @@ export function pdbsFor(ctx: SimContext, pod: KubeObject): KubeObject[] {
   // Matched once per namespace, set of labels and pass: a pass reads the PDBs of every pod of every drifted node (some
   // 40,000 early in a 5,000-node rollout), and a workload's pods share their labels.
   const byLabels = `${namespace}\u0000${JSON.stringify(labels)}`;
-  const matched = ctx.memory.pdbsByNamespace.get(byLabels);
+  const matched = ctx.memory.pdbsByLabels.get(byLabels);
   if (matched) return matched;
   let pdbs = ctx.memory.pdbsByNamespace.get(namespace);
   if (!pdbs) ctx.memory.pdbsByNamespace.set(namespace, (pdbs = ctx.store.list('poddisruptionbudgets.policy', namespace)));
   const out = pdbs.filter((pdb) => selects((pdb.spec as { selector?: unknown } | undefined)?.selector, labels));
-  ctx.memory.pdbsByNamespace.set(byLabels, out);
+  ctx.memory.pdbsByLabels.set(byLabels, out);
   return out;
 }
 

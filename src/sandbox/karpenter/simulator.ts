@@ -167,6 +167,7 @@ export class KarpenterSimulator {
         pendingRetriggerAt: 0,
         pdbAllowed: new Map(),
         pdbsByNamespace: new Map(),
+        pdbsByLabels: new Map(),
         deletingSince: new Map(),
         terminationAt: new Map(),
         instanceGoneAt: new Map(),
@@ -258,6 +259,7 @@ export class KarpenterSimulator {
     this.work.passes++;
     this.ctx.memory.pdbAllowed.clear();
     this.ctx.memory.pdbsByNamespace.clear();
+    this.ctx.memory.pdbsByLabels.clear();
   }
 
   private step([name, run]: Step): void {
