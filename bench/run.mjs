@@ -13,6 +13,7 @@ import { planOnLarge, rolloutCost } from './upgrade.mjs';
 import { largeRolloutRows } from './large-rollout.mjs';
 import { sandboxShutdown } from './sandbox-shutdown.mjs';
 import { defaultRolloutCost } from './default-rollout.mjs';
+import { ciPhases } from './ci-phases.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const LARGE_RUNS = Number(process.env.BENCH_LARGE_RUNS ?? 7);
@@ -27,7 +28,7 @@ function versionOf(node) {
 }
 
 // `--only startup,plan` measures those groups alone (startup, plan: `plan` and `status` on `large`, sandbox, rollouts,
-// large-rollout: the whole `large` fleet followed, most of an hour); with --readme, their rows
+// large-rollout: the whole `large` fleet followed, most of an hour; ci: `.ci/run` on a clean clone, its phases); with --readme, their rows
 // replace the same rows of CONTRIBUTING.md's table and the rest stay as last measured.
 const onlyArg = process.argv.indexOf('--only');
 const only = onlyArg < 0 ? undefined : new Set(process.argv[onlyArg + 1]?.split(','));
@@ -45,6 +46,8 @@ const own = [
   ...(wanted('rollouts') ? [...(await rolloutCost()), ...(await defaultRolloutCost())] : []),
   // Most of an hour on 2 cores: a group of its own, so `--only rollouts` stays a few minutes.
   ...(wanted('large-rollout') ? await largeRolloutRows() : []),
+  // CI's phases, from `.ci/run` on a clean clone (about 12 minutes; last, so nothing else of the bench runs beside it).
+  ...(wanted('ci') ? await ciPhases() : []),
 ];
 for (const r of own) {
   rows.push({
@@ -64,6 +67,7 @@ if (process.argv.includes('--readme')) writeReadme(table);
 /** A figure passes when its ratio (or value) is at most its goal; `below` goals are strict (< goal). */
 function verdict(r) {
   const x = r.ratio ?? r.value;
+  if (r.goal === undefined) return x === undefined || Number.isNaN(x) ? 'not measured' : 'measured';
   if (x === undefined) return 'not measured';
   return (r.below ? x < r.goal : x <= r.goal) ? 'pass' : 'over';
 }
@@ -72,11 +76,15 @@ function render(rs) {
   const lines = ['| figure | result | goal | ratio | |', '|---|---|---|---|---|'];
   for (const r of rs) {
     const goal =
-      r.ratio !== undefined || r.unit === undefined ? `≤ ${r.goal}×` : `${r.below ? '<' : '≤'} ${r.goal} ${r.unit}`;
+      r.goal === undefined
+        ? '—'
+        : r.ratio !== undefined || r.unit === undefined
+          ? `≤ ${r.goal}×`
+          : `${r.below ? '<' : '≤'} ${r.goal} ${r.unit}`;
     const ratio =
       r.ratio !== undefined
         ? `${r.ratio.toFixed(2)}×`
-        : r.value !== undefined && r.unit !== 'x'
+        : r.value !== undefined && r.unit !== 'x' && r.goal !== undefined
           ? `${(r.value / r.goal).toFixed(2)} of goal`
           : '';
     lines.push(`| ${r.figure} | ${r.result} | ${goal} | ${ratio} | ${verdict(r)} |`);

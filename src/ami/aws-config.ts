@@ -17,6 +17,8 @@ export interface AwsOptions {
   profile?: string;
   /** --request-timeout for each request (the SDK's own retries still apply within it). */
   requestTimeoutMs?: number;
+  /** Stops every call in flight or still to come (a plan whose cluster read failed while its AMIs were resolved). */
+  signal?: AbortSignal;
 }
 
 export function awsClientConfig(aws: AwsOptions, env: NodeJS.ProcessEnv = process.env, log?: Logger) {

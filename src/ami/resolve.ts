@@ -139,7 +139,22 @@ export async function resolveAmiQueries(
 function awsClients(aws: AwsOptions, log: Logger): { ssm: SSMClient; ec2: EC2Client } {
   requireProfile(aws.profile, process.env);
   const config = awsClientConfig(aws, process.env, log);
-  return { ssm: new SSMClient(config), ec2: new EC2Client(config) };
+  return { ssm: abortable(new SSMClient(config), aws.signal), ec2: abortable(new EC2Client(config), aws.signal) };
+}
+
+/**
+ * The SDK takes an abort signal per call (`send(command, { abortSignal })`), not per client: every call of this client
+ * gets `signal`, wherever in this module it is made. An aborted call rejects with an AbortError, which the SDK's
+ * retry strategy does not retry.
+ */
+function abortable<C extends SSMClient | EC2Client>(client: C, signal: AbortSignal | undefined): C {
+  if (signal === undefined) return client;
+  const send = client.send.bind(client) as (command: unknown, options?: object) => Promise<unknown>;
+  (client as { send: unknown }).send = (command: unknown, options?: object) => {
+    signal.throwIfAborted();
+    return send(command, { abortSignal: signal, ...options });
+  };
+  return client;
 }
 
 /**

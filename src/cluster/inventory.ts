@@ -12,7 +12,7 @@ import { READ_RETRY, retrying, retryOn } from './retry.js';
 import { nodeClassView, type ApiObject } from '../karpenter/convert.js';
 import { KARPENTER_EVENT_REASONS } from '../karpenter/events.js';
 import { EVENTS, karpenterResources, NODES, PDBS, PODS, type Resource } from '../karpenter/resources.js';
-import type { DiagnosisReads, EventView, Inventory, KarpenterApi, NodeClaimView, NodeClassView, NodePoolView, NodeView, PdbView, PodView } from '../karpenter/views.js';
+import type { DiagnosisReads, EventView, Inventory, KarpenterApi, KarpenterObjects, NodeClaimView, NodeClassView, NodePoolView, NodeView, PdbView, PodView } from '../karpenter/views.js';
 
 export interface InventoryOptions {
   /** Only these EC2NodeClasses (each must exist); NodePools, NodeClaims and the rest are not narrowed. */
@@ -68,8 +68,25 @@ function listPdbsAndPods(list: List): Promise<[PdbView[], PodView[]]> {
 }
 
 export async function readInventory(cluster: Cluster, options: InventoryOptions = {}): Promise<Inventory> {
+  return readInventoryInParts(cluster, options).whole;
+}
+
+/** One read of the inventory, told in two parts: what the AMIs depend on as soon as it is in, then the whole. */
+export interface InventoryRead {
+  /**
+   * Discovery, the EC2NodeClasses (narrowed as asked), NodePools and NodeClaims, once their lists end: on a large
+   * cluster long before the pods' pages do, so a plan resolves its AMIs meanwhile. Fails as `whole` does when
+   * discovery or one of these lists fails.
+   */
+  karpenter: Promise<Discovery & KarpenterObjects>;
+  whole: Promise<Inventory>;
+}
+
+export function readInventoryInParts(cluster: Cluster, options: InventoryOptions = {}): InventoryRead {
   const discovering = options.discovery ?? discoverCluster(cluster, options.signal);
-  return listing(cluster, options, async (list) => {
+  let told: { read: (k: Discovery & KarpenterObjects) => void; failed: (err: unknown) => void } | undefined;
+  const karpenter = new Promise<Discovery & KarpenterObjects>((read, failed) => (told = { read, failed }));
+  const whole = listing(cluster, options, async (list) => {
     // Nodes, pods, PDBs and events are listed the same whichever Karpenter API the cluster serves: on the wire while
     // discovery answers. Awaited after discovery, so a cluster without Karpenter is said to be one, whatever else fails.
     const core = Promise.all([
@@ -79,13 +96,14 @@ export async function readInventory(cluster: Cluster, options: InventoryOptions 
     ]);
     core.catch(() => undefined);
     const discovery = await discovering;
-    const karpenter = karpenterResources(discovery.karpenterApi);
-    const [nodeClasses, nodeClaims, nodePools, [[pdbs, pods], nodes, events]] = await Promise.all([
-      list(karpenter.nodeClasses).then((all) => selectNodeClasses(all, options.nodeClasses, cluster.context)),
-      list(karpenter.nodeClaims),
-      list(karpenter.nodePools),
-      core,
+    const resources = karpenterResources(discovery.karpenterApi);
+    const karpenterLists = Promise.all([
+      list(resources.nodeClasses).then((all) => selectNodeClasses(all, options.nodeClasses, cluster.context)),
+      list(resources.nodeClaims),
+      list(resources.nodePools),
     ]);
+    karpenterLists.then(([nodeClasses, nodeClaims, nodePools]) => told?.read({ ...discovery, nodeClasses, nodePools, nodeClaims }), () => undefined);
+    const [[nodeClasses, nodeClaims, nodePools], [[pdbs, pods], nodes, events]] = await Promise.all([karpenterLists, core]);
     return {
       ...discovery,
       nodeClasses,
@@ -97,6 +115,11 @@ export async function readInventory(cluster: Cluster, options: InventoryOptions 
       events: newestLast(events),
     };
   });
+  // Either part may go unawaited (readInventory awaits only the whole; a caller stopped by the first part's failure
+  // never awaits the second): neither may surface as an unhandled rejection, and each still rejects for its awaiter.
+  whole.catch((err: unknown) => told?.failed(err));
+  karpenter.catch(() => undefined);
+  return { karpenter, whole };
 }
 
 /**

@@ -54,27 +54,19 @@ export async function pages<V>(
   const limit = options.pageSize ?? PAGE_SIZE;
   const policy = options.retry ?? retryOn(cluster, READ_RETRY);
   const request = (query: Query) => () =>
-    getJson<ListBody>(
-      cluster,
-      resource.path,
-      { ...options.query, ...query },
-      options.signal,
-    );
+    getJson<ListBody>(cluster, resource.path, { ...options.query, ...query }, options.signal);
   const { inFlight } = options;
   // A place among the pages in flight for each attempt: none is held while a retry waits.
   const get = (query: Query) =>
-    retrying(
-      inFlight ? () => inFlight.run(request(query)) : request(query),
-      policy,
-      options.signal,
-    );
+    retrying(inFlight ? () => inFlight.run(request(query)) : request(query), policy, options.signal);
   const items: V[] = [];
   let resourceVersion = "";
+  let next: Promise<ListBody> | undefined = get({ limit });
   let token: string | undefined;
-  do {
+  while (next !== undefined) {
     let page: ListBody;
     try {
-      page = await get({ limit, continue: token });
+      page = await next;
     } catch (err) {
       if (token === undefined || !isExpired(err)) throw err;
       // A continue token outlives its snapshot only for etcd's compaction window (five minutes by default, EKS's
@@ -92,9 +84,13 @@ export async function pages<V>(
       };
     }
     resourceVersion ||= page.metadata?.resourceVersion ?? "";
-    for (const o of page.items ?? []) items.push(resource.view(o));
     token = page.metadata?.continue || undefined;
-  } while (token);
+    // The next page is asked for before this one is converted: the API server reads it meanwhile. Its failure is the
+    // loop's to handle when awaited; until then it must not surface as an unhandled rejection.
+    next = token === undefined ? undefined : get({ limit, continue: token });
+    next?.catch(() => undefined);
+    for (const o of page.items ?? []) items.push(resource.view(o));
+  }
   return { items, resourceVersion };
 }
 

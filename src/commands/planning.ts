@@ -9,8 +9,8 @@ import type * as AmiResolve from '../ami/resolve.js';
 import type { ResolvedAmis } from '../ami/resolve.js';
 import type { Cluster } from '../cluster/client.js';
 import { discoverCluster, type Discovery } from '../cluster/discovery.js';
-import { readInventory } from '../cluster/inventory.js';
-import type { Inventory } from '../karpenter/views.js';
+import { readInventoryInParts } from '../cluster/inventory.js';
+import type { Inventory, KarpenterObjects, NodeClassView } from '../karpenter/views.js';
 import { RefusedError, UsageError } from '../errors.js';
 import type { PlanOptions } from './options.js';
 import { plan, withChecks, type Check, type Plan } from '../plan/plan.js';
@@ -71,23 +71,31 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
       return discovery;
     });
     const nodeClasses = options.nodeClasses.length > 0 ? options.nodeClasses : undefined; // none named: all of them
-    // Discovery under way while the lists that do not depend on it are read (cluster/inventory.ts).
-    const [discovery, inventory] = await Promise.all([discovering, readInventory(cluster, { nodeClasses, discovery: discovering, signal: ctx.signal })]);
-    if (inventory.nodeClasses.length === 0) {
-      throw new UsageError(`no EC2NodeClass in ${cluster.context} (${cluster.server}): there is nothing to upgrade`, {
-        hint: 'check the context (--context), or create an EC2NodeClass (karp-drift render)',
-      });
-    }
-    const canary = options.staged ? canaryNameRefusal(options.staged.canary, inventory.nodePools, inventory.nodeClasses.map((c) => c.name), `context ${cluster.context}`) : undefined;
-    if (canary !== undefined) throw new UsageError(canary.usage, { hint: canary.next });
+    // Discovery under way while the lists that do not depend on it are read (cluster/inventory.ts). The AMIs depend
+    // only on the classes, NodePools and NodeClaims: they are resolved, and the classes' GitOps owners read, while
+    // the rest of the inventory (a large cluster's pods: 100 pages, one after another) is still on the wire.
+    const reading = readInventoryInParts(cluster, { nodeClasses, discovery: discovering, signal: ctx.signal });
+    // A read that fails stops the AWS calls under way: the error is said at once, not after them.
+    const stopAhead = new AbortController();
+    reading.whole.catch(() => stopAhead.abort());
+    const ahead = reading.karpenter.then((karpenter) => {
+      // What is refused from these lists is refused before any SSM or EC2 call.
+      refuseWithoutWork(karpenter, options, cluster);
+      const to = options.kubernetes.version;
+      const tested: TestedAmis | undefined =
+        fromSource !== undefined ? testedInSource(fromSource, to, promotionNeeds(karpenter, { to, nodeClasses }), log) : amisFile;
+      // A staged rollout under way goes on with the AMIs it started with (plan/kept-releases.ts).
+      const kept = tested !== undefined ? [] : keptReleases(karpenter, { to, release: options.release, staged: options.staged !== undefined, fieldManager: 'karp-drift', nodeClasses });
+      return Promise.all([
+        resolveTargets([karpenter], options, { tested, kept, nodeClasses, signal: stopAhead.signal }, ctx, log, awsEdge),
+        readOwnersOf(cluster, karpenter.nodeClasses, ctx.signal),
+      ]);
+    });
+    ahead.catch(() => undefined); // awaited below, after the inventory: the cluster's failures are said first
+    const [discovery, inventory] = await Promise.all([discovering, reading.whole]);
     const to = options.kubernetes.version;
-    const tested: TestedAmis | undefined =
-      fromSource !== undefined ? testedInSource(fromSource, to, promotionNeeds(inventory, { to, nodeClasses }), log) : amisFile;
-    // A staged rollout under way goes on with the AMIs it started with (plan/kept-releases.ts).
-    const kept = tested !== undefined ? [] : keptReleases(inventory, { to, release: options.release, staged: options.staged !== undefined, fieldManager: 'karp-drift', nodeClasses });
-    const { resolved, source } = await resolveTargets([inventory], options, { tested, kept, nodeClasses }, ctx, log, awsEdge);
+    const [{ resolved, source }, gitopsSources] = await ahead;
     const lock = await lockIfHeld(cluster, inventory, options.lockNamespace, ctx.signal);
-    const gitopsSources = await readOwnersOf(cluster, inventory, ctx.signal);
     const gitops = {
       ...(gitopsSources.size > 0 ? { gitopsSources } : {}),
       ...(options.applyBy !== undefined ? { applyBy: options.applyBy } : {}),
@@ -108,6 +116,19 @@ export async function preparePlan(options: PlanOptions & { forceConflicts?: bool
   }
 }
 
+/** No class to upgrade, or a --canary naming no NodePool: refused as soon as the classes and NodePools are read. */
+function refuseWithoutWork(karpenter: KarpenterObjects, options: PlanOptions, cluster: Cluster): void {
+  if (karpenter.nodeClasses.length === 0) {
+    throw new UsageError(`no EC2NodeClass in ${cluster.context} (${cluster.server}): there is nothing to upgrade`, {
+      hint: 'check the context (--context), or create an EC2NodeClass (karp-drift render)',
+    });
+  }
+  const canary = options.staged
+    ? canaryNameRefusal(options.staged.canary, karpenter.nodePools, karpenter.nodeClasses.map((c) => c.name), `context ${cluster.context}`)
+    : undefined;
+  if (canary !== undefined) throw new UsageError(canary.usage, { hint: canary.next });
+}
+
 type AwsEdge = typeof AmiResolve;
 
 /**
@@ -117,16 +138,16 @@ type AwsEdge = typeof AmiResolve;
  * name selects. Where they came from is the plan's source.
  */
 export async function resolveTargets(
-  inventories: readonly Inventory[],
+  inventories: readonly KarpenterObjects[],
   options: Pick<PlanOptions, 'kubernetes' | 'release' | 'minAge' | 'pin'>,
-  scope: { tested?: TestedAmis | undefined; kept: readonly KeptRelease[]; nodeClasses?: readonly string[] | undefined },
+  scope: { tested?: TestedAmis | undefined; kept: readonly KeptRelease[]; nodeClasses?: readonly string[] | undefined; signal?: AbortSignal },
   ctx: CommandContext,
   log: Logger,
   awsEdge: Promise<AwsEdge> = import('../ami/resolve.js'),
 ): Promise<{ resolved: ResolvedAmis; source: PlanSource }> {
   const to = options.kubernetes.version;
   const { tested, kept, nodeClasses } = scope;
-  const aws = { region: ctx.globals.region, profile: ctx.globals.profile, requestTimeoutMs: ctx.globals.requestTimeoutMs };
+  const aws = { region: ctx.globals.region, profile: ctx.globals.profile, requestTimeoutMs: ctx.globals.requestTimeoutMs, ...(scope.signal !== undefined ? { signal: scope.signal } : {}) };
   const { countNameMatches, resolveAmiQueries, resolvePromotedAmis } = await awsEdge;
   let resolved: ResolvedAmis;
   let source: PlanSource;
@@ -180,8 +201,8 @@ async function lockIfHeld(cluster: Cluster, inventory: Inventory, namespace: str
  * The Argo CD Applications and Flux Kustomizations that track the classes in scope, read only when some class is
  * tracked (an untracked cluster costs no request), each once; a read the identity may not make is said, not fatal.
  */
-async function readOwnersOf(cluster: Cluster, inventory: Inventory, signal: AbortSignal): Promise<Map<string, GitOpsSourceRead>> {
-  const refs = inventory.nodeClasses.flatMap((view) => {
+async function readOwnersOf(cluster: Cluster, nodeClasses: readonly NodeClassView[], signal: AbortSignal): Promise<Map<string, GitOpsSourceRead>> {
+  const refs = nodeClasses.flatMap((view) => {
     const ref = gitopsOwnerOf(view, classifyOwners(view).conflicts.some((c) => c.tool === 'Argo CD'));
     return ref !== undefined ? [ref] : [];
   });

@@ -241,6 +241,12 @@ export interface Inventory {
   origin?: 'files';
 }
 
+/**
+ * What tells which AMIs a plan needs (plan/targets.ts, kept-releases.ts, promotion.ts): the classes, their NodePools
+ * and NodeClaims. They are read long before the pods' pages end, so the AMIs are resolved while those are on the wire.
+ */
+export type KarpenterObjects = Pick<Inventory, 'nodeClasses' | 'nodePools' | 'nodeClaims' | 'origin'>;
+
 /** What a diagnosis reads besides the watched kinds: NodePools (budgets), PDBs, and the pods on Karpenter's nodes. */
 export type DiagnosisReads = Pick<Inventory, 'nodePools' | 'pdbs' | 'pods'>;
 

@@ -19,7 +19,7 @@ import { FAMILIES, type AmiFamily } from '../ami/families.js';
 import { compareReleases } from '../ami/release-policy.js';
 import { imageNameFields } from '../ami/verify.js';
 import { decodeHoldRecord, HOLD_ANNOTATION } from '../apis/budget-hold.js';
-import type { Inventory, NodeClassView } from '../karpenter/views.js';
+import type { KarpenterObjects, NodeClassView } from '../karpenter/views.js';
 import { nodeClassesInScope, nodeClassFamily } from './targets.js';
 import { inOrder } from '../text/order.js';
 
@@ -52,7 +52,7 @@ export interface KeepRequest {
 export const movingRelease = (release: string): boolean => release === 'latest' || /^latest~\d+$/.test(release);
 
 /** The families to resolve at the release the rollout under way pinned; the newest when its classes disagree. */
-export function keptReleases(inventory: Inventory, request: KeepRequest): KeptRelease[] {
+export function keptReleases(inventory: KarpenterObjects, request: KeepRequest): KeptRelease[] {
   if (!request.staged || !movingRelease(request.release)) return [];
   const { nodeClasses } = nodeClassesInScope(inventory, request.nodeClasses);
   const began = rolloutBegan(inventory, nodeClasses, request.to);
@@ -84,7 +84,7 @@ export function keptReleases(inventory: Inventory, request: KeepRequest): KeptRe
 const CLOCK_SKEW_MS = 5 * 60_000;
 
 /** When the rollout to `to` began, in whole seconds (managedFields' precision): its first hold; undefined if none. */
-function rolloutBegan(inventory: Inventory, nodeClasses: readonly NodeClassView[], to: string): number | undefined {
+function rolloutBegan(inventory: KarpenterObjects, nodeClasses: readonly NodeClassView[], to: string): number | undefined {
   const since = inventory.nodePools.flatMap((pool) => {
     if (!nodeClasses.some((c) => c.name === pool.nodeClass)) return [];
     const record = decodeHoldRecord(pool.annotations?.[HOLD_ANNOTATION]);

@@ -5,7 +5,7 @@ import { familyVersionProblem, variantExists, type AmiFamily, type Arch, type Va
 import type { AmisFile, OtherSourceClass, PromotedAmi, TestedAmis } from '../ami/amis-file.js';
 import type { RecordedPolicy } from '../ami/release-policy.js';
 import type { KeptSource } from './kept-releases.js';
-import type { Inventory } from '../karpenter/views.js';
+import type { KarpenterObjects } from '../karpenter/views.js';
 import { UsageError } from '../errors.js';
 import { amiNeeds, nodeClassesInScope } from './targets.js';
 
@@ -62,7 +62,7 @@ export interface PromotionNeed {
  * the plan refuses anyway (unknown family, none published for `--to`) are left to their checks.
  */
 export function promotionNeeds(
-  inventory: Inventory,
+  inventory: KarpenterObjects,
   options: { to: string; nodeClasses?: readonly string[] },
 ): PromotionNeed[] {
   const needs: PromotionNeed[] = [];
@@ -84,7 +84,7 @@ export function promotionNeeds(
  * records images this cluster does not use (another family, two releases of one) pins what it is asked for.
  */
 export function promotedAmis(
-  inventory: Inventory,
+  inventory: KarpenterObjects,
   file: TestedAmis,
   options: { to: string; nodeClasses?: readonly string[] },
 ): PromotedAmi[] {

@@ -16,7 +16,7 @@ import {
 import type { AmiQuery } from '../ami/parameters.js';
 import { familyReleaseProblem } from '../ami/select.js';
 import { imageNameFields } from '../ami/verify.js';
-import type { Inventory, NodeClaimView, NodeClassView } from '../karpenter/views.js';
+import type { Inventory, KarpenterObjects, NodeClaimView, NodeClassView } from '../karpenter/views.js';
 import { ACCELERATOR_COUNT, ARCH_LABEL, GPU_COUNT, allowedArches, allowsVariant } from './requirements.js';
 import { byName } from '../text/order.js';
 
@@ -117,12 +117,12 @@ export function claimVariant(c: NodeClaimView, family: AmiFamily | undefined): V
  * Karpenter has not resolved yet). In files (`pin`), an alias: every arch its family has, since Karpenter resolves
  * an alias for each; other terms: amd64, as on a cluster (their images, when EC2 could describe them, are observed).
  */
-function unobservedArches(inventory: Inventory, family: AmiFamily | undefined, selector: AmiNeeds['selector']): Arch[] {
+function unobservedArches(inventory: KarpenterObjects, family: AmiFamily | undefined, selector: AmiNeeds['selector']): Arch[] {
   if (inventory.origin !== 'files' || selector !== 'alias' || family === undefined) return ['amd64'];
   return ARCHES.filter((a) => FAMILIES[family].variants[a].length > 0);
 }
 
-export function amiNeeds(inventory: Inventory, nodeClassName: string): AmiNeeds {
+export function amiNeeds(inventory: KarpenterObjects, nodeClassName: string): AmiNeeds {
   const view = inventory.nodeClasses.find((c) => c.name === nodeClassName);
   if (view === undefined) throw new Error(`amiNeeds: no EC2NodeClass ${nodeClassName} in the inventory`);
   const { family, problem } = nodeClassFamily(view);
@@ -197,7 +197,7 @@ export function amiNeeds(inventory: Inventory, nodeClassName: string): AmiNeeds 
 
 /** The EC2NodeClasses a plan covers (all by default) and the names asked for that do not exist. */
 export function nodeClassesInScope(
-  inventory: Inventory,
+  inventory: Pick<Inventory, 'nodeClasses'>,
   names?: readonly string[],
 ): { nodeClasses: NodeClassView[]; missing: string[] } {
   if (names === undefined || names.length === 0)
@@ -215,7 +215,7 @@ export function nodeClassesInScope(
  * A family a staged rollout under way keeps (kept-releases.ts) is asked at the release it keeps.
  */
 export function neededAmiQueries(
-  inventory: Inventory,
+  inventory: KarpenterObjects,
   options: {
     to: string;
     release: string;

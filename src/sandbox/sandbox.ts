@@ -47,6 +47,12 @@ export interface SandboxOptions {
    * runner whose clock is off the cluster's.
    */
   clockSkewMs?: number;
+  /**
+   * Characters of stored objects' JSON the API server keeps serialized (default 32 Mi, a 5,000-node fleet's nodes and
+   * NodeClaims). bench/: the `large` pods too (~100 Mi), so its reads measure the client, not the sandbox's
+   * JSON.stringify (kube-apiserver's watch cache serves them from memory as well).
+   */
+  jsonCacheChars?: number;
   /** Karpenter's log lines. */
   log?: (line: string) => void;
   /**
@@ -102,6 +108,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       crds: [...karpenterCrds(release), ...gitopsCrdsOf(gitopsWanted)],
       conversions: karpenterConversions(release),
       faultSeed: scenario.seed,
+      ...(options.jsonCacheChars !== undefined ? { jsonCacheChars: options.jsonCacheChars } : {}),
       now: () => clock.wall(),
       clusterNow: () => clock.now(),
     });

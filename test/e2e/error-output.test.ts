@@ -67,6 +67,22 @@ describe('a SelfSubjectAccessReview that cannot be had', () => {
     expect(httpWrites(sandbox)).toBe(0);
   });
 
+  it('a read that fails while the AMIs are resolved ends at once with its own error: the AWS calls are stopped', async () => {
+    // The pods' list, late and then forbidden, fails once the classes are in and SSM is being asked, which takes 30 s
+    // here: the run must not wait for SSM to say the cluster's error (planning.ts stops the AWS calls under way).
+    const sandbox = await scenario('default');
+    sandbox.kube.faults.delay(1_000, { verbs: ['list'], resources: ['pods'] });
+    sandbox.kube.faults.forbid({ verbs: ['list'], resources: ['pods'] });
+    sandbox.aws.faults.slow({ service: 'ssm', delayMs: 30_000 });
+    const started = Date.now();
+    const run = await karpDrift(sandbox, ['plan', '--to', '1.30']);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).toMatch(/^error: listing Pods: forbidden \(403\)/m);
+    expect(run.stderr).not.toMatch(/SSM|ssm/);
+    inOurWords(run);
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
   it('answered 429, then 500: asked again (a review stores nothing), and the run goes on', async () => {
     const sandbox = await scenario('default');
     sandbox.kube.faults.fail({ code: 429, next: 1, retryAfterSeconds: 1, resources: ['selfsubjectaccessreviews'] });

@@ -50,6 +50,8 @@ export interface KubeApiServerOptions {
   namespaces?: string[];
   /** Changes kept for watches to resume from (default 10,000). */
   historySize?: number;
+  /** Characters of stored objects' JSON kept serialized (store.ts; default 32 Mi). */
+  jsonCacheChars?: number;
   /** How often a watch with allowWatchBookmarks gets a BOOKMARK (default 60 s, kube-apiserver's cadence). */
   bookmarkIntervalMs?: number;
   /** How often etcd is compacted, expiring older continue tokens (default 5 min, kube-apiserver's --etcd-compaction-interval). */
@@ -147,7 +149,7 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
   const token = options.token ?? randomBytes(32).toString('hex');
   const version = options.version ?? eksVersion();
   const resources = new ResourceRegistry();
-  const store = new KubeStore(new ObjectStore(options.historySize), resources, options.now);
+  const store = new KubeStore(new ObjectStore(options.historySize, undefined, options.jsonCacheChars), resources, options.now);
   store.controllers = sandboxControllers();
   store.conversions = options.conversions ?? {};
   for (const name of [...DEFAULT_NAMESPACES, ...(options.namespaces ?? [])]) {
