@@ -59,7 +59,7 @@ export async function ciPhases() {
       console.log(`  warning: .ci/run failed (exit ${code}); its phases below are as far as it got${log ? '' : ' (BENCH_CI_LOG=path keeps its output)'}`);
     }
     return [
-      { name: `clean-clone \`.ci/run\` of ${commit}, whole (exit ${code})`, value: min(total), unit: 'min', target: 15 },
+      { name: 'clean-clone `.ci/run`, whole', value: min(total), unit: 'min', target: 15, note: `${commit}, exit ${code}` },
       // The phases without a goal of their own: where the 15 minutes go.
       { name: '`.ci/run` phase: `npm ci` (and Debian\'s chromium beside it)', value: span(p.npmCi, p.npmTest), unit: 'min' },
       { name: '`.ci/run` phase: `npm test` (typecheck, lint, build, the whole suite; Node 20)', value: span(p.npmTest, p.besides), unit: 'min', target: 6 },

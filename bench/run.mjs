@@ -52,7 +52,7 @@ const own = [
 for (const r of own) {
   rows.push({
     figure: r.name,
-    result: `${r.value.toFixed(r.unit === 'x' || r.unit === 'min' ? 1 + Number(r.unit === 'x') : 0)} ${r.unit}`,
+    result: `${r.value.toFixed(r.unit === 'x' || r.unit === 'min' ? 1 + Number(r.unit === 'x') : 0)} ${r.unit}${r.note ? ` (${r.note})` : ''}`,
     value: r.value,
     goal: r.target,
     unit: r.unit,
@@ -115,7 +115,8 @@ function writeReadme(t) {
     );
     const lines = old
       .split('\n')
-      .filter((l) => !/^The .* rows again: /.test(l))
+      // A provenance line goes when every group it speaks for is measured again: the others' stay true.
+      .filter((l) => !(/^The (.*) rows again: /.exec(l)?.[1]?.split(', ').every((g) => only.has(g)) ?? false))
       .map((l) => (l.startsWith('| ') && fresh.has(figureOf(l)) ? fresh.get(figureOf(l)) : l));
     const kept = new Set(lines.map(figureOf));
     const added = [...fresh].filter(([f]) => !kept.has(f)).map(([, l]) => l);
