@@ -4,8 +4,8 @@ import { LongestFirstSequencer } from './test/suite/sequencer.js';
 // Two speeds (STYLE.md), run one after the other, each as wide as suits it on a 2-core machine:
 // - `unit` is pure and computes: a file per core (vitest's default, cores − 1, would leave one idle).
 // - `slow` starts servers and sandboxes or spawns the built CLI, and mostly waits (on a simulated clock, a child
-//   process, a lease): six files at once, each with its own sandbox on its own free port and its own temp dirs.
-//   Six keeps both cores busy without starving a CLI that a test times (measured: four left a core idle half the run).
+//   process, a lease): eight files at once, each with its own sandbox on its own free port and its own temp dirs
+//   (measured: four left a core idle half the run; six 320–341 s, eight 291–298 s for the whole suite).
 // A slow test lives under test/e2e/ or is named *.slow.test.ts. Files start longest first (test/suite/sequencer.ts),
 // from the times `npm run test:timings` records, so a clean clone has no long tail. The scale proofs under test/long/
 // and the wall-clock proofs (`*.clock.test.ts`: minutes of real waiting on Karpenter's budget schedules and Leases)
@@ -53,8 +53,7 @@ export default defineConfig({
           exclude: ['test/long/**', 'test/**/*.clock.test.ts'],
           sequence: { groupOrder: 1 },
           // Eight at a time on 2 cores: these files mostly wait (on sandboxes' simulated Karpenter, on the CLI's real-
-          // time deadlines), so more of them side by side end sooner. Measured on the whole suite, back to back: six,
-          // 320–341 s; eight, 291–298 s (two runs, all green), each file a little slower.
+          // time deadlines), so more of them side by side end sooner, each a little slower.
           maxWorkers: 8,
           // A worker's files share one module graph, as the unit project's do: each file starts its own sandboxes
           // and servers and stops them, and the few that stub the environment or the clock put it back. A whole

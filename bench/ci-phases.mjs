@@ -59,10 +59,11 @@ export async function ciPhases() {
       console.log(`  warning: .ci/run failed (exit ${code}); its phases below are as far as it got${log ? '' : ' (BENCH_CI_LOG=path keeps its output)'}`);
     }
     return [
-      { name: 'clean-clone `.ci/run`, whole', value: min(total), unit: 'min', target: 15, note: `${commit}, exit ${code}` },
+      // Issue 39's goals are "at most" (≤), not "under".
+      { name: 'clean-clone `.ci/run`, whole', value: min(total), unit: 'min', target: 15, atMost: true, note: `${commit}, exit ${code}` },
       // The phases without a goal of their own: where the 15 minutes go.
       { name: '`.ci/run` phase: `npm ci` (and Debian\'s chromium beside it)', value: span(p.npmCi, p.npmTest), unit: 'min' },
-      { name: '`.ci/run` phase: `npm test` (typecheck, lint, build, the whole suite; Node 20)', value: span(p.npmTest, p.besides), unit: 'min', target: 6 },
+      { name: '`.ci/run` phase: `npm test` (typecheck, lint, build, the whole suite; Node 20)', value: span(p.npmTest, p.besides), unit: 'min', target: 6, atMost: true },
       { name: '`.ci/run` phase: Node 24 from the registry, the unit project and the edges (beside test:long)', value: span(p.besides, p.waiting), unit: 'min' },
       { name: '`.ci/run` phase: `npm run test:long` (Node 20, beside the Node 24 pass), to its end', value: span(p.besides, p.done), unit: 'min' },
     ];

@@ -56,7 +56,7 @@ for (const r of own) {
     value: r.value,
     goal: r.target,
     unit: r.unit,
-    below: r.unit !== 'x',
+    below: r.unit !== 'x' && r.atMost !== true,
   });
 }
 
