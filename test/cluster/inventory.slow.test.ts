@@ -3,7 +3,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { discoverCluster, type Discovery } from '../../src/cluster/discovery.js';
-import { PAGES_IN_FLIGHT, readInventory } from '../../src/cluster/inventory.js';
+import { PAGES_IN_FLIGHT, readInventory, readInventoryInParts } from '../../src/cluster/inventory.js';
 import { RuntimeFailure, UsageError } from '../../src/errors.js';
 import { pinToControlPlane, run } from '../sandbox/karpenter/harness.js';
 import { receivedUrls, sandboxCluster, until } from './helpers.js';
@@ -36,6 +36,39 @@ describe('readInventory', () => {
     expect(inventory.pods.every((p) => p.nodeName !== undefined && managed.has(p.nodeName))).toBe(true);
     expect(inventory.pods.some((p) => p.daemonSet)).toBe(true);
     expect(inventory.events).toEqual([]);
+  });
+
+  it('tells the classes, NodePools and NodeClaims while the pods are still being listed, then the whole', async () => {
+    const { sandbox, cluster } = await sandboxCluster('default');
+    // The pods' list answers 1.5 s late: the first part must not wait for it.
+    sandbox.kube.faults.delay(1_500, { verbs: ['list'], resources: ['pods'] });
+    const started = Date.now();
+    const reading = readInventoryInParts(cluster);
+    const karpenter = await reading.karpenter;
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(karpenter.karpenterApi).toBe('v1');
+    expect(karpenter.nodeClasses.map((c) => c.name).sort()).toEqual(['bottlerocket', 'default']);
+    expect(karpenter.nodePools.map((p) => p.name).sort()).toEqual(['arm', 'general', 'system']);
+    expect(karpenter.nodeClaims).toHaveLength(12);
+    const whole = await reading.whole;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
+    expect(whole.nodeClaims).toEqual(karpenter.nodeClaims);
+    expect(whole.pods.length).toBeGreaterThan(0);
+  });
+
+  it('fails the first part when a list it needs fails (as the whole does), and not when only the pods fail', async () => {
+    const noKarpenter = await sandboxCluster('default');
+    noKarpenter.sandbox.kube.faults.forbid({ resources: ['ec2nodeclasses'] });
+    const refused = readInventoryInParts(noKarpenter.cluster);
+    await expect(refused.karpenter).rejects.toThrow(/ec2nodeclasses/i);
+    await expect(refused.whole).rejects.toThrow(/ec2nodeclasses/i);
+
+    const { sandbox, cluster } = await sandboxCluster('default');
+    sandbox.kube.faults.delay(500, { verbs: ['list'], resources: ['pods'] });
+    sandbox.kube.faults.forbid({ verbs: ['list'], resources: ['pods'] });
+    const reading = readInventoryInParts(cluster);
+    expect((await reading.karpenter).nodeClasses).toHaveLength(2);
+    await expect(reading.whole).rejects.toBeInstanceOf(RuntimeFailure);
   });
 
   it("reads Karpenter's events of a rollout, newest last", async () => {
