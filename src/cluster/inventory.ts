@@ -84,8 +84,12 @@ export interface InventoryRead {
 
 export function readInventoryInParts(cluster: Cluster, options: InventoryOptions = {}): InventoryRead {
   const discovering = options.discovery ?? discoverCluster(cluster, options.signal);
-  let told: { read: (k: Discovery & KarpenterObjects) => void; failed: (err: unknown) => void } | undefined;
-  const karpenter = new Promise<Discovery & KarpenterObjects>((read, failed) => (told = { read, failed }));
+  let tell!: (k: Discovery & KarpenterObjects) => void;
+  let fail!: (err: unknown) => void;
+  const karpenter = new Promise<Discovery & KarpenterObjects>((resolve, reject) => {
+    tell = resolve;
+    fail = reject;
+  });
   const whole = listing(cluster, options, async (list) => {
     // Nodes, pods, PDBs and events are listed the same whichever Karpenter API the cluster serves: on the wire while
     // discovery answers. Awaited after discovery, so a cluster without Karpenter is said to be one, whatever else fails.
@@ -102,7 +106,7 @@ export function readInventoryInParts(cluster: Cluster, options: InventoryOptions
       list(resources.nodeClaims),
       list(resources.nodePools),
     ]);
-    karpenterLists.then(([nodeClasses, nodeClaims, nodePools]) => told?.read({ ...discovery, nodeClasses, nodePools, nodeClaims }), () => undefined);
+    karpenterLists.then(([nodeClasses, nodeClaims, nodePools]) => tell({ ...discovery, nodeClasses, nodePools, nodeClaims }), () => undefined);
     const [[nodeClasses, nodeClaims, nodePools], [[pdbs, pods], nodes, events]] = await Promise.all([karpenterLists, core]);
     return {
       ...discovery,
@@ -117,7 +121,7 @@ export function readInventoryInParts(cluster: Cluster, options: InventoryOptions
   });
   // Either part may go unawaited (readInventory awaits only the whole; a caller stopped by the first part's failure
   // never awaits the second): neither may surface as an unhandled rejection, and each still rejects for its awaiter.
-  whole.catch((err: unknown) => told?.failed(err));
+  whole.catch(fail);
   karpenter.catch(() => undefined);
   return { karpenter, whole };
 }

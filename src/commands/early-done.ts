@@ -9,13 +9,10 @@ import { inventorySnapshot } from '../rollout/snapshot.js';
 import { rolloutProgress } from '../rollout/track.js';
 import { targetIdsOf, type UpgradeFollow, type UpgradeRun } from './upgrade-follow.js';
 
-export interface EarlyEnd {
-  /** `paused` unless said: the run took its holds off again and changed nothing. */
-  result?: 'paused' | 'interrupted' | 'failed';
-  message: string;
-  paused: string[];
-  cause: string;
-}
+/** Paused, with its cause and the NodePools left held; or interrupted or failed, its holds taken off again. */
+export type EarlyEnd =
+  | { result?: 'paused'; message: string; paused: string[]; cause: string }
+  | { result: 'interrupted' | 'failed'; message: string };
 
 export function reportEarlyDone(
   ctx: CommandContext,
@@ -32,7 +29,7 @@ export function reportEarlyDone(
   };
   const progress = rolloutProgress(inventorySnapshot(inventory), scope, now);
   const done =
-    ended.result === undefined || ended.result === 'paused'
+    'paused' in ended
       ? { ...doneEvent('paused', progress, cluster.identity, now), message: ended.message, cause: ended.cause, paused: ended.paused }
       : { ...doneEvent(ended.result, progress, cluster.identity, now), message: ended.message };
   if (ctx.summary) recordSummary(ctx.summary, done);

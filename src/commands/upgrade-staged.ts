@@ -229,6 +229,12 @@ export async function primeFailed(
   if (signal.reason instanceof LockLost) return lockLapsed(err, signal.reason, rerun);
   const interrupted = wasInterrupted(signal);
   const cause = interrupted ? 'interrupted' : 'failed';
+  // The error the run ends with: an interrupt said as one, else the failure with what became of the holds after it.
+  const say = (when: 'before' | 'during', note: string): unknown => {
+    if (!interrupted && err instanceof KarpDriftError) err.message += note;
+    return interrupted ? new InterruptedError(`interrupted ${when} the EC2NodeClass apply${note}`) : err;
+  };
+  const text = (said: unknown) => (said instanceof Error ? said.message : String(said));
   const nodes = new Map(inventory.nodes.map((n) => [n.name, n]));
   if (!someApplied) {
     const undone = await pacer.finish(nodes, new Date(), { quiet: true }).then(
@@ -236,19 +242,18 @@ export async function primeFailed(
       (e: unknown) =>
         `taking karp-drift's holds off again failed (${failureText(e)}): karp-drift resume releases them`,
     );
-    const said = interrupted ? new InterruptedError(`interrupted before the EC2NodeClass apply; ${undone}`) : err;
-    if (!interrupted && err instanceof KarpDriftError) err.message += `; ${undone}`;
-    ended?.({ result: cause, message: said instanceof Error ? said.message : String(said), paused: [], cause });
+    const said = say('before', `; ${undone}`);
+    ended?.({ result: cause, message: text(said) });
     return said;
   }
   const pools = await pacer
     .pause(inventory.nodeClaims, nodes, 'the run ended during the apply', new Date())
     .catch(() => undefined);
-  const note = `${pools !== undefined ? `; the staged rollout is paused: karp-drift holds Drifted disruption on ${pools.map((p) => `nodepool/${p}`).join(', ')}` : holdsAsLastWritten()} (re-run ${rerun} to go on, or karp-drift resume)`;
-  const said = interrupted ? new InterruptedError(`interrupted during the EC2NodeClass apply${note}`) : err;
-  if (!interrupted && err instanceof KarpDriftError) err.message += note;
-  const message = said instanceof Error ? said.message : String(said);
-  ended?.(pools !== undefined ? { result: 'paused', message, paused: pools, cause } : { result: cause, message, paused: [], cause });
+  const said = say(
+    'during',
+    `${pools !== undefined ? `; the staged rollout is paused: karp-drift holds Drifted disruption on ${pools.map((p) => `nodepool/${p}`).join(', ')}` : holdsAsLastWritten()} (re-run ${rerun} to go on, or karp-drift resume)`,
+  );
+  ended?.(pools !== undefined ? { result: 'paused', message: text(said), paused: pools, cause } : { result: cause, message: text(said) });
   return said;
 }
 
