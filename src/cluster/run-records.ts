@@ -82,6 +82,11 @@ export async function readRecordSlots(
   return slots;
 }
 
+/** One slot, read by name (a run checking whether the record in its slot is still its own). */
+export async function readRecordSlot(cluster: Cluster, namespace: string, name: string, signal?: AbortSignal): Promise<RecordSlot> {
+  return (await readSlots(cluster, namespace, [name], signal ? { signal } : {}))[0]!;
+}
+
 function readSlots(
   cluster: Cluster,
   namespace: string,

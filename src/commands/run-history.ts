@@ -16,7 +16,7 @@ import { holderIdentity } from '../apis/lock.js';
 import { MILESTONE_GAP_MS, RECORD_EVERY_MS, runLiveness, slotToUse, type RunRecord } from '../apis/run-record.js';
 import type { Cluster } from '../cluster/client.js';
 import { ApiError } from '../cluster/request.js';
-import { deniedRecordNeeds, readRecordSlots, whoAmI, writeRecord, type RecordSlot } from '../cluster/run-records.js';
+import { deniedRecordNeeds, readRecordSlot, readRecordSlots, whoAmI, writeRecord, type RecordSlot } from '../cluster/run-records.js';
 import { isMilestone } from '../report/run-events.js';
 import { runRecord, type RunMeta } from '../report/run-record.js';
 import type { SummaryRecord } from '../report/summary.js';
@@ -219,14 +219,34 @@ export class RunHistory {
     for (const f of this.followed) f.revision = f.snapshot.revision;
     this.lastWriteAt = Date.now();
     try {
-      const version = await writeRecord(this.cluster!, this.options.namespace, this.slot!, record, callDeadline(WRITE_WITHIN_MS, "this run's record"));
-      this.slot = { name: this.slot!.name, resourceVersion: version };
+      await this.put(record).catch(async (err: unknown) => {
+        if (rethrow || !(err instanceof ApiError && err.code === 409) || !(await this.stillOurs())) throw err;
+        await this.put(record);
+      });
     } catch (err) {
       if (rethrow) throw err;
       // Our slot was written by another run (a 409 after we wrote it: twenty newer runs): stop, never fight for it.
       if (err instanceof ApiError && err.code === 409) this.disabled = true;
       this.fail(err, final || this.disabled);
     }
+  }
+
+  private async put(record: RunRecord): Promise<void> {
+    const version = await writeRecord(this.cluster!, this.options.namespace, this.slot!, record, callDeadline(WRITE_WITHIN_MS, "this run's record"));
+    this.slot = { name: this.slot!.name, resourceVersion: version };
+  }
+
+  /**
+   * After a 409: whether the slot still holds this run's record. A write given up on (its 5 s passed, or the
+   * connection was cut) can still land, leaving the version this run knows behind its own write: seen at the end of a
+   * run on `large`, whose last write then failed with "the object has been modified". If the record is ours, its
+   * version is taken and the write made again; if another run's, the slot is theirs.
+   */
+  private async stillOurs(): Promise<boolean> {
+    const slot = await readRecordSlot(this.cluster!, this.options.namespace, this.slot!.name, callDeadline(WRITE_WITHIN_MS, "this run's record")).catch(() => undefined);
+    if (slot?.summary?.runId !== this.meta!.runId || slot.resourceVersion === undefined) return false;
+    this.slot = { name: slot.name, resourceVersion: slot.resourceVersion };
+    return true;
   }
 
   private fail(err: unknown, loud = true): void {

@@ -232,3 +232,34 @@ async function expectMermaidReads(markdown: string, waves: number): Promise<void
     await window.happyDOM.close();
   }
 }
+
+describe('a run record whose write was given up on but landed', () => {
+  it('the next write takes the version of its own record and the run ends with its result, no warning', async () => {
+    // A write the run gave up on (its 5 s passed, or its connection was cut) can still land: the record is then the
+    // run's own, at a version the run does not know. The sandbox plays it before the run's first update: the record
+    // written again as it is, so the update's version is one behind. Seen at the end of an upgrade on `large`: "could
+    // not write this run's record … 409 … the object has been modified".
+    const sandbox = await scenario('default');
+    const store = sandbox.kube.store;
+    let landed = false;
+    sandbox.kube.faults.beforeNext({ verbs: ['update'], resources: ['configmaps'] }, () => {
+      const [record] = store
+        .list('configmaps', 'kube-system')
+        .filter((cm) => cm.metadata.labels?.['karp-drift.io/record'] === 'run') as Array<KubeObject & { data: Record<string, string> }>;
+      // As the late write would: the same record, written a moment later (an unchanged write keeps its version).
+      const summary = JSON.parse(record!.data['run.json']!) as RunSummary;
+      const later = { ...summary, updatedAt: new Date(Date.parse(summary.updatedAt) + 1000).toISOString() };
+      store.update('configmaps', { ...record!, data: { ...record!.data, 'run.json': JSON.stringify(later) } });
+      landed = true;
+    });
+    const run = await karpDrift(sandbox, ['upgrade', '--to', '1.30', '--yes', '-o', 'json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(landed).toBe(true);
+    expect(run.stderr).not.toMatch(/run's record/);
+    const updates = sandbox.kube.requests.filter((r) => r.verb === 'update' && r.resource === 'configmaps').map((r) => r.code);
+    expect(updates[0]).toBe(409); // the run's version was one behind its own record
+    expect(updates.slice(1).every((c) => c === 200)).toBe(true);
+    const [record] = records(sandbox);
+    expect(record!.summary).toMatchObject({ result: 'succeeded', exitCode: 0 });
+  }, 120_000);
+});
