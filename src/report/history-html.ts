@@ -65,6 +65,19 @@ function laneSvg(lane: Lane, top: number, x: (t: number) => number, height: numb
   return out.join('\n');
 }
 
+/**
+ * A tick's label on a 24-hour UTC clock, as kubectl, the API's timestamps and an SRE's logs read: `:50` a second
+ * within the minute, `22:27` a minute, `Dec 07` a day. d3's own tick format reads `10:27` for 22:27 (a 12-hour clock
+ * without AM or PM: seen on a run's page in Chromium), so the label is written here from the tick d3 chose.
+ */
+export function tickLabel(d: Date): string {
+  const two = (n: number) => String(n).padStart(2, '0');
+  if (d.getUTCMilliseconds() !== 0) return `.${String(d.getUTCMilliseconds()).padStart(3, '0')}`;
+  if (d.getUTCSeconds() !== 0) return `:${two(d.getUTCSeconds())}`;
+  if (d.getUTCHours() !== 0 || d.getUTCMinutes() !== 0) return `${two(d.getUTCHours())}:${two(d.getUTCMinutes())}`;
+  return `${d.toLocaleString('en-US', { month: 'short', timeZone: 'UTC' })} ${two(d.getUTCDate())}`;
+}
+
 /** The SVG: the axis, a lane per NodePool, and the markers across all of them (a halt, the end). */
 export function timelineSvg(record: RunRecord): string {
   const t = timelineOf(record);
@@ -73,12 +86,11 @@ export function timelineSvg(record: RunRecord): string {
   const heights = t.lanes.map((l) => LANE_HEAD + l.bars.length * l.rowPx + 18);
   const total = AXIS + heights.reduce((a, h) => a + h + LANE_GAP, 0) + 8;
   const ticks = x.ticks(8);
-  const format = x.tickFormat(8);
   const out = [
     `<svg xmlns="http://www.w3.org/2000/svg" class="timeline" viewBox="0 0 ${WIDTH} ${total}" width="${WIDTH}" height="${total}" role="img" aria-label="rollout timeline">`,
     '<defs><pattern id="soak" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#fff8e1"/><line x1="0" y1="0" x2="0" y2="6" stroke="#ffcc80" stroke-width="2"/></pattern>',
     '<pattern id="closed" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(-45)"><rect width="8" height="8" fill="rgba(120,120,120,0.10)"/><line x1="0" y1="0" x2="0" y2="8" stroke="rgba(90,90,90,0.35)" stroke-width="2"/></pattern></defs>',
-    ...ticks.map((d) => `<g class="tick"><line x1="${px(x(d))}" x2="${px(x(d))}" y1="${AXIS - 6}" y2="${total}" stroke="#e0e0e0"/><text x="${px(x(d))}" y="${AXIS - 10}" text-anchor="middle">${esc(format(d))}</text></g>`),
+    ...ticks.map((d) => `<g class="tick"><line x1="${px(x(d))}" x2="${px(x(d))}" y1="${AXIS - 6}" y2="${total}" stroke="#e0e0e0"/><text x="${px(x(d))}" y="${AXIS - 10}" text-anchor="middle">${esc(tickLabel(d))}</text></g>`),
     `<text class="axis-unit" x="8" y="${AXIS - 10}">UTC</text>`,
   ];
   let top = AXIS;

@@ -2,7 +2,7 @@
 // (report/history-html.ts): every replacement counted, in bars no thinner than MIN_ROW_PX.
 import { describe, expect, it } from 'vitest';
 import type { RunEvent, RunRecord } from '../../src/apis/run-record.js';
-import { historyHtml } from '../../src/report/history-html.js';
+import { historyHtml, tickLabel } from '../../src/report/history-html.js';
 import { LANE_MAX_PX, MIN_ROW_PX, timelineOf } from '../../src/report/timeline-lanes.js';
 
 const T0 = Date.UTC(2026, 10, 25, 17, 0, 0);
@@ -94,5 +94,26 @@ describe('historyHtml', () => {
     expect(html).toContain('<span class="result paused">paused (exit 7)</span>');
     expect(html.match(/<rect class="replacement /g)).toHaveLength(1);
     expect(html).toContain('data-nodepool="canary" data-count="1"');
+  });
+});
+
+describe('tickLabel: the time axis on a 24-hour UTC clock', () => {
+  it.each([
+    ['2026-12-07T22:26:50Z', ':50'],
+    ['2026-12-07T22:27:00Z', '22:27'], // d3's own format read "10:27"
+    ['2026-12-07T09:05:00Z', '09:05'],
+    ['2026-12-07T00:00:00Z', 'Dec 07'],
+    ['2026-12-07T22:26:50.250Z', '.250'],
+  ])('%s → %s', (iso, label) => {
+    expect(tickLabel(new Date(iso))).toBe(label);
+  });
+
+  it("a run's page labels the minute a run crosses with its 24-hour time", () => {
+    const start = Date.parse('2026-12-07T22:26:47Z');
+    const r = record([], { canary: { names: ['c-1'], start: [5], end: [25], failed: [] } });
+    const page = historyHtml({ ...r, summary: { ...r.summary, startedAt: new Date(start).toISOString(), endedAt: new Date(start + 28_000).toISOString() } }, new Date(start + 60_000));
+    const labels = [...page.matchAll(/<g class="tick">.*?<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
+    expect(labels).toContain('22:27');
+    expect(labels.every((l) => /^(:\d\d|\d\d:\d\d)$/.test(l!))).toBe(true);
   });
 });
