@@ -104,6 +104,14 @@ export const trimDependencies = {
       for (const [, name, value] of text.matchAll(/^const (_\w+) = ("(?:[^"\\\n]|\\.)*");$/gm)) strings.set(name, value);
       return { contents: text.replace(/\[(_\w+)\]:/g, (key, name) => (strings.has(name) ? `[${strings.get(name)}]:` : key)), loader: 'js' };
     });
+    // On Node 22 and 24 the first ES module import of node:http costs about 20 ms that require() does not: Node builds
+    // the builtin's ES module facade by reading every export, and reading http.WebSocket (with CloseEvent and
+    // MessageEvent, getters since Node 22) loads undici, Node's fetch and WebSocket, which nothing here uses. Required
+    // instead (the banner's require), its exports are read where they are used. Node 20 has no such getters.
+    b.onResolve({ filter: /^(node:)?http$/ }, (args) =>
+      args.namespace === 'required-http' ? { path: 'node:http', external: true } : { path: 'node:http', namespace: 'required-http' },
+    );
+    b.onLoad({ filter: /.*/, namespace: 'required-http' }, () => ({ contents: "module.exports = require('node:http');", loader: 'js' }));
     b.onResolve({ filter: /^whatwg-url$/ }, (args) =>
       /[/\\]node-fetch[/\\]/.test(args.importer) ? { path: 'whatwg-url', namespace: 'node-global-url' } : undefined,
     );

@@ -1,6 +1,7 @@
 // A paginated list: `limit` and `continue`, as client-go's pager does, with each page converted to views as it
 // arrives so the raw JSON of a 50,000-pod list is never held at once. The resourceVersion returned is the first
 // page's: the snapshot the continued pages belong to, and where a watch must start so it misses nothing.
+import { setImmediate } from "node:timers/promises";
 import type { Cluster } from "./client.js";
 import type { ApiObject } from "../karpenter/convert.js";
 import { clusterFailure, listCall } from "./failures.js";
@@ -89,6 +90,10 @@ export async function pages<V>(
     // loop's to handle when awaited; until then it must not surface as an unhandled rejection.
     next = token === undefined ? undefined : get({ limit, continue: token });
     next?.catch(() => undefined);
+    // Asking is not sending: the request is made only after the credentials are applied, a few promise turns away
+    // (request.ts), and converting the page first would hold it back for as long as that takes (on `large`, 500 pods
+    // a page, 100 pages). One turn of the event loop lets it go out on the wire.
+    if (next !== undefined) await setImmediate();
     for (const o of page.items ?? []) items.push(resource.view(o));
   }
   return { items, resourceVersion };

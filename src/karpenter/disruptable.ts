@@ -18,9 +18,12 @@ export type DoNotDisrupt =
 
 type DoNotDisruptFields = Pick<PodView, 'doNotDisrupt' | 'startTime'>;
 
+// One for every pod without the annotation (most of them), rather than an object each.
+const ABSENT: DoNotDisrupt = Object.freeze({ state: 'absent' });
+
 export function doNotDisrupt(pod: DoNotDisruptFields, now: Date): DoNotDisrupt {
   const value = pod.doNotDisrupt;
-  if (value === undefined) return { state: 'absent' };
+  if (value === undefined) return ABSENT;
   if (value === 'true') return { state: 'active', value };
   // parseDoNotDisrupt: the error texts are the ones Karpenter puts in its event.
   const d = parseGoDuration(value);
@@ -96,7 +99,7 @@ export interface PdbBlock {
 
 /** pdb.go `isEvictable` with zeroDisruptions: undefined when the pod's PDBs let Karpenter pick its node. */
 export function pdbBlock(pod: PodView, pdbs: readonly PdbView[], now: Date): PdbBlock | undefined {
-  if (!isEvictable(pod, now)) return undefined;
+  if (pdbs.length === 0 || !isEvictable(pod, now)) return undefined;
   const matching = pdbsOf(pod, pdbs);
   if (matching.length > 1) return { multiple: true, pdbs: matching };
   const pdb = matching[0];

@@ -1,10 +1,12 @@
 // The pager against the sandbox: a continue token that expires mid-list (etcd compacted its revision, and
 // kube-apiserver answers 410 Expired) ends in one full list, as client-go's pager does, with every object once.
-import type { IncomingHttpHeaders } from "node:http";
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
+import type { ClientRequest, IncomingHttpHeaders } from "node:http";
 import { get } from "node:https";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { listAll } from "../../src/cluster/list.js";
-import { PODS } from "../../src/karpenter/resources.js";
+import { PODS, type Resource } from "../../src/karpenter/resources.js";
+import type { PodView } from "../../src/karpenter/views.js";
 import { receivedUrls, sandboxCluster } from "./helpers.js";
 
 const pod = (name: string) => ({
@@ -98,5 +100,32 @@ describe("listAll bodies", () => {
       expect(p.doNotDisrupt).toBe(
         value(Number(p.name.slice("multibyte-".length))),
       );
+  });
+});
+
+describe("listAll's pages", () => {
+  it("sends the next page's request before it converts the page it has", async () => {
+    const { sandbox, cluster } = await sandboxCluster("default");
+    const total = sandbox.kube.store.list("pods").length;
+    expect(total).toBeGreaterThan(9); // more than three pages of 3
+    // Requests the client has made (http.client.request.start: the request is created, its headers on their way),
+    // counted when each pod is converted.
+    let sent = 0;
+    const onStart = (message: unknown) => {
+      const { request } = message as { request: ClientRequest };
+      if (request.path.startsWith("/api/v1/pods")) sent += 1;
+    };
+    subscribe("http.client.request.start", onStart);
+    onTestFinished(() => void unsubscribe("http.client.request.start", onStart));
+    const sentAtConversion: number[] = [];
+    const counting: Resource<PodView> = { ...PODS, view: (o) => (sentAtConversion.push(sent), PODS.view(o)) };
+
+    const listed = await listAll(cluster, counting, { pageSize: 3 });
+
+    expect(listed.items).toHaveLength(total);
+    const pages = Math.ceil(total / 3);
+    // Page k (from 0) is converted once page k + 1 has been asked for and sent; the last page has no next one.
+    const expected = sentAtConversion.map((_, i) => Math.min(Math.floor(i / 3) + 2, pages));
+    expect(sentAtConversion).toEqual(expected);
   });
 });

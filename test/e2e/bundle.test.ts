@@ -44,6 +44,8 @@ function run(
   stderr: string;
   sources: string[];
   files: string[];
+  /** Node's builtins imported as ES modules (`node:…`); one required is not resolved here. */
+  builtins: string[];
 } {
   const loaded = join(dir, `loaded-${n}.txt`);
   const r = spawnSync(
@@ -64,14 +66,14 @@ function run(
       encoding: "utf8",
     },
   );
-  const urls = readFileSync(loaded, "utf8")
-    .split("\n")
-    .filter((u) => u.startsWith("file:"));
+  const resolved = readFileSync(loaded, "utf8").split("\n");
+  const urls = resolved.filter((u) => u.startsWith("file:"));
+  const builtins = [...new Set(resolved.filter((u) => u.startsWith("node:")))];
   const files = [...new Set(urls.map((u) => relative(ROOT, fileURLToPath(u))))];
   const sources = files.flatMap((f) =>
     Object.keys(meta.outputs[f]?.inputs ?? {}),
   );
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr, sources, files };
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, sources, files, builtins };
 }
 
 const from = (sources: string[], what: string) =>
@@ -174,6 +176,10 @@ describe("the bundled CLI", () => {
     // all 40 of them: half a megabyte more to compile on every run).
     expect(from(r.sources, "node_modules/zod/").length).toBeGreaterThan(0);
     expect(from(r.sources, "node_modules/zod/v4/locales/").map((s) => s.replace(/.*\//, ""))).toEqual(["en.js"]);
+    // node:http required, never imported: on Node 22+ its ES module facade reads http.WebSocket, which loads undici
+    // (about 20 ms; scripts/cli-build-options.mjs). node:https is imported as usual.
+    expect(r.builtins).toContain("node:https");
+    expect(r.builtins).not.toContain("node:http");
   });
 
   // An AWS SDK client's schemas file declares every shape of its service; the build keeps those its commands reach

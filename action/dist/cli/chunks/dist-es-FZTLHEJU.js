@@ -1,3 +1,0 @@
-import { createRequire as __karpDriftRequire } from 'node:module';
-const require = __karpDriftRequire(import.meta.url);
-import{ENV_ACCOUNT_ID,ENV_CREDENTIAL_SCOPE,ENV_EXPIRATION,ENV_KEY,ENV_SECRET,ENV_SESSION,fromEnv}from"./chunk-4QGO73NX.js";import"./chunk-HCNIPYQP.js";import"./chunk-IRJFY2LT.js";import"./chunk-MT4FBLC7.js";import"./chunk-A75SA247.js";export{ENV_ACCOUNT_ID,ENV_CREDENTIAL_SCOPE,ENV_EXPIRATION,ENV_KEY,ENV_SECRET,ENV_SESSION,fromEnv};

@@ -1,3 +1,0 @@
-import { createRequire as __karpDriftRequire } from 'node:module';
-const require = __karpDriftRequire(import.meta.url);
-import{printReady,sandbox}from"./chunk-QHFKBTS6.js";import"./chunk-63AXU25R.js";import"./chunk-CXBPNDXR.js";import"./chunk-D4R22WCO.js";import"./chunk-DRZT7AZH.js";import"./chunk-SHIM6EN7.js";import"./chunk-246GD6CD.js";import"./chunk-7DQEQWV5.js";import"./chunk-4XPMXCF5.js";import"./chunk-DLH4RPU7.js";import"./chunk-B55L5ZPP.js";import"./chunk-SXKQD2SD.js";import"./chunk-CGC3SMAF.js";import"./chunk-RWVFMDPA.js";import"./chunk-5LHPC7GM.js";import"./chunk-TFG732H6.js";import"./chunk-AZZBMA4M.js";import"./chunk-SBG7ZAHY.js";import"./chunk-A75SA247.js";export{printReady,sandbox};

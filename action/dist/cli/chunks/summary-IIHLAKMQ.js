@@ -1,3 +1,0 @@
-import { createRequire as __karpDriftRequire } from 'node:module';
-const require = __karpDriftRequire(import.meta.url);
-import{MAX_SUMMARY_BYTES,newSummaryRecord,recordSummary,resultOfExit,runResult,summaryMarkdown}from"./chunk-6U4F4RFZ.js";import"./chunk-FYA6YWWG.js";import"./chunk-3LXVKCGC.js";import"./chunk-TL6NZ72N.js";import"./chunk-BA7Y6XCF.js";import"./chunk-B55L5ZPP.js";import"./chunk-SXKQD2SD.js";import"./chunk-CGC3SMAF.js";import"./chunk-O2K3XBJV.js";import"./chunk-RWVFMDPA.js";import"./chunk-5LHPC7GM.js";import"./chunk-TFG732H6.js";import"./chunk-F5IXDFNA.js";import"./chunk-RKVNR5VC.js";import"./chunk-A75SA247.js";export{MAX_SUMMARY_BYTES,newSummaryRecord,recordSummary,resultOfExit,runResult,summaryMarkdown};
