@@ -67,7 +67,11 @@ const busyNodes = new WeakMap<readonly PodView[], ReadonlySet<string | undefined
  */
 export function nodesWithReschedulablePods(pods: readonly PodView[]): ReadonlySet<string | undefined> {
   let busy = busyNodes.get(pods);
-  if (busy === undefined) busyNodes.set(pods, (busy = new Set(pods.filter(isReschedulable).map((p) => p.nodeName))));
+  if (busy === undefined) {
+    const nodes = new Set<string | undefined>();
+    for (const p of pods) if (isReschedulable(p)) nodes.add(p.nodeName);
+    busyNodes.set(pods, (busy = nodes));
+  }
   return busy;
 }
 
@@ -88,8 +92,12 @@ export function isEvictable(pod: PodView, now: Date): boolean {
 }
 
 export function pdbsOf(pod: Pick<PodView, 'namespace' | 'labels'>, pdbs: readonly PdbView[]): PdbView[] {
-  return pdbs.filter((b) => b.namespace === pod.namespace && selectorMatches(b.selector, pod.labels));
+  // Most pods match no PDB: no array is made for them (a plan asks for every pod of the nodes that drift).
+  let matching: PdbView[] | undefined;
+  for (const b of pdbs) if (b.namespace === pod.namespace && selectorMatches(b.selector, pod.labels)) (matching ??= []).push(b);
+  return matching ?? NONE;
 }
+const NONE: PdbView[] = Object.freeze([]) as unknown as PdbView[];
 
 /** What stops Karpenter from evicting a pod: several PDBs (the Eviction API refuses), or one allowing none. */
 export interface PdbBlock {

@@ -1,7 +1,7 @@
 // Per NodePool: which NodeClaims the new AMIs make drift, and how fast Karpenter may replace them now. "Will drift"
 // means `status.imageID` is not among the class's target AMIs, the same test Karpenter's AMIDrift makes against
 // `status.amis` (STYLE.md "Domain words"); the pace is the Drifted disruption budget (DOMAIN.md §2.6).
-import { isOnTarget, type Inventory, type NodeClaimView, type NodePoolView } from '../karpenter/views.js';
+import { isOnTarget, type Inventory, type NodeClaimView, type NodePoolView, type NodeView } from '../karpenter/views.js';
 import { allowedDisruptions, driftWaves, type Budget, type DisruptionReason } from '../karpenter/budgets.js';
 import { budgetMapping } from '../karpenter/budget-mapping.js';
 import { karpDriftHold } from '../apis/budget-hold.js';
@@ -164,11 +164,19 @@ function blockingBudget(
 // BuildDisruptionBudgetMapping: numNodes counts initialized nodes, leaving out NodeClaims whose instance is already
 // terminating; disrupting counts those whose Node is not Ready or that are marked for deletion, for any reason (a
 // DisruptionReason condition means the queue has already marked the node; a Node deleted alone is not: budget-mapping.ts).
+// Once per list of nodes, not once per NodePool (5,000 nodes on `large`).
+const byName = new WeakMap<readonly NodeView[], ReadonlyMap<string, NodeView>>();
+function nodesByName(nodes: readonly NodeView[]): ReadonlyMap<string, NodeView> {
+  let map = byName.get(nodes);
+  if (map === undefined) byName.set(nodes, (map = new Map(nodes.map((n) => [n.name, n]))));
+  return map;
+}
+
 function budgetCounts(
   claims: readonly NodeClaimView[],
   inventory: Inventory,
 ): { counted: NodeClaimView[]; disrupting: DisruptingNodeClaim[] } {
-  const nodes = new Map(inventory.nodes.map((n) => [n.name, n]));
+  const nodes = nodesByName(inventory.nodes);
   const members = claims.map((claim) => {
     const node = claim.nodeName !== undefined ? nodes.get(claim.nodeName) : undefined;
     const disrupted = claim.conditions.DisruptionReason?.status === 'True';
