@@ -161,7 +161,8 @@ const podName = (p: PodView) => `pod ${p.namespace}/${p.name} on node/${p.nodeNa
  */
 export function podBlockerChecks(inventory: Inventory, pools: readonly NodePoolPlan[], now: Date): Check[] {
   const claims = pools.flatMap((p) => p.drifting);
-  const driftingNodes = new Set(claims.flatMap((c) => (c.node !== undefined ? [c.node] : [])));
+  const driftingNodes = new Set<string>();
+  for (const c of claims) if (c.node !== undefined) driftingNodes.add(c.node);
   const pods = inventory.pods.filter((p) => p.nodeName !== undefined && driftingNodes.has(p.nodeName) && isActivePod(p));
   const checks: Check[] = [];
 
@@ -205,15 +206,10 @@ export function podBlockerChecks(inventory: Inventory, pools: readonly NodePoolP
 
   // Karpenter's scheduling simulation cannot place such a pod on a replacement (DOMAIN.md §2.7): the node is skipped
   // for as long as the pod runs, and a terminationGracePeriod does not help because the drain never starts.
-  const hostnames = new Map(inventory.nodes.map((n) => [n.name, n.hostname]));
   // The simulation moves the reschedulable pods: not DaemonSet or mirror pods (pod.IsReschedulable).
-  const pinned = pods.filter(
-    (p) =>
-      !p.daemonSet &&
-      !p.mirror &&
-      p.pinnedTo !== undefined &&
-      (p.pinnedTo === p.nodeName || p.pinnedTo === hostnames.get(p.nodeName!)),
-  );
+  const pinnedAny = pods.filter((p) => p.pinnedTo !== undefined && !p.daemonSet && !p.mirror);
+  const hostnames = pinnedAny.length > 0 ? new Map(inventory.nodes.map((n) => [n.name, n.hostname])) : undefined;
+  const pinned = pinnedAny.filter((p) => p.pinnedTo === p.nodeName || p.pinnedTo === hostnames?.get(p.nodeName!));
   if (pinned.length > 0) {
     const first = pinned[0]!;
     checks.push(
