@@ -65,7 +65,17 @@ function objectOr(v: unknown): Record<string, unknown> | undefined {
   return v != null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 }
 
-const record = (v: unknown): Record<string, unknown> => (v != null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+/** The first Ready condition of a Node's or a pod's `status.conditions`, if it has one. */
+function readyConditionOf(conditions: unknown): Record<string, unknown> | undefined {
+  if (!Array.isArray(conditions)) return undefined;
+  for (const c of conditions) {
+    const r = objectOr(c);
+    if (r !== undefined && r.type === 'Ready') return r;
+  }
+  return undefined;
+}
+
+const record = (v: unknown): Record<string, unknown> => objectOr(v) ?? {};
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : v instanceof Date ? v.toISOString() : undefined);
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
@@ -230,17 +240,7 @@ export function nodeView(o: ApiObject): NodeView {
   const status = objectOr(o.status);
   const labels = metadata?.labels ?? {};
   const annotations = metadata?.annotations;
-  let readyCondition: Record<string, unknown> = NO_FIELDS;
-  const conditions = status?.conditions;
-  if (Array.isArray(conditions)) {
-    for (const c of conditions) {
-      const r = objectOr(c);
-      if (r !== undefined && r.type === 'Ready') {
-        readyCondition = r;
-        break;
-      }
-    }
-  }
+  const readyCondition = readyConditionOf(status?.conditions) ?? NO_FIELDS;
   const ready = readyCondition.status === 'True';
   const view = { name: shared(metadata?.name ?? ''), uid: metadata?.uid ?? '', resourceVersion: metadata?.resourceVersion ?? '' } as NodeView;
   if (labels[NODEPOOL_LABEL]) view.nodePool = labels[NODEPOOL_LABEL];
@@ -307,11 +307,11 @@ export function podView(o: ApiObject): PodView {
   const annotations = metadata?.annotations;
   const doNotDisrupt = annotations === undefined ? undefined : annotations[DO_NOT_DISRUPT];
   const view = { namespace: shared(metadata?.namespace ?? ''), name: metadata?.name ?? '' } as PodView;
-  const nodeName = spec?.nodeName;
-  if (typeof nodeName === 'string' && nodeName !== '') view.nodeName = shared(nodeName);
+  const nodeName = str(spec?.nodeName);
+  if (nodeName) view.nodeName = shared(nodeName);
   view.labels = metadata?.labels ?? {};
-  const phase = status?.phase;
-  if (typeof phase === 'string' && phase !== '') view.phase = phase;
+  const phase = str(status?.phase);
+  if (phase) view.phase = phase;
   const startTime = str(status?.startTime);
   if (startTime) view.startTime = startTime;
   if (typeof doNotDisrupt === 'string') view.doNotDisrupt = doNotDisrupt;
@@ -327,7 +327,7 @@ export function podView(o: ApiObject): PodView {
   view.daemonSet = daemonSet;
   view.mirror = mirror;
   view.toleratesDisrupted = toleratesDisruptedTaint(spec?.tolerations);
-  const ready = readyStatus(status?.conditions);
+  const ready = readyConditionOf(status?.conditions)?.status;
   view.notReady = ready === 'False';
   if (ready === 'True') view.ready = true;
   const createdAt = str(metadata?.creationTimestamp);
@@ -341,15 +341,6 @@ export function podView(o: ApiObject): PodView {
   return view;
 }
 
-/** The status of the Ready condition, if the list has one. */
-function readyStatus(conditions: unknown): unknown {
-  if (!Array.isArray(conditions)) return undefined;
-  for (const c of conditions) {
-    const r = objectOr(c);
-    if (r !== undefined && r.type === 'Ready') return r.status;
-  }
-  return undefined;
-}
 
 function toleratesDisruptedTaint(tolerations: unknown): boolean {
   if (!Array.isArray(tolerations)) return false;

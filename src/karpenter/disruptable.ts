@@ -91,13 +91,12 @@ export function isEvictable(pod: PodView, now: Date): boolean {
   return isActivePod(pod) && !pod.toleratesDisrupted && !pod.mirror && !holdsDoNotDisrupt(pod, now);
 }
 
-export function pdbsOf(pod: Pick<PodView, 'namespace' | 'labels'>, pdbs: readonly PdbView[]): PdbView[] {
-  // Most pods match no PDB: no array is made for them (a plan asks for every pod of the nodes that drift).
+/** The PDBs selecting the pod; undefined for none, so that most pods make no array (a plan asks for every pod). */
+function pdbsOf(pod: Pick<PodView, 'namespace' | 'labels'>, pdbs: readonly PdbView[]): PdbView[] | undefined {
   let matching: PdbView[] | undefined;
   for (const b of pdbs) if (b.namespace === pod.namespace && selectorMatches(b.selector, pod.labels)) (matching ??= []).push(b);
-  return matching ?? NONE;
+  return matching;
 }
-const NONE: PdbView[] = Object.freeze([]) as unknown as PdbView[];
 
 /** What stops Karpenter from evicting a pod: several PDBs (the Eviction API refuses), or one allowing none. */
 export interface PdbBlock {
@@ -109,9 +108,9 @@ export interface PdbBlock {
 export function pdbBlock(pod: PodView, pdbs: readonly PdbView[], now: Date): PdbBlock | undefined {
   if (pdbs.length === 0 || !isEvictable(pod, now)) return undefined;
   const matching = pdbsOf(pod, pdbs);
+  if (matching === undefined) return undefined;
   if (matching.length > 1) return { multiple: true, pdbs: matching };
-  const pdb = matching[0];
-  if (pdb === undefined) return undefined;
+  const pdb = matching[0]!;
   // An unready pod under `unhealthyPodEvictionPolicy: AlwaysAllow` may always be evicted.
   if (pdb.unhealthyPodEvictionPolicy === 'AlwaysAllow' && pod.notReady === true) return undefined;
   return pdb.disruptionsAllowed <= 0 ? { multiple: false, pdbs: [pdb] } : undefined;

@@ -161,9 +161,6 @@ function blockingBudget(
   };
 }
 
-// BuildDisruptionBudgetMapping: numNodes counts initialized nodes, leaving out NodeClaims whose instance is already
-// terminating; disrupting counts those whose Node is not Ready or that are marked for deletion, for any reason (a
-// DisruptionReason condition means the queue has already marked the node; a Node deleted alone is not: budget-mapping.ts).
 // Once per list of nodes, not once per NodePool (5,000 nodes on `large`).
 const byName = new WeakMap<readonly NodeView[], ReadonlyMap<string, NodeView>>();
 function nodesByName(nodes: readonly NodeView[]): ReadonlyMap<string, NodeView> {
@@ -172,6 +169,9 @@ function nodesByName(nodes: readonly NodeView[]): ReadonlyMap<string, NodeView> 
   return map;
 }
 
+// BuildDisruptionBudgetMapping: numNodes counts initialized nodes, leaving out NodeClaims whose instance is already
+// terminating; disrupting counts those whose Node is not Ready or that are marked for deletion, for any reason (a
+// DisruptionReason condition means the queue has already marked the node; a Node deleted alone is not: budget-mapping.ts).
 function budgetCounts(
   claims: readonly NodeClaimView[],
   inventory: Inventory,

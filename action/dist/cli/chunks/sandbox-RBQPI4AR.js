@@ -1,0 +1,3 @@
+import { createRequire as __karpDriftRequire } from 'node:module';
+const require = __karpDriftRequire(import.meta.url);
+import{printReady,sandbox}from"./chunk-YBZIONA7.js";import"./chunk-2ZJPH4IY.js";import"./chunk-CXBPNDXR.js";import"./chunk-D4R22WCO.js";import"./chunk-DRZT7AZH.js";import"./chunk-SHIM6EN7.js";import"./chunk-246GD6CD.js";import"./chunk-7DQEQWV5.js";import"./chunk-4XPMXCF5.js";import"./chunk-DLH4RPU7.js";import"./chunk-RKXBBIVT.js";import"./chunk-TJ72YVOO.js";import"./chunk-CGC3SMAF.js";import"./chunk-5LHPC7GM.js";import"./chunk-RWVFMDPA.js";import"./chunk-TFG732H6.js";import"./chunk-6GGR35AS.js";import"./chunk-AZZBMA4M.js";import"./chunk-SBG7ZAHY.js";import"./chunk-A75SA247.js";export{printReady,sandbox};

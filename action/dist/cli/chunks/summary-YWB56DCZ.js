@@ -1,3 +1,0 @@
-import { createRequire as __karpDriftRequire } from 'node:module';
-const require = __karpDriftRequire(import.meta.url);
-import{MAX_SUMMARY_BYTES,newSummaryRecord,recordSummary,resultOfExit,runResult,summaryMarkdown}from"./chunk-OOD4ZHPI.js";import"./chunk-TL6NZ72N.js";import"./chunk-5MJ33TST.js";import"./chunk-ALJIJUNL.js";import"./chunk-LEAGJQ45.js";import"./chunk-3LXVKCGC.js";import"./chunk-4VOQV5JL.js";import"./chunk-CGC3SMAF.js";import"./chunk-WCOULL4Q.js";import"./chunk-5LHPC7GM.js";import"./chunk-RWVFMDPA.js";import"./chunk-TFG732H6.js";import"./chunk-F5IXDFNA.js";import"./chunk-RKVNR5VC.js";import"./chunk-A75SA247.js";export{MAX_SUMMARY_BYTES,newSummaryRecord,recordSummary,resultOfExit,runResult,summaryMarkdown};
